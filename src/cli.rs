@@ -1,0 +1,426 @@
+//! The command line: clap's raw arguments, turned into a validated [`Spec`] and the
+//! output choices. This is the only module that knows about clap. It does no I/O on
+//! targets; the only thing it asks the system is whether io_uring is available, to pick the
+//! default engine.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::engine::probe_io_uring;
+use crate::error::{Error, Result};
+use crate::spec::{EngineKind, Rw, Spec, TargetPolicy};
+use crate::units::{parse_duration, parse_size};
+
+/// A storage I/O benchmark: IOPS, MB/s and latency percentiles of files and block devices.
+///
+/// With no command, runs the quick benchmark in the current directory (a 1 GiB
+/// temporary file, removed at the end).
+#[derive(Debug, Parser)]
+#[command(name = "iomark", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one workload against a file or a block device.
+    Run(RunArgs),
+    /// The quick benchmark: sequential 1 MiB at QD 8, random 4 KiB at QD 32 and QD 1,
+    /// reads and writes, a few seconds each, on a temporary file in DIR.
+    Quick(QuickArgs),
+}
+
+/// Options shared by every command that writes results.
+#[derive(Debug, Args, Clone, Default)]
+pub struct OutputArgs {
+    /// Write the results document (JSON) to FILE, updated after every repetition.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print the results document (JSON) on stdout; the summary goes to stderr.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress display and no summary (errors and warnings still print).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// File or block device. A missing file is created, laid out with data and removed at
+    /// the end (unless --keep). Not needed with --engine null.
+    #[arg(value_name = "TARGET")]
+    pub target: Option<String>,
+
+    /// Access pattern.
+    #[arg(long, default_value = "read", value_name = "RW",
+          value_parser = ["read", "write", "randread", "randwrite", "rw", "randrw"])]
+    pub rw: String,
+    /// Percentage of reads in a mix (--rw rw or randrw).
+    #[arg(
+        long,
+        default_value = "50",
+        value_name = "PCT",
+        allow_hyphen_values = true
+    )]
+    pub rwmixread: String,
+    /// Block size: the size of every I/O (e.g. 512, 4k, 128KiB, 1m).
+    #[arg(
+        long,
+        default_value = "4k",
+        value_name = "SIZE",
+        allow_hyphen_values = true
+    )]
+    pub bs: String,
+    /// Span of the target used, from --offset [default: the whole device or existing
+    /// file; 1g for a new file].
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub size: Option<String>,
+    /// Where the span starts in the target.
+    #[arg(
+        long,
+        default_value = "0",
+        value_name = "SIZE",
+        allow_hyphen_values = true
+    )]
+    pub offset: String,
+    /// I/Os in flight per job (queue depth).
+    #[arg(
+        long,
+        visible_alias = "iodepth",
+        default_value = "1",
+        value_name = "N",
+        allow_hyphen_values = true
+    )]
+    pub qd: String,
+    /// Worker threads. Each job works over the whole span, as fio's jobs do on one file,
+    /// and moves --io-size on its own; sequential jobs start at evenly spaced offsets so
+    /// they do not read the same blocks in lockstep.
+    #[arg(
+        long,
+        visible_alias = "numjobs",
+        default_value = "1",
+        value_name = "N",
+        allow_hyphen_values = true
+    )]
+    pub jobs: String,
+    /// Run for this long after the ramp (e.g. 30s, 2m); without it the run is size-based.
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub runtime: Option<String>,
+    /// Bytes each job moves in a size-based run [default: the span once].
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub io_size: Option<String>,
+    /// Run this long before measuring; the ramp is excluded from every figure.
+    #[arg(
+        long,
+        default_value = "0",
+        value_name = "DURATION",
+        allow_hyphen_values = true
+    )]
+    pub ramp: String,
+    /// Bypass the page cache with O_DIRECT (the default).
+    #[arg(long, overrides_with = "buffered")]
+    pub direct: bool,
+    /// Go through the page cache instead of O_DIRECT.
+    #[arg(long, overrides_with = "direct")]
+    pub buffered: bool,
+    /// I/O engine [default: io_uring where the kernel allows it, else psync].
+    #[arg(long, value_name = "ENGINE", value_parser = ["psync", "io_uring", "null"])]
+    pub engine: Option<String>,
+    /// fsync after every N writes of each job (0: never).
+    #[arg(
+        long,
+        default_value = "0",
+        value_name = "N",
+        allow_hyphen_values = true
+    )]
+    pub fsync: String,
+    /// Flush at the end of each job, inside the timed window (as IOzone's -e).
+    #[arg(long)]
+    pub end_fsync: bool,
+    /// Seed of every random choice; the same seed gives the same offsets and data.
+    #[arg(long, default_value = "1063500", value_name = "N")]
+    pub seed: String,
+    /// Run the workload N times; the summary gives mean, stddev, min and max.
+    #[arg(
+        long,
+        default_value = "1",
+        value_name = "N",
+        allow_hyphen_values = true
+    )]
+    pub repeat: String,
+    /// Length of one interval of the time series.
+    #[arg(
+        long,
+        default_value = "1s",
+        value_name = "DURATION",
+        allow_hyphen_values = true
+    )]
+    pub interval: String,
+    /// Keep the file iomark created instead of removing it at the end.
+    #[arg(long)]
+    pub keep: bool,
+    /// Allow writing an existing file that iomark did not create.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Allow writing a block device (destroys its contents).
+    #[arg(long)]
+    pub allow_write_device: bool,
+
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct QuickArgs {
+    /// Directory for the temporary test file [default: the current directory].
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Size of the test file.
+    #[arg(
+        long,
+        default_value = "1g",
+        value_name = "SIZE",
+        allow_hyphen_values = true
+    )]
+    pub size: String,
+    /// Measured time of each test.
+    #[arg(
+        long,
+        default_value = "3s",
+        value_name = "DURATION",
+        allow_hyphen_values = true
+    )]
+    pub runtime: String,
+    /// Unmeasured warm-up before each test.
+    #[arg(
+        long,
+        default_value = "1s",
+        value_name = "DURATION",
+        allow_hyphen_values = true
+    )]
+    pub ramp: String,
+    /// I/O engine [default: io_uring where the kernel allows it, else psync].
+    #[arg(long, value_name = "ENGINE", value_parser = ["psync", "io_uring", "null"])]
+    pub engine: Option<String>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+fn size_opt(opt: &str, text: &str) -> Result<u64> {
+    parse_size(text).map_err(|e| Error::input(format!("{opt}: {e}")))
+}
+
+fn duration_opt(opt: &str, text: &str) -> Result<f64> {
+    parse_duration(text)
+        .map(|d| d.as_secs_f64())
+        .map_err(|e| Error::input(format!("{opt}: {e}")))
+}
+
+fn count_opt<T: std::str::FromStr>(opt: &str, text: &str, what: &str) -> Result<T> {
+    text.trim()
+        .parse()
+        .map_err(|_| Error::input(format!("{opt}: '{text}' is not {what}")))
+}
+
+/// Picks the engine: the one asked for, or io_uring when the kernel allows it, else psync.
+/// Returns the engine and a note when it differs from what a user would expect.
+pub fn resolve_engine(asked: Option<&str>) -> Result<(EngineKind, Option<String>)> {
+    match asked {
+        Some(name) => {
+            let kind = EngineKind::parse(name).ok_or_else(|| {
+                Error::input(format!(
+                    "--engine {name} is unknown; use psync, io_uring or null"
+                ))
+            })?;
+            if kind == EngineKind::IoUring
+                && let Err(why) = probe_io_uring()
+            {
+                return Err(Error::input(format!(
+                    "--engine io_uring is not available: {why}; use --engine psync"
+                )));
+            }
+            Ok((kind, None))
+        }
+        None => match probe_io_uring() {
+            Ok(()) => Ok((EngineKind::IoUring, None)),
+            Err(why) => Ok((
+                EngineKind::Psync,
+                Some(format!("io_uring is not available ({why}); using psync")),
+            )),
+        },
+    }
+}
+
+/// The resolved `run` command.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub spec: Spec,
+    pub policy: TargetPolicy,
+    pub repeat: u32,
+    pub out: OutputArgs,
+}
+
+impl RunArgs {
+    /// Resolves and validates everything.
+    pub fn resolve(&self) -> Result<RunPlan> {
+        let rw = Rw::parse(&self.rw).ok_or_else(|| {
+            Error::input(format!(
+                "--rw {} is unknown; use read, write, randread, randwrite, rw or randrw",
+                self.rw
+            ))
+        })?;
+        let rwmixread: i64 = count_opt("--rwmixread", &self.rwmixread, "a percentage")?;
+        if !(0..=100).contains(&rwmixread) {
+            return Err(Error::input(format!(
+                "--rwmixread {rwmixread} is out of range; use a percentage from 0 to 100"
+            )));
+        }
+        let (engine, engine_note) = resolve_engine(self.engine.as_deref())?;
+        let target = match (&self.target, engine) {
+            (Some(t), _) => t.clone(),
+            (None, EngineKind::Null) => "null".to_string(),
+            (None, _) => {
+                return Err(Error::input(
+                    "no TARGET given; name a file (e.g. ./test.dat) or a block device, or use --engine null",
+                ));
+            }
+        };
+        let qd: i64 = count_opt("--qd", &self.qd, "a whole number")?;
+        let jobs: i64 = count_opt("--jobs", &self.jobs, "a whole number")?;
+        let repeat: i64 = count_opt("--repeat", &self.repeat, "a whole number")?;
+        let fsync: i64 = count_opt("--fsync", &self.fsync, "a whole number")?;
+        if qd < 1 || qd > 4096 {
+            return Err(Error::input(format!(
+                "--qd {qd} is out of range; use 1 to 4096"
+            )));
+        }
+        if jobs < 1 || jobs > 1024 {
+            return Err(Error::input(format!(
+                "--jobs {jobs} is out of range; use 1 to 1024"
+            )));
+        }
+        if !(1..=100_000).contains(&repeat) {
+            return Err(Error::input(format!(
+                "--repeat {repeat} is out of range; use 1 or more"
+            )));
+        }
+        if fsync < 0 || fsync > u32::MAX as i64 {
+            return Err(Error::input(format!(
+                "--fsync {fsync} is out of range; use 0 (never) or a positive count of writes"
+            )));
+        }
+        let seed: u64 = count_opt("--seed", &self.seed, "a non-negative whole number")?;
+        let mut spec = Spec::new(target);
+        spec.rw = rw;
+        spec.rwmixread = rwmixread as u8;
+        spec.bs = size_opt("--bs", &self.bs)?;
+        spec.size = self
+            .size
+            .as_deref()
+            .map(|s| size_opt("--size", s))
+            .transpose()?;
+        spec.offset = size_opt("--offset", &self.offset)?;
+        spec.qd = qd as u32;
+        spec.jobs = jobs as u32;
+        spec.runtime_s = self
+            .runtime
+            .as_deref()
+            .map(|s| duration_opt("--runtime", s))
+            .transpose()?;
+        spec.io_size = self
+            .io_size
+            .as_deref()
+            .map(|s| size_opt("--io-size", s))
+            .transpose()?;
+        spec.ramp_s = duration_opt("--ramp", &self.ramp)?;
+        spec.direct = !self.buffered;
+        spec.engine = engine;
+        spec.engine_note = engine_note;
+        spec.fsync = fsync as u32;
+        spec.end_fsync = self.end_fsync;
+        spec.seed = seed;
+        spec.interval_s = duration_opt("--interval", &self.interval)?;
+        if spec.engine == EngineKind::Psync && spec.qd > 1 && self.engine.is_none() {
+            // The default engine fell back to psync: keep the concurrency asked for.
+            spec.engine_note = Some(format!(
+                "{}; QD {} emulated by {} jobs",
+                spec.engine_note.take().unwrap_or_default(),
+                spec.qd,
+                spec.qd * spec.jobs
+            ));
+            spec.jobs *= spec.qd;
+            spec.qd = 1;
+        }
+        spec.validate()?;
+        Ok(RunPlan {
+            spec,
+            policy: TargetPolicy {
+                keep: self.keep,
+                overwrite: self.overwrite,
+                allow_write_device: self.allow_write_device,
+            },
+            repeat: repeat as u32,
+            out: self.out.clone(),
+        })
+    }
+}
+
+/// The resolved `quick` command: a list of specs on one file.
+#[derive(Debug, Clone)]
+pub struct QuickPlan {
+    pub file: PathBuf,
+    pub specs: Vec<Spec>,
+    pub out: OutputArgs,
+}
+
+impl QuickArgs {
+    pub fn resolve(&self) -> Result<QuickPlan> {
+        let dir = self.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+        if !dir.is_dir() {
+            return Err(Error::input(format!(
+                "directory {} does not exist; create it or name another",
+                dir.display()
+            )));
+        }
+        let file = dir.join(format!(".iomark-quick-{}.dat", std::process::id()));
+        let size = size_opt("--size", &self.size)?;
+        let runtime = duration_opt("--runtime", &self.runtime)?;
+        let ramp = duration_opt("--ramp", &self.ramp)?;
+        let (engine, note) = resolve_engine(self.engine.as_deref())?;
+        let specs = crate::plan::quick(
+            &file.display().to_string(),
+            size,
+            runtime,
+            ramp,
+            engine,
+            note,
+        );
+        for s in &specs {
+            s.validate()?;
+        }
+        Ok(QuickPlan {
+            file,
+            specs,
+            out: self.out.clone(),
+        })
+    }
+}
+
+/// Turns clap's multi-line error into one line: the problem, then the allowed values.
+pub fn one_line_clap_error(err: &clap::Error) -> String {
+    let text = err.to_string();
+    let parts: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
+        })
+        .collect();
+    let mut line = parts.join("; ");
+    if !line.contains("--help") {
+        line.push_str(" (see iomark --help)");
+    }
+    line
+}

@@ -1,0 +1,349 @@
+//! Environment capture, in one place: the host (name, kernel, CPU, memory), the block
+//! device under a target and its kernel counters (`/sys/block/<dev>/stat`), the filesystem
+//! a file lives on, and the process's CPU time. Reads `/proc` and `/sys` only; never writes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The machine a run happened on: the results document's `host`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    /// Host name.
+    pub hostname: String,
+    /// Kernel release (`uname -r`).
+    pub kernel: String,
+    /// CPU model name from `/proc/cpuinfo`.
+    pub cpu: String,
+    /// Logical CPUs available to iomark.
+    pub cores: usize,
+    /// Physical memory in bytes.
+    pub memory_bytes: u64,
+}
+
+fn read_trim(path: impl AsRef<Path>) -> Option<String> {
+    fs::read_to_string(path).ok().map(|s| s.trim().to_string())
+}
+
+impl Host {
+    /// Reads the host's description from `/proc`.
+    pub fn capture() -> Host {
+        let cpu = fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_string())
+            })
+            .unwrap_or_else(|| "unknown".into());
+        let memory_bytes = fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("MemTotal:"))
+                    .and_then(|l| l.split_whitespace().nth(1))
+                    .and_then(|kb| kb.parse::<u64>().ok())
+            })
+            .map_or(0, |kb| kb * 1024);
+        Host {
+            hostname: read_trim("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown".into()),
+            kernel: read_trim("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
+            cpu,
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            memory_bytes,
+        }
+    }
+}
+
+/// A block device (or partition) as the kernel names it in sysfs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockDev {
+    /// Kernel name, e.g. `sda1`, `nvme0n1`, `loop3`, `vda`.
+    pub name: String,
+    /// The device's sysfs directory (for a partition, the partition's).
+    pub sysfs: PathBuf,
+}
+
+/// Kernel block-layer counters of one device at one moment (`/sys/block/<dev>/stat`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlockStat {
+    pub read_ios: u64,
+    pub read_sectors: u64,
+    pub write_ios: u64,
+    pub write_sectors: u64,
+}
+
+impl BlockDev {
+    /// The device with this `major:minor`, when sysfs knows it (major 0 — btrfs subvolumes,
+    /// tmpfs, overlayfs — has no block device and gives `None`).
+    pub fn from_devno(major: u32, minor: u32) -> Option<BlockDev> {
+        if major == 0 {
+            return None;
+        }
+        let link = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+        let sysfs = fs::canonicalize(&link).ok()?;
+        let name = sysfs.file_name()?.to_string_lossy().into_owned();
+        sysfs
+            .join("stat")
+            .exists()
+            .then_some(BlockDev { name, sysfs })
+    }
+
+    /// The device under `path`: the device itself for a block device node, else the
+    /// device holding the file's filesystem.
+    pub fn of_path(path: &Path) -> Option<BlockDev> {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let md = fs::metadata(path).ok()?;
+        let dev = if md.file_type().is_block_device() {
+            md.rdev()
+        } else {
+            md.dev()
+        };
+        BlockDev::from_devno(libc::major(dev), libc::minor(dev))
+    }
+
+    /// The whole disk this device belongs to (itself unless it is a partition).
+    pub fn disk_dir(&self) -> PathBuf {
+        if self.sysfs.join("partition").exists() {
+            self.sysfs
+                .parent()
+                .map_or(self.sysfs.clone(), Path::to_path_buf)
+        } else {
+            self.sysfs.clone()
+        }
+    }
+
+    /// Reads the counters now; `None` if the device went away.
+    pub fn stat(&self) -> Option<BlockStat> {
+        let text = fs::read_to_string(self.sysfs.join("stat")).ok()?;
+        let f: Vec<u64> = text
+            .split_whitespace()
+            .map(|v| v.parse().unwrap_or(0))
+            .collect();
+        if f.len() < 7 {
+            return None;
+        }
+        // Fields (Documentation/block/stat.rst): 0 read I/Os, 1 read merges, 2 read sectors,
+        // 3 read ticks, 4 write I/Os, 5 write merges, 6 write sectors. Sectors are always
+        // 512 bytes here, whatever the device's own sector size.
+        Some(BlockStat {
+            read_ios: f[0],
+            read_sectors: f[2],
+            write_ios: f[4],
+            write_sectors: f[6],
+        })
+    }
+
+    /// Model, scheduler, logical block size and rotational flag of the whole disk.
+    pub fn info(&self) -> DeviceInfo {
+        let disk = self.disk_dir();
+        let scheduler = read_trim(disk.join("queue/scheduler")).map(|s| {
+            // "mq-deadline kyber [none]": the bracketed one is active.
+            s.split_whitespace()
+                .find(|w| w.starts_with('['))
+                .map(|w| w.trim_matches(['[', ']']).to_string())
+                .unwrap_or(s)
+        });
+        DeviceInfo {
+            name: self.name.clone(),
+            disk: disk
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            model: read_trim(disk.join("device/model")).or_else(|| {
+                read_trim(disk.join("loop/backing_file")).map(|b| format!("loop over {b}"))
+            }),
+            scheduler,
+            logical_block_size: read_trim(disk.join("queue/logical_block_size"))
+                .and_then(|v| v.parse().ok()),
+            rotational: read_trim(disk.join("queue/rotational")).map(|v| v == "1"),
+        }
+    }
+}
+
+/// Counters moved between two readings, in the results document's `device` shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceDelta {
+    /// Kernel name of the device whose counters these are.
+    pub name: String,
+    /// Read requests the device completed.
+    pub read_ios: u64,
+    /// Bytes read from the device.
+    pub read_bytes: u64,
+    /// Write requests the device completed.
+    pub write_ios: u64,
+    /// Bytes written to the device.
+    pub write_bytes: u64,
+}
+
+impl DeviceDelta {
+    pub fn between(name: &str, before: BlockStat, after: BlockStat) -> DeviceDelta {
+        DeviceDelta {
+            name: name.to_string(),
+            read_ios: after.read_ios.saturating_sub(before.read_ios),
+            read_bytes: after.read_sectors.saturating_sub(before.read_sectors) * 512,
+            write_ios: after.write_ios.saturating_sub(before.write_ios),
+            write_bytes: after.write_sectors.saturating_sub(before.write_sectors) * 512,
+        }
+    }
+}
+
+/// What is known about the device under a target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    /// Kernel name of the device (a partition's own name for a partition).
+    pub name: String,
+    /// The whole disk it belongs to.
+    pub disk: String,
+    /// Model string, or the backing file of a loop device.
+    pub model: Option<String>,
+    /// Active I/O scheduler.
+    pub scheduler: Option<String>,
+    /// Logical block size in bytes.
+    pub logical_block_size: Option<u64>,
+    /// Whether the kernel thinks it spins.
+    pub rotational: Option<bool>,
+}
+
+/// The filesystem a file lives on, from `/proc/self/mountinfo`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FsInfo {
+    /// Filesystem type, e.g. `ext4`, `btrfs`, `tmpfs`.
+    pub fstype: String,
+    /// Where it is mounted.
+    pub mount_point: String,
+    /// Mount options (per-mount and superblock options, comma-separated).
+    pub options: String,
+}
+
+impl FsInfo {
+    /// The filesystem holding `path` (the longest mount point that prefixes it).
+    pub fn of_path(path: &Path) -> Option<FsInfo> {
+        let abs = fs::canonicalize(path)
+            .or_else(|_| {
+                path.parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .map_or_else(|| std::env::current_dir(), fs::canonicalize)
+            })
+            .ok()?;
+        let text = fs::read_to_string("/proc/self/mountinfo").ok()?;
+        let mut best: Option<(usize, FsInfo)> = None;
+        for line in text.lines() {
+            // id parent maj:min root mount-point options [optional...] - fstype source super-options
+            let Some((left, right)) = line.split_once(" - ") else {
+                continue;
+            };
+            let l: Vec<&str> = left.split(' ').collect();
+            let r: Vec<&str> = right.split(' ').collect();
+            if l.len() < 6 || r.len() < 3 {
+                continue;
+            }
+            let mp = unescape_mount(l[4]);
+            let is_prefix = abs.starts_with(&mp);
+            if is_prefix && best.as_ref().is_none_or(|(len, _)| mp.len() >= *len) {
+                best = Some((
+                    mp.len(),
+                    FsInfo {
+                        fstype: r[0].to_string(),
+                        mount_point: mp,
+                        options: format!("{},{}", l[5], r[2]),
+                    },
+                ));
+            }
+        }
+        best.map(|(_, f)| f)
+    }
+}
+
+fn unescape_mount(s: &str) -> String {
+    s.replace("\\040", " ")
+        .replace("\\011", "\t")
+        .replace("\\012", "\n")
+        .replace("\\134", "\\")
+}
+
+/// CPU time this process has used so far, in seconds (all threads).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CpuTimes {
+    pub user_s: f64,
+    pub sys_s: f64,
+}
+
+impl CpuTimes {
+    pub fn now() -> CpuTimes {
+        // Safety: getrusage only writes into the struct we hand it.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+        if rc != 0 {
+            return CpuTimes::default();
+        }
+        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        CpuTimes {
+            user_s: tv(ru.ru_utime),
+            sys_s: tv(ru.ru_stime),
+        }
+    }
+
+    pub fn since(self, before: CpuTimes) -> CpuTimes {
+        CpuTimes {
+            user_s: (self.user_s - before.user_s).max(0.0),
+            sys_s: (self.sys_s - before.sys_s).max(0.0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_is_described() {
+        let h = Host::capture();
+        assert!(h.cores >= 1);
+        assert!(h.memory_bytes > 1 << 20);
+        assert!(!h.kernel.is_empty() && h.kernel != "unknown");
+    }
+
+    #[test]
+    fn root_filesystem_is_found() {
+        let f = FsInfo::of_path(Path::new("/")).expect("/ is mounted");
+        assert_eq!(f.mount_point, "/");
+        let p = FsInfo::of_path(Path::new("/proc/self")).expect("/proc is mounted");
+        assert_eq!(p.fstype, "proc");
+    }
+
+    #[test]
+    fn cpu_time_moves_forward() {
+        let a = CpuTimes::now();
+        let mut x = 0u64;
+        for i in 0..20_000_000u64 {
+            x = x.wrapping_mul(31).wrapping_add(i);
+        }
+        std::hint::black_box(x);
+        let d = CpuTimes::now().since(a);
+        assert!(d.user_s + d.sys_s > 0.0);
+    }
+
+    #[test]
+    fn delta_converts_sectors_to_bytes() {
+        let a = BlockStat {
+            read_ios: 1,
+            read_sectors: 8,
+            write_ios: 2,
+            write_sectors: 16,
+        };
+        let b = BlockStat {
+            read_ios: 3,
+            read_sectors: 24,
+            write_ios: 2,
+            write_sectors: 16,
+        };
+        let d = DeviceDelta::between("x", a, b);
+        assert_eq!(
+            (d.read_ios, d.read_bytes, d.write_ios, d.write_bytes),
+            (2, 8192, 0, 0)
+        );
+    }
+}

@@ -1,0 +1,20 @@
+//! iomark: a storage I/O benchmark for Linux.
+//!
+//! The pipeline: command line ([`cli`]) → [`spec::Spec`] → [`plan`] → [`runner`] (threads,
+//! [`engine`]s, [`data`]) → [`results::Document`] → [`report`]. See `docs/ARCHITECTURE.md`.
+
+pub mod cli;
+pub mod data;
+pub mod engine;
+pub mod env;
+pub mod error;
+pub mod pattern;
+pub mod plan;
+pub mod progress;
+pub mod report;
+pub mod results;
+pub mod runner;
+pub mod spec;
+pub mod stats;
+pub mod target;
+pub mod units;

@@ -1,0 +1,212 @@
+//! The `iomark` binary: parse, resolve, run, write. Errors are printed here, once, as one
+//! line, and mapped to exit codes (2 bad input, 1 runtime failure, 128 + signal when
+//! interrupted).
+
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+
+use iomark::cli::{Cli, Command, OutputArgs, QuickArgs, one_line_clap_error};
+use iomark::env::Host;
+use iomark::error::{Error, ExitCode, Result};
+use iomark::progress::TermProgress;
+use iomark::report::{plan_table, run_summary};
+use iomark::results::{Document, Run};
+use iomark::runner::{self, StopFlag};
+use iomark::spec::TargetPolicy;
+
+fn main() {
+    let code = match real_main() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("iomark: {e}");
+            e.exit_code()
+        }
+    };
+    std::process::exit(code);
+}
+
+/// Ctrl-C and SIGTERM set the stop flag; a second one ends the process at once.
+fn install_signals(stop: &StopFlag) -> Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let hard = Arc::new(AtomicBool::new(false));
+    for (sig, code) in [(SIGINT, 130), (SIGTERM, 143)] {
+        let r = signal_hook::flag::register_conditional_shutdown(sig, code, Arc::clone(&hard))
+            .and_then(|_| signal_hook::flag::register(sig, Arc::clone(&hard)))
+            .and_then(|_| signal_hook::flag::register_usize(sig, stop.cell(), sig as usize));
+        r.map_err(|e| Error::io("cannot install signal handlers", &e))?;
+    }
+    Ok(())
+}
+
+fn real_main() -> Result<i32> {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                let _ = e.print();
+                return Ok(0);
+            }
+            _ => {
+                eprintln!("iomark: {}", one_line_clap_error(&e));
+                return Ok(ExitCode::BadInput as i32);
+            }
+        },
+    };
+    let stop = StopFlag::new();
+    install_signals(&stop)?;
+    match cli.command {
+        Some(Command::Run(args)) => cmd_run(args.resolve()?, &stop),
+        Some(Command::Quick(args)) => cmd_quick(&args, &stop),
+        None => {
+            // The embedded default: `iomark quick` with its defaults.
+            match Cli::parse_from(["iomark", "quick"]).command {
+                Some(Command::Quick(args)) => cmd_quick(&args, &stop),
+                _ => unreachable!("`iomark quick` parses as the quick command"),
+            }
+        }
+    }
+}
+
+/// Keeps the results document and writes it where the user asked, after every repetition.
+struct Sink {
+    doc: Document,
+    out: OutputArgs,
+}
+
+impl Sink {
+    fn new(out: &OutputArgs) -> Sink {
+        Sink {
+            doc: Document::new(Host::capture()),
+            out: out.clone(),
+        }
+    }
+
+    /// Replaces (or appends) run `idx` and saves.
+    fn update(&mut self, idx: usize, run: &Run) -> Result<()> {
+        if idx < self.doc.runs.len() {
+            self.doc.runs[idx] = run.clone();
+        } else {
+            self.doc.runs.push(run.clone());
+        }
+        if let Some(path) = &self.out.output {
+            self.doc.save(path)?;
+        }
+        Ok(())
+    }
+
+    /// Prints human text: on stdout, or stderr when stdout carries the JSON.
+    fn say(&self, text: &str) {
+        if self.out.quiet {
+            return;
+        }
+        if self.out.json {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+    }
+
+    fn finish(&self) {
+        if self.out.json {
+            println!("{}", self.doc.to_json());
+        }
+    }
+}
+
+fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
+    if let Some(e) = failure {
+        eprintln!("iomark: {e}");
+        return e.exit_code();
+    }
+    match stop.signal() {
+        0 => 0,
+        sig => {
+            eprintln!("iomark: interrupted; the measurements so far are kept");
+            128 + sig as i32
+        }
+    }
+}
+
+fn cmd_run(plan: iomark::cli::RunPlan, stop: &StopFlag) -> Result<i32> {
+    let mut sink = Sink::new(&plan.out);
+    let mut progress = TermProgress::new(plan.out.quiet);
+    let (run, failure) = runner::run(
+        &plan.spec,
+        &plan.policy,
+        plan.repeat,
+        stop,
+        &mut progress,
+        &mut |r| sink.update(0, r),
+    )?;
+    sink.update(0, &run)?;
+    sink.say(&run_summary(&run));
+    sink.finish();
+    Ok(exit_for(stop, failure))
+}
+
+fn cmd_quick(args: &QuickArgs, stop: &StopFlag) -> Result<i32> {
+    let plan = args.resolve()?;
+    if plan.file.exists() {
+        return Err(Error::input(format!(
+            "{} already exists; remove it or run in another directory",
+            plan.file.display()
+        )));
+    }
+    let mut sink = Sink::new(&plan.out);
+    let mut progress = TermProgress::new(plan.out.quiet);
+    sink.say(&format!(
+        "iomark quick benchmark: {} tests of {} s each on {} ({})\n",
+        plan.specs.len(),
+        plan.specs[0].runtime_s.unwrap_or(0.0) + plan.specs[0].ramp_s,
+        plan.file.display(),
+        iomark::units::fmt_size(plan.specs[0].size.unwrap_or(0)),
+    ));
+    let mut created = false;
+    let mut outcome: Result<Option<Error>> = Ok(None);
+    for (i, spec) in plan.specs.iter().enumerate() {
+        if stop.is_set() {
+            break;
+        }
+        progress.set_run(i + 1, plan.specs.len());
+        // The first test creates the file; the rest reuse it (iomark's own file).
+        let policy = TargetPolicy {
+            keep: true,
+            overwrite: created,
+            allow_write_device: false,
+        };
+        match runner::run(spec, &policy, 1, stop, &mut progress, &mut |r| {
+            sink.update(i, r)
+        }) {
+            Ok((run, failure)) => {
+                created |= run.target.created;
+                if let Err(e) = sink.update(i, &run) {
+                    outcome = Err(e);
+                    break;
+                }
+                if failure.is_some() {
+                    outcome = Ok(failure);
+                    break;
+                }
+            }
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        }
+    }
+    if created {
+        let _ = std::fs::remove_file(&plan.file);
+    }
+    let failure = outcome?;
+    sink.say(&format!("\n{}", plan_table(&sink.doc)));
+    if let Some(note) = sink.doc.runs.first().and_then(|r| r.warnings.first()) {
+        sink.say(&format!("note: {note}\n"));
+    }
+    sink.finish();
+    Ok(exit_for(stop, failure))
+}

@@ -1,0 +1,240 @@
+//! Where the next I/O goes and whether it reads or writes: offset generators and the
+//! read/write mix, all driven by a seeded generator so the same seed gives the same offsets.
+//!
+//! The random generator is xoshiro256++ (Blackman & Vigna, "Scrambled linear pseudorandom
+//! number generators", 2018), seeded through SplitMix64 as its authors recommend. Bounded
+//! draws use Lemire's multiply-and-reject method ("Fast random integer generation in an
+//! interval", ACM TOMACS 2019), which has no modulo bias. Nothing here does I/O or
+//! allocates after construction.
+
+/// SplitMix64 step: used to expand one seed into generator state.
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// xoshiro256++: fast, small-state, statistically strong for simulation use.
+#[derive(Debug, Clone)]
+pub struct Rng {
+    s: [u64; 4],
+}
+
+impl Rng {
+    /// A generator for `seed` and `stream` (e.g. the job number): distinct streams of one
+    /// seed are independent, and the same pair always gives the same sequence.
+    pub fn new(seed: u64, stream: u64) -> Rng {
+        let mut sm = seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03);
+        let s = [
+            splitmix64(&mut sm),
+            splitmix64(&mut sm),
+            splitmix64(&mut sm),
+            splitmix64(&mut sm),
+        ];
+        Rng { s }
+    }
+
+    /// The next 64 random bits.
+    #[inline(always)]
+    pub fn next_u64(&mut self) -> u64 {
+        let s = &mut self.s;
+        let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
+        let t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = s[3].rotate_left(45);
+        result
+    }
+
+    /// A uniform integer in `0..n` without bias (Lemire). `n` must be non-zero.
+    #[inline(always)]
+    pub fn below(&mut self, n: u64) -> u64 {
+        debug_assert!(n > 0);
+        let mut m = (self.next_u64() as u128) * (n as u128);
+        if (m as u64) < n {
+            let threshold = n.wrapping_neg() % n;
+            while (m as u64) < threshold {
+                m = (self.next_u64() as u128) * (n as u128);
+            }
+        }
+        (m >> 64) as u64
+    }
+
+    /// Fills `buf` with random bytes.
+    #[inline]
+    pub fn fill(&mut self, buf: &mut [u8]) {
+        let mut chunks = buf.chunks_exact_mut(8);
+        for c in &mut chunks {
+            c.copy_from_slice(&self.next_u64().to_le_bytes());
+        }
+        let rest = chunks.into_remainder();
+        if !rest.is_empty() {
+            let v = self.next_u64().to_le_bytes();
+            let n = rest.len();
+            rest.copy_from_slice(&v[..n]);
+        }
+    }
+}
+
+/// Produces the offsets of one job's I/Os within `[base, base + span)`.
+#[derive(Debug, Clone)]
+pub struct Offsets {
+    base: u64,
+    bs: u64,
+    blocks: u64,
+    random: bool,
+    next_block: u64,
+    rng: Rng,
+}
+
+impl Offsets {
+    /// `span / bs` whole blocks are addressed; a partial block at the end is never used.
+    /// Sequential jobs start at `start_block` (so several jobs do not move in lockstep)
+    /// and wrap around at the end of the span.
+    pub fn new(base: u64, span: u64, bs: u64, random: bool, start_block: u64, rng: Rng) -> Self {
+        let blocks = (span / bs).max(1);
+        Offsets {
+            base,
+            bs,
+            blocks,
+            random,
+            next_block: start_block % blocks,
+            rng,
+        }
+    }
+
+    /// Number of addressable blocks.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// The next offset in bytes.
+    #[inline(always)]
+    pub fn next(&mut self) -> u64 {
+        let block = if self.random {
+            self.rng.below(self.blocks)
+        } else {
+            let b = self.next_block;
+            self.next_block += 1;
+            if self.next_block == self.blocks {
+                self.next_block = 0;
+            }
+            b
+        };
+        self.base + block * self.bs
+    }
+}
+
+/// Decides for each I/O whether it reads, honouring `--rwmixread` exactly in expectation.
+#[derive(Debug, Clone)]
+pub struct Mix {
+    read_pct: u64,
+    rng: Rng,
+}
+
+impl Mix {
+    pub fn new(read_pct: u8, rng: Rng) -> Mix {
+        Mix {
+            read_pct: read_pct as u64,
+            rng,
+        }
+    }
+
+    /// True when the next I/O is a read.
+    #[inline(always)]
+    pub fn is_read(&mut self) -> bool {
+        match self.read_pct {
+            0 => false,
+            100 => true,
+            p => self.rng.below(100) < p,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_seed_same_offsets_other_seed_other_offsets() {
+        let take = |seed| {
+            let mut o = Offsets::new(0, 1 << 30, 4096, true, 0, Rng::new(seed, 0));
+            (0..1000).map(|_| o.next()).collect::<Vec<_>>()
+        };
+        assert_eq!(take(1), take(1));
+        assert_ne!(take(1), take(2));
+    }
+
+    #[test]
+    fn sequential_wraps_within_span() {
+        let mut o = Offsets::new(8192, 4 * 4096 + 100, 4096, false, 2, Rng::new(0, 0));
+        let got: Vec<u64> = (0..6).map(|_| o.next()).collect();
+        let want: Vec<u64> = [2, 3, 0, 1, 2, 3].iter().map(|b| 8192 + b * 4096).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn random_offsets_are_aligned_in_range_and_unbiased() {
+        // 10 blocks, 200k draws: a chi-square test against the uniform distribution.
+        // With 9 degrees of freedom, P(chi2 > 27.88) = 0.001, so a fair generator fails
+        // this once in a thousand seeds; this seed is fixed, so the test is repeatable.
+        let blocks = 10u64;
+        let bs = 512;
+        let mut o = Offsets::new(4096, blocks * bs, bs, true, 0, Rng::new(42, 3));
+        let n = 200_000;
+        let mut counts = vec![0u64; blocks as usize];
+        for _ in 0..n {
+            let off = o.next();
+            assert!(off >= 4096 && off < 4096 + blocks * bs);
+            assert_eq!((off - 4096) % bs, 0);
+            counts[((off - 4096) / bs) as usize] += 1;
+        }
+        let expect = n as f64 / blocks as f64;
+        let chi2: f64 = counts
+            .iter()
+            .map(|&c| (c as f64 - expect).powi(2) / expect)
+            .sum();
+        assert!(chi2 < 27.88, "chi2 {chi2} counts {counts:?}");
+    }
+
+    #[test]
+    fn below_has_no_modulo_bias_on_awkward_bound() {
+        // n = 3 * 2^62: a modulo-based draw would return values below 2^62 twice as often
+        // as the others. Split into thirds; each must get about a third.
+        let n = 3u64 << 62;
+        let mut r = Rng::new(7, 0);
+        let mut thirds = [0u32; 3];
+        for _ in 0..90_000 {
+            thirds[(r.below(n) >> 62) as usize] += 1;
+        }
+        for t in thirds {
+            assert!((28_500..31_500).contains(&t), "{thirds:?}");
+        }
+    }
+
+    #[test]
+    fn mix_honours_rwmixread() {
+        for pct in [0u8, 1, 30, 50, 70, 99, 100] {
+            let mut m = Mix::new(pct, Rng::new(9, pct as u64));
+            let n = 100_000;
+            let reads = (0..n).filter(|_| m.is_read()).count();
+            let got = reads as f64 * 100.0 / n as f64;
+            assert!(
+                (got - pct as f64).abs() < 0.6,
+                "rwmixread {pct}: got {got:.2}% reads"
+            );
+        }
+    }
+
+    #[test]
+    fn fill_covers_odd_lengths() {
+        let mut a = vec![0u8; 13];
+        Rng::new(1, 1).fill(&mut a);
+        assert!(a.iter().filter(|&&b| b == 0).count() < 4);
+    }
+}

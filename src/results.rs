@@ -1,0 +1,349 @@
+//! The results document: the one interface between measuring and reporting. These structs
+//! *are* the schema (`docs/results-schema.md` describes the same fields); every field is
+//! documented here. The document is rewritten atomically after every finished repetition,
+//! so a killed study keeps everything it finished.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::env::{DeviceDelta, DeviceInfo, FsInfo, Host};
+use crate::error::{Error, Result, describe_io};
+use crate::spec::Spec;
+use crate::stats::{LatSummary, Spread};
+use crate::target::TargetKind;
+
+/// The schema version this build writes.
+pub const SCHEMA: &str = "iomark/1";
+
+/// A whole results document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    /// Always `"iomark/1"` for this layout.
+    pub schema: String,
+    /// The program that wrote the document.
+    pub tool: Tool,
+    /// When the first run started, UTC, RFC 3339.
+    pub started: String,
+    /// The machine the runs happened on.
+    pub host: Host,
+    /// One entry per workload, in the order they ran.
+    pub runs: Vec<Run>,
+}
+
+/// The program that wrote a document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    /// `"iomark"`.
+    pub name: String,
+    /// The crate version.
+    pub version: String,
+}
+
+/// Whether a run (or repetition) finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Ran to its planned end.
+    Complete,
+    /// Stopped early (a signal or an error); the figures cover what did run.
+    Interrupted,
+}
+
+/// One workload and all its repetitions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// Short human name, e.g. `"randread 4k qd32"`.
+    pub name: String,
+    /// The workload as it ran.
+    pub spec: Spec,
+    /// `complete` when every repetition finished.
+    pub status: Status,
+    /// What the workload ran against.
+    pub target: TargetDesc,
+    /// Each repetition's figures, in order.
+    pub repetitions: Vec<Repetition>,
+    /// Statistics across the complete repetitions.
+    pub summary: Summary,
+    /// Things the user should know about this run's figures.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// What stopped the run, when it did not complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The target as it was opened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetDesc {
+    /// `file`, `block_device`, or `none` (null engine).
+    pub kind: TargetKind,
+    /// Path as given.
+    pub path: String,
+    /// Byte offset of the span.
+    pub offset: u64,
+    /// Bytes addressed by the workload.
+    pub span_bytes: u64,
+    /// Alignment in bytes that direct I/O needed (1 for buffered or null).
+    pub align: u64,
+    /// Whether iomark created (and laid out) the file for this run.
+    pub created: bool,
+    /// The block device under the target, when there is one.
+    pub device: Option<DeviceInfo>,
+    /// The filesystem of a file target.
+    pub filesystem: Option<FsInfo>,
+}
+
+/// Figures for one direction (reads or writes) of one repetition.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirStats {
+    /// Completed I/Os in the measured window.
+    pub ios: u64,
+    /// Bytes they moved.
+    pub bytes: u64,
+    /// I/Os per second over the measured window.
+    pub iops: f64,
+    /// Bytes per second over the measured window (divide by 1e6 for MB/s, 2^20 for MiB/s).
+    pub bw_bytes: f64,
+    /// Latency from submission to completion, nanoseconds.
+    pub lat_ns: LatSummary,
+}
+
+/// CPU time of the iomark process during the measured window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cpu {
+    /// User-mode seconds, all threads.
+    pub user_s: f64,
+    /// Kernel-mode seconds, all threads.
+    pub sys_s: f64,
+    /// (user + sys) per completed I/O, nanoseconds; 0 when no I/O completed.
+    pub per_io_ns: f64,
+}
+
+/// One interval of the time series.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// End of the interval, seconds since the measured window began.
+    pub t_s: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_bw_bytes: f64,
+    pub write_bw_bytes: f64,
+    /// Mean latency of the I/Os completed in the interval (reads and writes), ns.
+    pub lat_mean_ns: f64,
+    /// 99th percentile latency in the interval (2 significant digits), ns.
+    pub lat_p99_ns: u64,
+}
+
+/// One repetition of a workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Repetition {
+    /// 1-based repetition number.
+    pub index: u32,
+    /// `interrupted` when stopped early.
+    pub status: Status,
+    /// Length of the measured window in seconds (after the ramp, including `--end-fsync`).
+    pub elapsed_s: f64,
+    pub read: DirStats,
+    pub write: DirStats,
+    /// fsync calls issued in the measured window.
+    pub fsyncs: u64,
+    pub cpu: Cpu,
+    /// The kernel's block counters of the device under the target, after minus before;
+    /// `null` when the target has no block device iomark can see.
+    pub device: Option<DeviceDelta>,
+    /// Per-interval figures.
+    pub series: Vec<Point>,
+}
+
+/// Statistics of one direction across repetitions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirSummary {
+    pub iops: Spread,
+    pub bw_bytes: Spread,
+    pub lat_mean_ns: Spread,
+    pub lat_p99_ns: Spread,
+}
+
+/// Statistics across the complete repetitions of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub read: DirSummary,
+    pub write: DirSummary,
+}
+
+impl Summary {
+    /// Summarises complete repetitions (all of them when none completed).
+    pub fn of(reps: &[Repetition]) -> Summary {
+        let complete: Vec<&Repetition> = reps
+            .iter()
+            .filter(|r| r.status == Status::Complete)
+            .collect();
+        let use_reps: Vec<&Repetition> = if complete.is_empty() {
+            reps.iter().collect()
+        } else {
+            complete
+        };
+        let dir = |f: fn(&Repetition) -> &DirStats| {
+            let vals = |g: fn(&DirStats) -> f64| {
+                Spread::of(&use_reps.iter().map(|r| g(f(r))).collect::<Vec<_>>())
+            };
+            DirSummary {
+                iops: vals(|d| d.iops),
+                bw_bytes: vals(|d| d.bw_bytes),
+                lat_mean_ns: vals(|d| d.lat_ns.mean),
+                lat_p99_ns: vals(|d| d.lat_ns.p99 as f64),
+            }
+        };
+        Summary {
+            read: dir(|r| &r.read),
+            write: dir(|r| &r.write),
+        }
+    }
+}
+
+/// RFC 3339 UTC timestamp of now (no time-zone database needed).
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days (http://howardhinnant.github.io/date_algorithms.html).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+impl Document {
+    /// An empty document for this host.
+    pub fn new(host: Host) -> Document {
+        Document {
+            schema: SCHEMA.to_string(),
+            tool: Tool {
+                name: "iomark".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            started: now_rfc3339(),
+            host,
+            runs: Vec::new(),
+        }
+    }
+
+    /// Pretty JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("results serialize: no maps with non-string keys")
+    }
+
+    /// Writes the document to `path` atomically: a temporary file beside it, then rename,
+    /// so a reader (or a crash) never sees half a document.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let name = path
+            .file_name()
+            .map_or("results".into(), |n| n.to_string_lossy().into_owned());
+        let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+        let write = || -> std::io::Result<()> {
+            let mut f = fs::File::create(&tmp)?;
+            f.write_all(self.to_json().as_bytes())?;
+            f.write_all(b"\n")?;
+            f.sync_all()?;
+            fs::rename(&tmp, path)
+        };
+        write().map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            Error::Runtime(format!(
+                "cannot write results to {}: {}",
+                path.display(),
+                describe_io(&e)
+            ))
+        })
+    }
+
+    /// Reads a document, checking its schema.
+    pub fn load(path: &Path) -> Result<Document> {
+        let text = fs::read_to_string(path).map_err(|e| {
+            Error::input(format!(
+                "cannot read {}: {}",
+                path.display(),
+                describe_io(&e)
+            ))
+        })?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::input(format!("{} is not JSON: {e}", path.display())))?;
+        match v.get("schema").and_then(|s| s.as_str()) {
+            Some(SCHEMA) => {}
+            Some(other) => {
+                return Err(Error::input(format!(
+                    "{} has schema {other}, which this iomark ({}) cannot read; use a matching iomark version",
+                    path.display(),
+                    env!("CARGO_PKG_VERSION")
+                )));
+            }
+            None => {
+                return Err(Error::input(format!(
+                    "{} is not an iomark results document (no \"schema\" key)",
+                    path.display()
+                )));
+            }
+        }
+        serde_json::from_value(v).map_err(|e| {
+            Error::input(format!(
+                "{} is not a valid iomark/1 document: {e}",
+                path.display()
+            ))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamp_shape() {
+        let t = now_rfc3339();
+        assert_eq!(t.len(), 20, "{t}");
+        assert!(t.starts_with("20") && t.ends_with('Z'));
+    }
+
+    #[test]
+    fn save_and_load_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.json");
+        let doc = Document::new(Host::capture());
+        doc.save(&p).unwrap();
+        assert_eq!(Document::load(&p).unwrap(), doc);
+        fs::write(&p, r#"{"schema":"iomark/9"}"#).unwrap();
+        assert!(
+            Document::load(&p)
+                .unwrap_err()
+                .to_string()
+                .contains("iomark/9")
+        );
+        fs::write(&p, "not json").unwrap();
+        assert!(
+            Document::load(&p)
+                .unwrap_err()
+                .to_string()
+                .contains("not JSON")
+        );
+    }
+}

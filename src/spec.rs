@@ -1,0 +1,333 @@
+//! `Spec`: one fully resolved, validated, serializable description of a workload.
+//!
+//! The command line builds a `Spec` (through [`SpecBuilder`]-like plain fields and
+//! [`Spec::validate`]); the runner only reads it. Every check that does not need the target
+//! opened happens here, with a message that names the option and the allowed values.
+//! Checks that need the target (its size, its logical block size) happen when the target
+//! is opened, in `target.rs`. This module does no I/O.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::units::fmt_size;
+
+/// The access pattern, named as in fio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rw {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    /// Sequential mix of reads and writes (`--rwmixread`).
+    Rw,
+    /// Random mix of reads and writes (`--rwmixread`).
+    RandRw,
+}
+
+impl Rw {
+    /// All patterns, in the order the help lists them.
+    pub const ALL: [Rw; 6] = [
+        Rw::Read,
+        Rw::Write,
+        Rw::RandRead,
+        Rw::RandWrite,
+        Rw::Rw,
+        Rw::RandRw,
+    ];
+
+    /// The name used on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rw::Read => "read",
+            Rw::Write => "write",
+            Rw::RandRead => "randread",
+            Rw::RandWrite => "randwrite",
+            Rw::Rw => "rw",
+            Rw::RandRw => "randrw",
+        }
+    }
+
+    /// Parses a command-line name.
+    pub fn parse(s: &str) -> Option<Rw> {
+        Rw::ALL.into_iter().find(|r| r.name() == s)
+    }
+
+    /// Whether offsets are drawn at random (otherwise they are sequential).
+    pub fn is_random(self) -> bool {
+        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw)
+    }
+
+    /// Whether the pattern mixes reads and writes.
+    pub fn is_mixed(self) -> bool {
+        matches!(self, Rw::Rw | Rw::RandRw)
+    }
+
+    /// The percentage of operations that are reads, given `--rwmixread` for mixes.
+    pub fn read_pct(self, rwmixread: u8) -> u8 {
+        match self {
+            Rw::Read | Rw::RandRead => 100,
+            Rw::Write | Rw::RandWrite => 0,
+            Rw::Rw | Rw::RandRw => rwmixread,
+        }
+    }
+}
+
+/// The I/O engine, modelled on fio's ioengines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// `pread`/`pwrite`, one I/O at a time per job.
+    Psync,
+    /// Linux io_uring with registered buffers and files.
+    IoUring,
+    /// No I/O at all: measures iomark's own cost per operation.
+    Null,
+}
+
+impl EngineKind {
+    /// The name used on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Psync => "psync",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Null => "null",
+        }
+    }
+
+    /// Parses a command-line name.
+    pub fn parse(s: &str) -> Option<EngineKind> {
+        match s {
+            "psync" => Some(EngineKind::Psync),
+            "io_uring" | "io-uring" | "uring" => Some(EngineKind::IoUring),
+            "null" => Some(EngineKind::Null),
+            _ => None,
+        }
+    }
+}
+
+/// A workload, fully resolved. Field names are the results schema's `spec` object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Spec {
+    /// The file or block device, as given (`"null"` for the null engine without a target).
+    pub target: String,
+    /// The access pattern.
+    pub rw: Rw,
+    /// Percentage of reads in a mix (`rw`, `randrw`); 100 for reads, 0 for writes.
+    pub rwmixread: u8,
+    /// Block size in bytes: the size of every I/O.
+    pub bs: u64,
+    /// Span in bytes, as asked (`--size`); `None` means the whole device, the existing
+    /// file's length, or 1 GiB for a new file. The span actually used is in the run.
+    pub size: Option<u64>,
+    /// Where the span starts, in bytes from the start of the target.
+    pub offset: u64,
+    /// I/Os in flight per job.
+    pub qd: u32,
+    /// Worker threads; each works over the whole span (see `docs/ARCHITECTURE.md`).
+    pub jobs: u32,
+    /// Time-based run length in seconds (after the ramp); `None` for a size-based run.
+    pub runtime_s: Option<f64>,
+    /// Bytes each job moves in a size-based run; `None` means the span once.
+    pub io_size: Option<u64>,
+    /// Seconds of I/O before measuring starts; excluded from every figure.
+    pub ramp_s: f64,
+    /// O_DIRECT (true) or through the page cache (false).
+    pub direct: bool,
+    /// The engine that ran.
+    pub engine: EngineKind,
+    /// Why the engine differs from the one asked for, if it does (e.g. io_uring refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_note: Option<String>,
+    /// fsync after every N writes per job; 0 = never.
+    pub fsync: u32,
+    /// A final fsync per job, included in the timing (as IOzone's `-e`).
+    pub end_fsync: bool,
+    /// Seed of every random choice (offsets, mixes, data).
+    pub seed: u64,
+    /// Length of one time-series interval in seconds.
+    pub interval_s: f64,
+}
+
+/// Safety and housekeeping choices: not part of the workload, so not in the results.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TargetPolicy {
+    /// Keep a file that iomark created instead of removing it at the end.
+    pub keep: bool,
+    /// Allow writing an existing file that iomark did not create.
+    pub overwrite: bool,
+    /// Allow writing a block device.
+    pub allow_write_device: bool,
+}
+
+impl Spec {
+    /// A spec with iomark's defaults for everything but the target.
+    pub fn new(target: impl Into<String>) -> Spec {
+        Spec {
+            target: target.into(),
+            rw: Rw::RandRead,
+            rwmixread: 50,
+            bs: 4096,
+            size: None,
+            offset: 0,
+            qd: 1,
+            jobs: 1,
+            runtime_s: None,
+            io_size: None,
+            ramp_s: 0.0,
+            direct: true,
+            engine: EngineKind::Psync,
+            engine_note: None,
+            fsync: 0,
+            end_fsync: false,
+            seed: 0x10_3A_4C,
+            interval_s: 1.0,
+        }
+    }
+
+    /// Whether any operation of this workload writes.
+    pub fn writes(&self) -> bool {
+        self.rw.read_pct(self.rwmixread) < 100
+    }
+
+    /// Whether any operation of this workload reads.
+    pub fn reads(&self) -> bool {
+        self.rw.read_pct(self.rwmixread) > 0
+    }
+
+    /// Checks everything that can be checked without the target.
+    pub fn validate(&self) -> Result<()> {
+        if self.bs == 0 {
+            return Err(Error::input(
+                "--bs must be greater than zero (examples: 4k, 128k, 1m)",
+            ));
+        }
+        if self.bs > (1 << 30) {
+            return Err(Error::input(format!(
+                "--bs {} is larger than the 1 GiB iomark supports; use a smaller block size",
+                fmt_size(self.bs)
+            )));
+        }
+        if self.size == Some(0) {
+            return Err(Error::input(
+                "--size must be greater than zero (examples: 64m, 1g); leave it out to use the whole target",
+            ));
+        }
+        if let Some(size) = self.size
+            && self.bs > size
+        {
+            return Err(Error::input(format!(
+                "--bs {} is larger than the span --size {}; use a smaller --bs or a larger --size",
+                fmt_size(self.bs),
+                fmt_size(size)
+            )));
+        }
+        if self.io_size == Some(0) {
+            return Err(Error::input(
+                "--io-size must be greater than zero; leave it out to move the span once",
+            ));
+        }
+        if let Some(io) = self.io_size
+            && io < self.bs
+        {
+            return Err(Error::input(format!(
+                "--io-size {} is smaller than --bs {}; each job must move at least one block",
+                fmt_size(io),
+                fmt_size(self.bs)
+            )));
+        }
+        if self.qd == 0 || self.qd > 4096 {
+            return Err(Error::input(format!(
+                "--qd {} is out of range; use 1 to 4096",
+                self.qd
+            )));
+        }
+        if self.jobs == 0 || self.jobs > 1024 {
+            return Err(Error::input(format!(
+                "--jobs {} is out of range; use 1 to 1024",
+                self.jobs
+            )));
+        }
+        if self.rwmixread > 100 {
+            return Err(Error::input(format!(
+                "--rwmixread {} is out of range; use a percentage from 0 to 100",
+                self.rwmixread
+            )));
+        }
+        if let Some(rt) = self.runtime_s
+            && rt <= 0.0
+        {
+            return Err(Error::input(
+                "--runtime must be greater than zero (examples: 10s, 1m); leave it out for a size-based run",
+            ));
+        }
+        if self.interval_s < 0.01 {
+            return Err(Error::input(
+                "--interval must be at least 10ms (examples: 1s, 500ms)",
+            ));
+        }
+        if self.engine == EngineKind::Psync && self.qd > 1 {
+            return Err(Error::input(format!(
+                "--engine psync does one I/O at a time per job, so --qd {} cannot be honoured; use --engine io_uring, or --qd 1 with more --jobs",
+                self.qd
+            )));
+        }
+        if self.engine == EngineKind::IoUring && self.qd > 32768 {
+            return Err(Error::input(
+                "--qd is too deep for io_uring; use at most 4096",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rw_names_round_trip() {
+        for rw in Rw::ALL {
+            assert_eq!(Rw::parse(rw.name()), Some(rw));
+        }
+        assert_eq!(Rw::parse("readwrite"), None);
+        assert_eq!(Rw::RandRw.read_pct(70), 70);
+        assert_eq!(Rw::Read.read_pct(70), 100);
+        assert_eq!(Rw::RandWrite.read_pct(70), 0);
+    }
+
+    #[test]
+    fn validation_rejects_what_it_should() {
+        let ok = Spec::new("f");
+        assert!(ok.validate().is_ok());
+        let cases: Vec<(Box<dyn Fn(&mut Spec)>, &str)> = vec![
+            (Box::new(|s| s.bs = 0), "--bs"),
+            (Box::new(|s| s.size = Some(0)), "--size"),
+            (
+                Box::new(|s| {
+                    s.size = Some(4096);
+                    s.bs = 8192
+                }),
+                "larger than the span",
+            ),
+            (Box::new(|s| s.qd = 0), "--qd"),
+            (Box::new(|s| s.jobs = 0), "--jobs"),
+            (Box::new(|s| s.rwmixread = 101), "--rwmixread"),
+            (Box::new(|s| s.runtime_s = Some(0.0)), "--runtime"),
+            (
+                Box::new(|s| {
+                    s.engine = EngineKind::Psync;
+                    s.qd = 8
+                }),
+                "psync",
+            ),
+        ];
+        for (mutate, needle) in cases {
+            let mut s = Spec::new("f");
+            mutate(&mut s);
+            let err = s.validate().expect_err(needle).to_string();
+            assert!(err.contains(needle), "{err:?} should mention {needle}");
+            assert!(!err.contains('\n'), "one line: {err:?}");
+        }
+    }
+}

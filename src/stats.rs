@@ -1,0 +1,245 @@
+//! Pure math over measurements: latency histograms, I/O counters, and summary statistics
+//! across repetitions. Histograms and counters merge with `+=` (worker → run → host).
+//! Nothing here does I/O, reads the clock or knows about engines.
+
+use std::ops::AddAssign;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// Highest latency the histograms track exactly: one hour. Longer values saturate.
+const MAX_TRACKABLE_NS: u64 = 3_600_000_000_000;
+
+/// A latency histogram in nanoseconds (HDR, `sigfig` significant decimal digits).
+#[derive(Debug, Clone)]
+pub struct LatHist {
+    h: Histogram<u64>,
+}
+
+impl LatHist {
+    /// Three significant digits: every percentile within 0.1% of the true value.
+    pub fn precise() -> LatHist {
+        Self::with_sigfig(3)
+    }
+
+    /// Two significant digits, for the per-interval series (1% resolution, 8× smaller).
+    pub fn coarse() -> LatHist {
+        Self::with_sigfig(2)
+    }
+
+    fn with_sigfig(sigfig: u8) -> LatHist {
+        // The bounds are constants that hdrhistogram accepts, so this cannot fail.
+        let h = Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, sigfig)
+            .expect("constant histogram bounds are valid");
+        LatHist { h }
+    }
+
+    /// Records one latency; values beyond an hour are stored as an hour.
+    #[inline(always)]
+    pub fn record(&mut self, ns: u64) {
+        self.h.saturating_record(ns.max(1));
+    }
+
+    /// Number of values recorded.
+    pub fn count(&self) -> u64 {
+        self.h.len()
+    }
+
+    /// Forgets every value, keeping the memory.
+    pub fn reset(&mut self) {
+        self.h.reset();
+    }
+
+    /// The value at quantile `q` (0..=1); 0 when empty.
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.h.is_empty() {
+            0
+        } else {
+            self.h.value_at_quantile(q)
+        }
+    }
+
+    /// Summary figures in nanoseconds; all zero when empty.
+    pub fn summary(&self) -> LatSummary {
+        if self.h.is_empty() {
+            return LatSummary::default();
+        }
+        LatSummary {
+            min: self.h.min(),
+            mean: self.h.mean(),
+            stddev: self.h.stdev(),
+            p50: self.quantile(0.50),
+            p90: self.quantile(0.90),
+            p99: self.quantile(0.99),
+            p999: self.quantile(0.999),
+            p9999: self.quantile(0.9999),
+            max: self.h.max(),
+        }
+    }
+}
+
+impl AddAssign<&LatHist> for LatHist {
+    fn add_assign(&mut self, other: &LatHist) {
+        // Both histograms share the same bounds, and auto-resize is off, so adding can only
+        // fail if a histogram of a different precision holds values the other cannot
+        // represent exactly; the coarse value is then recorded at the nearest bucket.
+        if self.h.add(&other.h).is_err() {
+            for v in other.h.iter_recorded() {
+                self.h
+                    .saturating_record_n(v.value_iterated_to(), v.count_at_value());
+            }
+        }
+    }
+}
+
+/// Latency figures in nanoseconds, as in the results document's `lat_ns`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatSummary {
+    pub min: u64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub p9999: u64,
+    pub max: u64,
+}
+
+/// Counts of completed I/Os and bytes in one direction.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counter {
+    pub ios: u64,
+    pub bytes: u64,
+}
+
+impl AddAssign for Counter {
+    fn add_assign(&mut self, o: Counter) {
+        self.ios += o.ios;
+        self.bytes += o.bytes;
+    }
+}
+
+/// Mean, sample standard deviation, min and max of a set of values.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Sample standard deviation (Bessel's n − 1); 0 for a single value.
+    pub stddev: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Number of values.
+    pub n: usize,
+}
+
+impl Spread {
+    /// Summarises `values`. The variance uses Welford's online algorithm (Welford 1962,
+    /// "Note on a method for calculating corrected sums of squares and products";
+    /// Knuth, TAOCP vol. 2, 4.2.2), which stays accurate when the values are large and
+    /// close together, as IOPS figures are.
+    pub fn of(values: &[f64]) -> Spread {
+        if values.is_empty() {
+            return Spread::default();
+        }
+        let mut mean = 0.0;
+        let mut m2 = 0.0;
+        let mut min = f64::INFINITY;
+        let mut max = f64::NEG_INFINITY;
+        for (i, &x) in values.iter().enumerate() {
+            let delta = x - mean;
+            mean += delta / (i + 1) as f64;
+            m2 += delta * (x - mean);
+            min = min.min(x);
+            max = max.max(x);
+        }
+        let n = values.len();
+        let stddev = if n > 1 {
+            (m2 / (n - 1) as f64).max(0.0).sqrt()
+        } else {
+            0.0
+        };
+        Spread {
+            mean,
+            stddev,
+            min,
+            max,
+            n,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_merge_equals_recording_everything_in_one() {
+        let mut a = LatHist::precise();
+        let mut b = LatHist::precise();
+        let mut all = LatHist::precise();
+        for v in 1..=10_000u64 {
+            let ns = v * 37 % 100_003 + 1;
+            if v % 3 == 0 { &mut a } else { &mut b }.record(ns);
+            all.record(ns);
+        }
+        let mut merged = LatHist::precise();
+        merged += &a;
+        merged += &b;
+        assert_eq!(merged.count(), 10_000);
+        assert_eq!(merged.summary(), all.summary());
+    }
+
+    #[test]
+    fn histogram_percentiles_within_precision() {
+        let mut h = LatHist::precise();
+        for v in 1..=100_000u64 {
+            h.record(v * 10);
+        }
+        let s = h.summary();
+        let close = |got: u64, want: f64| ((got as f64 - want) / want).abs() < 0.001;
+        assert!(close(s.p50, 500_000.0), "{}", s.p50);
+        assert!(close(s.p99, 990_000.0), "{}", s.p99);
+        assert!(close(s.p999, 999_000.0), "{}", s.p999);
+        assert_eq!(s.min, 10);
+        assert!(close(s.max, 1_000_000.0));
+        assert!((s.mean - 500_005.0).abs() / 500_005.0 < 0.001);
+    }
+
+    #[test]
+    fn coarse_merges_into_coarse() {
+        let mut a = LatHist::coarse();
+        a.record(1234);
+        let mut b = LatHist::coarse();
+        b.record(99_999);
+        a += &b;
+        assert_eq!(a.count(), 2);
+        assert!(a.summary().max >= 99_000);
+    }
+
+    #[test]
+    fn empty_histogram_is_all_zero() {
+        assert_eq!(LatHist::precise().summary(), LatSummary::default());
+    }
+
+    #[test]
+    fn spread_by_hand() {
+        // mean 5, squared deviations 9+1+1+9 = 20, / (n-1 = 3) → 6.667, sqrt → 2.582
+        let s = Spread::of(&[2.0, 4.0, 6.0, 8.0]);
+        assert_eq!(s.mean, 5.0);
+        assert!((s.stddev - (20.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        assert_eq!((s.min, s.max, s.n), (2.0, 8.0, 4));
+    }
+
+    #[test]
+    fn spread_degenerate_inputs() {
+        let one = Spread::of(&[42.0]);
+        assert_eq!((one.mean, one.stddev, one.n), (42.0, 0.0, 1));
+        let flat = Spread::of(&[1e9 + 1.0; 5]);
+        assert_eq!(flat.stddev, 0.0);
+        assert_eq!(Spread::of(&[]).n, 0);
+        // Large values close together: naive sum-of-squares would lose this variance.
+        let s = Spread::of(&[1e9 + 1.0, 1e9 + 2.0, 1e9 + 3.0]);
+        assert!((s.stddev - 1.0).abs() < 1e-9, "{}", s.stddev);
+    }
+}
