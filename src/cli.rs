@@ -24,6 +24,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once; boxing buys nothing
 pub enum Command {
     /// Run one workload against a file or a block device.
     Run(RunArgs),
@@ -140,7 +141,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub end_fsync: bool,
     /// Seed of every random choice; the same seed gives the same offsets and data.
-    #[arg(long, default_value = "1063500", value_name = "N")]
+    #[arg(
+        long,
+        default_value = "1063500",
+        value_name = "N",
+        allow_hyphen_values = true
+    )]
     pub seed: String,
     /// Run the workload N times; the summary gives mean, stddev, min and max.
     #[arg(
@@ -291,12 +297,12 @@ impl RunArgs {
         let jobs: i64 = count_opt("--jobs", &self.jobs, "a whole number")?;
         let repeat: i64 = count_opt("--repeat", &self.repeat, "a whole number")?;
         let fsync: i64 = count_opt("--fsync", &self.fsync, "a whole number")?;
-        if qd < 1 || qd > 4096 {
+        if !(1..=4096).contains(&qd) {
             return Err(Error::input(format!(
                 "--qd {qd} is out of range; use 1 to 4096"
             )));
         }
-        if jobs < 1 || jobs > 1024 {
+        if !(1..=1024).contains(&jobs) {
             return Err(Error::input(format!(
                 "--jobs {jobs} is out of range; use 1 to 1024"
             )));
@@ -419,6 +425,9 @@ pub fn one_line_clap_error(err: &clap::Error) -> String {
         })
         .collect();
     let mut line = parts.join("; ");
+    if let Some(rest) = line.strip_prefix("error: ") {
+        line = rest.to_string();
+    }
     if !line.contains("--help") {
         line.push_str(" (see iomark --help)");
     }

@@ -225,7 +225,7 @@ impl FsInfo {
             .or_else(|_| {
                 path.parent()
                     .filter(|p| !p.as_os_str().is_empty())
-                    .map_or_else(|| std::env::current_dir(), fs::canonicalize)
+                    .map_or_else(std::env::current_dir, fs::canonicalize)
             })
             .ok()?;
         let text = fs::read_to_string("/proc/self/mountinfo").ok()?;

@@ -115,7 +115,7 @@ impl Offsets {
 
     /// The next offset in bytes.
     #[inline(always)]
-    pub fn next(&mut self) -> u64 {
+    pub fn next_offset(&mut self) -> u64 {
         let block = if self.random {
             self.rng.below(self.blocks)
         } else {
@@ -164,7 +164,7 @@ mod tests {
     fn same_seed_same_offsets_other_seed_other_offsets() {
         let take = |seed| {
             let mut o = Offsets::new(0, 1 << 30, 4096, true, 0, Rng::new(seed, 0));
-            (0..1000).map(|_| o.next()).collect::<Vec<_>>()
+            (0..1000).map(|_| o.next_offset()).collect::<Vec<_>>()
         };
         assert_eq!(take(1), take(1));
         assert_ne!(take(1), take(2));
@@ -173,7 +173,7 @@ mod tests {
     #[test]
     fn sequential_wraps_within_span() {
         let mut o = Offsets::new(8192, 4 * 4096 + 100, 4096, false, 2, Rng::new(0, 0));
-        let got: Vec<u64> = (0..6).map(|_| o.next()).collect();
+        let got: Vec<u64> = (0..6).map(|_| o.next_offset()).collect();
         let want: Vec<u64> = [2, 3, 0, 1, 2, 3].iter().map(|b| 8192 + b * 4096).collect();
         assert_eq!(got, want);
     }
@@ -189,7 +189,7 @@ mod tests {
         let n = 200_000;
         let mut counts = vec![0u64; blocks as usize];
         for _ in 0..n {
-            let off = o.next();
+            let off = o.next_offset();
             assert!(off >= 4096 && off < 4096 + blocks * bs);
             assert_eq!((off - 4096) % bs, 0);
             counts[((off - 4096) / bs) as usize] += 1;

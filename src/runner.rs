@@ -273,7 +273,7 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx) -> WorkerOut {
                 break;
             }
             let slot = free.pop().expect("inflight < qd leaves a free slot");
-            let offset = offsets.next();
+            let offset = offsets.next_offset();
             let op = if mix.is_read() { Op::Read } else { Op::Write };
             if op == Op::Write {
                 data.fill(&mut eng.buffer(slot)[..bs as usize]);
@@ -346,8 +346,7 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx) -> WorkerOut {
         }
         eng.reap(&mut comps);
         now = now_ns(ctx.t0);
-        for i in 0..comps.len() {
-            let c = comps[i];
+        for &c in comps.iter() {
             let sl = slots[c.slot as usize];
             if c.result < 0 {
                 if out.error.is_none() {

@@ -300,7 +300,8 @@ mod tests {
     fn validation_rejects_what_it_should() {
         let ok = Spec::new("f");
         assert!(ok.validate().is_ok());
-        let cases: Vec<(Box<dyn Fn(&mut Spec)>, &str)> = vec![
+        type Mutation = Box<dyn Fn(&mut Spec)>;
+        let cases: Vec<(Mutation, &str)> = vec![
             (Box::new(|s| s.bs = 0), "--bs"),
             (Box::new(|s| s.size = Some(0)), "--size"),
             (

@@ -389,14 +389,14 @@ impl Target {
         let file = self.file.as_ref().expect("opened above");
         self.align = direct_alignment(file, self.kind, self.device.as_ref());
         let a = self.align;
-        if spec.bs % a != 0 {
+        if !spec.bs.is_multiple_of(a) {
             return Err(Error::input(format!(
                 "--bs {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",
                 spec.bs,
                 self.path.display()
             )));
         }
-        if spec.offset % a != 0 {
+        if !spec.offset.is_multiple_of(a) {
             return Err(Error::input(format!(
                 "--offset {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",
                 spec.offset,

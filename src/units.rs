@@ -123,7 +123,7 @@ pub fn fmt_size(bytes: u64) -> String {
 /// Formats a size compactly as fio users write it: `4k`, `1m`, `512`, `1g`.
 pub fn fmt_size_short(bytes: u64) -> String {
     for (shift, s) in [(40, "t"), (30, "g"), (20, "m"), (10, "k")] {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{}{}", bytes >> shift, s);
         }
     }

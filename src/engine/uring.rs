@@ -25,11 +25,7 @@ impl UringEngine {
     /// Sets up a ring deep enough for `qd` requests on `fd` (which must outlive the engine).
     pub fn new(fd: RawFd, pool: BufferPool, qd: usize) -> io::Result<UringEngine> {
         let entries = (qd.max(1) as u32).next_power_of_two();
-        let ring = match IoUring::builder()
-            .setup_single_issuer()
-            .setup_coop_taskrun()
-            .build(entries)
-        {
+        let ring = match IoUring::builder().build(entries) {
             Ok(r) => r,
             Err(_) => IoUring::new(entries)?,
         };

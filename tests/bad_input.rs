@@ -1,0 +1,56 @@
+//! Every bad command line in `tests/data/bad-commands.txt` gets a one-line error on stderr,
+//! exit status 2, and no panic or backtrace.
+
+mod common;
+
+#[test]
+fn bad_command_lines_exit_2_with_one_line() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let file = dir.path().join("foreign.dat");
+    std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+    let table = include_str!("data/bad-commands.txt");
+    let mut checked = 0;
+    for line in table
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let line = line
+            .replace("{dir}", dir.path().to_str().unwrap())
+            .replace("{file}", file.to_str().unwrap());
+        let args: Vec<&str> = line.split(' ').collect();
+        let out = common::iomark()
+            .env("RUST_BACKTRACE", "1")
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "`iomark {line}` exit status; stderr: {err}"
+        );
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "`iomark {line}` must print one line: {err}"
+        );
+        assert!(err.starts_with("iomark: "), "`iomark {line}`: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("backtrace"),
+            "`iomark {line}`: {err}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 30, "only {checked} bad command lines");
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        vec![7u8; 1 << 20],
+        "the foreign file is untouched"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 1, "nothing created: {leftovers:?}");
+}
