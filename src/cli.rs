@@ -320,7 +320,8 @@ impl RunArgs {
         let seed: u64 = count_opt("--seed", &self.seed, "a non-negative whole number")?;
         let mut spec = Spec::new(target);
         spec.rw = rw;
-        spec.rwmixread = rwmixread as u8;
+        // Recorded as what ran: 100 for pure reads, 0 for pure writes.
+        spec.rwmixread = rw.read_pct(rwmixread as u8);
         spec.bs = size_opt("--bs", &self.bs)?;
         spec.size = self
             .size
@@ -356,6 +357,7 @@ impl RunArgs {
                 spec.qd,
                 spec.qd * spec.jobs
             ));
+            spec.io_share = spec.qd;
             spec.jobs *= spec.qd;
             spec.qd = 1;
         }

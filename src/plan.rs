@@ -37,6 +37,7 @@ pub fn quick(
             if engine == EngineKind::Psync && qd > 1 {
                 s.jobs = qd;
                 s.qd = 1;
+                s.io_share = qd;
                 s.engine_note = Some(format!(
                     "{}; QD {qd} emulated by {qd} jobs",
                     note.clone().unwrap_or_else(|| "psync".into())

@@ -147,6 +147,14 @@ pub struct Spec {
     pub seed: u64,
     /// Length of one time-series interval in seconds.
     pub interval_s: f64,
+    /// In a size-based run each job moves `io_size / io_share`. It is 1 unless a queue
+    /// depth was emulated with jobs (psync fallback), so the total volume stays as asked.
+    #[serde(default = "one")]
+    pub io_share: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// Safety and housekeeping choices: not part of the workload, so not in the results.
@@ -182,6 +190,7 @@ impl Spec {
             end_fsync: false,
             seed: 0x10_3A_4C,
             interval_s: 1.0,
+            io_share: 1,
         }
     }
 
@@ -221,6 +230,15 @@ impl Spec {
                 fmt_size(self.bs),
                 fmt_size(size)
             )));
+        }
+        let end = self.offset.checked_add(self.size.unwrap_or(0));
+        if end.is_none_or(|e| e > i64::MAX as u64) {
+            return Err(Error::input(
+                "--offset plus --size is beyond the largest offset Linux accepts (8 EiB); use smaller values",
+            ));
+        }
+        if self.io_size.is_some_and(|v| v > i64::MAX as u64) {
+            return Err(Error::input("--io-size is too large; use at most 8 EiB"));
         }
         if self.io_size == Some(0) {
             return Err(Error::input(

@@ -10,7 +10,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::data::DataGen;
@@ -54,6 +54,8 @@ pub struct Target {
     pub align: u64,
     /// Whether iomark created the file in this run (and so may remove it).
     pub created: bool,
+    /// Device and inode of the file iomark created, checked again before removing it.
+    identity: Option<(u64, u64)>,
     keep: bool,
     /// The block device whose counters show what reached the hardware.
     pub device: Option<BlockDev>,
@@ -123,6 +125,10 @@ fn direct_alignment(file: &File, kind: TargetKind, device: Option<&BlockDev>) ->
         .unwrap_or(512)
 }
 
+fn file_identity(f: &File) -> Option<(u64, u64)> {
+    f.metadata().ok().map(|m| (m.dev(), m.ino()))
+}
+
 fn block_device_size(file: &File) -> io::Result<u64> {
     let mut size: u64 = 0;
     // Safety: BLKGETSIZE64 writes one u64 into `size`.
@@ -156,7 +162,8 @@ fn open_error(path: &Path, e: &io::Error, direct: bool, write: bool) -> Error {
 
 impl Target {
     /// Opens the target of `spec`, creating and laying out a new file when needed.
-    pub fn open(spec: &Spec, policy: &TargetPolicy) -> Result<Target> {
+    /// `stop` is polled while a new file is laid out, so Ctrl-C is not ignored there.
+    pub fn open(spec: &Spec, policy: &TargetPolicy, stop: &dyn Fn() -> bool) -> Result<Target> {
         if spec.engine == EngineKind::Null {
             let span = spec.size.ok_or_else(|| {
                 Error::input(
@@ -171,6 +178,7 @@ impl Target {
                 span,
                 align: 1,
                 created: false,
+                identity: None,
                 keep: true,
                 device: None,
                 fs: None,
@@ -179,7 +187,7 @@ impl Target {
         let path = PathBuf::from(&spec.target);
         let writes = spec.writes();
         match fs::metadata(&path) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Self::create(spec, policy, path),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Self::create(spec, policy, path, stop),
             Err(e) => Err(open_error(&path, &e, false, false)),
             Ok(md) if md.is_dir() => Err(Error::input(format!(
                 "{} is a directory; give a file path inside it (e.g. {}/iomark.dat) or a block device",
@@ -224,10 +232,17 @@ impl Target {
         kind: TargetKind,
         writes: bool,
     ) -> Result<Target> {
+        // O_EXCL on a block device opened for writing makes the kernel refuse (EBUSY) a
+        // device that is mounted or held by RAID, LVM or device-mapper.
+        let excl = if kind == TargetKind::BlockDevice && writes {
+            libc::O_EXCL
+        } else {
+            0
+        };
         let file = OpenOptions::new()
             .read(true)
             .write(writes)
-            .custom_flags(Self::flags(spec.direct))
+            .custom_flags(Self::flags(spec.direct) | excl)
             .open(&path)
             .map_err(|e| open_error(&path, &e, spec.direct, writes))?;
         let len = match kind {
@@ -285,6 +300,7 @@ impl Target {
             span,
             align: 1,
             created: false,
+            identity: None,
             keep: policy.keep,
             device,
             fs,
@@ -293,7 +309,12 @@ impl Target {
         Ok(t)
     }
 
-    fn create(spec: &Spec, policy: &TargetPolicy, path: PathBuf) -> Result<Target> {
+    fn create(
+        spec: &Spec,
+        policy: &TargetPolicy,
+        path: PathBuf,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Target> {
         let parent = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -306,65 +327,83 @@ impl Target {
         }
         let span = spec.size.unwrap_or(DEFAULT_NEW_FILE_SIZE);
         let len = spec.offset + span;
-        let mut t = Target {
-            kind: TargetKind::File,
-            path: path.clone(),
-            file: None,
-            base: spec.offset,
-            span,
-            align: 1,
-            created: false,
-            keep: policy.keep,
-            device: None,
-            fs: None,
-        };
-        let f = OpenOptions::new()
+        let file = OpenOptions::new()
+            .read(true)
             .write(true)
             .create_new(true)
             .open(&path)
             .map_err(|e| open_error(&path, &e, false, true))?;
-        // From here on the file is ours: Drop removes it if anything below fails.
-        t.created = true;
+        let identity = file_identity(&file);
+        let mut t = Target {
+            kind: TargetKind::File,
+            path: path.clone(),
+            file: Some(file),
+            base: spec.offset,
+            span,
+            align: 1,
+            // From here on the file is ours: Drop removes it if anything below fails, and
+            // `keep` applies only once the file is complete.
+            created: true,
+            identity,
+            keep: false,
+            device: BlockDev::of_path(&path),
+            fs: FsInfo::of_path(&path),
+        };
         mark(&path);
-        Self::lay_out(&f, len, spec.seed).map_err(|e| {
-            if e.raw_os_error() == Some(libc::ENOSPC) {
-                Error::Runtime(format!(
-                    "no space left on the filesystem of {} for a {} file; free space or use a smaller --size",
-                    path.display(),
-                    fmt_size(len)
-                ))
-            } else {
-                Error::io(format!("cannot write {}", path.display()), &e)
-            }
-        })?;
-        drop(f);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(Self::flags(spec.direct))
-            .open(&path)
-            .map_err(|e| open_error(&path, &e, spec.direct, true))?;
-        t.file = Some(file);
-        t.device = BlockDev::of_path(&path);
-        t.fs = FsInfo::of_path(&path);
+        // Check what can fail cheaply before writing a whole file.
         t.check_geometry(spec)?;
+        if spec.direct {
+            // Probe O_DIRECT on a second descriptor: some filesystems refuse it.
+            OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_DIRECT)
+                .open(&path)
+                .map_err(|e| open_error(&path, &e, true, true))?;
+        }
+        let f = t.file.as_ref().expect("just opened");
+        Self::lay_out(f, len, spec.seed, stop).map_err(|e| match e.raw_os_error() {
+            Some(libc::ENOSPC) => Error::Runtime(format!(
+                "no space left on the filesystem of {} for a {} file; free space or use a smaller --size",
+                path.display(),
+                fmt_size(len)
+            )),
+            Some(libc::EINTR) => Error::Runtime(format!(
+                "interrupted while laying out {}; nothing was measured",
+                path.display()
+            )),
+            _ => Error::io(format!("cannot write {}", path.display()), &e),
+        })?;
+        if spec.direct {
+            // Switch the same descriptor to O_DIRECT, rather than reopening by path.
+            // Safety: fcntl on a descriptor we own.
+            let fd = f.as_raw_fd();
+            let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+            if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_DIRECT) } < 0 {
+                let e = io::Error::last_os_error();
+                return Err(open_error(&path, &e, true, true));
+            }
+        }
+        t.keep = policy.keep;
         Ok(t)
     }
 
     /// Writes `len` bytes of random data, so that reads hit real blocks and not holes
     /// (which a filesystem answers without touching the device).
-    fn lay_out(f: &File, len: u64, seed: u64) -> io::Result<()> {
+    fn lay_out(f: &File, len: u64, seed: u64, stop: &dyn Fn() -> bool) -> io::Result<()> {
         // Reserve the space first, so a full filesystem fails now and not halfway.
         // Safety: plain syscall on an open descriptor.
         let rc = unsafe { libc::posix_fallocate(f.as_raw_fd(), 0, len as libc::off_t) };
-        if rc == libc::ENOSPC {
+        if rc != 0 && rc != libc::EOPNOTSUPP {
             return Err(io::Error::from_raw_os_error(rc));
         }
         let mut datagen = DataGen::new(seed, u64::MAX);
         let mut buf = vec![0u8; 1 << 20];
-        let mut w = io::BufWriter::with_capacity(0, f);
+        let mut w = f;
         let mut left = len;
         while left > 0 {
+            if stop() {
+                return Err(io::Error::from_raw_os_error(libc::EINTR));
+            }
             let n = left.min(buf.len() as u64) as usize;
             datagen.fill(&mut buf[..n]);
             w.write_all(&buf[..n])?;
@@ -443,6 +482,17 @@ impl Target {
     fn remove_created(&mut self) -> Result<()> {
         if self.created && !self.keep {
             self.created = false;
+            // Remove only the very file we created: if the path now names another file
+            // (renamed or replaced meanwhile), leave it alone.
+            let now = fs::symlink_metadata(&self.path)
+                .ok()
+                .map(|m| (m.dev(), m.ino()));
+            if now.is_none() || now != self.identity {
+                return Err(Error::Runtime(format!(
+                    "{} is no longer the file iomark created; not removing it",
+                    self.path.display()
+                )));
+            }
             fs::remove_file(&self.path).map_err(|e| {
                 Error::Runtime(format!(
                     "cannot remove {} that iomark created: {}",

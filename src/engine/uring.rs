@@ -5,6 +5,7 @@
 //! the kernel refuses them, and buffer registration falls back to plain reads and writes.
 
 use std::io;
+use std::mem::ManuallyDrop;
 use std::os::fd::RawFd;
 
 use io_uring::{IoUring, opcode, squeue, types};
@@ -12,10 +13,12 @@ use io_uring::{IoUring, opcode, squeue, types};
 use super::{BufferPool, Completion, Engine, Op, Request};
 
 pub struct UringEngine {
-    // Declared first so it is dropped first: the kernel must let go of the registered
-    // buffers before the pool frees them.
-    ring: IoUring,
-    pool: BufferPool,
+    // Both dropped by hand in `Drop`: first every in-flight request is waited for, then
+    // the ring goes, and only then the buffers the kernel may have been writing into.
+    ring: ManuallyDrop<IoUring>,
+    pool: ManuallyDrop<BufferPool>,
+    /// Requests queued and not yet reaped.
+    pending: usize,
     fixed_buffers: bool,
     /// Entries built but not yet pushed because the submission ring was full.
     backlog: Vec<squeue::Entry>,
@@ -25,10 +28,15 @@ impl UringEngine {
     /// Sets up a ring deep enough for `qd` requests on `fd` (which must outlive the engine).
     pub fn new(fd: RawFd, pool: BufferPool, qd: usize) -> io::Result<UringEngine> {
         let entries = (qd.max(1) as u32).next_power_of_two();
-        let ring = match IoUring::builder().build(entries) {
-            Ok(r) => r,
-            Err(_) => IoUring::new(entries)?,
-        };
+        // Single issuer + deferred task work: completions are posted only when this thread
+        // asks for them (in `submit`), so it is not interrupted while it prepares the next
+        // batch. Older kernels refuse the flags; fall back step by step.
+        let ring = IoUring::builder()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .build(entries)
+            .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
+            .or_else(|_| IoUring::new(entries))?;
         ring.submitter().register_files(&[fd])?;
         let iovecs: Vec<libc::iovec> = (0..pool.slots() as u32)
             .map(|s| libc::iovec {
@@ -40,8 +48,9 @@ impl UringEngine {
         // ring is dropped first, see the field order) and is never reallocated.
         let fixed_buffers = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
         Ok(UringEngine {
-            ring,
-            pool,
+            ring: ManuallyDrop::new(ring),
+            pool: ManuallyDrop::new(pool),
+            pending: 0,
             fixed_buffers,
             backlog: Vec::with_capacity(qd.max(1)),
         })
@@ -83,6 +92,7 @@ impl Engine for UringEngine {
         let e = self.entry(&req);
         // Safety: the entry's buffer lies in the pool, which outlives the ring, and the
         // runner leaves the slot alone until its completion is reaped.
+        self.pending += 1;
         let pushed = unsafe { self.ring.submission().push(&e) };
         if pushed.is_err() {
             self.backlog.push(e);
@@ -117,6 +127,7 @@ impl Engine for UringEngine {
     #[inline]
     fn reap(&mut self, out: &mut Vec<Completion>) {
         for cqe in self.ring.completion() {
+            self.pending -= 1;
             out.push(Completion {
                 slot: cqe.user_data() as u32,
                 result: cqe.result() as i64,
@@ -126,5 +137,32 @@ impl Engine for UringEngine {
 
     fn buffer(&mut self, slot: u32) -> &mut [u8] {
         self.pool.slot_mut(slot)
+    }
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        // Wait for every request still in flight: the kernel may write into the buffers
+        // until its completion is posted.
+        let mut out = Vec::with_capacity(self.pending);
+        let mut failures = 0;
+        while self.pending > 0 && failures < 1000 {
+            match self.submit(1) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => failures += 1,
+            }
+            self.reap(&mut out);
+            out.clear();
+        }
+        // Safety: each field is dropped exactly once, here, and never used again; the ring
+        // (and with it the registration of the buffers) goes first.
+        unsafe { ManuallyDrop::drop(&mut self.ring) };
+        if self.pending == 0 {
+            // Safety: nothing is in flight any more, so no one else uses the buffers.
+            unsafe { ManuallyDrop::drop(&mut self.pool) };
+        }
+        // Otherwise the buffers are leaked on purpose: better a leak than the kernel
+        // writing into freed memory.
     }
 }
