@@ -19,11 +19,16 @@ use iomark::runner::{self, StopFlag};
 use iomark::spec::TargetPolicy;
 
 fn main() {
-    let code = match real_main() {
+    let stop = StopFlag::new();
+    let code = match real_main(&stop) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("iomark: {e}");
-            e.exit_code()
+            match stop.signal() {
+                // Stopped by a signal before anything was measured (e.g. during layout).
+                0 => e.exit_code(),
+                sig => 128 + sig as i32,
+            }
         }
     };
     std::process::exit(code);
@@ -42,7 +47,7 @@ fn install_signals(stop: &StopFlag) -> Result<()> {
     Ok(())
 }
 
-fn real_main() -> Result<i32> {
+fn real_main(stop: &StopFlag) -> Result<i32> {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => match e.kind() {
@@ -56,15 +61,14 @@ fn real_main() -> Result<i32> {
             }
         },
     };
-    let stop = StopFlag::new();
-    install_signals(&stop)?;
+    install_signals(stop)?;
     match cli.command {
-        Some(Command::Run(args)) => cmd_run(args.resolve()?, &stop),
-        Some(Command::Quick(args)) => cmd_quick(&args, &stop),
+        Some(Command::Run(args)) => cmd_run(args.resolve()?, stop),
+        Some(Command::Quick(args)) => cmd_quick(&args, stop),
         None => {
             // The embedded default: `iomark quick` with its defaults.
             match Cli::parse_from(["iomark", "quick"]).command {
-                Some(Command::Quick(args)) => cmd_quick(&args, &stop),
+                Some(Command::Quick(args)) => cmd_quick(&args, stop),
                 _ => unreachable!("`iomark quick` parses as the quick command"),
             }
         }

@@ -48,7 +48,8 @@ pub struct Tool {
 pub enum Status {
     /// Ran to its planned end.
     Complete,
-    /// Stopped early (a signal or an error); the figures cover what did run.
+    /// Stopped early (a signal or an error), or still running when the document was
+    /// saved; the figures cover what did run.
     Interrupted,
 }
 
@@ -63,6 +64,9 @@ pub struct Run {
     pub status: Status,
     /// What the workload ran against.
     pub target: TargetDesc,
+    /// Repetitions asked for (`--repeat`).
+    #[serde(default)]
+    pub repetitions_planned: u32,
     /// Each repetition's figures, in order.
     pub repetitions: Vec<Repetition>,
     /// Statistics across the complete repetitions.

@@ -859,6 +859,14 @@ fn run_rep(
     (rep, error)
 }
 
+fn signal_name(sig: usize) -> &'static str {
+    match sig as i32 {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        _ => "signal",
+    }
+}
+
 /// A short name for a run: `randread 4k qd32`, with jobs and mix when they matter.
 pub fn run_name(spec: &Spec) -> String {
     let mut s = format!(
@@ -918,24 +926,37 @@ pub fn run(
         summary: Summary::default(),
         warnings: Vec::new(),
         error: None,
+        repetitions_planned: repeat.max(1),
     };
     if let Some(note) = &spec.engine_note {
         run.warnings.push(note.clone());
     }
+    let planned = repeat.max(1);
+    run.repetitions_planned = planned;
     let mut failure = None;
-    for rep in 0..repeat.max(1) {
+    for rep in 0..planned {
         if stop.is_set() {
             break;
         }
-        obs.rep_started(spec, rep + 1, repeat.max(1));
+        obs.rep_started(spec, rep + 1, planned);
         let (r, err) = run_rep(spec, &target, rep, stop, obs);
         obs.rep_finished(spec, &r);
         let stopped = r.status == Status::Interrupted;
         run.repetitions.push(r);
         run.summary = Summary::of(&run.repetitions);
+        // Until the last repetition is done, a saved document says the run is not
+        // complete: if iomark dies now, that is the truth.
+        run.status = if !stopped && rep + 1 == planned {
+            Status::Complete
+        } else {
+            Status::Interrupted
+        };
         if stopped {
-            run.status = Status::Interrupted;
-            run.error = err.as_ref().map(|e| e.to_string());
+            run.error = Some(match (&err, stop.signal()) {
+                (Some(e), _) => e.to_string(),
+                (None, 0) => "stopped early".to_string(),
+                (None, sig) => format!("stopped by signal {sig} ({})", signal_name(sig)),
+            });
         }
         on_rep(&run)?;
         if stopped {
@@ -943,9 +964,18 @@ pub fn run(
             break;
         }
     }
-    if run.repetitions.len() < repeat.max(1) as usize {
+    if run.repetitions.len() < planned as usize {
         run.status = Status::Interrupted;
+        if run.error.is_none() && stop.is_set() {
+            run.error = Some(format!(
+                "stopped by signal {} ({})",
+                stop.signal(),
+                signal_name(stop.signal())
+            ));
+        }
     }
-    target.finish()?;
+    if let Err(e) = target.finish() {
+        failure = failure.or(Some(e));
+    }
     Ok((run, failure))
 }

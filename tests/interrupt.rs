@@ -1,0 +1,88 @@
+//! Ctrl-C and SIGTERM: iomark stops within a second, keeps what it measured (marked
+//! interrupted) in the results file, removes the file it created, and exits 130 / 143.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn interrupt_with(sig: i32, want_code: i32) {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let target = dir.path().join("t.dat");
+    let results = dir.path().join("r.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iomark"))
+        .args([
+            "run",
+            "--rw",
+            "randwrite",
+            "--size",
+            "16m",
+            "--runtime",
+            "60s",
+            "--repeat",
+            "3",
+            "-q",
+            "-o",
+        ])
+        .arg(&results)
+        .arg(&target)
+        .env_remove("RUST_BACKTRACE")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Let it lay out the file and measure for a while.
+    let t = Instant::now();
+    while !(target.exists() && t.elapsed() > Duration::from_millis(1500)) {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "target never appeared"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Safety: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, sig) };
+    let sent = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if sent.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            panic!("iomark did not stop within 5 s of signal {sig}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let took = sent.elapsed();
+    assert!(took < Duration::from_secs(2), "stopping took {took:?}");
+    assert_eq!(status.code(), Some(want_code));
+    assert!(!target.exists(), "the file iomark created is removed");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).expect("valid JSON");
+    let run = &doc["runs"][0];
+    assert_eq!(run["status"], "interrupted");
+    let rep = &run["repetitions"][0];
+    assert_eq!(rep["status"], "interrupted");
+    let ios = rep["write"]["ios"].as_u64().unwrap();
+    let el = rep["elapsed_s"].as_f64().unwrap();
+    assert!(
+        ios > 0 && el > 0.3 && el < 60.0,
+        "partial figures kept: {ios} I/Os in {el} s"
+    );
+    let iops = rep["write"]["iops"].as_f64().unwrap();
+    assert!(
+        (iops - ios as f64 / el).abs() < 1e-6 * iops,
+        "iops consistent with ios/elapsed"
+    );
+    assert!(run["error"].as_str().unwrap().contains("signal"));
+}
+
+#[test]
+fn sigint_keeps_partial_results_and_exits_130() {
+    interrupt_with(libc::SIGINT, 130);
+}
+
+#[test]
+fn sigterm_keeps_partial_results_and_exits_143() {
+    interrupt_with(libc::SIGTERM, 143);
+}
