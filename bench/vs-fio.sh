@@ -55,6 +55,11 @@ print(f"{iops:.0f} {cpu * 1e9 / max(ios, 1):.1f}")
 PY
 }
 
+# shellcheck disable=SC2086
+run_iomark() { "$IOMARK" run $1 --runtime "${SECS}s" --json --quiet > "$TMP/i.json"; }
+# shellcheck disable=SC2086
+run_fio() { fio --name=vsfio $1 --time_based --runtime="$SECS" --output-format=json > "$TMP/f.json" 2>/dev/null; }
+
 # run_pair NAME "iomark args" "fio args"
 declare -A RATIO_IOPS RATIO_CPU
 run_pair() {
@@ -62,10 +67,12 @@ run_pair() {
   printf '\n%s\n' "== $name"
   printf '%-6s %-7s %14s %14s\n' round tool IOPS "CPU ns/I/O"
   for r in $(seq 1 "$ROUNDS"); do
-    # shellcheck disable=SC2086
-    "$IOMARK" run $iargs --runtime "${SECS}s" --json --quiet > "$TMP/i.json"
-    # shellcheck disable=SC2086
-    fio --name=vsfio $fargs --time_based --runtime="$SECS" --output-format=json > "$TMP/f.json" 2>/dev/null
+    # Alternate which tool goes first, so neither always runs on a warmer machine.
+    if [ $((r % 2)) = 1 ]; then
+      run_iomark "$iargs"; run_fio "$fargs"
+    else
+      run_fio "$fargs"; run_iomark "$iargs"
+    fi
     read -r ii ic < <(figures iomark "$TMP/i.json")
     read -r fi fc < <(figures fio "$TMP/f.json")
     printf '%-6s %-7s %14s %14s\n' "$r" iomark "$ii" "$ic"

@@ -101,3 +101,23 @@ fn block_device_write_needs_allow_write_device() {
     let after = dev.stat();
     assert_eq!(before[2], after[2], "no write reached the device");
 }
+
+#[test]
+fn block_device_without_permission_is_bad_input() {
+    let Some(dev) = LoopDev::new(8 << 20, true) else { return };
+    if !common::require(common::have("setpriv"), "setpriv (util-linux), to drop root") {
+        return;
+    }
+    // As the unprivileged user `nobody`, the device node (root-only) cannot be opened.
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_iomark"))
+        .args(["run", "--rw", "randread", "--io-size", "1m"])
+        .arg(dev.path())
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("permission denied") && err.trim_end().lines().count() == 1, "{err}");
+}
