@@ -106,7 +106,8 @@ pub struct RunArgs {
         allow_hyphen_values = true
     )]
     pub jobs: String,
-    /// Run for this long after the ramp (e.g. 30s, 2m); without it the run is size-based.
+    /// Run for this long after the ramp (e.g. 30s, 2m), going over the span as often as
+    /// needed; without it the run is size-based. With --io-size too, whichever ends first.
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub runtime: Option<String>,
     /// Bytes each job moves in a size-based run [default: the span once].

@@ -557,7 +557,10 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
     }
     iv.flush(&ctx.tx, 0);
     let measured_now = now.saturating_sub(ctx.ramp_ns);
+    let size_done = ctx.ios_per_job.is_some_and(|n| issued_measured >= n);
     out.end_ns = match (ctx.end_ns, interrupted) {
+        // Moved all it had to before the runtime ran out.
+        (Some(_), false) if size_done => last_counted_ns,
         // Time-based and complete: the window is the runtime, plus the final flush.
         (Some(end), false) => (end - ctx.ramp_ns).max(last_counted_ns),
         // Time-based and stopped early: up to the stop, never past the planned end.
@@ -649,7 +652,8 @@ fn run_rep(
     target.drop_cache();
     let ramp_ns = (spec.ramp_s * 1e9) as u64;
     let end_ns = spec.runtime_s.map(|r| ramp_ns + (r * 1e9) as u64);
-    let ios_per_job = if end_ns.is_some() {
+    // Time-based unless only a size was given; with both, whichever comes first ends it.
+    let ios_per_job = if end_ns.is_some() && spec.io_size.is_none() {
         None
     } else {
         let io = spec.io_size.unwrap_or(target.span);

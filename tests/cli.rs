@@ -435,3 +435,20 @@ fn same_seed_same_offsets() {
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
+
+#[test]
+fn runtime_and_io_size_together_stop_at_whichever_comes_first() {
+    let dir = tmp();
+    let f = dir.path().join("both.dat");
+    // 256 KiB at 4 KiB is 64 I/Os: done long before 30 s.
+    let doc = run_json(&[
+        "run", "--rw", "randread", "--size", "4m", "--io-size", "256k", "--runtime", "30s",
+        f.to_str().unwrap(),
+    ]);
+    let rep = &doc["runs"][0]["repetitions"][0];
+    assert_eq!(rep["read"]["ios"], 64);
+    let el = rep["elapsed_s"].as_f64().unwrap();
+    assert!(el < 5.0, "elapsed {el} s: the size limit ended the run");
+    let iops = rep["read"]["iops"].as_f64().unwrap();
+    assert!((iops * el - 64.0).abs() < 1e-6);
+}
