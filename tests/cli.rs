@@ -442,7 +442,15 @@ fn runtime_and_io_size_together_stop_at_whichever_comes_first() {
     let f = dir.path().join("both.dat");
     // 256 KiB at 4 KiB is 64 I/Os: done long before 30 s.
     let doc = run_json(&[
-        "run", "--rw", "randread", "--size", "4m", "--io-size", "256k", "--runtime", "30s",
+        "run",
+        "--rw",
+        "randread",
+        "--size",
+        "4m",
+        "--io-size",
+        "256k",
+        "--runtime",
+        "30s",
         f.to_str().unwrap(),
     ]);
     let rep = &doc["runs"][0]["repetitions"][0];

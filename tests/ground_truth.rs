@@ -104,8 +104,13 @@ fn block_device_write_needs_allow_write_device() {
 
 #[test]
 fn block_device_without_permission_is_bad_input() {
-    let Some(dev) = LoopDev::new(8 << 20, true) else { return };
-    if !common::require(common::have("setpriv"), "setpriv (util-linux), to drop root") {
+    let Some(dev) = LoopDev::new(8 << 20, true) else {
+        return;
+    };
+    if !common::require(
+        common::have("setpriv"),
+        "setpriv (util-linux), to drop root",
+    ) {
         return;
     }
     // As the unprivileged user `nobody`, the device node (root-only) cannot be opened.
@@ -119,5 +124,70 @@ fn block_device_without_permission_is_bad_input() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("permission denied") && err.trim_end().lines().count() == 1, "{err}");
+    assert!(
+        err.contains("permission denied") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+}
+
+#[test]
+fn file_on_a_partition_is_resolved_to_the_partition() {
+    // A file on ext4 on partition 1 of a loop device: iomark must name the partition
+    // (loopNp1) and report its counters, which the test reads on its own.
+    let Some(dev) = LoopDev::partitioned(96 << 20) else {
+        return;
+    };
+    let part = dev.partition();
+    let pname = part.file_name().unwrap().to_string_lossy().into_owned();
+    let Some(mnt) = common::Mounted::ext4(&part) else {
+        return;
+    };
+    let f = mnt.path().join("t.dat");
+    let stat = || {
+        let t = std::fs::read_to_string(format!("/sys/class/block/{pname}/stat")).unwrap();
+        let v: Vec<u64> = t.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        (v[0], v[2] * 512)
+    };
+    // Lay the file out first (kept), then measure a direct read of it.
+    run_json(&[
+        "run",
+        "--rw",
+        "write",
+        "--bs",
+        "1m",
+        "--size",
+        "16m",
+        "--keep",
+        f.to_str().unwrap(),
+    ]);
+    let before = stat();
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "randread",
+        "--bs",
+        "64k",
+        "--io-size",
+        "8m",
+        f.to_str().unwrap(),
+    ]);
+    let after = stat();
+    let rep = &doc["runs"][0]["repetitions"][0];
+    assert_eq!(rep["device"]["name"], pname.as_str());
+    assert_eq!(doc["runs"][0]["target"]["device"]["name"], pname.as_str());
+    assert_eq!(doc["runs"][0]["target"]["filesystem"]["fstype"], "ext4");
+    let bytes = rep["read"]["bytes"].as_u64().unwrap();
+    assert_eq!(bytes, 8 << 20);
+    let k_bytes = after.1 - before.1;
+    // The filesystem may read a little metadata besides the data.
+    assert!(
+        k_bytes >= bytes && (k_bytes as f64) < bytes as f64 * 1.05,
+        "kernel read {k_bytes}, iomark {bytes}"
+    );
+    within_1pct(
+        "iomark's own device delta",
+        rep["device"]["read_bytes"].as_u64().unwrap(),
+        k_bytes,
+    );
+    std::fs::remove_file(&f).unwrap();
 }

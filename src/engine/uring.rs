@@ -155,6 +155,11 @@ impl Drop for UringEngine {
             self.reap(&mut out);
             out.clear();
         }
+        // Let go of the file now: the kernel tears a ring down asynchronously, and a
+        // registered file would keep the filesystem busy (umount: "target is busy") for
+        // a moment after iomark exits.
+        let _ = self.ring.submitter().unregister_files();
+        let _ = self.ring.submitter().unregister_buffers();
         // Safety: each field is dropped exactly once, here, and never used again; the ring
         // (and with it the registration of the buffers) goes first.
         unsafe { ManuallyDrop::drop(&mut self.ring) };

@@ -64,6 +64,43 @@ pub struct LoopDev {
 impl LoopDev {
     /// Needs root and losetup; `None` (after `require`) when they are missing.
     pub fn new(size: u64, direct_io: bool) -> Option<LoopDev> {
+        Self::create(size, direct_io, false)
+    }
+
+    /// A loop device whose backing file starts with an MBR holding one Linux partition
+    /// from sector 2048 to the end; the kernel exposes it as `<dev>p1`.
+    pub fn partitioned(size: u64) -> Option<LoopDev> {
+        let d = Self::create(size, true, true)?;
+        let part = d.partition();
+        if !part.exists() {
+            // Kernels built without MSDOS partition parsing do not scan the table: add
+            // the partition by hand (BLKPG), as the table describes it.
+            if !require(have("addpart"), "addpart (util-linux), to add a partition") {
+                return None;
+            }
+            let ok = Command::new("addpart")
+                .arg(&d.dev)
+                .args(["1", "2048", &(size / 512 - 2048).to_string()])
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "addpart on {} failed", d.dev.display());
+            for _ in 0..100 {
+                if part.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+        assert!(part.exists(), "{} did not appear", part.display());
+        Some(d)
+    }
+
+    /// The first partition's device node (`/dev/loopNp1`).
+    pub fn partition(&self) -> PathBuf {
+        PathBuf::from(format!("{}p1", self.dev.display()))
+    }
+
+    fn create(size: u64, direct_io: bool, mbr: bool) -> Option<LoopDev> {
         if !require(is_root(), "root (for loop devices)")
             || !require(have("losetup"), "losetup (util-linux)")
         {
@@ -76,9 +113,23 @@ impl LoopDev {
         ));
         let f = std::fs::File::create(&backing).expect("create backing file in /dev/shm");
         f.set_len(size).expect("size backing file");
+        if mbr {
+            use std::os::unix::fs::FileExt;
+            let mut sector = [0u8; 512];
+            let start: u32 = 2048;
+            let count: u32 = (size / 512) as u32 - start;
+            let e = 0x1BE;
+            sector[e + 4] = 0x83; // Linux
+            sector[e + 8..e + 12].copy_from_slice(&start.to_le_bytes());
+            sector[e + 12..e + 16].copy_from_slice(&count.to_le_bytes());
+            sector[510] = 0x55;
+            sector[511] = 0xAA;
+            f.write_all_at(&sector, 0).expect("write MBR");
+        }
         drop(f);
         let out = Command::new("losetup")
             .args(["-f", "--show"])
+            .args(if mbr { &["-P"][..] } else { &[][..] })
             .arg(format!(
                 "--direct-io={}",
                 if direct_io { "on" } else { "off" }
@@ -116,8 +167,71 @@ impl LoopDev {
     }
 }
 
+/// A filesystem made and mounted on a block device, unmounted (lazily if busy) on drop.
+pub struct Mounted {
+    pub dir: tempfile::TempDir,
+}
+
+impl Mounted {
+    /// mkfs.ext4 then mount; `None` (after `require`) if the tools are missing.
+    pub fn ext4(dev: &Path) -> Option<Mounted> {
+        if !require(have("mkfs.ext4"), "mkfs.ext4 (e2fsprogs)") || !require(have("mount"), "mount")
+        {
+            return None;
+        }
+        let ok = Command::new("mkfs.ext4")
+            .args(["-q", "-F"])
+            .arg(dev)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        assert!(ok, "mkfs.ext4 {} failed", dev.display());
+        let dir = tempfile::tempdir().unwrap();
+        let ok = Command::new("mount")
+            .arg(dev)
+            .arg(dir.path())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        assert!(ok, "mount {} failed", dev.display());
+        Some(Mounted { dir })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        // A process that just exited may still hold the filesystem for a moment (the
+        // kernel tears io_uring rings down asynchronously): retry before giving up.
+        let mut ok = false;
+        for _ in 0..50 {
+            ok = Command::new("umount")
+                .arg(self.dir.path())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        if !ok {
+            let _ = Command::new("umount")
+                .arg("-l")
+                .arg(self.dir.path())
+                .status();
+        }
+    }
+}
+
 impl Drop for LoopDev {
     fn drop(&mut self) {
+        if self.partition().exists() {
+            let _ = Command::new("delpart").arg(&self.dev).arg("1").status();
+        }
         let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
         let _ = std::fs::remove_file(&self.backing);
     }
