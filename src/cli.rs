@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::data::{CompressMethod, DataKind, DataSpec};
 use crate::engine::probe_io_uring;
 use crate::error::{Error, Result};
 use crate::spec::{EngineKind, Rw, Spec, TargetPolicy};
@@ -31,6 +32,201 @@ pub enum Command {
     /// The quick benchmark: sequential 1 MiB at QD 8, random 4 KiB at QD 32 and QD 1,
     /// reads and writes, a few seconds each, on a temporary file in DIR.
     Quick(QuickArgs),
+    /// Write the data stream a run would write (to a file or stdout) and print how
+    /// compressible and dedupable it measured, so it can be checked with other tools.
+    Data(DataCmdArgs),
+}
+
+/// What is written: shared by `run` and `data`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct DataArgs {
+    /// Content of writes: random, zeros, pattern:HEX, compressible (implied by
+    /// --compress), or files:PATH (the contents of a file or of the files under a
+    /// directory, up to 256 MiB, cycled).
+    #[arg(long, value_name = "KIND")]
+    pub data: Option<String>,
+    /// Target compressibility in percent: each --compress-chunk shrinks to about
+    /// (100 − PCT)% under a fast LZ compressor.
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
+    pub compress: Option<String>,
+    /// The unit a compressibility target applies to (a device's compression unit).
+    #[arg(
+        long,
+        default_value = "4k",
+        value_name = "SIZE",
+        allow_hyphen_values = true
+    )]
+    pub compress_chunk: String,
+    /// How compressible data is built: zerofill (random bytes then zeros, as fio) or
+    /// repeat (random literals and copies of earlier substrings; lz4, zstd and gzip agree).
+    #[arg(long, default_value = "zerofill", value_name = "METHOD",
+          value_parser = ["zerofill", "repeat"])]
+    pub compress_method: String,
+    /// Percentage of dedup units that repeat a unit already written.
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
+    pub dedup: Option<String>,
+    /// Size of one dedup unit.
+    #[arg(
+        long,
+        default_value = "4k",
+        value_name = "SIZE",
+        allow_hyphen_values = true
+    )]
+    pub dedup_unit: String,
+    /// Repeats come from at most N distinct units [default: any unit written before].
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub dedup_set: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DataCmdArgs {
+    /// Bytes of data to produce.
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub size: String,
+    /// Where to write: a file, or - for stdout.
+    #[arg(long, short = 'o', default_value = "-", value_name = "FILE")]
+    pub output: String,
+    /// Block size of the writes whose stream this is (as in `run --rw write --bs`).
+    #[arg(
+        long,
+        default_value = "4k",
+        value_name = "SIZE",
+        allow_hyphen_values = true
+    )]
+    pub bs: String,
+    /// Seed (as in `run --seed`).
+    #[arg(
+        long,
+        default_value = "1063500",
+        value_name = "N",
+        allow_hyphen_values = true
+    )]
+    pub seed: String,
+    /// Print no figures.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub data: DataArgs,
+}
+
+/// The resolved `data` command.
+#[derive(Debug, Clone)]
+pub struct DataPlan {
+    /// A write workload with the data options, whose job 1 writes the stream.
+    pub spec: Spec,
+    pub size: u64,
+    pub output: String,
+    pub quiet: bool,
+}
+
+impl DataArgs {
+    /// Resolves the data options; they are checked against the block size later.
+    pub fn resolve(&self) -> Result<DataSpec> {
+        let pct = |opt: &str, v: &Option<String>| -> Result<Option<f64>> {
+            v.as_deref()
+                .map(|t| {
+                    let x: f64 = t.trim().trim_end_matches('%').parse().map_err(|_| {
+                        Error::input(format!("{opt}: '{t}' is not a percentage (0 to 100)"))
+                    })?;
+                    if !(0.0..=100.0).contains(&x) {
+                        return Err(Error::input(format!(
+                            "{opt} {t} is out of range; use a percentage from 0 to 100"
+                        )));
+                    }
+                    Ok(x)
+                })
+                .transpose()
+        };
+        let compress = pct("--compress", &self.compress)?;
+        let dedup = pct("--dedup", &self.dedup)?;
+        let mut d = DataSpec {
+            compress_chunk: size_opt("--compress-chunk", &self.compress_chunk)?,
+            dedup_unit: size_opt("--dedup-unit", &self.dedup_unit)?,
+            compress_method: if self.compress_method == "repeat" {
+                CompressMethod::Repeat
+            } else {
+                CompressMethod::Zerofill
+            },
+            dedup: dedup.unwrap_or(0.0),
+            ..DataSpec::default()
+        };
+        if let Some(n) = &self.dedup_set {
+            let v: u64 = count_opt("--dedup-set", n, "a whole number")?;
+            d.dedup_set = Some(v);
+        }
+        let kind = self.data.as_deref().unwrap_or(if compress.is_some() {
+            "compressible"
+        } else {
+            "random"
+        });
+        let (name, arg) = match kind.split_once(':') {
+            Some((n, a)) => (n, Some(a)),
+            None => (kind, None),
+        };
+        d.kind = match (name, arg) {
+            ("random", None) => DataKind::Random,
+            ("zeros", None) => DataKind::Zeros,
+            ("compressible", None) => DataKind::Compressible,
+            ("pattern", Some(hex)) => {
+                if crate::data::parse_hex(hex).is_none() {
+                    return Err(Error::input(format!(
+                        "--data pattern:{hex}: not an even number of hex digits (e.g. pattern:deadbeef)"
+                    )));
+                }
+                d.pattern = Some(hex.trim_start_matches("0x").to_lowercase());
+                DataKind::Pattern
+            }
+            ("files", Some(path)) if !path.is_empty() => {
+                d.files = Some(path.to_string());
+                DataKind::Files
+            }
+            _ => {
+                return Err(Error::input(format!(
+                    "--data {kind} is unknown; use random, zeros, pattern:HEX, compressible or files:PATH"
+                )));
+            }
+        };
+        match (d.kind, compress) {
+            (DataKind::Compressible, Some(c)) => d.compress = c,
+            (DataKind::Compressible, None) => {
+                return Err(Error::input(
+                    "--data compressible needs --compress PCT (e.g. --compress 50)",
+                ));
+            }
+            (_, Some(_)) => {
+                return Err(Error::input(format!(
+                    "--compress applies to compressible data, not to --data {kind}; drop one of them"
+                )));
+            }
+            _ => {}
+        }
+        Ok(d)
+    }
+}
+
+impl DataCmdArgs {
+    pub fn resolve(&self) -> Result<DataPlan> {
+        let size = size_opt("--size", &self.size)?;
+        if size == 0 {
+            return Err(Error::input("--size must be greater than zero (e.g. 64m)"));
+        }
+        let mut spec = Spec::new(self.output.clone());
+        spec.rw = Rw::Write;
+        spec.rwmixread = 0;
+        spec.bs = size_opt("--bs", &self.bs)?;
+        if spec.bs == 0 {
+            return Err(Error::input("--bs must be greater than zero (e.g. 4k)"));
+        }
+        spec.seed = count_opt("--seed", &self.seed, "a non-negative whole number")?;
+        spec.data = self.data.resolve()?;
+        spec.data.validate(spec.bs)?;
+        Ok(DataPlan {
+            spec,
+            size,
+            output: self.output.clone(),
+            quiet: self.quiet,
+        })
+    }
 }
 
 /// Options shared by every command that writes results.
@@ -174,6 +370,9 @@ pub struct RunArgs {
     /// Allow writing a block device (destroys its contents).
     #[arg(long)]
     pub allow_write_device: bool,
+
+    #[command(flatten)]
+    pub data: DataArgs,
 
     #[command(flatten)]
     pub out: OutputArgs,
@@ -350,6 +549,7 @@ impl RunArgs {
         spec.end_fsync = self.end_fsync;
         spec.seed = seed;
         spec.interval_s = duration_opt("--interval", &self.interval)?;
+        spec.data = self.data.resolve()?;
         if spec.engine == EngineKind::Psync && spec.qd > 1 && self.engine.is_none() {
             // The default engine fell back to psync: keep the concurrency asked for.
             spec.engine_note = Some(format!(

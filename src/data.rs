@@ -1,47 +1,854 @@
-//! What iomark writes. For now one profile: fresh random bytes for every write
-//! (incompressible and never repeated, so a compressing or deduplicating device gets no
-//! help), derived from the run's seed so the same seed writes the same bytes. Richer
-//! profiles (compressibility, dedupability, patterns, real files) plug in here.
+//! What iomark writes, and how compressible and dedupable it turned out to be.
+//!
+//! A write payload is a sequence of *units* (`--dedup-unit`, default 4 KiB). Each unit is
+//! either unique — generated from (seed, stream, unique id) — or, with `--dedup PCT`, a
+//! repeat of a unit written earlier in the same stream (its content regenerated from that
+//! unit's id). Inside a unit, each *chunk* (`--compress-chunk`, default 4 KiB, the unit
+//! zram and most SSD controllers compress) is built so that a fast LZ compressor shrinks it
+//! to about (100 − PCT)% of its size, by one of two methods (see `docs/data.md`):
+//!
+//! - `zerofill` (default, as fio's `buffer_compress_percentage`): random bytes, then zeros;
+//! - `repeat`: segments of random literals followed by a copy of an earlier substring of
+//!   the same chunk, so LZ-only codecs (lz4) and entropy coders (zstd, gzip) agree.
+//!
+//! Everything derives from the seed, so the same seed writes the same bytes and a verify
+//! pass can recompute them. [`Sampler`] measures what was actually written (lz4 and zstd
+//! level 1 chunk by chunk, duplicate units by content hash). This module does no I/O
+//! except reading the `files:` corpus in [`load_corpus`].
 
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
 use crate::pattern::Rng;
+use crate::units::fmt_size;
 
-/// Generates write payloads for one job.
+/// The kind of content written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DataKind {
+    /// Fresh random bytes: incompressible, never repeated.
+    Random,
+    /// All zero bytes.
+    Zeros,
+    /// A fixed byte pattern, repeated.
+    Pattern,
+    /// Random data built to a compressibility target (`--compress`).
+    Compressible,
+    /// The contents of real files, cycled.
+    Files,
+}
+
+/// How compressible chunks are built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CompressMethod {
+    /// Random bytes, then a run of zeros (as fio does).
+    Zerofill,
+    /// Random literals and copies of earlier substrings of the chunk.
+    Repeat,
+}
+
+impl CompressMethod {
+    pub fn name(self) -> &'static str {
+        match self {
+            CompressMethod::Zerofill => "zerofill",
+            CompressMethod::Repeat => "repeat",
+        }
+    }
+}
+
+/// The data options of a workload: the `spec.data` object of the results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DataSpec {
+    /// What is written.
+    pub kind: DataKind,
+    /// Target compressibility in percent (0–100) for `compressible`; 0 otherwise.
+    pub compress: f64,
+    /// Bytes each compressibility target applies to (a device's compression unit).
+    pub compress_chunk: u64,
+    /// How compressible chunks are built.
+    pub compress_method: CompressMethod,
+    /// Percentage (0–100) of dedup units that repeat a unit written earlier.
+    pub dedup: f64,
+    /// Bytes of one dedup unit.
+    pub dedup_unit: u64,
+    /// The repeats come from at most this many distinct units (`null`: any earlier one).
+    pub dedup_set: Option<u64>,
+    /// The pattern, as hex, for `pattern`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// The file or directory, for `files`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<String>,
+}
+
+impl Default for DataSpec {
+    fn default() -> Self {
+        DataSpec {
+            kind: DataKind::Random,
+            compress: 0.0,
+            compress_chunk: 4096,
+            compress_method: CompressMethod::Zerofill,
+            dedup: 0.0,
+            dedup_unit: 4096,
+            dedup_set: None,
+            pattern: None,
+            files: None,
+        }
+    }
+}
+
+/// Parses `HEX` of `pattern:HEX` (an optional `0x`, an even number of hex digits).
+pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
+    let t = text
+        .trim()
+        .trim_start_matches("0x")
+        .trim_start_matches("0X");
+    if t.is_empty() || !t.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..t.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&t[i..i + 2], 16).ok())
+        .collect()
+}
+
+impl DataSpec {
+    /// A short description for the terminal, e.g. `compressible 50% (zerofill/4k), dedup 25%`.
+    pub fn describe(&self) -> String {
+        let mut s = match self.kind {
+            DataKind::Random => "random".to_string(),
+            DataKind::Zeros => "zeros".to_string(),
+            DataKind::Pattern => format!("pattern 0x{}", self.pattern.as_deref().unwrap_or("")),
+            DataKind::Files => format!("files {}", self.files.as_deref().unwrap_or("")),
+            DataKind::Compressible => format!(
+                "compressible {}% ({}/{})",
+                self.compress,
+                self.compress_method.name(),
+                crate::units::fmt_size_short(self.compress_chunk)
+            ),
+        };
+        if self.dedup > 0.0 {
+            s.push_str(&format!(", dedup {}%", self.dedup));
+        }
+        s
+    }
+
+    /// Whether content is generated unit by unit (random or compressible).
+    fn generated(&self) -> bool {
+        matches!(self.kind, DataKind::Random | DataKind::Compressible)
+    }
+
+    /// Checks the options against each other and against the block size.
+    pub fn validate(&self, bs: u64) -> Result<()> {
+        for (opt, v) in [("--compress", self.compress), ("--dedup", self.dedup)] {
+            if !(0.0..=100.0).contains(&v) || v.is_nan() {
+                return Err(Error::input(format!(
+                    "{opt} {v} is out of range; use a percentage from 0 to 100"
+                )));
+            }
+        }
+        if self.compress_chunk == 0 || self.dedup_unit == 0 {
+            return Err(Error::input(
+                "--compress-chunk and --dedup-unit must be greater than zero (e.g. 4k)",
+            ));
+        }
+        if self.kind == DataKind::Compressible && !bs.is_multiple_of(self.compress_chunk) {
+            return Err(Error::input(format!(
+                "--compress-chunk {} does not divide --bs {}; use a chunk that divides the block size",
+                fmt_size(self.compress_chunk),
+                fmt_size(bs)
+            )));
+        }
+        if self.dedup > 0.0 {
+            if !self.generated() {
+                return Err(Error::input(
+                    "--dedup works with random or compressible data, not with --data zeros, pattern or files",
+                ));
+            }
+            if !bs.is_multiple_of(self.dedup_unit) {
+                return Err(Error::input(format!(
+                    "--dedup-unit {} does not divide --bs {}; use a unit that divides the block size",
+                    fmt_size(self.dedup_unit),
+                    fmt_size(bs)
+                )));
+            }
+            if self.kind == DataKind::Compressible
+                && !self.dedup_unit.is_multiple_of(self.compress_chunk)
+            {
+                return Err(Error::input(format!(
+                    "--compress-chunk {} does not divide --dedup-unit {}; make the chunk divide the unit",
+                    fmt_size(self.compress_chunk),
+                    fmt_size(self.dedup_unit)
+                )));
+            }
+            if self.dedup_set == Some(0) {
+                return Err(Error::input(
+                    "--dedup-set must be at least 1; leave it out to repeat any earlier unit",
+                ));
+            }
+        }
+        if self.kind == DataKind::Pattern && self.pattern.as_deref().and_then(parse_hex).is_none() {
+            return Err(Error::input(
+                "--data pattern:HEX needs an even number of hex digits (e.g. pattern:deadbeef)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The generation granularity: a dedup unit when dedup is on, else a chunk (or 4 KiB).
+    fn unit_len(&self) -> usize {
+        if self.dedup > 0.0 {
+            self.dedup_unit as usize
+        } else if self.kind == DataKind::Compressible {
+            self.compress_chunk as usize
+        } else {
+            4096
+        }
+    }
+}
+
+/// The `files:` corpus: up to `max` bytes of the regular files under `path` (in name
+/// order), read once. Errors are bad input: the user named the path.
+pub fn load_corpus(path: &str, max: usize) -> Result<Arc<Vec<u8>>> {
+    let root = PathBuf::from(path);
+    let mut files = Vec::new();
+    let md = std::fs::metadata(&root).map_err(|e| {
+        Error::input(format!(
+            "--data files:{path}: {}; name a readable file or directory",
+            crate::error::describe_io(&e)
+        ))
+    })?;
+    if md.is_dir() {
+        collect_files(&root, &mut files, 0);
+        files.sort();
+    } else {
+        files.push(root.clone());
+    }
+    let mut corpus = Vec::new();
+    let mut unreadable = 0;
+    for f in &files {
+        if corpus.len() >= max {
+            break;
+        }
+        match std::fs::read(f) {
+            Ok(mut bytes) => {
+                bytes.truncate(max - corpus.len());
+                corpus.extend_from_slice(&bytes);
+            }
+            Err(_) => unreadable += 1,
+        }
+    }
+    if corpus.is_empty() {
+        return Err(Error::input(format!(
+            "--data files:{path} holds no readable data ({} files, {unreadable} unreadable); name files with content",
+            files.len()
+        )));
+    }
+    Ok(Arc::new(corpus))
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            collect_files(&e.path(), out, depth + 1);
+        } else if ft.is_file() {
+            out.push(e.path());
+        }
+    }
+}
+
+/// Literal bytes of a `zerofill` chunk of `len` bytes for `pct`% compressibility. The
+/// (100 − pct)% share of random bytes is reduced by what encoding the zero run costs a
+/// compressor (about one byte per 256 zeros for LZ4 and deflate, plus a few bytes), so the
+/// measured figure is centred on the target instead of sitting half a point below it.
+fn zerofill_literals(len: usize, pct: f64) -> usize {
+    if pct >= 100.0 {
+        return 0;
+    }
+    let raw = (1.0 - pct / 100.0) * len as f64;
+    let zeros = len as f64 - raw;
+    let overhead = if zeros > 0.0 {
+        zeros / 400.0 + 2.0
+    } else {
+        0.0
+    };
+    ((raw - overhead).round().max(0.0) as usize).min(len)
+}
+
+/// Segment length of the `repeat` method: each segment is literals then one copy. Short
+/// enough that a chunk holds several copies, long enough that every copy is at least
+/// 128 bytes: fast LZ coders skip ahead through incompressible literals and would miss a
+/// short copy, so at low targets there are fewer, longer copies.
+fn repeat_segment(chunk: usize, pct: f64) -> usize {
+    if pct <= 0.0 {
+        return chunk;
+    }
+    ((128.0 / (pct / 100.0)).ceil() as usize).clamp(512, chunk.max(1))
+}
+
+/// Literal bytes per `repeat` segment of `seg` bytes for `pct`%; a copy costs a
+/// compressor a few bytes (token, offset, length), taken off the literals.
+fn repeat_literals(seg: usize, pct: f64) -> usize {
+    if pct >= 100.0 {
+        return 0;
+    }
+    let raw = (1.0 - pct / 100.0) * seg as f64;
+    let copy = seg as f64 - raw;
+    let overhead = if copy >= 4.0 { 4.0 + copy / 512.0 } else { 0.0 };
+    ((raw - overhead).round().max(0.0) as usize).min(seg)
+}
+
+/// Fills one chunk by the `zerofill` method.
+fn fill_zerofill(chunk: &mut [u8], pct: f64, rng: &mut Rng) {
+    let lit = zerofill_literals(chunk.len(), pct);
+    rng.fill(&mut chunk[..lit]);
+    chunk[lit..].fill(0);
+}
+
+/// Fills one chunk by the `repeat` method: per segment, random literals, then a copy of
+/// the chunk's opening substring (in the first segment, its own literals repeated). The
+/// copies all start at the chunk's first bytes because LZ coders index every position
+/// at the start of a block, so they find each copy wherever it lies.
+fn fill_repeat(chunk: &mut [u8], pct: f64, rng: &mut Rng) {
+    let seg = repeat_segment(chunk.len(), pct);
+    let mut pos = 0;
+    while pos < chunk.len() {
+        let end = (pos + seg).min(chunk.len());
+        let len = end - pos;
+        let lit = repeat_literals(len, pct).min(len);
+        rng.fill(&mut chunk[pos..pos + lit]);
+        let copy = len - lit;
+        if copy > 0 {
+            if pos >= copy {
+                // A copy of the chunk's opening substring.
+                chunk.copy_within(0..copy, pos + lit);
+            } else if lit > 0 {
+                // First segment: repeat its own literals.
+                for j in pos + lit..end {
+                    chunk[j] = chunk[j - lit];
+                }
+            } else {
+                chunk[pos..end].fill(0);
+            }
+        }
+        pos = end;
+    }
+}
+
+/// Dedup decisions are made in blocks of this many units: exactly the requested share of
+/// each block repeats an earlier unit, at seeded positions, so the achieved fraction
+/// matches the target within a unit per block instead of drifting binomially.
+const DEDUP_BLOCK: u64 = 1000;
+
+/// Generates the write payloads of one job.
 #[derive(Debug, Clone)]
 pub struct DataGen {
-    rng: Rng,
+    spec: DataSpec,
+    pattern: Vec<u8>,
+    corpus: Option<Arc<Vec<u8>>>,
+    corpus_pos: usize,
+    seed: u64,
+    stream: u64,
+    unit_len: usize,
+    /// Units emitted so far.
+    units: u64,
+    /// Unique units emitted so far (the next unique id).
+    uniques: u64,
+    dup_block: u64,
+    dup_mask: [u64; 16],
+    picks: Rng,
 }
 
 impl DataGen {
-    /// A generator for `seed`; `stream` separates jobs (and the file layout pass).
-    pub fn new(seed: u64, stream: u64) -> DataGen {
+    /// A generator for `seed`; `stream` separates jobs, repetitions and workloads.
+    /// `corpus` is the loaded `files:` data, when that is the profile.
+    pub fn new(spec: &DataSpec, seed: u64, stream: u64, corpus: Option<Arc<Vec<u8>>>) -> DataGen {
+        let corpus_pos = corpus.as_ref().map_or(0, |c| {
+            (Rng::new(seed, stream).below(c.len() as u64)) as usize
+        });
         DataGen {
-            rng: Rng::new(seed ^ 0xDA7A_DA7A_DA7A_DA7A, stream),
+            pattern: spec
+                .pattern
+                .as_deref()
+                .and_then(parse_hex)
+                .unwrap_or_else(|| vec![0]),
+            corpus,
+            corpus_pos,
+            seed: seed ^ 0xDA7A_DA7A_DA7A_DA7A,
+            stream,
+            unit_len: spec.unit_len(),
+            units: 0,
+            uniques: 0,
+            dup_block: u64::MAX,
+            dup_mask: [0; 16],
+            picks: Rng::new(seed ^ 0x0D0D_0D0D, stream),
+            spec: spec.clone(),
         }
     }
 
-    /// Fills `buf` with the next payload.
+    /// Random data with no options: the default profile.
+    pub fn random(seed: u64, stream: u64) -> DataGen {
+        DataGen::new(&DataSpec::default(), seed, stream, None)
+    }
+
+    /// Fills `buf` with the next payload. `buf.len()` is a multiple of the unit for
+    /// generated data (validated with the block size).
     #[inline]
     pub fn fill(&mut self, buf: &mut [u8]) {
-        self.rng.fill(buf);
+        match self.spec.kind {
+            DataKind::Zeros => buf.fill(0),
+            DataKind::Pattern => {
+                let p = &self.pattern;
+                for (i, b) in buf.iter_mut().enumerate() {
+                    *b = p[i % p.len()];
+                }
+            }
+            DataKind::Files => {
+                let c = self.corpus.as_ref().expect("files profile has a corpus");
+                let mut done = 0;
+                while done < buf.len() {
+                    let n = (c.len() - self.corpus_pos).min(buf.len() - done);
+                    buf[done..done + n].copy_from_slice(&c[self.corpus_pos..self.corpus_pos + n]);
+                    done += n;
+                    self.corpus_pos = (self.corpus_pos + n) % c.len();
+                }
+            }
+            DataKind::Random | DataKind::Compressible => {
+                let ul = self.unit_len;
+                let mut rest = buf;
+                while !rest.is_empty() {
+                    let n = ul.min(rest.len());
+                    let (unit, tail) = rest.split_at_mut(n);
+                    self.next_unit(unit);
+                    rest = tail;
+                }
+            }
+        }
     }
+
+    fn is_dup(&mut self, i: u64) -> bool {
+        let block = i / DEDUP_BLOCK;
+        if block != self.dup_block {
+            self.dup_block = block;
+            self.dup_mask = [0; 16];
+            let k = (self.spec.dedup / 100.0 * DEDUP_BLOCK as f64).round() as usize;
+            let mut idx: [u16; DEDUP_BLOCK as usize] = std::array::from_fn(|j| j as u16);
+            let mut r = Rng::new(
+                self.seed ^ 0xD0D0,
+                self.stream ^ block.wrapping_mul(0x9E37_79B9),
+            );
+            for j in 0..k.min(DEDUP_BLOCK as usize) {
+                let pick = j + r.below((DEDUP_BLOCK as usize - j) as u64) as usize;
+                idx.swap(j, pick);
+                let p = idx[j] as usize;
+                self.dup_mask[p / 64] |= 1 << (p % 64);
+            }
+        }
+        let p = (i % DEDUP_BLOCK) as usize;
+        self.dup_mask[p / 64] & (1 << (p % 64)) != 0
+    }
+
+    fn next_unit(&mut self, unit: &mut [u8]) {
+        let i = self.units;
+        self.units += 1;
+        let id = if self.spec.dedup > 0.0 && self.uniques > 0 && self.is_dup(i) {
+            let n = self.uniques.min(self.spec.dedup_set.unwrap_or(u64::MAX));
+            self.picks.below(n)
+        } else {
+            let id = self.uniques;
+            self.uniques += 1;
+            id
+        };
+        self.unit_content(id, unit);
+    }
+
+    /// The content of unique unit `id` of this stream.
+    fn unit_content(&self, id: u64, unit: &mut [u8]) {
+        let mut rng = Rng::new(
+            self.seed,
+            self.stream ^ id.wrapping_mul(0xA076_1D64_78BD_642F).rotate_left(17),
+        );
+        if self.spec.kind == DataKind::Random || self.spec.compress <= 0.0 {
+            rng.fill(unit);
+            return;
+        }
+        let pct = self.spec.compress;
+        for chunk in unit.chunks_mut(self.spec.compress_chunk as usize) {
+            match self.spec.compress_method {
+                CompressMethod::Zerofill => fill_zerofill(chunk, pct, &mut rng),
+                CompressMethod::Repeat => fill_repeat(chunk, pct, &mut rng),
+            }
+        }
+    }
+}
+
+/// A fast 64-bit content hash for duplicate detection (not cryptographic): four
+/// multiply-rotate lanes over 8-byte words, then a murmur-style finaliser.
+pub fn content_hash(data: &[u8]) -> u64 {
+    const K: [u64; 4] = [
+        0x9E37_79B9_7F4A_7C15,
+        0xC2B2_AE3D_27D4_EB4F,
+        0x1656_67B1_9E37_79F9,
+        0x85EB_CA77_C2B2_AE63,
+    ];
+    let mut h = [K[0], K[1], K[2], K[3]];
+    let mut words = data.chunks_exact(32);
+    for w in &mut words {
+        for l in 0..4 {
+            let v = u64::from_le_bytes(w[l * 8..l * 8 + 8].try_into().expect("8 bytes"));
+            h[l] = (h[l] ^ v).wrapping_mul(K[l]).rotate_left(31);
+        }
+    }
+    let mut acc = h[0] ^ h[1].rotate_left(7) ^ h[2].rotate_left(13) ^ h[3].rotate_left(19);
+    for (i, &b) in words.remainder().iter().enumerate() {
+        acc = (acc ^ ((b as u64) << ((i % 8) * 8))).wrapping_mul(K[0]);
+    }
+    acc ^= data.len() as u64;
+    acc ^= acc >> 33;
+    acc = acc.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    acc ^= acc >> 33;
+    acc = acc.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    acc ^ (acc >> 33)
+}
+
+/// What was measured of the data written in one repetition: the results' `data` object.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DataMeasure {
+    /// Space saved by lz4 (block format, fast mode), chunk by chunk, percent.
+    pub lz4_pct: f64,
+    /// Space saved by zstd level 1, chunk by chunk, percent.
+    pub zstd_pct: f64,
+    /// Duplicate dedup units among those measured, percent.
+    pub dedup_pct: f64,
+    /// Bytes of written data the compression figures come from.
+    pub compress_sampled_bytes: u64,
+    /// Units the dedup figure comes from.
+    pub dedup_sampled_units: u64,
+}
+
+/// Watches the buffers a job writes and keeps enough to measure them: a bounded sample of
+/// whole writes for compression, and content hashes of units for dedup. Units are
+/// sampled *by content* (hash-based, consistent sampling): a unit is kept when its hash
+/// falls in the sampled fraction of hash space, so every copy of a kept unit is kept too,
+/// and the duplicate fraction among kept units estimates the whole stream's.
+#[derive(Debug, Clone)]
+pub struct Sampler {
+    chunk: usize,
+    unit: usize,
+    exhaustive: bool,
+    // Compression: whole writes, every `stride`-th, up to `budget` bytes.
+    samples: Vec<u8>,
+    budget: usize,
+    stride: u64,
+    seq: u64,
+    // Exhaustive mode accumulates compressed sizes as it goes.
+    raw: u64,
+    lz4: u64,
+    zstd: u64,
+    // Dedup: full hash → occurrences, for units whose hash has `shift` low zero bits.
+    seen: HashMap<u64, u32>,
+    shift: u32,
+    max_entries: usize,
+}
+
+impl Sampler {
+    /// A sampler for one job: compression samples up to 4 MiB, dedup hashes of every unit
+    /// until 64 Ki distinct ones, then of a shrinking, consistent fraction.
+    pub fn new(spec: &DataSpec) -> Sampler {
+        Sampler {
+            chunk: spec.compress_chunk as usize,
+            unit: spec.dedup_unit as usize,
+            exhaustive: false,
+            samples: Vec::new(),
+            budget: 4 << 20,
+            stride: 1,
+            seq: 0,
+            raw: 0,
+            lz4: 0,
+            zstd: 0,
+            seen: HashMap::new(),
+            shift: 0,
+            max_entries: 1 << 16,
+        }
+    }
+
+    /// A sampler that measures everything it sees (for `iomark data`).
+    pub fn exhaustive(spec: &DataSpec) -> Sampler {
+        Sampler {
+            exhaustive: true,
+            max_entries: usize::MAX,
+            ..Sampler::new(spec)
+        }
+    }
+
+    /// Looks at one written buffer.
+    pub fn observe(&mut self, buf: &[u8]) {
+        for unit in buf.chunks(self.unit) {
+            let h = content_hash(unit);
+            if h.trailing_zeros() >= self.shift {
+                *self.seen.entry(h).or_insert(0) += 1;
+                if self.seen.len() > self.max_entries {
+                    self.shift += 1;
+                    let s = self.shift;
+                    self.seen.retain(|k, _| k.trailing_zeros() >= s);
+                }
+            }
+        }
+        if self.exhaustive {
+            self.compress_now(buf);
+            return;
+        }
+        self.seq += 1;
+        if !self.seq.is_multiple_of(self.stride) {
+            return;
+        }
+        if self.samples.len() + buf.len() > self.budget {
+            if buf.len() > self.budget {
+                return;
+            }
+            // Full: keep every other sampled write and sample half as often from now on.
+            let n = buf.len();
+            let kept: Vec<u8> = self
+                .samples
+                .chunks(n)
+                .step_by(2)
+                .flatten()
+                .copied()
+                .collect();
+            self.samples = kept;
+            self.stride *= 2;
+            if !self.seq.is_multiple_of(self.stride) {
+                return;
+            }
+        }
+        self.samples.extend_from_slice(buf);
+    }
+
+    fn compress_now(&mut self, data: &[u8]) {
+        let mut out = Vec::new();
+        for c in data.chunks(self.chunk) {
+            let (l, z) = compressed_sizes(c, &mut out);
+            self.raw += c.len() as u64;
+            self.lz4 += l;
+            self.zstd += z;
+        }
+    }
+
+    /// Adds another job's sampler (same options) to this one.
+    pub fn merge(&mut self, other: &Sampler) {
+        self.samples.extend_from_slice(&other.samples);
+        self.raw += other.raw;
+        self.lz4 += other.lz4;
+        self.zstd += other.zstd;
+        let shift = self.shift.max(other.shift);
+        self.shift = shift;
+        self.seen.retain(|k, _| k.trailing_zeros() >= shift);
+        for (&k, &v) in &other.seen {
+            if k.trailing_zeros() >= shift {
+                *self.seen.entry(k).or_insert(0) += v;
+            }
+        }
+    }
+
+    /// Compresses the samples chunk by chunk and counts duplicates; `None` when nothing
+    /// was written.
+    pub fn measure(&self) -> Option<DataMeasure> {
+        let (mut raw, mut lz4, mut zstd) = (self.raw, self.lz4, self.zstd);
+        let mut out = Vec::new();
+        for c in self.samples.chunks(self.chunk) {
+            let (l, z) = compressed_sizes(c, &mut out);
+            raw += c.len() as u64;
+            lz4 += l;
+            zstd += z;
+        }
+        let units: u64 = self.seen.values().map(|&v| v as u64).sum();
+        if raw == 0 && units == 0 {
+            return None;
+        }
+        let saved = |c: u64| {
+            if raw == 0 {
+                0.0
+            } else {
+                100.0 * (1.0 - c as f64 / raw as f64)
+            }
+        };
+        let dups = units - self.seen.len() as u64;
+        Some(DataMeasure {
+            lz4_pct: saved(lz4),
+            zstd_pct: saved(zstd),
+            dedup_pct: if units == 0 {
+                0.0
+            } else {
+                100.0 * dups as f64 / units as f64
+            },
+            compress_sampled_bytes: raw,
+            dedup_sampled_units: units,
+        })
+    }
+}
+
+/// lz4 and zstd-1 sizes of one chunk; a chunk that does not shrink is stored as it is,
+/// as a compressing device would.
+fn compressed_sizes(chunk: &[u8], out: &mut Vec<u8>) -> (u64, u64) {
+    let n = chunk.len() as u64;
+    out.resize(lz4_flex::block::get_maximum_output_size(chunk.len()), 0);
+    let l = lz4_flex::block::compress_into(chunk, out).map_or(n, |v| v as u64);
+    let z = zstd::bulk::compress(chunk, 1).map_or(n, |v| v.len() as u64);
+    (l.min(n), z.min(n))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn spec(kind: DataKind, compress: f64, dedup: f64) -> DataSpec {
+        DataSpec {
+            kind,
+            compress,
+            dedup,
+            ..DataSpec::default()
+        }
+    }
+
+    fn stream(spec: &DataSpec, bytes: usize, bs: usize, seed: u64) -> Vec<u8> {
+        let mut g = DataGen::new(spec, seed, 7, None);
+        let mut out = vec![0u8; bytes];
+        for b in out.chunks_mut(bs) {
+            g.fill(b);
+        }
+        out
+    }
+
     #[test]
     fn deterministic_and_fresh() {
-        let mut a = DataGen::new(5, 0);
-        let mut b = DataGen::new(5, 0);
-        let (mut x, mut y) = (vec![0u8; 4096], vec![0u8; 4096]);
-        a.fill(&mut x);
-        b.fill(&mut y);
-        assert_eq!(x, y, "same seed, same bytes");
-        a.fill(&mut y);
-        assert_ne!(x, y, "every write gets fresh content");
-        let mut c = DataGen::new(6, 0);
-        c.fill(&mut y);
-        assert_ne!(x, y, "another seed, other bytes");
+        let s = DataSpec::default();
+        assert_eq!(stream(&s, 1 << 16, 4096, 5), stream(&s, 1 << 16, 4096, 5));
+        assert_ne!(stream(&s, 1 << 16, 4096, 5), stream(&s, 1 << 16, 4096, 6));
+        let one = stream(&s, 8192, 4096, 5);
+        assert_ne!(one[..4096], one[4096..], "every write gets fresh content");
+    }
+
+    #[test]
+    fn compression_lands_on_target_for_both_methods() {
+        for method in [CompressMethod::Zerofill, CompressMethod::Repeat] {
+            for target in [0.0, 25.0, 50.0, 75.0, 98.0] {
+                let mut s = spec(DataKind::Compressible, target, 0.0);
+                s.compress_method = method;
+                let data = stream(&s, 4 << 20, 65536, 1);
+                let mut m = Sampler::exhaustive(&s);
+                m.observe(&data);
+                let r = m.measure().unwrap();
+                let tol = if method == CompressMethod::Zerofill {
+                    1.0
+                } else {
+                    3.0
+                };
+                assert!(
+                    (r.lz4_pct - target).abs() <= tol && (r.zstd_pct - target).abs() <= tol,
+                    "{method:?} {target}%: lz4 {:.2} zstd {:.2}",
+                    r.lz4_pct,
+                    r.zstd_pct
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn dedup_fraction_is_exact_per_block() {
+        for target in [0.0, 25.0, 50.0, 90.0] {
+            let s = spec(DataKind::Random, 0.0, target);
+            let data = stream(&s, 8000 * 4096, 131072, 3);
+            let mut m = Sampler::exhaustive(&s);
+            m.observe(&data);
+            let r = m.measure().unwrap();
+            assert!(
+                (r.dedup_pct - target).abs() < 0.1,
+                "{target}: {}",
+                r.dedup_pct
+            );
+        }
+    }
+
+    #[test]
+    fn dedup_set_bounds_distinct_repeats() {
+        let mut s = spec(DataKind::Random, 0.0, 50.0);
+        s.dedup_set = Some(3);
+        let data = stream(&s, 2000 * 4096, 4096, 3);
+        let hashes: Vec<u64> = data.chunks(4096).map(content_hash).collect();
+        let mut distinct = std::collections::HashSet::new();
+        let mut first_three = Vec::new();
+        for &h in &hashes {
+            if distinct.insert(h) && first_three.len() < 3 {
+                first_three.push(h);
+            }
+        }
+        // 2000 units: 1000 unique, and every one of the 1000 repeats copies one of the
+        // first three unique units.
+        assert_eq!(distinct.len(), 1000);
+        let copies = hashes.iter().filter(|h| first_three.contains(h)).count();
+        assert_eq!(copies, 1000 + 3);
+    }
+
+    #[test]
+    fn sampled_dedup_estimate_is_close() {
+        // Consistent sampling after the hash table fills: still within a point.
+        let s = spec(DataKind::Random, 0.0, 50.0);
+        let data = stream(&s, 20000 * 4096, 4096, 9);
+        let mut m = Sampler::new(&s);
+        m.max_entries = 2000;
+        for w in data.chunks(4096) {
+            m.observe(w);
+        }
+        let r = m.measure().unwrap();
+        assert!(m.shift > 0, "sampling kicked in");
+        assert!((r.dedup_pct - 50.0).abs() < 3.0, "{}", r.dedup_pct);
+    }
+
+    #[test]
+    fn validation() {
+        let bad = [
+            (spec(DataKind::Compressible, 101.0, 0.0), 4096, "--compress"),
+            (spec(DataKind::Random, 0.0, -1.0), 4096, "--dedup"),
+            (
+                spec(DataKind::Compressible, 50.0, 0.0),
+                6144,
+                "--compress-chunk",
+            ),
+            (spec(DataKind::Random, 0.0, 50.0), 6144, "--dedup-unit"),
+            (spec(DataKind::Zeros, 0.0, 50.0), 4096, "--dedup works"),
+        ];
+        for (s, bs, needle) in bad {
+            let e = s.validate(bs).unwrap_err().to_string();
+            assert!(e.contains(needle), "{e}");
+        }
+        assert!(
+            spec(DataKind::Compressible, 50.0, 25.0)
+                .validate(8192)
+                .is_ok()
+        );
+        assert_eq!(parse_hex("0xdeadBEEF"), Some(vec![0xde, 0xad, 0xbe, 0xef]));
+        assert_eq!(parse_hex("abc"), None);
+    }
+
+    #[test]
+    fn zeros_and_pattern() {
+        let mut s = spec(DataKind::Pattern, 0.0, 0.0);
+        s.pattern = Some("a1b2".into());
+        let d = stream(&s, 8, 8, 0);
+        assert_eq!(d, [0xa1, 0xb2, 0xa1, 0xb2, 0xa1, 0xb2, 0xa1, 0xb2]);
+        let z = stream(&spec(DataKind::Zeros, 0.0, 0.0), 4096, 4096, 0);
+        assert!(z.iter().all(|&b| b == 0));
     }
 }

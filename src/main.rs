@@ -65,6 +65,7 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
     match cli.command {
         Some(Command::Run(args)) => cmd_run(args.resolve()?, stop),
         Some(Command::Quick(args)) => cmd_quick(&args, stop),
+        Some(Command::Data(args)) => cmd_data(args.resolve()?, stop),
         None => {
             // The embedded default: `iomark quick` with its defaults.
             match Cli::parse_from(["iomark", "quick"]).command {
@@ -151,6 +152,46 @@ fn cmd_run(plan: iomark::cli::RunPlan, stop: &StopFlag) -> Result<i32> {
     sink.say(&run_summary(&run));
     sink.finish();
     Ok(exit_for(stop, failure))
+}
+
+fn cmd_data(plan: iomark::cli::DataPlan, stop: &StopFlag) -> Result<i32> {
+    let measured = if plan.output == "-" {
+        let stdout = std::io::stdout();
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+        runner::produce_stream(&plan.spec, plan.size, &mut w, stop)?
+    } else {
+        let path = std::path::Path::new(&plan.output);
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => Error::input(format!(
+                    "{} exists; iomark does not overwrite it: remove it or choose another name",
+                    path.display()
+                )),
+                _ => Error::input(format!(
+                    "cannot create {}: {}",
+                    path.display(),
+                    iomark::error::describe_io(&e)
+                )),
+            })?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        runner::produce_stream(&plan.spec, plan.size, &mut w, stop)?
+    };
+    if !plan.quiet {
+        eprintln!(
+            "{}: {} of {}; measured chunk by chunk: lz4 {:.1}%, zstd-1 {:.1}% smaller; duplicate {}-units {:.1}%",
+            plan.output,
+            iomark::units::fmt_size(measured.compress_sampled_bytes),
+            plan.spec.data.describe(),
+            measured.lz4_pct,
+            measured.zstd_pct,
+            iomark::units::fmt_size_short(plan.spec.data.dedup_unit),
+            measured.dedup_pct
+        );
+    }
+    Ok(exit_for(stop, None))
 }
 
 fn cmd_quick(args: &QuickArgs, stop: &StopFlag) -> Result<i32> {

@@ -122,6 +122,23 @@ pub fn run_summary(run: &Run) -> String {
                 String::new()
             }
         );
+        if let Some(d) = &rep.data {
+            let dd = &s.data;
+            let mut line = format!(
+                "  data : {} → measured lz4 {:.1}%, zstd-1 {:.1}% smaller",
+                dd.describe(),
+                d.lz4_pct,
+                d.zstd_pct
+            );
+            if dd.dedup > 0.0 || d.dedup_pct >= 0.05 {
+                line.push_str(&format!(
+                    "; {:.1}% duplicate {} units",
+                    d.dedup_pct,
+                    crate::units::fmt_size_short(dd.dedup_unit)
+                ));
+            }
+            let _ = writeln!(out, "{line}");
+        }
         match &rep.device {
             Some(d) => {
                 let _ = writeln!(

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::DataMeasure;
 use crate::env::{DeviceDelta, DeviceInfo, FsInfo, Host};
 use crate::error::{Error, Result, describe_io};
 use crate::spec::Spec;
@@ -160,6 +161,10 @@ pub struct Repetition {
     pub device: Option<DeviceDelta>,
     /// Per-interval figures.
     pub series: Vec<Point>,
+    /// What the written data measured (compressibility under lz4 and zstd, duplicate
+    /// units); `null` when nothing was written.
+    #[serde(default)]
+    pub data: Option<DataMeasure>,
 }
 
 /// Statistics of one direction across repetitions.

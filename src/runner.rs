@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::data::DataGen;
+use crate::data::{DataGen, DataKind, Sampler};
 use crate::engine::{
     BufferPool, Completion, Engine, NullEngine, Op, PsyncEngine, Request, UringEngine,
 };
@@ -109,6 +109,8 @@ struct WorkerOut {
     /// Whether the worker stopped before its planned end (signal, halt, error).
     interrupted: bool,
     error: Option<Error>,
+    /// What the worker saw of the data it wrote.
+    sampler: Option<Sampler>,
 }
 
 impl WorkerOut {
@@ -122,6 +124,7 @@ impl WorkerOut {
             end_ns: 0,
             interrupted: error.is_some(),
             error,
+            sampler: None,
         }
     }
 }
@@ -188,6 +191,7 @@ struct WorkerCtx<'a> {
     gate: &'a Gate,
     tx: mpsc::Sender<IntervalMsg>,
     path: &'a str,
+    corpus: Option<&'a Arc<Vec<u8>>>,
 }
 
 #[derive(Clone, Copy)]
@@ -277,7 +281,7 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
     let spec = ctx.spec;
     let qd = spec.qd as usize;
     let bs = spec.bs as u32;
-    let stream = ctx.stream ^ ((ctx.job as u64) << 2);
+    let stream = job_stream(ctx.stream, ctx.job);
     let blocks = (ctx.span / spec.bs).max(1);
     let start_block = (blocks as u128 * ctx.job as u128 / spec.jobs as u128) as u64;
     let mut offsets = Offsets::new(
@@ -292,7 +296,13 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
         spec.rw.read_pct(spec.rwmixread),
         Rng::new(spec.seed, stream | 2),
     );
-    let mut data = DataGen::new(spec.seed, stream | 3);
+    let mut data = DataGen::new(
+        &spec.data,
+        spec.seed,
+        data_stream(stream),
+        ctx.corpus.cloned(),
+    );
+    let mut sampler = spec.writes().then(|| Sampler::new(&spec.data));
 
     let mut out = WorkerOut::empty(None);
     let mut slots = vec![
@@ -379,7 +389,13 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
             let offset = offsets.next_offset();
             let op = if mix.is_read() { Op::Read } else { Op::Write };
             if op == Op::Write {
-                data.fill(&mut eng.buffer(slot)[..bs as usize]);
+                let buf = &mut eng.buffer(slot)[..bs as usize];
+                data.fill(buf);
+                if let Some(s) = sampler.as_mut()
+                    && measuring
+                {
+                    s.observe(buf);
+                }
                 writes_since_sync += 1;
             }
             if measuring {
@@ -570,6 +586,7 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
         (None, true) => measured_now,
     };
     out.interrupted = interrupted;
+    out.sampler = sampler;
     out
 }
 
@@ -617,21 +634,14 @@ enum AnyEngine {
     Uring(UringEngine),
 }
 
-/// A hash of the workload's shape, mixed into the data and offset streams so that
-/// different workloads of one seed do not write the same bytes (a deduplicating device
-/// must not see the 1 MiB test's data again in the 4 KiB test), while the same workload
-/// stays reproducible. The engine, queue depth and target are left out: the same
-/// workload on another engine or file issues the same offsets and data.
+/// A hash of the workload's shape (pattern, block size, mix), mixed into the data and
+/// offset streams so that different workloads of one seed do not write the same bytes (a
+/// deduplicating device must not see the 1 MiB test's data again in the 4 KiB test),
+/// while the same workload stays reproducible. The engine, queue depth, sizes and target
+/// are left out: the same workload on another engine or file issues the same offsets and
+/// data, and `iomark data --bs B` reproduces what `run --rw write --bs B` writes.
 fn spec_stream(spec: &Spec, rep: u32) -> u64 {
-    let text = format!(
-        "{}/{}/{}/{}/{:?}/{:?}",
-        spec.rw.name(),
-        spec.bs,
-        spec.rwmixread,
-        spec.offset,
-        spec.size,
-        spec.io_size
-    );
+    let text = format!("{}/{}/{}", spec.rw.name(), spec.bs, spec.rwmixread);
     // FNV-1a 64 (Fowler, Noll, Vo).
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
@@ -641,10 +651,64 @@ fn spec_stream(spec: &Spec, rep: u32) -> u64 {
     (h & !0xFFFF_FFFF_u64) ^ ((rep as u64) << 16)
 }
 
+fn job_stream(run_stream: u64, job: u32) -> u64 {
+    run_stream ^ ((job as u64) << 2)
+}
+
+fn data_stream(job_stream: u64) -> u64 {
+    job_stream | 3
+}
+
+/// The data generator of job `job` (0-based) in repetition `rep` (0-based) of `spec`:
+/// `iomark data` uses it to produce exactly the bytes that job writes.
+pub fn job_data(spec: &Spec, rep: u32, job: u32, corpus: Option<Arc<Vec<u8>>>) -> DataGen {
+    let stream = data_stream(job_stream(spec_stream(spec, rep), job));
+    DataGen::new(&spec.data, spec.seed, stream, corpus)
+}
+
+/// Writes `size` bytes of the stream job 1 of the first repetition of `spec` writes, in
+/// `spec.bs` pieces, to `out`, and measures all of it (`iomark data`).
+pub fn produce_stream(
+    spec: &Spec,
+    size: u64,
+    out: &mut dyn std::io::Write,
+    stop: &StopFlag,
+) -> Result<crate::data::DataMeasure> {
+    let corpus = match (&spec.data.kind, &spec.data.files) {
+        (DataKind::Files, Some(path)) => Some(crate::data::load_corpus(path, CORPUS_MAX)?),
+        _ => None,
+    };
+    let mut data = job_data(spec, 0, 0, corpus);
+    let mut sampler = Sampler::exhaustive(&spec.data);
+    let mut buf = vec![0u8; spec.bs as usize];
+    let mut left = size;
+    while left > 0 {
+        if stop.is_set() {
+            break;
+        }
+        data.fill(&mut buf);
+        let n = left.min(buf.len() as u64) as usize;
+        sampler.observe(&buf[..n]);
+        if let Err(e) = out.write_all(&buf[..n]) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                break;
+            }
+            return Err(Error::io("writing the data stream", &e));
+        }
+        left -= n as u64;
+    }
+    out.flush()
+        .map_err(|e| Error::io("writing the data stream", &e))?;
+    sampler
+        .measure()
+        .ok_or_else(|| Error::Runtime("no data was produced".into()))
+}
+
 /// Runs one repetition on an opened target.
 fn run_rep(
     spec: &Spec,
     target: &Target,
+    corpus: Option<&Arc<Vec<u8>>>,
     rep: u32,
     stop: &StopFlag,
     obs: &mut dyn Observer,
@@ -693,6 +757,7 @@ fn run_rep(
                 gate: &gate,
                 tx: tx.clone(),
                 path: &path,
+                corpus,
             };
             let h = std::thread::Builder::new()
                 .name(format!("iomark-job{job}"))
@@ -786,6 +851,15 @@ fn run_rep(
     let mut fsyncs = 0;
     let mut end_ns = 0;
     let mut interrupted = spawn_error.is_some();
+    let mut sampler: Option<Sampler> = None;
+    for o in &outs {
+        if let Some(s) = &o.sampler {
+            match sampler.as_mut() {
+                Some(m) => m.merge(s),
+                None => sampler = Some(s.clone()),
+            }
+        }
+    }
     let mut error = spawn_error;
     for o in &outs {
         read += o.read;
@@ -859,9 +933,13 @@ fn run_rep(
         },
         device,
         series,
+        data: sampler.and_then(|s| s.measure()),
     };
     (rep, error)
 }
+
+/// At most this much of a `files:` corpus is read into memory and cycled.
+pub const CORPUS_MAX: usize = 256 << 20;
 
 fn signal_name(sig: usize) -> &'static str {
     match sig as i32 {
@@ -911,7 +989,21 @@ pub fn run(
     on_rep: &mut dyn FnMut(&Run) -> Result<()>,
 ) -> Result<(Run, Option<Error>)> {
     spec.validate()?;
-    let target = Target::open(spec, policy, &|| stop.is_set())?;
+    let corpus = match (&spec.data.kind, &spec.data.files) {
+        (DataKind::Files, Some(path)) => Some(crate::data::load_corpus(path, CORPUS_MAX)?),
+        _ => None,
+    };
+    // A new file is laid out with the workload's own data profile (a compressing device
+    // then stores, and a read test reads, data of the kind asked for).
+    let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, corpus.clone());
+    let target = Target::open(spec, policy, &|| stop.is_set(), &mut layout)?;
+    if !spec.writes() && !target.created && spec.data != crate::data::DataSpec::default() {
+        return Err(Error::input(format!(
+            "--rw {} on the existing {} writes nothing, so the data options would change nothing; drop them, or name a new file (it is laid out with them)",
+            spec.rw.name(),
+            spec.target
+        )));
+    }
     let mut run = Run {
         name: run_name(spec),
         spec: spec.clone(),
@@ -943,7 +1035,7 @@ pub fn run(
             break;
         }
         obs.rep_started(spec, rep + 1, planned);
-        let (r, err) = run_rep(spec, &target, rep, stop, obs);
+        let (r, err) = run_rep(spec, &target, corpus.as_ref(), rep, stop, obs);
         obs.rep_finished(spec, &r);
         let stopped = r.status == Status::Interrupted;
         run.repetitions.push(r);

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::DataSpec;
 use crate::error::{Error, Result};
 use crate::units::fmt_size;
 
@@ -151,6 +152,9 @@ pub struct Spec {
     /// depth was emulated with jobs (psync fallback), so the total volume stays as asked.
     #[serde(default = "one")]
     pub io_share: u32,
+    /// What is written: content, compressibility, dedupability.
+    #[serde(default)]
+    pub data: DataSpec,
 }
 
 fn one() -> u32 {
@@ -191,6 +195,7 @@ impl Spec {
             seed: 0x10_3A_4C,
             interval_s: 1.0,
             io_share: 1,
+            data: DataSpec::default(),
         }
     }
 
@@ -290,6 +295,8 @@ impl Spec {
                 self.qd
             )));
         }
+        // Checked for reads too: a new file is laid out with the data options.
+        self.data.validate(self.bs)?;
         if self.engine == EngineKind::IoUring && self.qd > 32768 {
             return Err(Error::input(
                 "--qd is too deep for io_uring; use at most 4096",

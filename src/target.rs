@@ -162,8 +162,14 @@ fn open_error(path: &Path, e: &io::Error, direct: bool, write: bool) -> Error {
 
 impl Target {
     /// Opens the target of `spec`, creating and laying out a new file when needed.
-    /// `stop` is polled while a new file is laid out, so Ctrl-C is not ignored there.
-    pub fn open(spec: &Spec, policy: &TargetPolicy, stop: &dyn Fn() -> bool) -> Result<Target> {
+    /// `stop` is polled while a new file is laid out, so Ctrl-C is not ignored there;
+    /// `layout` makes the bytes a new file is filled with (the workload's data profile).
+    pub fn open(
+        spec: &Spec,
+        policy: &TargetPolicy,
+        stop: &dyn Fn() -> bool,
+        layout: &mut DataGen,
+    ) -> Result<Target> {
         if spec.engine == EngineKind::Null {
             let span = spec.size.ok_or_else(|| {
                 Error::input(
@@ -187,7 +193,9 @@ impl Target {
         let path = PathBuf::from(&spec.target);
         let writes = spec.writes();
         match fs::metadata(&path) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Self::create(spec, policy, path, stop),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                Self::create(spec, policy, path, stop, layout)
+            }
             Err(e) => Err(open_error(&path, &e, false, false)),
             Ok(md) if md.is_dir() => Err(Error::input(format!(
                 "{} is a directory; give a file path inside it (e.g. {}/iomark.dat) or a block device",
@@ -314,6 +322,7 @@ impl Target {
         policy: &TargetPolicy,
         path: PathBuf,
         stop: &dyn Fn() -> bool,
+        layout: &mut DataGen,
     ) -> Result<Target> {
         let parent = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -361,7 +370,7 @@ impl Target {
                 .map_err(|e| open_error(&path, &e, true, true))?;
         }
         let f = t.file.as_ref().expect("just opened");
-        Self::lay_out(f, len, spec.seed, stop).map_err(|e| match e.raw_os_error() {
+        Self::lay_out(f, len, layout, stop).map_err(|e| match e.raw_os_error() {
             Some(libc::ENOSPC) => Error::Runtime(format!(
                 "no space left on the filesystem of {} for a {} file; free space or use a smaller --size",
                 path.display(),
@@ -389,14 +398,18 @@ impl Target {
 
     /// Writes `len` bytes of random data, so that reads hit real blocks and not holes
     /// (which a filesystem answers without touching the device).
-    fn lay_out(f: &File, len: u64, seed: u64, stop: &dyn Fn() -> bool) -> io::Result<()> {
+    fn lay_out(
+        f: &File,
+        len: u64,
+        datagen: &mut DataGen,
+        stop: &dyn Fn() -> bool,
+    ) -> io::Result<()> {
         // Reserve the space first, so a full filesystem fails now and not halfway.
         // Safety: plain syscall on an open descriptor.
         let rc = unsafe { libc::posix_fallocate(f.as_raw_fd(), 0, len as libc::off_t) };
         if rc != 0 && rc != libc::EOPNOTSUPP {
             return Err(io::Error::from_raw_os_error(rc));
         }
-        let mut datagen = DataGen::new(seed, u64::MAX);
         let mut buf = vec![0u8; 1 << 20];
         let mut w = f;
         let mut left = len;
