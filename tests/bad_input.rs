@@ -8,6 +8,8 @@ fn bad_command_lines_exit_2_with_one_line() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let file = dir.path().join("foreign.dat");
     std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+    let emptydir = dir.path().join("empty");
+    std::fs::create_dir(&emptydir).unwrap();
     let table = include_str!("data/bad-commands.txt");
     let mut checked = 0;
     for line in table
@@ -17,7 +19,8 @@ fn bad_command_lines_exit_2_with_one_line() {
     {
         let line = line
             .replace("{dir}", dir.path().to_str().unwrap())
-            .replace("{file}", file.to_str().unwrap());
+            .replace("{file}", file.to_str().unwrap())
+            .replace("{emptydir}", emptydir.to_str().unwrap());
         let args: Vec<&str> = line.split(' ').collect();
         let out = common::iomark()
             .env("RUST_BACKTRACE", "1")
@@ -52,5 +55,5 @@ fn bad_command_lines_exit_2_with_one_line() {
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(leftovers.len(), 1, "nothing created: {leftovers:?}");
+    assert_eq!(leftovers.len(), 2, "nothing created: {leftovers:?}");
 }

@@ -1,0 +1,345 @@
+//! The data iomark writes, checked with real tools: the external zstd, lz4 and gzip
+//! commands, content hashing of dedup units, and a private zram device's own `mm_stat`.
+
+mod common;
+
+use std::collections::HashSet;
+use std::process::{Command, Stdio};
+
+use common::{iomark, require, run_json};
+
+fn data_stream(args: &[&str]) -> Vec<u8> {
+    let out = iomark()
+        .arg("data")
+        .args(args)
+        .args(["-o", "-", "-q"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "iomark data {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Percentage of space a command-line compressor saves on `data`.
+fn saved_by(cmd: &str, level: &str, data: &[u8]) -> f64 {
+    use std::io::Write;
+    let mut child = Command::new(cmd)
+        .args([level, "-c"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = data.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success(), "{cmd} failed");
+    100.0 * (1.0 - out.stdout.len() as f64 / data.len() as f64)
+}
+
+#[test]
+fn compressibility_matches_external_compressors() {
+    for tool in ["zstd", "lz4", "gzip"] {
+        if !require(common::have(tool), &format!("the {tool} command")) {
+            return;
+        }
+    }
+    let mut report = Vec::new();
+    for (method, tol) in [("zerofill", 1.0), ("repeat", 3.0)] {
+        for target in [0u32, 2, 25, 50, 75, 98] {
+            let t = target.to_string();
+            let data = data_stream(&[
+                "--compress",
+                &t,
+                "--compress-method",
+                method,
+                "--size",
+                "16m",
+                "--bs",
+                "128k",
+            ]);
+            assert_eq!(data.len(), 16 << 20);
+            for (tool, level) in [("zstd", "-1"), ("lz4", "-1"), ("gzip", "-1")] {
+                let got = saved_by(tool, level, &data);
+                report.push(format!("{method} {target}% {tool}: {got:.2}"));
+                assert!(
+                    (got - target as f64).abs() <= tol,
+                    "{method} {target}%: {tool} {level} saves {got:.2}% (all: {report:?})"
+                );
+            }
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+}
+
+fn dup_fraction(data: &[u8], unit: usize) -> f64 {
+    let mut seen = HashSet::new();
+    let mut dups = 0;
+    for u in data.chunks(unit) {
+        if !seen.insert(u.to_vec()) {
+            dups += 1;
+        }
+    }
+    100.0 * dups as f64 / (data.len() / unit) as f64
+}
+
+#[test]
+fn dedup_fraction_matches_hashing_the_units() {
+    for dedup in [0u32, 25, 50, 90] {
+        for compress in ["0", "50"] {
+            for bs in ["4k", "128k"] {
+                let d = dedup.to_string();
+                let data = data_stream(&[
+                    "--dedup",
+                    &d,
+                    "--compress",
+                    compress,
+                    "--bs",
+                    bs,
+                    "--size",
+                    "32m",
+                ]);
+                let got = dup_fraction(&data, 4096);
+                assert!(
+                    (got - dedup as f64).abs() <= 1.0,
+                    "dedup {dedup}% compress {compress}% bs {bs}: {got:.2}% duplicate units"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_stream_other_seed_other_stream() {
+    let a = data_stream(&[
+        "--compress",
+        "50",
+        "--dedup",
+        "30",
+        "--size",
+        "4m",
+        "--seed",
+        "11",
+    ]);
+    let b = data_stream(&[
+        "--compress",
+        "50",
+        "--dedup",
+        "30",
+        "--size",
+        "4m",
+        "--seed",
+        "11",
+    ]);
+    let c = data_stream(&[
+        "--compress",
+        "50",
+        "--dedup",
+        "30",
+        "--size",
+        "4m",
+        "--seed",
+        "12",
+    ]);
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn data_stream_is_what_a_write_run_writes() {
+    // `iomark data` reproduces the bytes of `run --rw write`: a sequential write of a
+    // new, kept file with the same seed and options holds exactly that stream.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let f = dir.path().join("w.dat");
+    run_json(&[
+        "run",
+        "--rw",
+        "write",
+        "--bs",
+        "64k",
+        "--size",
+        "2m",
+        "--compress",
+        "40",
+        "--dedup",
+        "20",
+        "--seed",
+        "3",
+        "--keep",
+        f.to_str().unwrap(),
+    ]);
+    let written = std::fs::read(&f).unwrap();
+    let stream = data_stream(&[
+        "--bs",
+        "64k",
+        "--size",
+        "2m",
+        "--compress",
+        "40",
+        "--dedup",
+        "20",
+        "--seed",
+        "3",
+    ]);
+    assert!(written == stream, "the file differs from `iomark data`");
+}
+
+#[test]
+fn run_reports_measured_data_for_writes_only() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let f = dir.path().join("m.dat");
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "randwrite",
+        "--size",
+        "8m",
+        "--compress",
+        "50",
+        "--dedup",
+        "25",
+        f.to_str().unwrap(),
+    ]);
+    let d = &doc["runs"][0]["repetitions"][0]["data"];
+    for (k, want) in [("lz4_pct", 50.0), ("zstd_pct", 50.0), ("dedup_pct", 25.0)] {
+        let got = d[k].as_f64().unwrap();
+        assert!((got - want).abs() < 2.0, "{k} {got}");
+    }
+    assert_eq!(doc["runs"][0]["spec"]["data"]["kind"], "compressible");
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "randread",
+        "--size",
+        "8m",
+        f.to_str().unwrap(),
+    ]);
+    assert!(doc["runs"][0]["repetitions"][0]["data"].is_null());
+}
+
+#[test]
+fn files_profile_writes_the_files_contents() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    // Non-periodic content, so a 16-byte window locates its position uniquely.
+    let mut x = 0x1234_5678u32;
+    let a: Vec<u8> = (0..10_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect();
+    std::fs::write(src.join("a.bin"), &a).unwrap();
+    let data = data_stream(&[
+        "--data",
+        &format!("files:{}", src.display()),
+        "--size",
+        "64k",
+    ]);
+    // The stream is the corpus cycled (from a seeded start): every byte follows its
+    // predecessor as in the file.
+    let pos = a
+        .windows(16)
+        .position(|w| w == &data[..16])
+        .expect("starts inside the file");
+    for (i, &b) in data.iter().enumerate() {
+        assert_eq!(b, a[(pos + i) % a.len()], "byte {i}");
+    }
+}
+
+/// A private zram device (never zram0), reset and removed on drop.
+struct Zram {
+    id: u32,
+}
+
+impl Zram {
+    fn new(algo: &str, size: &str) -> Option<Zram> {
+        if !require(common::is_root(), "root (for zram)")
+            || !require(
+                std::path::Path::new("/sys/class/zram-control/hot_add").exists(),
+                "zram (/sys/class/zram-control)",
+            )
+        {
+            return None;
+        }
+        let id: u32 = std::fs::read_to_string("/sys/class/zram-control/hot_add")
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
+        let z = Zram { id };
+        assert_ne!(id, 0, "never use zram0");
+        std::fs::write(z.sys("comp_algorithm"), algo).expect("set comp_algorithm");
+        std::fs::write(z.sys("disksize"), size).expect("set disksize");
+        Some(z)
+    }
+    fn sys(&self, f: &str) -> String {
+        format!("/sys/block/zram{}/{f}", self.id)
+    }
+    fn dev(&self) -> String {
+        format!("/dev/zram{}", self.id)
+    }
+    /// (original bytes, compressed bytes) from mm_stat.
+    fn mm_stat(&self) -> (u64, u64) {
+        let t = std::fs::read_to_string(self.sys("mm_stat")).unwrap();
+        let v: Vec<u64> = t.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        (v[0], v[1])
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        let _ = std::fs::write(self.sys("reset"), "1");
+        let _ = std::fs::write("/sys/class/zram-control/hot_remove", self.id.to_string());
+    }
+}
+
+#[test]
+fn zram_stores_what_the_compressibility_says() {
+    for (pct, check) in [(50u32, 0u8), (98, 1), (0, 2)] {
+        let Some(z) = Zram::new("lz4", "512M") else {
+            return;
+        };
+        let p = pct.to_string();
+        let doc = run_json(&[
+            "run",
+            "--rw",
+            "write",
+            "--bs",
+            "128k",
+            "--qd",
+            "4",
+            "--io-size",
+            "256m",
+            "--compress",
+            &p,
+            "--allow-write-device",
+            &z.dev(),
+        ]);
+        let (orig, compr) = z.mm_stat();
+        assert!(orig >= 250 << 20, "zram holds {orig} bytes");
+        let stored = 100.0 * compr as f64 / orig as f64;
+        let lz4 = doc["runs"][0]["repetitions"][0]["data"]["lz4_pct"]
+            .as_f64()
+            .unwrap();
+        eprintln!(
+            "zram at {pct}%: stores {stored:.1}% of the bytes; iomark measured lz4 {lz4:.1}%"
+        );
+        match check {
+            0 => assert!((stored - 50.0).abs() <= 5.0, "50%: stores {stored:.1}%"),
+            1 => assert!(stored < 10.0, "98%: stores {stored:.1}%"),
+            _ => assert!(stored > 99.0, "0%: stores {stored:.1}%"),
+        }
+        assert!(
+            (100.0 - stored - lz4).abs() < 6.0,
+            "zram and iomark's lz4 agree within 6 points"
+        );
+    }
+}
