@@ -370,6 +370,10 @@ pub struct RunArgs {
     /// Allow writing a block device (destroys its contents).
     #[arg(long)]
     pub allow_write_device: bool,
+    /// Also allow writing a block device that holds a partition table or a filesystem
+    /// or volume signature. A device in use (mounted, swap, LVM/RAID) is never written.
+    #[arg(long)]
+    pub destroy_data: bool,
 
     #[command(flatten)]
     pub data: DataArgs,
@@ -569,6 +573,7 @@ impl RunArgs {
                 keep: self.keep,
                 overwrite: self.overwrite,
                 allow_write_device: self.allow_write_device,
+                destroy_data: self.destroy_data,
             },
             repeat: repeat as u32,
             out: self.out.clone(),

@@ -8,6 +8,7 @@ pub mod data;
 pub mod engine;
 pub mod env;
 pub mod error;
+pub mod guard;
 pub mod pattern;
 pub mod plan;
 pub mod progress;

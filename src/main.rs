@@ -223,6 +223,7 @@ fn cmd_quick(args: &QuickArgs, stop: &StopFlag) -> Result<i32> {
             keep: true,
             overwrite: created,
             allow_write_device: false,
+            destroy_data: false,
         };
         match runner::run(spec, &policy, 1, stop, &mut progress, &mut |r| {
             sink.update(i, r)

@@ -170,6 +170,9 @@ pub struct TargetPolicy {
     pub overwrite: bool,
     /// Allow writing a block device.
     pub allow_write_device: bool,
+    /// Allow writing a block device that carries a partition table or a filesystem or
+    /// volume signature (never one in use).
+    pub destroy_data: bool,
 }
 
 impl Spec {

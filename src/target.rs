@@ -210,6 +210,9 @@ impl Target {
                         spec.rw.name()
                     )));
                 }
+                if writes {
+                    Self::guard_device(&path, policy)?;
+                }
                 Self::open_existing(spec, policy, path, TargetKind::BlockDevice, writes)
             }
             Ok(md) if md.is_file() => {
@@ -227,6 +230,31 @@ impl Target {
                 path.display()
             ))),
         }
+    }
+
+    /// Refuses a device in use (always) or one that holds data (without --destroy-data),
+    /// before it is opened for writing.
+    fn guard_device(path: &Path, policy: &TargetPolicy) -> Result<()> {
+        let p = path.display();
+        if let Some(dev) = BlockDev::of_path(path)
+            && let Some(use_) = crate::guard::in_use(&dev)
+        {
+            return Err(Error::input(format!(
+                "refusing to write {p}: {use_}; iomark never writes a device in use, whatever the flags"
+            )));
+        }
+        if policy.destroy_data {
+            return Ok(());
+        }
+        let f = File::open(path).map_err(|e| open_error(path, &e, false, false))?;
+        let size = block_device_size(&f)
+            .map_err(|e| Error::io(format!("cannot read the size of {p}"), &e))?;
+        if let Some(sig) = crate::guard::signature(&f, size) {
+            return Err(Error::input(format!(
+                "{p} holds a {sig}; writing would destroy it: add --destroy-data as well if that is what you want"
+            )));
+        }
+        Ok(())
     }
 
     fn flags(direct: bool) -> i32 {

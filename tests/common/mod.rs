@@ -167,6 +167,38 @@ impl LoopDev {
     }
 }
 
+/// Makes an ext4 filesystem on `dev` (no lazy initialisation, so it stays quiet once
+/// mounted); false (after `require`) when mkfs.ext4 is missing.
+pub fn mkfs_ext4(dev: &Path) -> bool {
+    if !require(have("mkfs.ext4"), "mkfs.ext4 (e2fsprogs)") {
+        return false;
+    }
+    let ok = Command::new("mkfs.ext4")
+        .args(["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"])
+        .arg(dev)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "mkfs.ext4 {} failed", dev.display());
+    true
+}
+
+/// A checksum of a whole file or device (FNV-1a over its bytes; enough to see a change).
+pub fn checksum(path: &Path) -> u64 {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).unwrap();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    loop {
+        let n = f.read(&mut buf).unwrap();
+        if n == 0 {
+            return h;
+        }
+        for &b in &buf[..n] {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
 /// A filesystem made and mounted on a block device, unmounted (lazily if busy) on drop.
 pub struct Mounted {
     pub dir: tempfile::TempDir,
@@ -175,25 +207,25 @@ pub struct Mounted {
 impl Mounted {
     /// mkfs.ext4 then mount; `None` (after `require`) if the tools are missing.
     pub fn ext4(dev: &Path) -> Option<Mounted> {
-        if !require(have("mkfs.ext4"), "mkfs.ext4 (e2fsprogs)") || !require(have("mount"), "mount")
-        {
+        if !mkfs_ext4(dev) {
             return None;
         }
-        let ok = Command::new("mkfs.ext4")
-            .args(["-q", "-F"])
-            .arg(dev)
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        assert!(ok, "mkfs.ext4 {} failed", dev.display());
+        Self::mount(dev, &[])
+    }
+
+    /// Mounts `what` (a device, or a filesystem type's source with `-t`) with `args`.
+    pub fn mount(what: &Path, args: &[&str]) -> Option<Mounted> {
+        if !require(have("mount"), "mount") {
+            return None;
+        }
         let dir = tempfile::tempdir().unwrap();
         let ok = Command::new("mount")
-            .arg(dev)
+            .args(args)
+            .arg(what)
             .arg(dir.path())
             .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        assert!(ok, "mount {} failed", dev.display());
+            .is_ok_and(|s| s.success());
+        assert!(ok, "mount {} failed", what.display());
         Some(Mounted { dir })
     }
 

@@ -1,0 +1,183 @@
+//! Safety: iomark never destroys what it was not handed. Block devices in use are never
+//! written; devices holding a partition table or a filesystem need --destroy-data on top
+//! of --allow-write-device; a full filesystem stops the run with exit 1 and keeps what was
+//! measured. Every check compares the device's bytes before and after.
+
+mod common;
+
+use common::{LoopDev, Mounted, checksum, iomark, mkfs_ext4, run_json};
+
+fn write_cmd(dev: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    iomark()
+        .args(["run", "--rw", "randwrite", "--io-size", "1m", "-q"])
+        .args(extra)
+        .arg(dev)
+        .output()
+        .unwrap()
+}
+
+fn refused(out: &std::process::Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(needle), "expected {needle:?} in: {err}");
+}
+
+#[test]
+fn ext4_device_needs_destroy_data() {
+    let Some(dev) = LoopDev::new(64 << 20, true) else {
+        return;
+    };
+    if !mkfs_ext4(dev.path()) {
+        return;
+    }
+    let before = checksum(dev.path());
+    refused(&write_cmd(dev.path(), &[]), "--allow-write-device");
+    refused(
+        &write_cmd(dev.path(), &["--allow-write-device"]),
+        "ext2/3/4 filesystem",
+    );
+    assert_eq!(
+        checksum(dev.path()),
+        before,
+        "refusals left the device untouched"
+    );
+    // Both flags: the user said so, the writes go through.
+    let out = write_cmd(dev.path(), &["--allow-write-device", "--destroy-data"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(checksum(dev.path()), before, "and then it was written");
+}
+
+#[test]
+fn gpt_labelled_device_needs_destroy_data() {
+    let Some(dev) = LoopDev::new(16 << 20, true) else {
+        return;
+    };
+    {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dev.path())
+            .unwrap();
+        let mut mbr = [0u8; 512];
+        mbr[0x1BE + 4] = 0xEE; // protective MBR
+        mbr[510] = 0x55;
+        mbr[511] = 0xAA;
+        f.write_all_at(&mbr, 0).unwrap();
+        f.write_all_at(b"EFI PART", 512).unwrap();
+        f.write_all_at(b"EFI PART", (16 << 20) - 512).unwrap();
+        f.sync_all().unwrap();
+    }
+    let before = checksum(dev.path());
+    refused(
+        &write_cmd(dev.path(), &["--allow-write-device"]),
+        "GPT partition table",
+    );
+    assert_eq!(checksum(dev.path()), before);
+}
+
+#[test]
+fn mounted_device_is_never_written() {
+    let Some(dev) = LoopDev::new(64 << 20, true) else {
+        return;
+    };
+    let Some(_mnt) = Mounted::ext4(dev.path()) else {
+        return;
+    };
+    let _ = std::process::Command::new("sync").status();
+    let before = checksum(dev.path());
+    let out = write_cmd(dev.path(), &["--allow-write-device", "--destroy-data"]);
+    refused(&out, "mounted");
+    assert_eq!(
+        checksum(dev.path()),
+        before,
+        "a mounted device is left alone"
+    );
+}
+
+#[test]
+fn blank_device_is_written_with_allow_write_device() {
+    let Some(dev) = LoopDev::new(16 << 20, true) else {
+        return;
+    };
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "randwrite",
+        "--io-size",
+        "1m",
+        "--allow-write-device",
+        dev.path().to_str().unwrap(),
+    ]);
+    assert_eq!(doc["runs"][0]["repetitions"][0]["write"]["ios"], 256);
+}
+
+#[test]
+fn full_filesystem_stops_with_exit_1_and_keeps_results() {
+    if !common::require(common::is_root(), "root (to mount a small tmpfs)") {
+        return;
+    }
+    let Some(mnt) = Mounted::mount(
+        std::path::Path::new("tmpfs"),
+        &["-t", "tmpfs", "-o", "size=8m"],
+    ) else {
+        return;
+    };
+    let out_dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let results = out_dir.path().join("r.json");
+    // A sparse 64 MiB file on an 8 MiB filesystem: writes into its holes run out of space.
+    let f = mnt.path().join("sparse.dat");
+    std::fs::File::create(&f)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let out = iomark()
+        .args([
+            "run",
+            "--rw",
+            "write",
+            "--bs",
+            "1m",
+            "--overwrite",
+            "-q",
+            "-o",
+        ])
+        .arg(&results)
+        .arg(&f)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("No space left") && err.contains("sparse.dat"),
+        "{err}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    let run = &doc["runs"][0];
+    assert_eq!(run["status"], "interrupted");
+    assert!(run["error"].as_str().unwrap().contains("No space left"));
+    let ios = run["repetitions"][0]["write"]["ios"].as_u64().unwrap();
+    assert!(
+        (1..=8).contains(&ios),
+        "kept what was written before the disk filled: {ios}"
+    );
+    assert!(f.exists(), "a file iomark did not create is not removed");
+
+    // A new file that does not fit: refused before measuring, and not left behind.
+    let g = mnt.path().join("new.dat");
+    let out = iomark()
+        .args(["run", "--rw", "write", "--size", "64m", "-q"])
+        .arg(&g)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no space left"), "{err}");
+    assert!(!g.exists(), "the half-made file is removed");
+}
