@@ -212,7 +212,8 @@ mod tests {
 
     #[test]
     fn finds_signatures() {
-        let cases: &[(&[(usize, &[u8])], Option<&str>)] = &[
+        type Patch<'a> = &'a [(usize, &'a [u8])];
+        let cases: &[(Patch, Option<&str>)] = &[
             (&[], None),
             (&[(1080, &[0x53, 0xEF])], Some("ext2/3/4 filesystem")),
             (&[(0, b"XFSB")], Some("XFS filesystem")),
