@@ -35,6 +35,25 @@ pub enum Command {
     /// Write the data stream a run would write (to a file or stdout) and print how
     /// compressible and dedupable it measured, so it can be checked with other tools.
     Data(DataCmdArgs),
+    /// Read back a target written by `run --verify --verify-state FILE` (and kept) and
+    /// check every block: good, corrupt, misplaced, stale. Exit status 1 if any is bad.
+    Verify(VerifyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The file or block device that was written.
+    #[arg(value_name = "TARGET")]
+    pub target: PathBuf,
+    /// The state file the run saved with --verify-state.
+    #[arg(long, value_name = "FILE")]
+    pub state: PathBuf,
+    /// Read through the page cache instead of O_DIRECT.
+    #[arg(long)]
+    pub buffered: bool,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// What is written: shared by `run` and `data`.
@@ -374,6 +393,14 @@ pub struct RunArgs {
     /// or volume signature. A device in use (mounted, swap, LVM/RAID) is never written.
     #[arg(long)]
     pub destroy_data: bool,
+    /// Stamp every written block with a header (offset, seed, generation, CRC32C) and read
+    /// every block back after the writes: good, corrupt, misplaced and stale blocks are
+    /// reported, and any bad one makes the exit status 1. Jobs split the span.
+    #[arg(long)]
+    pub verify: bool,
+    /// With --verify: save what every block must hold, for a later `iomark verify`.
+    #[arg(long, value_name = "FILE", requires = "verify")]
+    pub verify_state: Option<PathBuf>,
 
     #[command(flatten)]
     pub data: DataArgs,
@@ -554,6 +581,7 @@ impl RunArgs {
         spec.seed = seed;
         spec.interval_s = duration_opt("--interval", &self.interval)?;
         spec.data = self.data.resolve()?;
+        spec.verify = self.verify;
         if spec.engine == EngineKind::Psync && spec.qd > 1 && self.engine.is_none() {
             // The default engine fell back to psync: keep the concurrency asked for.
             spec.engine_note = Some(format!(
@@ -574,6 +602,7 @@ impl RunArgs {
                 overwrite: self.overwrite,
                 allow_write_device: self.allow_write_device,
                 destroy_data: self.destroy_data,
+                verify_state: self.verify_state.clone(),
             },
             repeat: repeat as u32,
             out: self.out.clone(),

@@ -19,3 +19,4 @@ pub mod spec;
 pub mod stats;
 pub mod target;
 pub mod units;
+pub mod verify;

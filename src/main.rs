@@ -66,6 +66,7 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
         Some(Command::Run(args)) => cmd_run(args.resolve()?, stop),
         Some(Command::Quick(args)) => cmd_quick(&args, stop),
         Some(Command::Data(args)) => cmd_data(args.resolve()?, stop),
+        Some(Command::Verify(args)) => cmd_verify(&args),
         None => {
             // The embedded default: `iomark quick` with its defaults.
             match Cli::parse_from(["iomark", "quick"]).command {
@@ -194,6 +195,43 @@ fn cmd_data(plan: iomark::cli::DataPlan, stop: &StopFlag) -> Result<i32> {
     Ok(exit_for(stop, None))
 }
 
+fn cmd_verify(args: &iomark::cli::VerifyArgs) -> Result<i32> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let map = iomark::verify::GenMap::load(&args.state)?;
+    let p = args.target.display();
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(if args.buffered { 0 } else { libc::O_DIRECT })
+        .open(&args.target)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::EINVAL) => Error::input(format!(
+                "the filesystem under {p} refuses O_DIRECT; use --buffered"
+            )),
+            _ => Error::input(format!(
+                "cannot open {p}: {}",
+                iomark::error::describe_io(&e)
+            )),
+        })?;
+    let report = iomark::verify::verify(&file, &map)?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("report serializes")
+        );
+    } else {
+        println!("{p}: {}", report.describe());
+    }
+    if report.blocks == 0 {
+        eprintln!("iomark: the state file records no written blocks; nothing was checked");
+        return Ok(ExitCode::Failure as i32);
+    }
+    Ok(if report.bad() > 0 {
+        ExitCode::Failure as i32
+    } else {
+        0
+    })
+}
+
 fn cmd_quick(args: &QuickArgs, stop: &StopFlag) -> Result<i32> {
     let plan = args.resolve()?;
     if plan.file.exists() {
@@ -224,6 +262,7 @@ fn cmd_quick(args: &QuickArgs, stop: &StopFlag) -> Result<i32> {
             overwrite: created,
             allow_write_device: false,
             destroy_data: false,
+            verify_state: None,
         };
         match runner::run(spec, &policy, 1, stop, &mut progress, &mut |r| {
             sink.update(i, r)

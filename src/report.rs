@@ -139,6 +139,9 @@ pub fn run_summary(run: &Run) -> String {
             }
             let _ = writeln!(out, "{line}");
         }
+        if let Some(v) = &rep.verify {
+            let _ = writeln!(out, "  {}", v.describe());
+        }
         match &rep.device {
             Some(d) => {
                 let _ = writeln!(

@@ -165,6 +165,9 @@ pub struct Repetition {
     /// units); `null` when nothing was written.
     #[serde(default)]
     pub data: Option<DataMeasure>,
+    /// With `--verify`: what reading every written block back found; `null` otherwise.
+    #[serde(default)]
+    pub verify: Option<crate::verify::VerifyReport>,
 }
 
 /// Statistics of one direction across repetitions.

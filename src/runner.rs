@@ -22,6 +22,7 @@ use crate::results::{Cpu, DirStats, Point, Repetition, Run, Status, Summary, Tar
 use crate::spec::{EngineKind, Spec, TargetPolicy};
 use crate::stats::{Counter, LatHist};
 use crate::target::Target;
+use crate::verify::GenMap;
 
 /// Receives what happens during a run; the terminal progress display is one.
 pub trait Observer {
@@ -111,6 +112,8 @@ struct WorkerOut {
     error: Option<Error>,
     /// What the worker saw of the data it wrote.
     sampler: Option<Sampler>,
+    /// With --verify: the generation last written to each block of the worker's region.
+    gens: Option<(u64, Vec<u64>)>,
 }
 
 impl WorkerOut {
@@ -125,6 +128,7 @@ impl WorkerOut {
             interrupted: error.is_some(),
             error,
             sampler: None,
+            gens: None,
         }
     }
 }
@@ -175,6 +179,7 @@ impl Gate {
 struct WorkerCtx<'a> {
     spec: &'a Spec,
     job: u32,
+    rep: u32,
     /// Distinguishes the data and offset streams of this run and repetition.
     stream: u64,
     base: u64,
@@ -283,15 +288,36 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
     let bs = spec.bs as u32;
     let stream = job_stream(ctx.stream, ctx.job);
     let blocks = (ctx.span / spec.bs).max(1);
-    let start_block = (blocks as u128 * ctx.job as u128 / spec.jobs as u128) as u64;
+    let share = |j: u32| (blocks as u128 * j as u128 / spec.jobs as u128) as u64;
+    // Jobs share the span (each starting at its own offset), except with --verify, where
+    // each job owns a region so that no two writes to one block can race.
+    let (region_base, region_blocks, start_block) = if spec.verify && spec.jobs > 1 {
+        let (a, b) = (share(ctx.job), share(ctx.job + 1));
+        (ctx.base + a * spec.bs, (b - a).max(1), 0)
+    } else {
+        (ctx.base, blocks, share(ctx.job))
+    };
     let mut offsets = Offsets::new(
-        ctx.base,
-        ctx.span,
+        region_base,
+        region_blocks * spec.bs,
         spec.bs,
         spec.rw.is_random(),
         start_block,
         Rng::new(spec.seed, stream | 1),
     );
+    let mut gens: Vec<u64> = if spec.verify {
+        vec![0; region_blocks as usize]
+    } else {
+        Vec::new()
+    };
+    let mut writes_issued = 0u64;
+    // With --verify: the block each slot is writing (u64::MAX: none), so that a block is
+    // never written twice at once (the newer write must be the one that lands).
+    let mut writing: Vec<u64> = if spec.verify {
+        vec![u64::MAX; qd]
+    } else {
+        Vec::new()
+    };
     let mut mix = Mix::new(
         spec.rw.read_pct(spec.rwmixread),
         Rng::new(spec.seed, stream | 2),
@@ -386,11 +412,31 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
                 break;
             }
             let slot = free.pop().expect("inflight < qd leaves a free slot");
-            let offset = offsets.next_offset();
+            let mut offset = offsets.next_offset();
             let op = if mix.is_read() { Op::Read } else { Op::Write };
+            if spec.verify && op == Op::Write {
+                let mut tries = 0;
+                while writing.contains(&offset) && tries < 16 {
+                    offset = offsets.next_offset();
+                    tries += 1;
+                }
+                if writing.contains(&offset) {
+                    // Every candidate is being written: wait for a completion.
+                    free.push(slot);
+                    break;
+                }
+                writing[slot as usize] = offset;
+            }
             if op == Op::Write {
                 let buf = &mut eng.buffer(slot)[..bs as usize];
                 data.fill(buf);
+                if spec.verify {
+                    writes_issued += 1;
+                    let generation = ((ctx.rep as u64 + 1) << 40)
+                        | (writes_issued * spec.jobs as u64 + ctx.job as u64);
+                    crate::verify::stamp(buf, offset, spec.seed, generation);
+                    gens[((offset - region_base) / spec.bs) as usize] = generation;
+                }
                 if let Some(s) = sampler.as_mut()
                     && measuring
                 {
@@ -541,6 +587,9 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
             }
             inflight -= 1;
             free.push(c.slot);
+            if spec.verify {
+                writing[c.slot as usize] = u64::MAX;
+            }
             if sl.start_ns & 1 == 0 || !in_window {
                 continue;
             }
@@ -587,6 +636,9 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
     };
     out.interrupted = interrupted;
     out.sampler = sampler;
+    if spec.verify {
+        out.gens = Some((region_base, gens));
+    }
     out
 }
 
@@ -712,7 +764,7 @@ fn run_rep(
     rep: u32,
     stop: &StopFlag,
     obs: &mut dyn Observer,
-) -> (Repetition, Option<Error>) {
+) -> (Repetition, Option<Error>, Option<GenMap>) {
     target.drop_cache();
     let ramp_ns = (spec.ramp_s * 1e9) as u64;
     let end_ns = spec.runtime_s.map(|r| ramp_ns + (r * 1e9) as u64);
@@ -742,6 +794,7 @@ fn run_rep(
             let ctx = WorkerCtx {
                 spec,
                 job,
+                rep,
                 stream,
                 base: target.base,
                 span: target.span,
@@ -870,10 +923,50 @@ fn run_rep(
         end_ns = end_ns.max(o.end_ns);
         interrupted |= o.interrupted;
     }
+    let mut job_gens = Vec::new();
     for o in outs {
         if error.is_none() {
             error = o.error;
         }
+        if let Some(g) = o.gens {
+            job_gens.push(g);
+        }
+    }
+    // --verify: read every block written in this repetition back and check it. Not timed.
+    let mut gen_map = None;
+    let mut verify_report = None;
+    if spec.verify
+        && let Some(file) = target.file()
+    {
+        let mut map = GenMap::new(target.base, target.span, spec.bs, spec.seed);
+        for (base, gens) in job_gens {
+            let first = ((base - target.base) / spec.bs) as usize;
+            for (i, g) in gens.into_iter().enumerate() {
+                if g != 0 {
+                    map.gens[first + i] = g;
+                }
+            }
+        }
+        // Read from the device, not from the page cache.
+        target.drop_cache();
+        match crate::verify::verify(file, &map) {
+            Ok(r) => {
+                if r.bad() > 0 && error.is_none() {
+                    error = Some(Error::Runtime(format!(
+                        "{} on {}; the data read back is not what was written",
+                        r.describe(),
+                        path
+                    )));
+                }
+                verify_report = Some(r);
+            }
+            Err(e) => {
+                if error.is_none() {
+                    error = Some(e);
+                }
+            }
+        }
+        gen_map = Some(map);
     }
     let elapsed_s = (end_ns as f64 / 1e9).max(1e-9);
     let dir = |c: Counter, h: &LatHist| DirStats {
@@ -934,8 +1027,9 @@ fn run_rep(
         device,
         series,
         data: sampler.and_then(|s| s.measure()),
+        verify: verify_report,
     };
-    (rep, error)
+    (rep, error, gen_map)
 }
 
 /// At most this much of a `files:` corpus is read into memory and cycled.
@@ -1029,14 +1123,35 @@ pub fn run(
     }
     let planned = repeat.max(1);
     run.repetitions_planned = planned;
+    if spec.verify && target.span / spec.bs > crate::verify::MAX_BLOCKS {
+        return Err(Error::input(format!(
+            "--verify tracks every block, and {} blocks of {} are too many; use a larger --bs or a smaller --size",
+            target.span / spec.bs,
+            crate::units::fmt_size(spec.bs)
+        )));
+    }
+    let mut cumulative: Option<GenMap> = None;
     let mut failure = None;
     for rep in 0..planned {
         if stop.is_set() {
             break;
         }
         obs.rep_started(spec, rep + 1, planned);
-        let (r, err) = run_rep(spec, &target, corpus.as_ref(), rep, stop, obs);
+        let (r, err, map) = run_rep(spec, &target, corpus.as_ref(), rep, stop, obs);
         obs.rep_finished(spec, &r);
+        // The blocks' expected state after all repetitions so far (later writes win: their
+        // generations are higher).
+        if let Some(m) = map {
+            match cumulative.as_mut() {
+                None => cumulative = Some(m),
+                Some(c) => {
+                    for (a, b) in c.gens.iter_mut().zip(m.gens) {
+                        *a = (*a).max(b);
+                    }
+                }
+            }
+        }
+        let bad_verify = r.verify.as_ref().is_some_and(|v| v.bad() > 0);
         let stopped = r.status == Status::Interrupted;
         run.repetitions.push(r);
         run.summary = Summary::of(&run.repetitions);
@@ -1059,6 +1174,10 @@ pub fn run(
             failure = err;
             break;
         }
+        if bad_verify {
+            // The run completed, but what it wrote did not come back: exit 1.
+            failure = err;
+        }
     }
     if run.repetitions.len() < planned as usize {
         run.status = Status::Interrupted;
@@ -1069,6 +1188,11 @@ pub fn run(
                 signal_name(stop.signal())
             ));
         }
+    }
+    if let (Some(path), Some(map)) = (&policy.verify_state, &cumulative)
+        && let Err(e) = map.save(path)
+    {
+        failure = failure.or(Some(e));
     }
     if let Err(e) = target.finish() {
         failure = failure.or(Some(e));

@@ -155,6 +155,10 @@ pub struct Spec {
     /// What is written: content, compressibility, dedupability.
     #[serde(default)]
     pub data: DataSpec,
+    /// Every written block carries a header and is read back and checked after the
+    /// writes (see `verify.rs`); jobs then split the span instead of sharing it.
+    #[serde(default)]
+    pub verify: bool,
 }
 
 fn one() -> u32 {
@@ -173,6 +177,8 @@ pub struct TargetPolicy {
     /// Allow writing a block device that carries a partition table or a filesystem or
     /// volume signature (never one in use).
     pub destroy_data: bool,
+    /// With `--verify`: save the expected state of every block here, for `iomark verify`.
+    pub verify_state: Option<std::path::PathBuf>,
 }
 
 impl Spec {
@@ -199,6 +205,7 @@ impl Spec {
             interval_s: 1.0,
             io_share: 1,
             data: DataSpec::default(),
+            verify: false,
         }
     }
 
@@ -297,6 +304,24 @@ impl Spec {
                 "--engine psync does one I/O at a time per job, so --qd {} cannot be honoured; use --engine io_uring, or --qd 1 with more --jobs",
                 self.qd
             )));
+        }
+        if self.verify {
+            if !self.writes() {
+                return Err(Error::input(format!(
+                    "--verify checks what a run writes, and --rw {} writes nothing; use a write or mixed workload, or `iomark verify` on a kept target",
+                    self.rw.name()
+                )));
+            }
+            if self.bs < 512 {
+                return Err(Error::input(
+                    "--verify needs --bs of at least 512 (each block carries a 40-byte header)",
+                ));
+            }
+            if self.engine == EngineKind::Null {
+                return Err(Error::input(
+                    "--verify reads back what was written; --engine null writes nothing",
+                ));
+            }
         }
         // Checked for reads too: a new file is laid out with the data options.
         self.data.validate(self.bs)?;

@@ -486,6 +486,11 @@ impl Target {
         Ok(())
     }
 
+    /// The open file or device; `None` for the null engine.
+    pub fn file(&self) -> Option<&File> {
+        self.file.as_ref()
+    }
+
     /// The descriptor engines use; `None` for the null engine.
     pub fn fd(&self) -> Option<RawFd> {
         self.file.as_ref().map(|f| f.as_raw_fd())
