@@ -38,6 +38,224 @@ pub enum Command {
     /// Read back a target written by `run --verify --verify-state FILE` (and kept) and
     /// check every block: good, corrupt, misplaced, stale. Exit status 1 if any is bad.
     Verify(VerifyArgs),
+    /// Run a whole study: quick, corners, compress, qd, bs, cache, or matrix FILE.toml.
+    /// Every run option overrides the preset's defaults; a comma list (--qd 1,4,16)
+    /// replaces the swept values or adds a dimension.
+    Suite(SuiteArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// The study: quick, corners, compress, qd, bs, cache, or matrix.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// The target (for matrix: FILE.toml, then the target unless the file names it).
+    #[arg(value_name = "TARGET", num_args = 0..=2)]
+    pub args: Vec<String>,
+    /// Print the plan (each run, its parameters, the estimated time) and do no I/O.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Continue the study whose results are in FILE: finished runs are kept, the rest
+    /// run (the plan must be the same).
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+    #[command(flatten)]
+    pub opts: RunOptions,
+}
+
+/// One resolved run of a study.
+#[derive(Debug, Clone)]
+pub struct StudyRun {
+    pub plan: RunPlan,
+    pub point: crate::results::StudyPoint,
+}
+
+/// The resolved `suite` command.
+#[derive(Debug, Clone)]
+pub struct SuitePlan {
+    pub name: String,
+    pub target: String,
+    pub runs: Vec<StudyRun>,
+    pub out: OutputArgs,
+    pub dry_run: bool,
+    pub resume: Option<PathBuf>,
+    /// The user asked to keep the target.
+    pub keep: bool,
+    /// The user allowed overwriting an existing target.
+    pub overwrite: bool,
+}
+
+/// The options the user typed for a subcommand (not defaults), as (long name, value).
+pub fn explicit_options(m: &clap::ArgMatches) -> Vec<crate::suite::Opt> {
+    use clap::parser::ValueSource;
+    let cmd = Cli::command_for_suite();
+    let mut out = Vec::new();
+    for arg in cmd.get_arguments() {
+        let id = arg.get_id().as_str();
+        let Some(long) = arg.get_long() else { continue };
+        if m.value_source(id) != Some(ValueSource::CommandLine)
+            || Cli::run_option_kind(long).is_none()
+        {
+            continue;
+        }
+        if arg.get_action().takes_values() {
+            if let Some(vals) = m.get_raw(id) {
+                for v in vals {
+                    out.push((long.to_string(), Some(v.to_string_lossy().into_owned())));
+                }
+            }
+        } else if m.get_flag(id) {
+            out.push((long.to_string(), None));
+        }
+    }
+    out
+}
+
+impl Cli {
+    fn command_for_suite() -> clap::Command {
+        use clap::CommandFactory;
+        Cli::command()
+            .find_subcommand("suite")
+            .expect("the suite subcommand exists")
+            .clone()
+    }
+
+    /// Whether `name` is a run option: `Some(true)` takes a value, `Some(false)` a switch.
+    pub fn run_option_kind(name: &str) -> Option<bool> {
+        use clap::CommandFactory;
+        let cmd = Cli::command();
+        let run = cmd
+            .find_subcommand("run")
+            .expect("the run subcommand exists");
+        run.get_arguments()
+            .find(|a| a.get_long() == Some(name))
+            .map(|a| a.get_action().takes_values())
+    }
+}
+
+/// Options that make no sense inside a study's runs (they belong to the study).
+const STUDY_ONLY: [&str; 5] = ["output", "json", "quiet", "keep", "verify-state"];
+
+impl SuiteArgs {
+    /// Expands the study and resolves every run; `user` are the options typed.
+    pub fn resolve(&self, user: &[crate::suite::Opt]) -> Result<SuitePlan> {
+        use clap::Parser as _;
+        let (matrix, target) = if self.name == "matrix" {
+            let file = self.args.first().ok_or_else(|| {
+                Error::input("suite matrix needs a file: iomark suite matrix FILE.toml [TARGET]")
+            })?;
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                Error::input(format!(
+                    "cannot read {file}: {}",
+                    crate::error::describe_io(&e)
+                ))
+            })?;
+            let m = crate::suite::Matrix::parse(file, &text, &Cli::run_option_kind)?;
+            let target = self.args.get(1).cloned().or_else(|| m.target.clone());
+            (Some((m, file.clone(), text)), target)
+        } else {
+            if self.args.len() > 1 {
+                return Err(Error::input(format!(
+                    "suite {} takes one TARGET, got {}",
+                    self.name,
+                    self.args.join(" ")
+                )));
+            }
+            (None, self.args.first().cloned())
+        };
+        let target = match target {
+            Some(t) => t,
+            None if user
+                .iter()
+                .any(|(k, v)| k == "engine" && v.as_deref() == Some("null")) =>
+            {
+                "null".to_string()
+            }
+            None => {
+                return Err(Error::input(format!(
+                    "suite {} needs a TARGET (a file, created and removed, or a block device)",
+                    self.name
+                )));
+            }
+        };
+        let study_user: Vec<crate::suite::Opt> = user
+            .iter()
+            .filter(|(k, _)| !STUDY_ONLY.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        let planned = crate::suite::expand(&self.name, &study_user, matrix.as_ref().map(|m| &m.0))?;
+        let mut runs = Vec::new();
+        for p in &planned {
+            let opts = crate::suite::dedup(crate::suite::merge(p, &study_user));
+            let mut argv = vec!["iomark".to_string(), "run".to_string()];
+            for (k, v) in &opts {
+                argv.push(format!("--{k}"));
+                if let Some(v) = v {
+                    argv.push(v.clone());
+                }
+            }
+            argv.push(target.clone());
+            let at_line = |e: String| match &matrix {
+                Some((_, file, text)) => {
+                    // Name the matrix line of the first option the message mentions.
+                    let line = opts
+                        .iter()
+                        .find(|(k, _)| e.contains(&format!("--{k}")))
+                        .and_then(|(k, _)| {
+                            let key_u = k.replace('-', "_");
+                            text.lines().position(|l| {
+                                let t = l.trim_start();
+                                [k.as_str(), key_u.as_str()].iter().any(|key| {
+                                    t.strip_prefix(key)
+                                        .is_some_and(|r| r.trim_start().starts_with('='))
+                                })
+                            })
+                        })
+                        .map_or(String::new(), |i| format!(" line {}", i + 1));
+                    format!("{file}{line}: {e}")
+                }
+                None => e,
+            };
+            let cli = Cli::try_parse_from(&argv)
+                .map_err(|e| Error::input(at_line(one_line_clap_error(&e))))?;
+            let Some(Command::Run(args)) = cli.command else {
+                unreachable!("argv starts with `run`")
+            };
+            let plan = args.resolve().map_err(|e| match e {
+                Error::Input(m) => Error::input(at_line(m)),
+                other => other,
+            })?;
+            runs.push(StudyRun {
+                plan,
+                point: crate::results::StudyPoint {
+                    suite: self.name.clone(),
+                    test: p.test.clone(),
+                    param: p.param.clone(),
+                    value: p.value.clone(),
+                },
+            });
+        }
+        Ok(SuitePlan {
+            name: self.name.clone(),
+            target,
+            runs,
+            out: self.opts.out.clone(),
+            dry_run: self.dry_run,
+            resume: self.resume.clone(),
+            keep: self.opts.keep,
+            overwrite: self.opts.overwrite,
+        })
+    }
+}
+
+/// Seconds a run is expected to take (`None` for a size-based run, which depends on the
+/// device): repetitions × (ramp + runtime), plus the pauses.
+pub fn estimate_s(plan: &RunPlan) -> Option<f64> {
+    let s = &plan.spec;
+    s.runtime_s.map(|rt| {
+        let reps = plan.repeat as f64;
+        reps * (s.ramp_s + rt) + reps * s.pause_s
+    })
 }
 
 #[derive(Debug, Args)]
@@ -268,7 +486,19 @@ pub struct RunArgs {
     /// the end (unless --keep). Not needed with --engine null.
     #[arg(value_name = "TARGET")]
     pub target: Option<String>,
+    #[command(flatten)]
+    pub opts: RunOptions,
+}
 
+impl RunArgs {
+    pub fn resolve(&self) -> Result<RunPlan> {
+        self.opts.resolve(self.target.as_deref())
+    }
+}
+
+/// Every option of a workload (shared by `run` and `suite`).
+#[derive(Debug, Args, Clone)]
+pub struct RunOptions {
     /// Access pattern.
     #[arg(long, default_value = "read", value_name = "RW",
           value_parser = ["read", "write", "randread", "randwrite", "rw", "randrw"])]
@@ -398,6 +628,12 @@ pub struct RunArgs {
     /// reported, and any bad one makes the exit status 1. Jobs split the span.
     #[arg(long)]
     pub verify: bool,
+    /// Rest between repetitions (and between the runs of a study), e.g. 5s.
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub pause: Option<String>,
+    /// Drop the kernel's page cache before each buffered repetition (needs root).
+    #[arg(long)]
+    pub drop_caches: bool,
     /// With --verify: save what every block must hold, for a later `iomark verify`.
     #[arg(long, value_name = "FILE", requires = "verify")]
     pub verify_state: Option<PathBuf>,
@@ -499,9 +735,9 @@ pub struct RunPlan {
     pub out: OutputArgs,
 }
 
-impl RunArgs {
-    /// Resolves and validates everything.
-    pub fn resolve(&self) -> Result<RunPlan> {
+impl RunOptions {
+    /// Resolves and validates everything, for `target` (none: only with --engine null).
+    pub fn resolve(&self, target: Option<&str>) -> Result<RunPlan> {
         let rw = Rw::parse(&self.rw).ok_or_else(|| {
             Error::input(format!(
                 "--rw {} is unknown; use read, write, randread, randwrite, rw or randrw",
@@ -515,8 +751,8 @@ impl RunArgs {
             )));
         }
         let (engine, engine_note) = resolve_engine(self.engine.as_deref())?;
-        let target = match (&self.target, engine) {
-            (Some(t), _) => t.clone(),
+        let target = match (target, engine) {
+            (Some(t), _) => t.to_string(),
             (None, EngineKind::Null) => "null".to_string(),
             (None, _) => {
                 return Err(Error::input(
@@ -582,6 +818,19 @@ impl RunArgs {
         spec.interval_s = duration_opt("--interval", &self.interval)?;
         spec.data = self.data.resolve()?;
         spec.verify = self.verify;
+        spec.pause_s = self
+            .pause
+            .as_deref()
+            .map(|p| duration_opt("--pause", p))
+            .transpose()?
+            .unwrap_or(0.0);
+        spec.drop_caches = self.drop_caches;
+        // Safety: geteuid has no preconditions.
+        if self.drop_caches && unsafe { libc::geteuid() } != 0 {
+            return Err(Error::input(
+                "--drop-caches writes /proc/sys/vm/drop_caches, which needs root; run as root or drop the option",
+            ));
+        }
         if spec.engine == EngineKind::Psync && spec.qd > 1 && self.engine.is_none() {
             // The default engine fell back to psync: keep the concurrency asked for.
             spec.engine_note = Some(format!(

@@ -264,6 +264,28 @@ fn unescape_mount(s: &str) -> String {
         .replace("\\134", "\\")
 }
 
+/// Bytes of memory the kernel reports available for new allocations (page cache that can
+/// be reclaimed included): `MemAvailable` from /proc/meminfo.
+pub fn mem_available() -> Option<u64> {
+    let s = fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: u64 = s
+        .lines()
+        .find(|l| l.starts_with("MemAvailable:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+/// Writes dirty pages out and drops the clean page cache, dentries and inodes
+/// (`/proc/sys/vm/drop_caches`; root only).
+pub fn drop_page_cache() -> std::io::Result<()> {
+    // Safety: sync has no preconditions.
+    unsafe { libc::sync() };
+    fs::write("/proc/sys/vm/drop_caches", "3")
+}
+
 /// CPU time this process has used so far, in seconds (all threads).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct CpuTimes {

@@ -17,6 +17,7 @@ pub mod results;
 pub mod runner;
 pub mod spec;
 pub mod stats;
+pub mod suite;
 pub mod target;
 pub mod units;
 pub mod verify;

@@ -48,7 +48,11 @@ fn install_signals(stop: &StopFlag) -> Result<()> {
 }
 
 fn real_main(stop: &StopFlag) -> Result<i32> {
-    let cli = match Cli::try_parse() {
+    use clap::{CommandFactory, FromArgMatches};
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let (cli, matches) = match parsed {
         Ok(c) => c,
         Err(e) => match e.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
@@ -67,6 +71,13 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
         Some(Command::Quick(args)) => cmd_quick(&args, stop),
         Some(Command::Data(args)) => cmd_data(args.resolve()?, stop),
         Some(Command::Verify(args)) => cmd_verify(&args),
+        Some(Command::Suite(args)) => {
+            let sub = matches
+                .subcommand_matches("suite")
+                .expect("the suite subcommand was parsed");
+            let user = iomark::cli::explicit_options(sub);
+            cmd_suite(args.resolve(&user)?, stop)
+        }
         None => {
             // The embedded default: `iomark quick` with its defaults.
             match Cli::parse_from(["iomark", "quick"]).command {
@@ -230,6 +241,176 @@ fn cmd_verify(args: &iomark::cli::VerifyArgs) -> Result<i32> {
     } else {
         0
     })
+}
+
+fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
+    let total_est: f64 = plan
+        .runs
+        .iter()
+        .filter_map(|r| iomark::cli::estimate_s(&r.plan))
+        .sum();
+    let size_based = plan
+        .runs
+        .iter()
+        .filter(|r| r.plan.spec.runtime_s.is_none())
+        .count();
+    if plan.dry_run {
+        if plan.out.json {
+            let runs: Vec<serde_json::Value> = plan
+                .runs
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    serde_json::json!({
+                        "index": i + 1,
+                        "study": r.point,
+                        "spec": r.plan.spec,
+                        "repeat": r.plan.repeat,
+                        "estimate_s": iomark::cli::estimate_s(&r.plan),
+                    })
+                })
+                .collect();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "suite": plan.name,
+                    "target": plan.target,
+                    "runs": runs,
+                    "estimate_s": total_est,
+                    "size_based_runs": size_based,
+                }))
+                .expect("plan serializes")
+            );
+        } else {
+            print!("{}", iomark::report::plan_listing(&plan));
+        }
+        return Ok(0);
+    }
+    let out = OutputArgs {
+        output: plan.out.output.clone().or_else(|| plan.resume.clone()),
+        ..plan.out.clone()
+    };
+    let mut sink = Sink::new(&out);
+    let mut done = vec![false; plan.runs.len()];
+    if let Some(path) = &plan.resume {
+        let doc = Document::load(path)?;
+        if doc.runs.len() > plan.runs.len() {
+            return Err(Error::input(format!(
+                "{} holds {} runs but this study plans {}; resume with the same suite and options",
+                path.display(),
+                doc.runs.len(),
+                plan.runs.len()
+            )));
+        }
+        for (i, r) in doc.runs.iter().enumerate() {
+            let want = &plan.runs[i];
+            if r.spec != want.plan.spec || r.study.as_ref() != Some(&want.point) {
+                return Err(Error::input(format!(
+                    "{} was made by another plan: run {} there is '{}', here '{}'; resume with the same suite and options",
+                    path.display(),
+                    i + 1,
+                    r.name,
+                    iomark::runner::run_name(&want.plan.spec)
+                )));
+            }
+            done[i] = r.status == iomark::results::Status::Complete;
+        }
+        sink.doc = doc;
+        // Interrupted runs are run again; drop them so the document stays in plan order.
+        let keep_n = done.iter().take_while(|&&d| d).count();
+        sink.doc.runs.truncate(keep_n);
+        for d in done.iter_mut().skip(keep_n) {
+            *d = false;
+        }
+    }
+    let mut progress = TermProgress::new(out.quiet);
+    let remaining: usize = done.iter().filter(|d| !**d).count();
+    sink.say(&format!(
+        "iomark suite {}: {} runs ({} to do) on {}, about {}{}\n",
+        plan.name,
+        plan.runs.len(),
+        remaining,
+        plan.target,
+        iomark::report::fmt_duration(total_est),
+        if size_based > 0 {
+            format!(" plus {size_based} size-based runs")
+        } else {
+            String::new()
+        }
+    ));
+    let started = std::time::Instant::now();
+    let target_existed = std::path::Path::new(&plan.target).exists();
+    let mut created = false;
+    let mut outcome: Result<Option<Error>> = Ok(None);
+    for (i, r) in plan.runs.iter().enumerate() {
+        if done[i] {
+            continue;
+        }
+        if stop.is_set() {
+            break;
+        }
+        if i > 0 && r.plan.spec.pause_s > 0.0 {
+            runner::pause(r.plan.spec.pause_s, stop);
+        }
+        let left: f64 = plan.runs[i..]
+            .iter()
+            .zip(&done[i..])
+            .filter(|(_, d)| !**d)
+            .filter_map(|(r, _)| iomark::cli::estimate_s(&r.plan))
+            .sum();
+        progress.set_run(i + 1, plan.runs.len());
+        progress.set_study(started, left);
+        // The study's target file is created by its first run and kept until the end.
+        let policy = TargetPolicy {
+            keep: true,
+            overwrite: r.plan.policy.overwrite || created,
+            ..r.plan.policy.clone()
+        };
+        let point = r.point.clone();
+        let idx = sink.doc.runs.len();
+        let result = runner::run(
+            &r.plan.spec,
+            &policy,
+            r.plan.repeat,
+            stop,
+            &mut progress,
+            &mut |run| {
+                let mut run = run.clone();
+                run.study = Some(point.clone());
+                sink.update(idx, &run)
+            },
+        );
+        match result {
+            Ok((mut run, failure)) => {
+                created |= run.target.created && !target_existed;
+                run.study = Some(r.point.clone());
+                if let Err(e) = sink.update(idx, &run) {
+                    outcome = Err(e);
+                    break;
+                }
+                if failure.is_some() {
+                    outcome = Ok(failure);
+                    break;
+                }
+            }
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        }
+    }
+    if created && !plan.keep {
+        let _ = std::fs::remove_file(&plan.target);
+    }
+    let failure = outcome?;
+    sink.say(&iomark::report::study_tables(&sink.doc));
+    for r in &sink.doc.runs {
+        for w in &r.warnings {
+            sink.say(&format!("note ({}): {w}\n", r.name));
+        }
+    }
+    sink.finish();
+    Ok(exit_for(stop, failure))
 }
 
 fn cmd_quick(args: &QuickArgs, stop: &StopFlag) -> Result<i32> {

@@ -16,6 +16,7 @@ pub struct TermProgress {
     runs: usize,
     rep: u32,
     reps: u32,
+    study: Option<(std::time::Instant, f64)>,
 }
 
 impl TermProgress {
@@ -30,7 +31,13 @@ impl TermProgress {
             runs: 1,
             rep: 1,
             reps: 1,
+            study: None,
         }
+    }
+
+    /// For a study: when it started and the estimated seconds left from this run on.
+    pub fn set_study(&mut self, started: std::time::Instant, left_s: f64) {
+        self.study = Some((started, left_s));
     }
 
     /// Sets the position in a plan of several runs.
@@ -70,8 +77,16 @@ impl Observer for TermProgress {
             (None, Some(f)) => format!("{:.0}% {:.1} s", (f * 100.0).min(100.0), p.elapsed_s),
             _ => format!("{:.1} s", p.elapsed_s),
         };
+        let study = match self.study {
+            Some((t0, left)) => format!(
+                "  | {} elapsed, ETA {}",
+                crate::report::fmt_duration(t0.elapsed().as_secs_f64()),
+                crate::report::fmt_duration((left - p.elapsed_s).max(0.0))
+            ),
+            None => String::new(),
+        };
         eprint!(
-            "\r\x1b[2K{pos}{}  {done}  {}{} IOPS  {}",
+            "\r\x1b[2K{pos}{}  {done}  {}{} IOPS  {}{study}",
             self.label,
             if p.ramping { "ramp " } else { "" },
             fmt_count(p.iops),

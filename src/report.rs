@@ -245,6 +245,203 @@ pub fn plan_table(doc: &Document) -> String {
     out
 }
 
+/// 75 → "1:15", 3725 → "1:02:05".
+pub fn fmt_duration(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// Right-aligned columns with a header rule.
+fn table(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut widths = vec![0usize; cols];
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let mut line = String::new();
+        for (j, c) in r.iter().enumerate() {
+            let pad = widths[j] - c.chars().count();
+            if j == 0 {
+                line.push_str(c);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str("  ");
+                line.push_str(&" ".repeat(pad));
+                line.push_str(c);
+            }
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+        if i == 0 {
+            let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
+            let _ = writeln!(out, "{}", "-".repeat(total));
+        }
+    }
+    out
+}
+
+/// The `--dry-run` listing of a study: each run with its parameters and estimated time.
+pub fn plan_listing(plan: &crate::cli::SuitePlan) -> String {
+    let mut rows = vec![vec![
+        "#".to_string(),
+        "test".into(),
+        "param".into(),
+        "rw".into(),
+        "bs".into(),
+        "qd".into(),
+        "jobs".into(),
+        "io".into(),
+        "data".into(),
+        "time".into(),
+        "est.".into(),
+    ]];
+    let mut total = 0.0;
+    let mut size_based = 0;
+    for (i, r) in plan.runs.iter().enumerate() {
+        let s = &r.plan.spec;
+        let est = crate::cli::estimate_s(&r.plan);
+        match est {
+            Some(e) => total += e,
+            None => size_based += 1,
+        }
+        rows.push(vec![
+            (i + 1).to_string(),
+            r.point.test.clone(),
+            format!("{}={}", r.point.param, r.point.value),
+            s.rw.name().into(),
+            crate::units::fmt_size_short(s.bs),
+            s.qd.to_string(),
+            s.jobs.to_string(),
+            if s.direct { "direct" } else { "buffered" }.into(),
+            if s.writes() {
+                s.data.describe()
+            } else {
+                "-".into()
+            },
+            match s.runtime_s {
+                Some(rt) => format!("{}x({}s+{}s)", r.plan.repeat, s.ramp_s, rt),
+                None => format!("{}x size", r.plan.repeat),
+            },
+            est.map_or("?".into(), fmt_duration),
+        ]);
+    }
+    let mut out = format!(
+        "suite {} on {}: {} runs, engine {}\n",
+        plan.name,
+        plan.target,
+        plan.runs.len(),
+        plan.runs.first().map_or("-", |r| r.plan.spec.engine.name())
+    );
+    out.push_str(&table(&rows));
+    let _ = writeln!(
+        out,
+        "estimated total: {}{}",
+        fmt_duration(total),
+        if size_based > 0 {
+            format!(" plus {size_based} size-based runs (their time depends on the device)")
+        } else {
+            String::new()
+        }
+    );
+    out
+}
+
+/// One table per test of a study: the swept parameter as rows, mean ± stddev columns.
+pub fn study_tables(doc: &Document) -> String {
+    let mut tests: Vec<(String, String)> = Vec::new();
+    for r in &doc.runs {
+        if let Some(p) = &r.study
+            && !tests.iter().any(|(t, _)| *t == p.test)
+        {
+            tests.push((p.test.clone(), p.param.clone()));
+        }
+    }
+    let mut out = String::new();
+    for (test, param) in tests {
+        let runs: Vec<&Run> = doc
+            .runs
+            .iter()
+            .filter(|r| r.study.as_ref().is_some_and(|p| p.test == test))
+            .collect();
+        let mut rows = vec![vec![
+            param.clone(),
+            "IOPS".into(),
+            "± stddev".into(),
+            "MB/s".into(),
+            "± stddev".into(),
+            "p50 lat".into(),
+            "p99 lat".into(),
+            "CV".into(),
+            "n".into(),
+        ]];
+        let mut sat = Vec::new();
+        for r in &runs {
+            let p = r.study.as_ref().expect("filtered on study");
+            let (d, w) = (&r.summary.read, &r.summary.write);
+            let both = |f: fn(&crate::results::DirSummary) -> &Spread| {
+                let (a, b) = (f(d), f(w));
+                (
+                    a.mean + b.mean,
+                    (a.stddev.powi(2) + b.stddev.powi(2)).sqrt(),
+                )
+            };
+            let (iops, iops_sd) = both(|x| &x.iops);
+            let (bw, bw_sd) = both(|x| &x.bw_bytes);
+            // Latency of the direction that did the work.
+            let lat = if d.iops.mean >= w.iops.mean { d } else { w };
+            let cv = if d.iops.mean >= w.iops.mean {
+                d.iops.cv_pct
+            } else {
+                w.iops.cv_pct
+            };
+            let mut label = p.value.clone();
+            if r.status == Status::Interrupted {
+                label.push_str(" (interrupted)");
+            }
+            if r.cache_bound {
+                label.push_str(" (cache)");
+            }
+            if let Ok(q) = p.value.parse::<u64>() {
+                sat.push((q, iops));
+            }
+            rows.push(vec![
+                label,
+                fmt_count(iops),
+                fmt_count(iops_sd),
+                format!("{:.1}", bw / 1e6),
+                format!("{:.1}", bw_sd / 1e6),
+                fmt_ns(lat.lat_p50_ns.mean),
+                fmt_ns(lat.lat_p99_ns.mean),
+                cv.map_or("-".into(), |c| format!("{c:.1}%")),
+                d.iops.n.max(w.iops.n).to_string(),
+            ]);
+        }
+        let _ = writeln!(out, "\n{test}");
+        out.push_str(&table(&rows));
+        if param == "qd" && sat.len() > 1 {
+            match crate::suite::saturation(&sat) {
+                Some(q) => {
+                    let _ = writeln!(
+                        out,
+                        "IOPS stop growing at QD {q}: doubling it adds less than 5%"
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "IOPS still growing at the deepest queue measured");
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,5 +453,7 @@ mod tests {
         assert_eq!(fmt_count(812.4), "812");
         assert_eq!(fmt_count(9.25), "9.2");
         assert_eq!(fmt_mbps(185_000_000.0), "185 MB/s");
+        assert_eq!(fmt_duration(75.0), "1:15");
+        assert_eq!(fmt_duration(3725.0), "1:02:05");
     }
 }

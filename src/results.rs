@@ -78,6 +78,26 @@ pub struct Run {
     /// What stopped the run, when it did not complete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// A buffered run whose span fits in free memory: it measured the page cache, not
+    /// the device.
+    #[serde(default)]
+    pub cache_bound: bool,
+    /// Where this run sits in a study (`iomark suite`); absent for a single run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub study: Option<StudyPoint>,
+}
+
+/// A run's place in a study: which test, and the value of the swept parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StudyPoint {
+    /// The preset (`corners`, `qd`, …) or `matrix`.
+    pub suite: String,
+    /// The test the run belongs to, e.g. `randread` or `randread bs=8k`.
+    pub test: String,
+    /// The swept parameter, e.g. `qd`, `bs`, `compress`, `cache`.
+    pub param: String,
+    /// Its value in this run, e.g. `32`.
+    pub value: String,
 }
 
 /// The target as it was opened.
@@ -176,6 +196,8 @@ pub struct DirSummary {
     pub iops: Spread,
     pub bw_bytes: Spread,
     pub lat_mean_ns: Spread,
+    #[serde(default)]
+    pub lat_p50_ns: Spread,
     pub lat_p99_ns: Spread,
 }
 
@@ -206,6 +228,7 @@ impl Summary {
                 iops: vals(|d| d.iops),
                 bw_bytes: vals(|d| d.bw_bytes),
                 lat_mean_ns: vals(|d| d.lat_ns.mean),
+                lat_p50_ns: vals(|d| d.lat_ns.p50 as f64),
                 lat_p99_ns: vals(|d| d.lat_ns.p99 as f64),
             }
         };

@@ -1035,6 +1035,40 @@ fn run_rep(
 /// At most this much of a `files:` corpus is read into memory and cycled.
 pub const CORPUS_MAX: usize = 256 << 20;
 
+/// Sleeps `secs`, waking early when asked to stop.
+pub fn pause(secs: f64, stop: &StopFlag) {
+    let end = Instant::now() + Duration::from_secs_f64(secs);
+    while Instant::now() < end && !stop.is_set() {
+        std::thread::sleep(Duration::from_millis(50).min(end - Instant::now()));
+    }
+}
+
+/// A warning when IOPS of the last third of a repetition's series differ from the first
+/// third's by more than 10% (a cache filling, a device getting dirty, throttling).
+fn drift_warning(rep: &Repetition) -> Option<String> {
+    let iops: Vec<f64> = rep
+        .series
+        .iter()
+        .map(|p| p.read_iops + p.write_iops)
+        .collect();
+    if iops.len() < 6 {
+        return None;
+    }
+    let third = iops.len() / 3;
+    let first: f64 = iops[..third].iter().sum::<f64>() / third as f64;
+    let last: f64 = iops[iops.len() - third..].iter().sum::<f64>() / third as f64;
+    if first <= 0.0 {
+        return None;
+    }
+    let change = 100.0 * (last - first) / first;
+    (change.abs() > 10.0).then(|| {
+        format!(
+            "IOPS drifted by {change:+.0}% from the first to the last third of repetition {} (a cache filling, a device getting dirty, throttling?); consider a longer --ramp",
+            rep.index
+        )
+    })
+}
+
 fn signal_name(sig: usize) -> &'static str {
     match sig as i32 {
         libc::SIGINT => "SIGINT",
@@ -1117,7 +1151,25 @@ pub fn run(
         warnings: Vec::new(),
         error: None,
         repetitions_planned: repeat.max(1),
+        cache_bound: false,
+        study: None,
     };
+    // Cache honesty: a buffered run over a span that fits in memory measures the page
+    // cache. Twice the machine's memory is what it takes to defeat it.
+    if !spec.direct
+        && target.kind != crate::target::TargetKind::None
+        && let Some(avail) = crate::env::mem_available()
+        && target.span <= avail
+    {
+        run.cache_bound = true;
+        let total = crate::env::Host::capture().memory_bytes;
+        run.warnings.push(format!(
+            "buffered over a {} span that fits in the {} of available memory: this measured the page cache, not the device; use --size {} (2x memory) or more, or --direct",
+            crate::units::fmt_size(target.span),
+            crate::units::fmt_size(avail),
+            crate::units::fmt_size_short((2 * total).div_ceil(1 << 30) << 30)
+        ));
+    }
     if let Some(note) = &spec.engine_note {
         run.warnings.push(note.clone());
     }
@@ -1136,8 +1188,26 @@ pub fn run(
         if stop.is_set() {
             break;
         }
+        if rep > 0 && spec.pause_s > 0.0 {
+            pause(spec.pause_s, stop);
+            if stop.is_set() {
+                break;
+            }
+        }
+        if spec.drop_caches
+            && !spec.direct
+            && let Err(e) = crate::env::drop_page_cache()
+        {
+            return Err(Error::io(
+                "cannot drop the page cache (--drop-caches needs root)",
+                &e,
+            ));
+        }
         obs.rep_started(spec, rep + 1, planned);
         let (r, err, map) = run_rep(spec, &target, corpus.as_ref(), rep, stop, obs);
+        if let Some(w) = drift_warning(&r) {
+            run.warnings.push(w);
+        }
         obs.rep_finished(spec, &r);
         // The blocks' expected state after all repetitions so far (later writes win: their
         // generations are higher).
@@ -1186,6 +1256,17 @@ pub fn run(
                 "stopped by signal {} ({})",
                 stop.signal(),
                 signal_name(stop.signal())
+            ));
+        }
+    }
+    for (dir, d, used) in [
+        ("read", &run.summary.read, spec.reads()),
+        ("write", &run.summary.write, spec.writes()),
+    ] {
+        if used && let Some(cv) = d.iops.cv_pct.filter(|&cv| cv > 10.0) {
+            run.warnings.push(format!(
+                "{dir} IOPS varied by {cv:.1}% (coefficient of variation) across {} repetitions; run more repetitions or a longer --runtime before comparing",
+                d.iops.n
             ));
         }
     }

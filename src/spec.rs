@@ -159,6 +159,12 @@ pub struct Spec {
     /// writes (see `verify.rs`); jobs then split the span instead of sharing it.
     #[serde(default)]
     pub verify: bool,
+    /// Seconds of rest between repetitions (and between the runs of a study).
+    #[serde(default)]
+    pub pause_s: f64,
+    /// Drop the kernel's page cache before each buffered repetition (root).
+    #[serde(default)]
+    pub drop_caches: bool,
 }
 
 fn one() -> u32 {
@@ -206,6 +212,8 @@ impl Spec {
             io_share: 1,
             data: DataSpec::default(),
             verify: false,
+            pause_s: 0.0,
+            drop_caches: false,
         }
     }
 

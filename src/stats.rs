@@ -120,7 +120,7 @@ impl AddAssign for Counter {
     }
 }
 
-/// Mean, sample standard deviation, min and max of a set of values.
+/// Mean, sample standard deviation, confidence interval, min and max of a set of values.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     /// Arithmetic mean.
@@ -131,6 +131,36 @@ pub struct Spread {
     pub max: f64,
     /// Number of values.
     pub n: usize,
+    /// Half-width of the 95% confidence interval of the mean (Student's t): the mean is
+    /// `mean ± ci95`. `null` for fewer than two values.
+    #[serde(default)]
+    pub ci95: Option<f64>,
+    /// Coefficient of variation, stddev / mean, in percent; `null` for fewer than two
+    /// values or a zero mean.
+    #[serde(default)]
+    pub cv_pct: Option<f64>,
+}
+
+/// The two-sided 95% quantile of Student's t distribution with `df` degrees of freedom,
+/// t(0.975, df), from the standard tables (NIST/SEMATECH e-Handbook of Statistical
+/// Methods, section 1.3.6.7.2, "Critical values of the Student's t distribution"); between
+/// tabulated degrees of freedom the next smaller one is used (a slightly wider, safe
+/// interval), and beyond 120 the normal quantile 1.960.
+pub fn t975(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => T[df - 1],
+        31..=39 => 2.042,
+        40..=59 => 2.021,
+        60..=99 => 2.000,
+        100..=119 => 1.984,
+        _ => 1.960,
+    }
 }
 
 impl Spread {
@@ -159,12 +189,18 @@ impl Spread {
         } else {
             0.0
         };
+        // The confidence interval of the mean: mean ± t(0.975, n−1) · s / √n (Student
+        // 1908, "The probable error of a mean"; NIST/SEMATECH e-Handbook 7.2.2.1).
+        let ci95 = (n > 1).then(|| t975(n - 1) * stddev / (n as f64).sqrt());
+        let cv_pct = (n > 1 && mean != 0.0).then(|| 100.0 * stddev / mean.abs());
         Spread {
             mean,
             stddev,
             min,
             max,
             n,
+            ci95,
+            cv_pct,
         }
     }
 }
@@ -232,11 +268,28 @@ mod tests {
     }
 
     #[test]
+    fn confidence_interval_and_cv_by_hand() {
+        // n = 4, s = 2.582, t(0.975, 3) = 3.182: half-width 3.182 · 2.582 / 2 = 4.108.
+        let s = Spread::of(&[2.0, 4.0, 6.0, 8.0]);
+        let want = 3.182 * (20.0f64 / 3.0).sqrt() / 2.0;
+        assert!((s.ci95.unwrap() - want).abs() < 1e-9, "{:?}", s.ci95);
+        assert!((s.cv_pct.unwrap() - 100.0 * (20.0f64 / 3.0).sqrt() / 5.0).abs() < 1e-9);
+        // n = 2: t(0.975, 1) = 12.706; values 10 and 12: s = 1.414, half-width 12.706.
+        let two = Spread::of(&[10.0, 12.0]);
+        assert!((two.ci95.unwrap() - 12.706).abs() < 1e-9);
+        // Large n uses 1.960.
+        assert_eq!(t975(500), 1.960);
+        assert_eq!(t975(10), 2.228);
+    }
+
+    #[test]
     fn spread_degenerate_inputs() {
         let one = Spread::of(&[42.0]);
         assert_eq!((one.mean, one.stddev, one.n), (42.0, 0.0, 1));
+        assert_eq!((one.ci95, one.cv_pct), (None, None));
         let flat = Spread::of(&[1e9 + 1.0; 5]);
         assert_eq!(flat.stddev, 0.0);
+        assert_eq!((flat.ci95, flat.cv_pct), (Some(0.0), Some(0.0)));
         assert_eq!(Spread::of(&[]).n, 0);
         // Large values close together: naive sum-of-squares would lose this variance.
         let s = Spread::of(&[1e9 + 1.0, 1e9 + 2.0, 1e9 + 3.0]);

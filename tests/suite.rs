@@ -1,0 +1,324 @@
+//! Studies: plans (--dry-run) for every preset and a matrix file, interruption and
+//! --resume, cache labelling, and the matrix file's bad input.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{iomark, run_json};
+
+/// The runs of a --dry-run plan: (test, param=value, rw, bs, qd, estimate).
+fn plan(args: &[&str]) -> Vec<Vec<String>> {
+    let out = iomark()
+        .args(["suite"])
+        .args(args)
+        .args(["--dry-run", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let s = &r["spec"];
+            vec![
+                r["index"].to_string(),
+                r["study"]["test"].as_str().unwrap().to_string(),
+                format!(
+                    "{}={}",
+                    r["study"]["param"].as_str().unwrap(),
+                    r["study"]["value"].as_str().unwrap()
+                ),
+                s["rw"].as_str().unwrap().to_string(),
+                s["bs"].to_string(),
+                s["qd"].to_string(),
+                r["estimate_s"].to_string(),
+            ]
+        })
+        .collect()
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+#[test]
+fn dry_run_plans_every_preset() {
+    let dir = tmp();
+    let t = dir.path().join("t.dat");
+    let t = t.to_str().unwrap();
+    for (preset, n) in [
+        ("quick", 6),
+        ("corners", 6),
+        ("compress", 15),
+        ("qd", 18),
+        ("bs", 64),
+        ("cache", 8),
+    ] {
+        let rows = plan(&[preset, t]);
+        assert_eq!(rows.len(), n, "{preset}");
+    }
+    // Parameters: the qd sweep is 1..256 for randread then randwrite.
+    let rows = plan(&["qd", t]);
+    let qds: Vec<&str> = rows.iter().take(9).map(|r| r[5].as_str()).collect();
+    assert_eq!(qds, ["1", "2", "4", "8", "16", "32", "64", "128", "256"]);
+    assert!(
+        rows[..9]
+            .iter()
+            .all(|r| r[1] == "randread" && r[3] == "randread")
+    );
+    // Overrides: a list replaces the sweep, a scalar overrides the preset's default.
+    let rows = plan(&["qd", "--qd", "2,8", "--bs", "8k", t]);
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|r| r[4] == "8192"));
+    // The compress study fills each level, then the four corners.
+    let rows = plan(&["compress", "--compress", "90,10", t]);
+    assert_eq!(rows.len(), 10);
+    assert_eq!(
+        (rows[0][1].as_str(), rows[0][2].as_str()),
+        ("fill", "compress=90")
+    );
+    // Nothing was created by planning.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn dry_run_plans_a_matrix_file() {
+    let dir = tmp();
+    let m = dir.path().join("m.toml");
+    std::fs::write(
+        &m,
+        "# three lists: 2 x 2 x 3 runs\nruntime = \"1s\"\n[vary]\nrw = [\"randread\", \"randwrite\"]\nbs = [\"4k\", \"64k\"]\nqd = [1, 8, 32]\n",
+    )
+    .unwrap();
+    let t = dir.path().join("t.dat");
+    let rows = plan(&["matrix", m.to_str().unwrap(), t.to_str().unwrap()]);
+    assert_eq!(rows.len(), 12);
+    // Order: rw, then bs, then qd (the last list is the rows of each table).
+    let first: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .take(4)
+        .map(|r| (r[3].as_str(), r[4].as_str(), r[5].as_str()))
+        .collect();
+    assert_eq!(
+        first,
+        [
+            ("randread", "4096", "1"),
+            ("randread", "4096", "8"),
+            ("randread", "4096", "32"),
+            ("randread", "65536", "1")
+        ]
+    );
+    assert_eq!(rows[0][1], "rw=randread bs=4k");
+    assert!(
+        rows.iter().all(|r| r[6] == "1.0"),
+        "runtime 1 s, no ramp: {rows:?}"
+    );
+}
+
+#[test]
+fn matrix_bad_input_names_the_line() {
+    let dir = tmp();
+    let t = dir.path().join("t.dat");
+    let cases = [
+        ("[vary]\nqd = [1, 2]\nfrobs = [3]\n", "line 3"),
+        ("runtime = \"1s\"\n[vary]\nqd = [\"deep\"]\n", "line 3"),
+        ("[vary]\nbs = []\n", "line 2"),
+        ("[vary]\nqd = [1,\n", "line"),
+        ("runtime = 5\n[vary]\nqd = [true]\n", "line 3"),
+    ];
+    for (text, line) in cases {
+        let m = dir.path().join("bad.toml");
+        std::fs::write(&m, text).unwrap();
+        let out = iomark()
+            .args(["suite", "matrix"])
+            .arg(&m)
+            .arg(&t)
+            .arg("--dry-run")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{text:?}: {err}");
+        assert!(
+            err.contains(line) && err.contains("bad.toml"),
+            "{text:?}: {err}"
+        );
+    }
+    let out = iomark()
+        .args(["suite", "sideways", "--dry-run"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown suite"));
+}
+
+#[test]
+fn cache_bound_runs_are_labelled() {
+    let dir = tmp();
+    let f = dir.path().join("c.dat");
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "randread",
+        "--size",
+        "16m",
+        "--buffered",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(doc["runs"][0]["cache_bound"], true);
+    assert!(
+        doc["runs"][0]["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("page cache")
+    );
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "randread",
+        "--size",
+        "16m",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(doc["runs"][0]["cache_bound"], false);
+}
+
+#[test]
+fn interrupted_study_resumes_to_the_planned_document() {
+    let dir = tmp();
+    let t = dir.path().join("s.dat");
+    let r = dir.path().join("r.json");
+    let args = [
+        "suite",
+        "qd",
+        "--qd",
+        "1,2,4,8",
+        "--runtime",
+        "700ms",
+        "--ramp",
+        "0",
+        "--size",
+        "16m",
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iomark"))
+        .args(args)
+        .arg("-q")
+        .arg("-o")
+        .arg(&r)
+        .arg(&t)
+        .env_remove("RUST_BACKTRACE")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until three runs are complete, then interrupt.
+    let t0 = Instant::now();
+    loop {
+        let done = std::fs::read_to_string(&r)
+            .ok()
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+            .map_or(0, |d| {
+                d["runs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|x| x["status"] == "complete")
+                    .count()
+            });
+        if done >= 3 {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the study never got going"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(250));
+    // Safety: a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(!t.exists(), "the study's file is removed");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&r).unwrap()).unwrap();
+    let runs = doc["runs"].as_array().unwrap();
+    let complete = runs.iter().filter(|x| x["status"] == "complete").count();
+    let interrupted = runs.iter().filter(|x| x["status"] == "interrupted").count();
+    assert!(
+        complete >= 3 && interrupted == 1,
+        "{complete} complete, {interrupted} interrupted"
+    );
+    for x in runs.iter().filter(|x| x["status"] == "complete") {
+        let rep = &x["repetitions"][0];
+        let ios = rep["read"]["ios"].as_u64().unwrap() + rep["write"]["ios"].as_u64().unwrap();
+        assert!(ios > 0 && (rep["elapsed_s"].as_f64().unwrap() - 0.7).abs() < 0.01);
+    }
+    // Resume: the rest runs, the finished runs are kept as they were.
+    let kept: Vec<serde_json::Value> = runs
+        .iter()
+        .filter(|x| x["status"] == "complete")
+        .cloned()
+        .collect();
+    let out = iomark()
+        .args(args)
+        .arg("-q")
+        .arg("--resume")
+        .arg(&r)
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&r).unwrap()).unwrap();
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 8);
+    assert!(runs.iter().all(|x| x["status"] == "complete"));
+    for (a, b) in kept.iter().zip(runs) {
+        assert_eq!(a, b, "finished runs are kept untouched");
+    }
+    // The document follows the plan: the same order of tests and values as --dry-run.
+    let rows = plan(&[&args[1..], &[t.to_str().unwrap()]].concat());
+    for (row, run) in rows.iter().zip(runs) {
+        assert_eq!(run["study"]["test"].as_str().unwrap(), row[1]);
+        assert_eq!(
+            format!("qd={}", run["study"]["value"].as_str().unwrap()),
+            row[2]
+        );
+    }
+    assert!(!t.exists());
+    // A different plan is refused.
+    let out = iomark()
+        .args([
+            "suite",
+            "qd",
+            "--qd",
+            "1,2",
+            "--runtime",
+            "700ms",
+            "--ramp",
+            "0",
+            "--size",
+            "16m",
+            "-q",
+            "--resume",
+        ])
+        .arg(&r)
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
