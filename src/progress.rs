@@ -78,19 +78,25 @@ impl Observer for TermProgress {
             _ => format!("{:.1} s", p.elapsed_s),
         };
         let study = match self.study {
-            Some((t0, left)) => format!(
-                "  | {} elapsed, ETA {}",
-                crate::report::fmt_duration(t0.elapsed().as_secs_f64()),
-                crate::report::fmt_duration((left - p.elapsed_s).max(0.0))
-            ),
+            Some((t0, left)) => {
+                let filled = (self.run_index - 1) * 12 / self.runs.max(1);
+                format!(
+                    "  [{}{}] {} elapsed, ETA {}",
+                    "#".repeat(filled),
+                    "-".repeat(12 - filled),
+                    crate::report::fmt_duration(t0.elapsed().as_secs_f64()),
+                    crate::report::fmt_duration((left - p.elapsed_s).max(0.0))
+                )
+            }
             None => String::new(),
         };
         eprint!(
-            "\r\x1b[2K{pos}{}  {done}  {}{} IOPS  {}{study}",
+            "\r\x1b[2K{pos}{}  {done}  {}{} IOPS  {}  {}{study}",
             self.label,
             if p.ramping { "ramp " } else { "" },
             fmt_count(p.iops),
-            fmt_mbps(p.bw_bytes)
+            fmt_mbps(p.bw_bytes),
+            crate::units::fmt_ns(p.lat_mean_ns)
         );
         let _ = std::io::stderr().flush();
     }

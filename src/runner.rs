@@ -51,6 +51,8 @@ pub struct Progress {
     pub iops: f64,
     /// Bytes per second over the last update period.
     pub bw_bytes: f64,
+    /// Mean latency of the I/Os completed over the last update period, nanoseconds.
+    pub lat_mean_ns: f64,
     /// Whether the ramp is still going.
     pub ramping: bool,
 }
@@ -87,6 +89,7 @@ impl StopFlag {
 struct Live {
     ios: AtomicU64,
     bytes: AtomicU64,
+    lat_ns: AtomicU64,
 }
 
 /// What a worker sends at the end of each interval.
@@ -360,6 +363,7 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
     };
     let mut live_ios = 0u64;
     let mut live_bytes = 0u64;
+    let mut live_lat = 0u64;
     let mut last_counted_ns = 0u64;
 
     let mut now = now_ns(t0);
@@ -612,12 +616,14 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
             iv.hist.record(lat);
             live_ios += 1;
             live_bytes += bytes;
+            live_lat = live_lat.wrapping_add(lat);
             last_counted_ns = now - ctx.ramp_ns;
         }
         comps.clear();
         if now >= ctx.ramp_ns {
             ctx.live.ios.store(live_ios, Ordering::Relaxed);
             ctx.live.bytes.store(live_bytes, Ordering::Relaxed);
+            ctx.live.lat_ns.store(live_lat, Ordering::Relaxed);
         }
     }
     iv.flush(&ctx.tx, 0);
@@ -838,7 +844,7 @@ fn run_rep(
             gate.open(t0);
         }
         let mut ramp_snapped = ramp_ns == 0;
-        let mut last = (Instant::now(), 0u64, 0u64);
+        let mut last = (Instant::now(), 0u64, 0u64, 0u64);
         let tick = Duration::from_millis(250);
         loop {
             let elapsed = t0.elapsed();
@@ -873,16 +879,26 @@ fn run_rep(
             if last.0.elapsed() >= tick {
                 let ios: u64 = live.iter().map(|l| l.ios.load(Ordering::Relaxed)).sum();
                 let bytes: u64 = live.iter().map(|l| l.bytes.load(Ordering::Relaxed)).sum();
+                let lat: u64 = live
+                    .iter()
+                    .map(|l| l.lat_ns.load(Ordering::Relaxed))
+                    .fold(0u64, u64::wrapping_add);
                 let dt = last.0.elapsed().as_secs_f64().max(1e-9);
+                let dios = ios.saturating_sub(last.1);
                 obs.progress(&Progress {
                     elapsed_s: now.as_secs_f64(),
                     planned_s: end_ns.map(|e| e as f64 / 1e9),
                     fraction: total_ios.map(|t| ios as f64 / t as f64),
                     iops: ios.saturating_sub(last.1) as f64 / dt,
                     bw_bytes: bytes.saturating_sub(last.2) as f64 / dt,
+                    lat_mean_ns: if dios > 0 {
+                        lat.wrapping_sub(last.3) as f64 / dios as f64
+                    } else {
+                        0.0
+                    },
                     ramping: !ramp_snapped,
                 });
-                last = (Instant::now(), ios, bytes);
+                last = (Instant::now(), ios, bytes, lat);
             }
         }
         handles
