@@ -3,12 +3,15 @@
 //! The pipeline: command line ([`cli`]) → [`spec::Spec`] → [`plan`] → [`runner`] (threads,
 //! [`engine`]s, [`data`]) → [`results::Document`] → [`report`]. See `docs/ARCHITECTURE.md`.
 
+pub mod chart;
 pub mod cli;
+pub mod compare;
 pub mod data;
 pub mod engine;
 pub mod env;
 pub mod error;
 pub mod guard;
+pub mod import;
 pub mod pattern;
 pub mod plan;
 pub mod progress;

@@ -1,0 +1,259 @@
+//! Reading results for reports: iomark's own documents, and fio's `--output-format=json`
+//! (or `json+`) output, mapped onto the same structures so fio's results sit in the same
+//! tables and charts. fio's figures are taken as fio printed them: IOPS, bandwidth, I/O
+//! counts and runtime per job; latency min/mean/max from `lat_ns` (submission to
+//! completion, as iomark measures) and percentiles from `clat_ns` (fio keeps percentiles
+//! only for completion latency). Reads files only.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::data::DataSpec;
+use crate::env::Host;
+use crate::error::{Error, Result, describe_io};
+use crate::results::{Cpu, DirStats, Document, Repetition, Run, Status, Summary, TargetDesc};
+use crate::spec::{EngineKind, Rw, Spec};
+use crate::stats::LatSummary;
+use crate::target::TargetKind;
+
+/// Loads an iomark results document or a fio JSON output file.
+pub fn load(path: &Path) -> Result<Document> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::input(format!("cannot read {name}: {}", describe_io(&e))))?;
+    // fio may print warnings before the JSON; start at the first brace.
+    let json_start = text.find('{').unwrap_or(0);
+    let v: Value = serde_json::from_str(&text[json_start..])
+        .map_err(|e| Error::input(format!("{name} is not JSON ({e}); give an iomark results file or fio --output-format=json output")))?;
+    if v.get("schema").is_some() {
+        return Document::load(path);
+    }
+    if v.get("fio version").is_some() {
+        return from_fio(&v).map_err(|e| Error::input(format!("{name}: {e}")));
+    }
+    Err(Error::input(format!(
+        "{name} is JSON but neither an iomark results document (no \"schema\") nor fio output (no \"fio version\")"
+    )))
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v.get(key).and_then(Value::as_f64).unwrap_or(0.0)
+}
+
+fn opt<'a>(job: &'a Value, global: &'a Value, key: &str) -> Option<&'a str> {
+    job.get("job options")
+        .and_then(|o| o.get(key))
+        .or_else(|| global.get(key))
+        .and_then(Value::as_str)
+}
+
+fn dir_stats(d: &Value) -> DirStats {
+    let lat = d.get("lat_ns").cloned().unwrap_or(Value::Null);
+    let clat = d.get("clat_ns").cloned().unwrap_or(Value::Null);
+    let pct = |p: &str| -> u64 {
+        clat.get("percentile")
+            .and_then(|m| m.as_object())
+            .and_then(|m| {
+                m.iter()
+                    .find(|(k, _)| {
+                        k.parse::<f64>()
+                            .ok()
+                            .is_some_and(|x| (x - p.parse::<f64>().unwrap_or(0.0)).abs() < 1e-6)
+                    })
+                    .and_then(|(_, v)| v.as_u64())
+            })
+            .unwrap_or(0)
+    };
+    DirStats {
+        ios: num(d, "total_ios") as u64,
+        bytes: num(d, "io_bytes") as u64,
+        iops: num(d, "iops"),
+        bw_bytes: num(d, "bw_bytes"),
+        lat_ns: LatSummary {
+            min: num(&lat, "min") as u64,
+            mean: num(&lat, "mean"),
+            stddev: num(&lat, "stddev"),
+            p50: pct("50"),
+            p90: pct("90"),
+            p99: pct("99"),
+            p999: pct("99.9"),
+            p9999: pct("99.99"),
+            max: num(&lat, "max") as u64,
+        },
+    }
+}
+
+/// fio's size strings ("4k", "128KiB", "1m") → bytes.
+fn fio_size(s: &str) -> Option<u64> {
+    crate::units::parse_size(s).ok()
+}
+
+/// Maps fio's JSON output onto a results document: one run per fio job entry.
+pub fn from_fio(v: &Value) -> std::result::Result<Document, String> {
+    let jobs = v
+        .get("jobs")
+        .and_then(Value::as_array)
+        .ok_or("fio output without \"jobs\"")?;
+    let global = v.get("global options").cloned().unwrap_or(Value::Null);
+    let mut doc = Document::new(Host {
+        hostname: "fio".into(),
+        kernel: String::new(),
+        cpu: String::new(),
+        cores: 0,
+        memory_bytes: 0,
+    });
+    doc.tool.name = "fio".into();
+    doc.tool.version = v
+        .get("fio version")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .into();
+    if let Some(t) = v.get("time").and_then(Value::as_str) {
+        doc.started = t.to_string();
+    }
+    for job in jobs {
+        let name = job
+            .get("jobname")
+            .and_then(Value::as_str)
+            .unwrap_or("fio job");
+        let rw_s = opt(job, &global, "rw")
+            .or_else(|| opt(job, &global, "readwrite"))
+            .unwrap_or("read");
+        let rw = match rw_s {
+            "read" => Rw::Read,
+            "write" => Rw::Write,
+            "randread" => Rw::RandRead,
+            "randwrite" => Rw::RandWrite,
+            "rw" | "readwrite" => Rw::Rw,
+            "randrw" => Rw::RandRw,
+            other => return Err(format!("job {name}: rw={other} has no iomark equivalent")),
+        };
+        let mut spec = Spec::new(opt(job, &global, "filename").unwrap_or(name));
+        spec.rw = rw;
+        spec.rwmixread = opt(job, &global, "rwmixread")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(50);
+        spec.rwmixread = rw.read_pct(spec.rwmixread);
+        spec.bs = opt(job, &global, "bs")
+            .or_else(|| opt(job, &global, "blocksize"))
+            .and_then(fio_size)
+            .unwrap_or(4096);
+        spec.qd = opt(job, &global, "iodepth")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1);
+        spec.jobs = opt(job, &global, "numjobs")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1);
+        spec.size = opt(job, &global, "size").and_then(fio_size);
+        spec.direct = opt(job, &global, "direct").is_some_and(|d| d == "1" || d == "true");
+        spec.engine = match opt(job, &global, "ioengine") {
+            Some("io_uring") => EngineKind::IoUring,
+            Some("null") => EngineKind::Null,
+            _ => EngineKind::Psync,
+        };
+        spec.engine_note = Some(format!(
+            "imported from fio {}: ioengine={}",
+            doc.tool.version,
+            opt(job, &global, "ioengine").unwrap_or("psync")
+        ));
+        spec.runtime_s = opt(job, &global, "runtime")
+            .and_then(|s| crate::units::parse_duration(s).ok())
+            .map(|d| d.as_secs_f64());
+        spec.data = DataSpec::default();
+        let read = dir_stats(job.get("read").unwrap_or(&Value::Null));
+        let write = dir_stats(job.get("write").unwrap_or(&Value::Null));
+        let runtime_ms = num(job.get("read").unwrap_or(&Value::Null), "runtime")
+            .max(num(job.get("write").unwrap_or(&Value::Null), "runtime"))
+            .max(num(job, "job_runtime"));
+        let elapsed_s = runtime_ms / 1000.0;
+        let cpu_s = |k: &str| num(job, k) / 100.0 * elapsed_s;
+        let total = read.ios + write.ios;
+        let rep = Repetition {
+            index: 1,
+            status: if num(job, "error") == 0.0 {
+                Status::Complete
+            } else {
+                Status::Interrupted
+            },
+            elapsed_s,
+            read,
+            write,
+            fsyncs: 0,
+            cpu: Cpu {
+                user_s: cpu_s("usr_cpu"),
+                sys_s: cpu_s("sys_cpu"),
+                per_io_ns: if total > 0 {
+                    (cpu_s("usr_cpu") + cpu_s("sys_cpu")) * 1e9 / total as f64
+                } else {
+                    0.0
+                },
+            },
+            device: None,
+            series: Vec::new(),
+            data: None,
+            verify: None,
+        };
+        let reps = vec![rep];
+        doc.runs.push(Run {
+            name: format!("{name} (fio)"),
+            status: reps[0].status,
+            target: TargetDesc {
+                kind: TargetKind::File,
+                path: spec.target.clone(),
+                offset: 0,
+                span_bytes: spec.size.unwrap_or(0),
+                align: 1,
+                created: false,
+                device: None,
+                filesystem: None,
+            },
+            summary: Summary::of(&reps),
+            repetitions: reps,
+            warnings: vec!["imported from fio: percentiles are fio's completion latency (clat), min/mean/max its total latency".into()],
+            error: None,
+            repetitions_planned: 1,
+            cache_bound: false,
+            study: None,
+            spec,
+        });
+    }
+    Ok(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_a_minimal_fio_job() {
+        let v: Value = serde_json::from_str(
+            r#"{"fio version": "fio-3.33", "global options": {"bs": "4k"}, "jobs": [{
+                "jobname": "rr", "error": 0, "usr_cpu": 10.0, "sys_cpu": 30.0, "job_runtime": 2000,
+                "job options": {"rw": "randread", "iodepth": "32", "direct": "1", "ioengine": "io_uring"},
+                "read": {"io_bytes": 8192, "bw_bytes": 4096, "iops": 1.0, "runtime": 2000, "total_ios": 2,
+                         "lat_ns": {"min": 10, "max": 90, "mean": 50.0, "stddev": 5.0},
+                         "clat_ns": {"percentile": {"50.000000": 48, "90.000000": 80, "99.000000": 88, "99.900000": 89, "99.990000": 90}}},
+                "write": {"io_bytes": 0, "bw_bytes": 0, "iops": 0.0, "runtime": 0, "total_ios": 0}}]}"#,
+        )
+        .unwrap();
+        let d = from_fio(&v).unwrap();
+        let r = &d.runs[0];
+        assert_eq!(
+            (r.spec.rw, r.spec.bs, r.spec.qd, r.spec.direct),
+            (Rw::RandRead, 4096, 32, true)
+        );
+        let rep = &r.repetitions[0];
+        assert_eq!(
+            (
+                rep.read.ios,
+                rep.read.lat_ns.p50,
+                rep.read.lat_ns.p99,
+                rep.read.lat_ns.max
+            ),
+            (2, 48, 88, 90)
+        );
+        assert_eq!(rep.elapsed_s, 2.0);
+        assert!((rep.cpu.user_s - 0.2).abs() < 1e-9);
+    }
+}
