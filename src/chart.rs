@@ -81,9 +81,7 @@ pub fn short(v: f64) -> String {
     } else {
         (v, "")
     };
-    let s = if x.fract() == 0.0 {
-        format!("{x:.0}")
-    } else if x.abs() >= 10.0 {
+    let s = if x.fract() == 0.0 || x.abs() >= 10.0 {
         format!("{x:.0}")
     } else {
         format!("{x:.1}")
