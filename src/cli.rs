@@ -38,10 +38,64 @@ pub enum Command {
     /// Read back a target written by `run --verify --verify-state FILE` (and kept) and
     /// check every block: good, corrupt, misplaced, stale. Exit status 1 if any is bad.
     Verify(VerifyArgs),
+    /// Turn results (iomark's, or fio's JSON output) into tables and an HTML report.
+    Report(ReportArgs),
+    /// Compare results side by side: ratios to the first, and whether each difference is
+    /// significant (Welch's t-test over the repetitions).
+    Compare(CompareArgs),
     /// Run a whole study: quick, corners, compress, qd, bs, cache, or matrix FILE.toml.
     /// Every run option overrides the preset's defaults; a comma list (--qd 1,4,16)
     /// replaces the swept values or adds a dimension.
     Suite(SuiteArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Results documents (iomark JSON, or fio --output-format=json output).
+    #[arg(value_name = "RESULTS", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Write to FILE (the format follows its extension) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// html, md, csv or json [default: from the output's extension, else md].
+    #[arg(long, value_name = "FORMAT", value_parser = ["html", "md", "csv", "json"])]
+    pub format: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Two or more results documents; the first is the baseline.
+    #[arg(value_name = "RESULTS", num_args = 2.., required = true)]
+    pub files: Vec<PathBuf>,
+    /// Write to FILE (the format follows its extension) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// html, md, csv or json [default: from the output's extension, else md].
+    #[arg(long, value_name = "FORMAT", value_parser = ["html", "md", "csv", "json"])]
+    pub format: Option<String>,
+}
+
+/// The format asked for, or the output file's extension, or Markdown.
+pub fn output_format(
+    format: Option<&str>,
+    output: Option<&std::path::Path>,
+) -> Result<crate::export::Format> {
+    use crate::export::Format;
+    if let Some(f) = format {
+        return Ok(Format::parse(f).expect("clap checked the value"));
+    }
+    match output {
+        None => Ok(Format::Md),
+        Some(p) => {
+            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+            Format::parse(&ext.to_lowercase()).ok_or_else(|| {
+                Error::input(format!(
+                    "cannot tell the format of {} from its extension; use .html, .md, .csv or .json, or --format",
+                    p.display()
+                ))
+            })
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -71,6 +71,25 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
         Some(Command::Quick(args)) => cmd_quick(&args, stop),
         Some(Command::Data(args)) => cmd_data(args.resolve()?, stop),
         Some(Command::Verify(args)) => cmd_verify(&args),
+        Some(Command::Report(args)) => {
+            let format =
+                iomark::cli::output_format(args.format.as_deref(), args.output.as_deref())?;
+            let docs = load_inputs(&args.files)?;
+            emit(
+                &iomark::export::report(&docs, format),
+                args.output.as_deref(),
+            )
+        }
+        Some(Command::Compare(args)) => {
+            let format =
+                iomark::cli::output_format(args.format.as_deref(), args.output.as_deref())?;
+            let docs = load_inputs(&args.files)?;
+            let c = iomark::compare::compare(&docs);
+            emit(
+                &iomark::export::comparison(&c, format),
+                args.output.as_deref(),
+            )
+        }
         Some(Command::Suite(args)) => {
             let sub = matches
                 .subcommand_matches("suite")
@@ -204,6 +223,44 @@ fn cmd_data(plan: iomark::cli::DataPlan, stop: &StopFlag) -> Result<i32> {
         );
     }
     Ok(exit_for(stop, None))
+}
+
+/// Loads every input (iomark or fio JSON), labelled by file name.
+fn load_inputs(files: &[std::path::PathBuf]) -> Result<Vec<(String, Document)>> {
+    files
+        .iter()
+        .map(|f| {
+            let label = f.file_name().map_or_else(
+                || f.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            iomark::import::load(f).map(|d| (label, d))
+        })
+        .collect()
+}
+
+/// Writes `text` to `output` (atomically: a temporary file, then rename) or stdout.
+fn emit(text: &str, output: Option<&std::path::Path>) -> Result<i32> {
+    match output {
+        None => {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+        Some(p) => {
+            let tmp = p.with_extension(format!("tmp{}", std::process::id()));
+            std::fs::write(&tmp, text)
+                .and_then(|_| std::fs::rename(&tmp, p))
+                .map_err(|e| {
+                    let _ = std::fs::remove_file(&tmp);
+                    Error::Runtime(format!(
+                        "cannot write {}: {}",
+                        p.display(),
+                        iomark::error::describe_io(&e)
+                    ))
+                })?;
+        }
+    }
+    Ok(0)
 }
 
 fn cmd_verify(args: &iomark::cli::VerifyArgs) -> Result<i32> {

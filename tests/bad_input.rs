@@ -10,6 +10,10 @@ fn bad_command_lines_exit_2_with_one_line() {
     std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
     let emptydir = dir.path().join("empty");
     std::fs::create_dir(&emptydir).unwrap();
+    let other = dir.path().join("other.json");
+    std::fs::write(&other, r#"{"name": "some other tool", "results": []}"#).unwrap();
+    let newer = dir.path().join("newer.json");
+    std::fs::write(&newer, r#"{"schema": "iomark/2", "runs": []}"#).unwrap();
     let table = include_str!("data/bad-commands.txt");
     let mut checked = 0;
     for line in table
@@ -20,7 +24,9 @@ fn bad_command_lines_exit_2_with_one_line() {
         let line = line
             .replace("{dir}", dir.path().to_str().unwrap())
             .replace("{file}", file.to_str().unwrap())
-            .replace("{emptydir}", emptydir.to_str().unwrap());
+            .replace("{emptydir}", emptydir.to_str().unwrap())
+            .replace("{other}", other.to_str().unwrap())
+            .replace("{newer}", newer.to_str().unwrap());
         let args: Vec<&str> = line.split(' ').collect();
         let out = common::iomark()
             .env("RUST_BACKTRACE", "1")
@@ -39,6 +45,13 @@ fn bad_command_lines_exit_2_with_one_line() {
             "`iomark {line}` must print one line: {err}"
         );
         assert!(err.starts_with("iomark: "), "`iomark {line}`: {err}");
+        if line.starts_with("report") || line.starts_with("compare") {
+            let named = args
+                .iter()
+                .skip(1)
+                .any(|a| a.contains('/') && err.contains(*a));
+            assert!(named, "`iomark {line}` must name the file: {err}");
+        }
         assert!(
             !err.contains("panicked") && !err.contains("backtrace"),
             "`iomark {line}`: {err}"
@@ -55,5 +68,5 @@ fn bad_command_lines_exit_2_with_one_line() {
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(leftovers.len(), 2, "nothing created: {leftovers:?}");
+    assert_eq!(leftovers.len(), 4, "nothing created: {leftovers:?}");
 }
