@@ -113,6 +113,12 @@ pub struct SuiteArgs {
     /// run (the plan must be the same).
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
+    /// steady: the length of one round [default: 1m].
+    #[arg(long, value_name = "DURATION")]
+    pub round_time: Option<String>,
+    /// steady: stop after this many rounds if steady state is not reached [default: 25].
+    #[arg(long, value_name = "N")]
+    pub max_rounds: Option<String>,
     #[command(flatten)]
     pub opts: RunOptions,
 }
@@ -137,6 +143,8 @@ pub struct SuitePlan {
     pub keep: bool,
     /// The user allowed overwriting an existing target.
     pub overwrite: bool,
+    /// steady: the round limit.
+    pub max_rounds: u32,
 }
 
 /// The options the user typed for a subcommand (not defaults), as (long name, value).
@@ -237,7 +245,36 @@ impl SuiteArgs {
             .filter(|(k, _)| !STUDY_ONLY.contains(&k.as_str()))
             .cloned()
             .collect();
-        let planned = crate::suite::expand(&self.name, &study_user, matrix.as_ref().map(|m| &m.0))?;
+        if self.name != "steady" && (self.round_time.is_some() || self.max_rounds.is_some()) {
+            return Err(Error::input(format!(
+                "--round-time and --max-rounds belong to suite steady, not suite {}",
+                self.name
+            )));
+        }
+        let max_rounds: u32 = match &self.max_rounds {
+            Some(n) => count_opt("--max-rounds", n, "a whole number")?,
+            None => 25,
+        };
+        if !(5..=10_000).contains(&max_rounds) {
+            return Err(Error::input(format!(
+                "--max-rounds {max_rounds} is out of range; use 5 (the steady-state window) to 10000"
+            )));
+        }
+        let mut planned =
+            crate::suite::expand(&self.name, &study_user, matrix.as_ref().map(|m| &m.0))?;
+        // The presets size new files (1 GiB); an existing file or device is used whole
+        // unless --size says otherwise.
+        if std::path::Path::new(&target).exists() {
+            for p in planned.iter_mut() {
+                p.opts.retain(|(k, _)| k != "size");
+            }
+        }
+        if let Some(rt) = &self.round_time {
+            duration_opt("--round-time", rt)?;
+            for p in planned.iter_mut().filter(|p| p.test == "round") {
+                p.opts.push(("runtime".into(), Some(rt.clone())));
+            }
+        }
         let mut runs = Vec::new();
         for p in &planned {
             let opts = crate::suite::dedup(crate::suite::merge(p, &study_user));
@@ -298,6 +335,7 @@ impl SuiteArgs {
             resume: self.resume.clone(),
             keep: self.opts.keep,
             overwrite: self.opts.overwrite,
+            max_rounds,
         })
     }
 }
@@ -609,7 +647,8 @@ pub struct RunOptions {
     /// needed; without it the run is size-based. With --io-size too, whichever ends first.
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub runtime: Option<String>,
-    /// Bytes each job moves in a size-based run [default: the span once].
+    /// Bytes each job moves in a size-based run, or a multiple of the span (2x)
+    /// [default: the span once].
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub io_size: Option<String>,
     /// Run this long before measuring; the ramp is excluded from every figure.
@@ -857,11 +896,22 @@ impl RunOptions {
             .as_deref()
             .map(|s| duration_opt("--runtime", s))
             .transpose()?;
-        spec.io_size = self
-            .io_size
-            .as_deref()
-            .map(|s| size_opt("--io-size", s))
-            .transpose()?;
+        match self.io_size.as_deref() {
+            Some(t) if t.trim().ends_with(['x', 'X']) => {
+                let n: f64 = t.trim()[..t.trim().len() - 1].parse().map_err(|_| {
+                    Error::input(format!(
+                        "--io-size: '{t}' is not a size or a multiple of the span (e.g. 1g, 2x)"
+                    ))
+                })?;
+                if !(n > 0.0 && n.is_finite()) {
+                    return Err(Error::input(format!(
+                        "--io-size {t} must be a positive multiple of the span"
+                    )));
+                }
+                spec.io_spans = Some(n);
+            }
+            other => spec.io_size = other.map(|s| size_opt("--io-size", s)).transpose()?,
+        }
         spec.ramp_s = duration_opt("--ramp", &self.ramp)?;
         spec.direct = !self.buffered;
         spec.engine = engine;

@@ -286,6 +286,88 @@ pub fn drop_page_cache() -> std::io::Result<()> {
     fs::write("/proc/sys/vm/drop_caches", "3")
 }
 
+/// zram's own accounting: (original bytes stored, compressed bytes) from
+/// `/sys/block/zramN/mm_stat`; `None` for other devices.
+pub fn zram_mm_stat(dev: &BlockDev) -> Option<(u64, u64)> {
+    if !dev.name.starts_with("zram") {
+        return None;
+    }
+    let t = fs::read_to_string(dev.sysfs.join("mm_stat")).ok()?;
+    let v: Vec<u64> = t
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    Some((*v.first()?, *v.get(1)?))
+}
+
+/// Host and media write counters a drive reports through SMART.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SmartWrites {
+    /// Bytes the host wrote, as the drive counts them (NVMe Data Units Written, ATA 241).
+    pub host_bytes: Option<u64>,
+    /// Bytes written to the media (vendor attributes such as NAND writes), when reported.
+    pub media_bytes: Option<u64>,
+}
+
+/// Reads a drive's write counters with `smartctl -j -a` (smartmontools). `Err` says why
+/// there are none: smartctl missing, or a device without SMART.
+pub fn smart_writes(dev: &BlockDev) -> Result<SmartWrites, String> {
+    let disk = dev.disk_dir();
+    let name = disk
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if ["loop", "zram", "ram", "dm-", "md", "nbd"]
+        .iter()
+        .any(|p| name.starts_with(p))
+    {
+        return Err(format!("not reported by this device ({name} has no SMART)"));
+    }
+    let out = std::process::Command::new("smartctl")
+        .args(["-j", "-a"])
+        .arg(format!("/dev/{name}"))
+        .output()
+        .map_err(|_| "not reported: smartctl (smartmontools) is not installed".to_string())?;
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|_| format!("not reported: smartctl gave no JSON for /dev/{name}"))?;
+    parse_smart(&v)
+        .ok_or_else(|| format!("not reported by this device (/dev/{name} has no write counters)"))
+}
+
+/// The write counters in smartctl's JSON, if any.
+pub fn parse_smart(v: &serde_json::Value) -> Option<SmartWrites> {
+    let mut w = SmartWrites::default();
+    if let Some(units) = v
+        .pointer("/nvme_smart_health_information_log/data_units_written")
+        .and_then(serde_json::Value::as_u64)
+    {
+        // NVMe counts data units of 1000 512-byte sectors.
+        w.host_bytes = Some(units * 512_000);
+    }
+    if let Some(table) = v
+        .pointer("/ata_smart_attributes/table")
+        .and_then(|t| t.as_array())
+    {
+        for a in table {
+            let id = a.get("id").and_then(serde_json::Value::as_u64).unwrap_or(0);
+            let name = a.get("name").and_then(|n| n.as_str()).unwrap_or("");
+            let raw = a.pointer("/raw/value").and_then(serde_json::Value::as_u64);
+            if id == 241 {
+                w.host_bytes = raw.map(|lbas| lbas * 512);
+            }
+            let lname = name.to_lowercase();
+            if lname.contains("nand_writes")
+                || lname.contains("nand writes")
+                || lname.contains("media_writes")
+            {
+                // Vendors mostly count these in GiB (e.g. Intel's NAND_Writes_1GiB).
+                w.media_bytes = raw.map(|g| g << 30);
+            }
+        }
+    }
+    (w.host_bytes.is_some() || w.media_bytes.is_some()).then_some(w)
+}
+
 /// CPU time this process has used so far, in seconds (all threads).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct CpuTimes {

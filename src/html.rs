@@ -133,17 +133,52 @@ fn study_section(label: &str, doc: &Document) -> String {
                 .iter()
                 .filter_map(|v| numeric(&param, v).map(|x| (x, v.clone())))
                 .collect();
-            let log_x = ticks.len() > 2
+            let log_x = param != "round"
+                && ticks.len() > 2
                 && ticks.iter().all(|(x, _)| *x > 0.0)
                 && ticks.last().map(|t| t.0).unwrap_or(1.0) / ticks[0].0 >= 16.0;
+            let mut series = series_of(&|r| iops(r).0);
+            let mut bands = Vec::new();
+            let mut title = format!("IOPS vs {param}");
+            // Steady state: the window, and its bounds (mean ± 10%: a 20% data excursion).
+            if param == "round"
+                && let Some(s) = &doc.steady_state
+                && let (Some([a, b]), Some(m)) = (s.window, s.mean)
+            {
+                let (a, b) = (a as f64, b as f64);
+                let half = s.criteria.max_range_pct / 200.0;
+                bands.push((
+                    a - 0.3,
+                    b + 0.3,
+                    if s.reached {
+                        "steady window".into()
+                    } else {
+                        "last window (not steady)".into()
+                    },
+                ));
+                series.push(Series {
+                    name: format!("+{:.0}% of mean", half * 100.0),
+                    points: vec![(a, m * (1.0 + half)), (b, m * (1.0 + half))],
+                });
+                series.push(Series {
+                    name: format!("−{:.0}% of mean", half * 100.0),
+                    points: vec![(a, m * (1.0 - half)), (b, m * (1.0 - half))],
+                });
+                title = if s.reached {
+                    format!("IOPS per round: steady at round {}", s.round.unwrap_or(0))
+                } else {
+                    format!("IOPS per round: not steady in {} rounds", s.rounds)
+                };
+            }
             out.push_str(&line_chart(&LineChart {
-                title: format!("IOPS vs {param}"),
+                title,
                 x_label: param.clone(),
                 y_label: "IOPS".into(),
                 x_log: log_x,
                 x_ticks: Some(ticks.clone()),
-                series: series_of(&|r| iops(r).0),
+                series,
                 markers: true,
+                bands,
                 ..LineChart::default()
             }));
             let mut lat = Vec::new();
@@ -276,6 +311,28 @@ fn run_article(label: &str, r: &Run) -> String {
                 ..LineChart::default()
             }));
         }
+        if r.study.as_ref().is_some_and(|p| p.suite == "wsat") && !rep.series.is_empty() {
+            // Write saturation: IOPS against the total written so far.
+            let mut written = 0.0;
+            let mut prev_t = 0.0;
+            let mut pts = Vec::new();
+            for p in &rep.series {
+                written += p.write_bw_bytes * (p.t_s - prev_t);
+                prev_t = p.t_s;
+                pts.push((written / (1u64 << 30) as f64, p.write_iops));
+            }
+            out.push_str(&line_chart(&LineChart {
+                title: "Write saturation: IOPS vs data written".into(),
+                x_label: "total written (GiB)".into(),
+                y_label: "write IOPS".into(),
+                series: vec![Series {
+                    name: "write IOPS".into(),
+                    points: pts,
+                }],
+                markers: rep.series.len() <= 120,
+                ..LineChart::default()
+            }));
+        }
         let labels = ["p50", "p90", "p99", "p99.9", "p99.99", "max"];
         let mut pct = Vec::new();
         for (name, d, used) in [
@@ -317,6 +374,20 @@ fn run_article(label: &str, r: &Run) -> String {
         out.push_str("</div>");
     }
     let mut env = vec![vec!["".to_string(), "".to_string()]];
+    for w in &r.write_amplification_sources {
+        env.push(vec![
+            format!("write amplification ({})", w.source),
+            match w.ratio {
+                Some(x) => format!(
+                    "{x:.3} ({} of {} bytes) — {}",
+                    w.device_bytes.unwrap_or(0),
+                    w.host_bytes.unwrap_or(0),
+                    w.note
+                ),
+                None => w.note.clone(),
+            },
+        ]);
+    }
     if let Some(d) = &r.target.device {
         env.push(vec![
             "device".into(),

@@ -215,6 +215,8 @@ pub fn from_fio(v: &Value) -> std::result::Result<Document, String> {
             repetitions_planned: 1,
             cache_bound: false,
             study: None,
+            write_amplification: None,
+            write_amplification_sources: Vec::new(),
             spec,
         });
     }

@@ -22,6 +22,7 @@ pub mod results;
 pub mod runner;
 pub mod spec;
 pub mod stats;
+pub mod steady;
 pub mod suite;
 pub mod target;
 pub mod units;

@@ -311,6 +311,9 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
         .iter()
         .filter(|r| r.plan.spec.runtime_s.is_none())
         .count();
+    if !plan.dry_run && (plan.name == "steady" || plan.name == "wsat") {
+        return cmd_dirty(&plan, stop);
+    }
     if plan.dry_run {
         if plan.out.json {
             let runs: Vec<serde_json::Value> = plan
@@ -465,6 +468,164 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
         for w in &r.warnings {
             sink.say(&format!("note ({}): {w}\n", r.name));
         }
+    }
+    sink.finish();
+    Ok(exit_for(stop, failure))
+}
+
+/// Runs one run of a study into the document at `idx`, labelled with `point`.
+fn study_run(
+    sink: &mut Sink,
+    progress: &mut TermProgress,
+    r: &iomark::cli::StudyRun,
+    point: &iomark::results::StudyPoint,
+    created: bool,
+    stop: &StopFlag,
+) -> Result<(Run, Option<Error>)> {
+    let policy = TargetPolicy {
+        keep: true,
+        overwrite: r.plan.policy.overwrite || created,
+        ..r.plan.policy.clone()
+    };
+    let idx = sink.doc.runs.len();
+    let (mut run, failure) = runner::run(
+        &r.plan.spec,
+        &policy,
+        r.plan.repeat,
+        stop,
+        progress,
+        &mut |run| {
+            let mut run = run.clone();
+            run.study = Some(point.clone());
+            sink.update(idx, &run)
+        },
+    )?;
+    run.study = Some(point.clone());
+    sink.update(idx, &run)?;
+    Ok((run, failure))
+}
+
+/// `suite steady` and `suite wsat`: purge, then precondition and rounds until steady
+/// state (steady), or one long write-saturation run (wsat).
+fn cmd_dirty(plan: &iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
+    let out = plan.out.clone();
+    let mut sink = Sink::new(&out);
+    let mut progress = TermProgress::new(out.quiet);
+    let target_existed = std::path::Path::new(&plan.target).exists();
+    let first = &plan.runs[0];
+    let purge = runner::purge(
+        &first.plan.spec,
+        &TargetPolicy {
+            keep: true,
+            ..first.plan.policy.clone()
+        },
+        stop,
+    );
+    let created = !target_existed && std::path::Path::new(&plan.target).exists();
+    let cleanup = |created: bool| {
+        if created && !plan.keep {
+            let _ = std::fs::remove_file(&plan.target);
+        }
+    };
+    let purge = match purge {
+        Ok(p) => p,
+        Err(e) => {
+            cleanup(created);
+            return Err(e);
+        }
+    };
+    sink.say(&format!("purge: {} ({})\n", purge.method, purge.note));
+    sink.doc.purge = Some(purge);
+    let mut failure = None;
+    let criteria = iomark::steady::Criteria::default();
+    let mut iops = Vec::new();
+    let result: Result<()> = (|| {
+        if plan.name == "wsat" {
+            progress.set_run(1, 1);
+            let (_, f) = study_run(&mut sink, &mut progress, first, &first.point, created, stop)?;
+            failure = f;
+            return Ok(());
+        }
+        progress.set_run(1, plan.max_rounds as usize + 1);
+        let (_, f) = study_run(&mut sink, &mut progress, first, &first.point, created, stop)?;
+        if f.is_some() || stop.is_set() {
+            failure = f;
+            return Ok(());
+        }
+        let round = &plan.runs[1];
+        while iomark::steady::another_round(&iops, plan.max_rounds, criteria) && !stop.is_set() {
+            let n = iops.len() + 1;
+            let point = iomark::results::StudyPoint {
+                value: n.to_string(),
+                ..round.point.clone()
+            };
+            progress.set_run(n + 1, plan.max_rounds as usize + 1);
+            let (run, f) = study_run(&mut sink, &mut progress, round, &point, created, stop)?;
+            if f.is_some() || run.status != iomark::results::Status::Complete {
+                failure = f;
+                break;
+            }
+            iops.push(run.summary.read.iops.mean + run.summary.write.iops.mean);
+            sink.doc.steady_state = Some(iomark::steady::evaluate(&iops, criteria));
+            let last = sink.doc.runs.len() - 1;
+            let r = sink.doc.runs[last].clone();
+            sink.update(last, &r)?;
+        }
+        Ok(())
+    })();
+    cleanup(created);
+    result?;
+    sink.say(&iomark::report::study_tables(&sink.doc));
+    if let Some(s) = &sink.doc.steady_state {
+        let verdict = match (s.reached, s.window) {
+            (true, Some([a, b])) => format!(
+                "steady state reached at round {}: rounds {a}-{b}, mean {:.0} IOPS, range {:.1}% (max {}%), slope {:.1}% (max {}%)",
+                s.round.unwrap_or(0),
+                s.mean.unwrap_or(0.0),
+                s.range_pct.unwrap_or(0.0),
+                s.criteria.max_range_pct,
+                s.slope_pct.unwrap_or(0.0),
+                s.criteria.max_slope_pct
+            ),
+            _ => format!(
+                "steady state NOT reached in {} rounds (last window: range {:.1}%, slope {:.1}%)",
+                s.rounds,
+                s.range_pct.unwrap_or(f64::NAN),
+                s.slope_pct.unwrap_or(f64::NAN)
+            ),
+        };
+        sink.say(&format!("{verdict}\n"));
+    }
+    let was: Vec<String> = sink
+        .doc
+        .runs
+        .iter()
+        .filter_map(|r| {
+            let w = r.write_amplification.as_ref()?;
+            let label = r
+                .study
+                .as_ref()
+                .map_or(r.name.clone(), |p| format!("{} {}", p.test, p.value));
+            Some(format!("{label} {:.3}", w.ratio?))
+        })
+        .collect();
+    if let Some(w) = sink
+        .doc
+        .runs
+        .iter()
+        .find_map(|r| r.write_amplification.as_ref())
+    {
+        sink.say(&format!(
+            "write amplification ({}; {}): {}\n",
+            w.source,
+            w.note,
+            was.join(", ")
+        ));
+    }
+    if plan.name == "wsat"
+        && let Some(rep) = sink.doc.runs.first().and_then(|r| r.repetitions.first())
+    {
+        sink.say(&iomark::report::wsat_minutes(rep));
     }
     sink.finish();
     Ok(exit_for(stop, failure))

@@ -353,6 +353,50 @@ pub fn plan_listing(plan: &crate::cli::SuitePlan) -> String {
     out
 }
 
+/// Write saturation per minute: IOPS and the total written by the end of each minute.
+pub fn wsat_minutes(rep: &crate::results::Repetition) -> String {
+    let mut rows = vec![vec![
+        "minute".to_string(),
+        "write IOPS".into(),
+        "MB/s".into(),
+        "written (GiB)".into(),
+    ]];
+    let (mut written, mut prev_t) = (0.0, 0.0);
+    let mut minute = 0usize;
+    let (mut ios, mut bytes, mut dt) = (0.0, 0.0, 0.0);
+    let flush = |rows: &mut Vec<Vec<String>>,
+                 minute: usize,
+                 ios: f64,
+                 bytes: f64,
+                 dt: f64,
+                 written: f64| {
+        if dt > 0.0 {
+            rows.push(vec![
+                (minute + 1).to_string(),
+                fmt_count(ios / dt),
+                format!("{:.1}", bytes / dt / 1e6),
+                format!("{:.2}", written / (1u64 << 30) as f64),
+            ]);
+        }
+    };
+    for p in &rep.series {
+        let m = ((p.t_s - 1e-9) / 60.0).floor().max(0.0) as usize;
+        if m != minute {
+            flush(&mut rows, minute, ios, bytes, dt, written);
+            (ios, bytes, dt) = (0.0, 0.0, 0.0);
+            minute = m;
+        }
+        let d = p.t_s - prev_t;
+        prev_t = p.t_s;
+        ios += p.write_iops * d;
+        bytes += p.write_bw_bytes * d;
+        written += p.write_bw_bytes * d;
+        dt += d;
+    }
+    flush(&mut rows, minute, ios, bytes, dt, written);
+    format!("\nwrite saturation per minute\n{}", table(&rows))
+}
+
 /// One table per test of a study: the swept parameter as rows, mean ± stddev columns.
 pub fn study_tables(doc: &Document) -> String {
     let mut tests: Vec<(String, String)> = Vec::new();

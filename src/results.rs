@@ -32,6 +32,25 @@ pub struct Document {
     pub host: Host,
     /// One entry per workload, in the order they ran.
     pub runs: Vec<Run>,
+    /// `suite steady`: how the target was purged before preconditioning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purge: Option<Purge>,
+    /// `suite steady`: the steady-state verdict over the rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<crate::steady::SteadyState>,
+}
+
+/// What purging the target did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Purge {
+    /// `discard` (BLKDISCARD on a device), `punch_hole` (a file), or `none`.
+    pub method: String,
+    /// Whether the target accepted it.
+    pub supported: bool,
+    /// Bytes purged.
+    pub bytes: u64,
+    /// What happened, in words.
+    pub note: String,
 }
 
 /// The program that wrote a document.
@@ -85,6 +104,33 @@ pub struct Run {
     /// Where this run sits in a study (`iomark suite`); absent for a single run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub study: Option<StudyPoint>,
+    /// Write amplification of this run (phase), from the best source available: a drive's
+    /// media writes, else zram's accounting, else the kernel's block counters. `null` for
+    /// runs that write nothing.
+    #[serde(default)]
+    pub write_amplification: Option<WriteAmplification>,
+    /// The figure of every source, including the ones that report nothing (and why).
+    #[serde(default)]
+    pub write_amplification_sources: Vec<WriteAmplification>,
+}
+
+/// Bytes asked to be written against bytes the device wrote or stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WriteAmplification {
+    /// `block_layer` (kernel counters of the device under the target), `zram` (mm_stat:
+    /// compressed bytes stored against original bytes stored), or `smart` (the drive's
+    /// host and media write counters).
+    pub source: String,
+    /// Bytes the host side wrote: iomark's writes (block_layer), zram's original data
+    /// size, or the drive's host-writes counter.
+    pub host_bytes: Option<u64>,
+    /// Bytes the device side wrote: what reached the block device, what zram stores
+    /// compressed, or the drive's media writes.
+    pub device_bytes: Option<u64>,
+    /// device_bytes / host_bytes.
+    pub ratio: Option<f64>,
+    /// What the figures are, or why there are none ("not reported by this device").
+    pub note: String,
 }
 
 /// A run's place in a study: which test, and the value of the swept parameter.
@@ -276,6 +322,8 @@ impl Document {
             started: now_rfc3339(),
             host,
             runs: Vec::new(),
+            purge: None,
+            steady_state: None,
         }
     }
 

@@ -778,7 +778,9 @@ fn run_rep(
     let ios_per_job = if end_ns.is_some() && spec.io_size.is_none() {
         None
     } else {
-        let io = spec.io_size.unwrap_or(target.span);
+        let io = spec
+            .io_size
+            .unwrap_or_else(|| (target.span as f64 * spec.io_spans.unwrap_or(1.0)) as u64);
         Some((io / spec.bs / spec.io_share.max(1) as u64).max(1))
     };
     let interval_ns = (spec.interval_s * 1e9) as u64;
@@ -1051,6 +1053,112 @@ fn run_rep(
 /// At most this much of a `files:` corpus is read into memory and cycled.
 pub const CORPUS_MAX: usize = 256 << 20;
 
+/// Opens the target of `spec` (which must be a write workload, so the safety rules for
+/// writing apply) and purges its span.
+pub fn purge(spec: &Spec, policy: &TargetPolicy, stop: &StopFlag) -> Result<crate::results::Purge> {
+    let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, None);
+    let target = Target::open(spec, policy, &|| stop.is_set(), &mut layout)?;
+    let (method, supported, note) = target.purge();
+    let bytes = if supported { target.span } else { 0 };
+    target.finish()?;
+    Ok(crate::results::Purge {
+        method,
+        supported,
+        bytes,
+        note,
+    })
+}
+
+/// Fills in the run's write amplification from every source there is.
+fn write_amplification(
+    run: &mut Run,
+    target: &Target,
+    smart_before: Option<std::result::Result<crate::env::SmartWrites, String>>,
+    smart_after: Option<std::result::Result<crate::env::SmartWrites, String>>,
+) {
+    use crate::results::WriteAmplification as Wa;
+    let host: u64 = run.repetitions.iter().map(|r| r.write.bytes).sum();
+    let ratio = |h: Option<u64>, d: Option<u64>| match (h, d) {
+        (Some(h), Some(d)) if h > 0 => Some(d as f64 / h as f64),
+        _ => None,
+    };
+    let mut all = Vec::new();
+    // The kernel's block counters of the device under the target.
+    let dev: Option<u64> = run
+        .repetitions
+        .iter()
+        .map(|r| r.device.as_ref().map(|d| d.write_bytes))
+        .sum();
+    all.push(Wa {
+        source: "block_layer".into(),
+        host_bytes: Some(host),
+        device_bytes: dev,
+        ratio: ratio(Some(host), dev),
+        note: match &target.device {
+            Some(d) => format!(
+                "bytes iomark wrote against bytes the kernel sent to {} (filesystem metadata, journal and other writers included)",
+                d.name
+            ),
+            None => "not reported: no block device visible under the target".into(),
+        },
+    });
+    // zram: what it stores compressed against what it was given.
+    if let Some((orig, compr)) = target.device.as_ref().and_then(crate::env::zram_mm_stat) {
+        all.push(Wa {
+            source: "zram".into(),
+            host_bytes: Some(orig),
+            device_bytes: Some(compr),
+            ratio: ratio(Some(orig), Some(compr)),
+            note:
+                "zram mm_stat after the run: compressed bytes stored against original bytes stored"
+                    .into(),
+        });
+    }
+    // SMART: the drive's own host and media write counters, before and after.
+    let smart = match (smart_before, smart_after) {
+        (Some(Ok(b)), Some(Ok(a))) => {
+            let d = |x: Option<u64>, y: Option<u64>| Some(y?.saturating_sub(x?));
+            let (h, m) = (
+                d(b.host_bytes, a.host_bytes),
+                d(b.media_bytes, a.media_bytes),
+            );
+            Wa {
+                source: "smart".into(),
+                host_bytes: h,
+                device_bytes: m,
+                ratio: ratio(h, m),
+                note: if m.is_some() {
+                    "the drive's media writes against its host writes (SMART)".into()
+                } else {
+                    "the drive reports host writes only; media writes not reported by this device"
+                        .into()
+                },
+            }
+        }
+        (_, Some(Err(why))) | (Some(Err(why)), _) => Wa {
+            source: "smart".into(),
+            host_bytes: None,
+            device_bytes: None,
+            ratio: None,
+            note: why,
+        },
+        _ => Wa {
+            source: "smart".into(),
+            host_bytes: None,
+            device_bytes: None,
+            ratio: None,
+            note: "not reported: no block device visible under the target".into(),
+        },
+    };
+    all.push(smart);
+    let best = ["smart", "zram", "block_layer"]
+        .iter()
+        .find_map(|s| all.iter().find(|w| w.source == *s && w.ratio.is_some()))
+        .cloned();
+    run.write_amplification = best;
+    run.write_amplification_sources = all;
+}
+
 /// Sleeps `secs`, waking early when asked to stop.
 pub fn pause(secs: f64, stop: &StopFlag) {
     let end = Instant::now() + Duration::from_secs_f64(secs);
@@ -1169,7 +1277,14 @@ pub fn run(
         repetitions_planned: repeat.max(1),
         cache_bound: false,
         study: None,
+        write_amplification: None,
+        write_amplification_sources: Vec::new(),
     };
+    // Write amplification: the drive's counters before the first repetition.
+    let smart_before = spec
+        .writes()
+        .then(|| target.device.as_ref().map(crate::env::smart_writes))
+        .flatten();
     // Cache honesty: a buffered run over a span that fits in memory measures the page
     // cache. Twice the machine's memory is what it takes to defeat it.
     if !spec.direct
@@ -1274,6 +1389,10 @@ pub fn run(
                 signal_name(stop.signal())
             ));
         }
+    }
+    if spec.writes() && !run.repetitions.is_empty() {
+        let smart_after = target.device.as_ref().map(crate::env::smart_writes);
+        write_amplification(&mut run, &target, smart_before, smart_after);
     }
     for (dir, d, used) in [
         ("read", &run.summary.read, spec.reads()),

@@ -165,6 +165,10 @@ pub struct Spec {
     /// Drop the kernel's page cache before each buffered repetition (root).
     #[serde(default)]
     pub drop_caches: bool,
+    /// In a size-based run each job moves this many times the span (`--io-size 2x`);
+    /// `io_size` takes precedence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_spans: Option<f64>,
 }
 
 fn one() -> u32 {
@@ -214,6 +218,7 @@ impl Spec {
             verify: false,
             pause_s: 0.0,
             drop_caches: false,
+            io_spans: None,
         }
     }
 

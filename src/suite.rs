@@ -14,8 +14,8 @@ use crate::error::{Error, Result};
 pub type Opt = (String, Option<String>);
 
 /// The presets `iomark suite` knows.
-pub const PRESETS: [&str; 7] = [
-    "quick", "corners", "compress", "qd", "bs", "cache", "matrix",
+pub const PRESETS: [&str; 9] = [
+    "quick", "corners", "compress", "qd", "bs", "cache", "steady", "wsat", "matrix",
 ];
 
 /// A run of a study, before it is resolved into a spec.
@@ -216,6 +216,63 @@ pub fn expand(name: &str, user: &[Opt], matrix: Option<&Matrix>) -> Result<Vec<P
             )
         }
         "compress" => compress(user),
+        // SNIA PTS-style steady state: precondition (the span written twice sequentially,
+        // 128 KiB, incompressible unless the data options say otherwise), then rounds of
+        // the test workload; `main` runs the rounds until steady or the round limit.
+        "steady" => vec![
+            PlannedRun {
+                test: "precondition".into(),
+                param: "pass".into(),
+                value: "2x".into(),
+                opts: vec![
+                    o("size", "1g"),
+                    o("rw", "write"),
+                    o("bs", "128k"),
+                    o("qd", "8"),
+                    o("io-size", "2x"),
+                ],
+                protected: vec![
+                    "rw",
+                    "bs",
+                    "io-size",
+                    "runtime",
+                    "ramp",
+                    "repeat",
+                    "qd",
+                    "rwmixread",
+                ],
+            },
+            PlannedRun {
+                test: "round".into(),
+                param: "round".into(),
+                value: "1".into(),
+                opts: vec![
+                    o("size", "1g"),
+                    o("rw", "randwrite"),
+                    o("bs", "4k"),
+                    o("qd", "32"),
+                    o("runtime", "1m"),
+                    o("ramp", "0"),
+                ],
+                protected: vec!["runtime", "repeat", "ramp"],
+            },
+        ],
+        // Write saturation: random 4 KiB writes over the span until 4x the span is written
+        // (or --runtime passes), sampled every second.
+        "wsat" => vec![PlannedRun {
+            test: "wsat".into(),
+            param: "volume".into(),
+            value: "4x".into(),
+            opts: vec![
+                o("size", "1g"),
+                o("rw", "randwrite"),
+                o("bs", "4k"),
+                o("qd", "32"),
+                o("io-size", "4x"),
+                o("interval", "1s"),
+            ],
+            protected: vec!["repeat"],
+        }],
         "matrix" => {
             let m = matrix.ok_or_else(|| {
                 Error::input("suite matrix needs a file: iomark suite matrix FILE.toml [TARGET]")
@@ -229,6 +286,15 @@ pub fn expand(name: &str, user: &[Opt], matrix: Option<&Matrix>) -> Result<Vec<P
             )));
         }
     };
+    if matches!(name, "steady" | "wsat")
+        && let Some((k, _)) = user
+            .iter()
+            .find(|(k, v)| k != "data" && v.as_deref().is_some_and(|v| v.contains(',')))
+    {
+        return Err(Error::input(format!(
+            "suite {name} runs one workload; --{k} takes one value here, not a list"
+        )));
+    }
     // The user's other comma lists multiply the plan.
     let swept: Vec<String> = runs.iter().map(|r| r.param.clone()).collect();
     for (key, value) in user {

@@ -486,6 +486,63 @@ impl Target {
         Ok(())
     }
 
+    /// Discards the span (BLKDISCARD on a device, FALLOC_FL_PUNCH_HOLE on a file), the
+    /// "purge" of the SNIA tests. Returns the method and whether the target took it.
+    pub fn purge(&self) -> (String, bool, String) {
+        const BLKDISCARD: libc::c_ulong = 0x1277;
+        let Some(f) = &self.file else {
+            return ("none".into(), false, "nothing to purge: no target".into());
+        };
+        match self.kind {
+            TargetKind::BlockDevice => {
+                let range: [u64; 2] = [self.base, self.span];
+                // Safety: BLKDISCARD reads a [start, length] pair of u64 from the pointer.
+                let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKDISCARD as _, range.as_ptr()) };
+                if rc == 0 {
+                    ("discard".into(), true, "BLKDISCARD over the span".into())
+                } else {
+                    let e = io::Error::last_os_error();
+                    (
+                        "discard".into(),
+                        false,
+                        format!(
+                            "the device refused BLKDISCARD ({}); not purged",
+                            describe_io(&e)
+                        ),
+                    )
+                }
+            }
+            _ => {
+                // Safety: fallocate on an open descriptor with a byte range.
+                let rc = unsafe {
+                    libc::fallocate(
+                        f.as_raw_fd(),
+                        libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                        self.base as libc::off_t,
+                        self.span as libc::off_t,
+                    )
+                };
+                if rc == 0 {
+                    (
+                        "punch_hole".into(),
+                        true,
+                        "FALLOC_FL_PUNCH_HOLE over the span".into(),
+                    )
+                } else {
+                    let e = io::Error::last_os_error();
+                    (
+                        "punch_hole".into(),
+                        false,
+                        format!(
+                            "the filesystem refused to punch holes ({}); not purged",
+                            describe_io(&e)
+                        ),
+                    )
+                }
+            }
+        }
+    }
+
     /// The open file or device; `None` for the null engine.
     pub fn file(&self) -> Option<&File> {
         self.file.as_ref()
