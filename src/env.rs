@@ -431,6 +431,29 @@ mod tests {
     }
 
     #[test]
+    fn smart_counters_from_smartctl_json() {
+        let nvme: serde_json::Value = serde_json::from_str(
+            r#"{"nvme_smart_health_information_log": {"data_units_written": 1000}}"#,
+        )
+        .unwrap();
+        let w = parse_smart(&nvme).unwrap();
+        assert_eq!((w.host_bytes, w.media_bytes), (Some(512_000_000), None));
+        let ata: serde_json::Value = serde_json::from_str(
+            r#"{"ata_smart_attributes": {"table": [
+                {"id": 241, "name": "Total_LBAs_Written", "raw": {"value": 2048}},
+                {"id": 249, "name": "NAND_Writes_1GiB", "raw": {"value": 3}}]}}"#,
+        )
+        .unwrap();
+        let w = parse_smart(&ata).unwrap();
+        assert_eq!(
+            (w.host_bytes, w.media_bytes),
+            (Some(1 << 20), Some(3 << 30))
+        );
+        let none: serde_json::Value = serde_json::from_str(r#"{"device": {}}"#).unwrap();
+        assert_eq!(parse_smart(&none), None);
+    }
+
+    #[test]
     fn delta_converts_sectors_to_bytes() {
         let a = BlockStat {
             read_ios: 1,
