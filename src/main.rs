@@ -421,33 +421,9 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
         progress.set_run(i + 1, plan.runs.len());
         progress.set_study(started, left);
         // The study's target file is created by its first run and kept until the end.
-        let policy = TargetPolicy {
-            keep: true,
-            overwrite: r.plan.policy.overwrite || created,
-            ..r.plan.policy.clone()
-        };
-        let point = r.point.clone();
-        let idx = sink.doc.runs.len();
-        let result = runner::run(
-            &r.plan.spec,
-            &policy,
-            r.plan.repeat,
-            stop,
-            &mut progress,
-            &mut |run| {
-                let mut run = run.clone();
-                run.study = Some(point.clone());
-                sink.update(idx, &run)
-            },
-        );
-        match result {
-            Ok((mut run, failure)) => {
+        match study_run(&mut sink, &mut progress, r, &r.point, created, stop) {
+            Ok((run, failure)) => {
                 created |= run.target.created && !target_existed;
-                run.study = Some(r.point.clone());
-                if let Err(e) = sink.update(idx, &run) {
-                    outcome = Err(e);
-                    break;
-                }
                 if failure.is_some() {
                     outcome = Ok(failure);
                     break;

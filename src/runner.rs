@@ -285,6 +285,27 @@ fn issue<E: Engine>(eng: &mut E, req: Request) -> Option<std::io::Error> {
     }
 }
 
+/// Issues an fsync on `slot` (which must be free).
+fn issue_fsync<E: Engine>(eng: &mut E, slots: &mut [Slot], slot: u32) -> Option<std::io::Error> {
+    slots[slot as usize] = Slot {
+        op: Op::Fsync,
+        offset: 0,
+        len: 0,
+        done: 0,
+        start_ns: 0,
+    };
+    issue(
+        eng,
+        Request {
+            slot,
+            op: Op::Fsync,
+            offset: 0,
+            len: 0,
+            buf_off: 0,
+        },
+    )
+}
+
 fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
     let spec = ctx.spec;
     let qd = spec.qd as usize;
@@ -386,23 +407,7 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
                 // Every N writes: let them complete, then fsync alone.
                 if inflight == 0 {
                     let slot = free.pop().expect("a free slot when nothing is in flight");
-                    slots[slot as usize] = Slot {
-                        op: Op::Fsync,
-                        offset: 0,
-                        len: 0,
-                        done: 0,
-                        start_ns: 0,
-                    };
-                    submit_err = submit_err.or(issue(
-                        &mut eng,
-                        Request {
-                            slot,
-                            op: Op::Fsync,
-                            offset: 0,
-                            len: 0,
-                            buf_off: 0,
-                        },
-                    ));
+                    submit_err = submit_err.or(issue_fsync(&mut eng, &mut slots, slot));
                     inflight += 1;
                     sync_inflight = true;
                     writes_since_sync = 0;
@@ -480,23 +485,7 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
         if inflight == 0 {
             if spec.end_fsync && end_sync_state == 0 && !interrupted && ctx.fd.is_some() {
                 let slot = free.pop().expect("all slots free");
-                slots[slot as usize] = Slot {
-                    op: Op::Fsync,
-                    offset: 0,
-                    len: 0,
-                    done: 0,
-                    start_ns: 0,
-                };
-                submit_err = submit_err.or(issue(
-                    &mut eng,
-                    Request {
-                        slot,
-                        op: Op::Fsync,
-                        offset: 0,
-                        len: 0,
-                        buf_off: 0,
-                    },
-                ));
+                submit_err = submit_err.or(issue_fsync(&mut eng, &mut slots, slot));
                 inflight += 1;
                 end_sync_state = 1;
             } else {

@@ -7,42 +7,6 @@ mod common;
 use common::{LoopDev, Mounted, iomark, run_json};
 use serde_json::Value;
 
-/// A private zram device (never zram0), reset and removed on drop.
-struct Zram(u32);
-
-impl Zram {
-    fn new(size: &str) -> Option<Zram> {
-        if !common::require(common::is_root(), "root (for zram)")
-            || !common::require(
-                std::path::Path::new("/sys/class/zram-control/hot_add").exists(),
-                "zram",
-            )
-        {
-            return None;
-        }
-        let id: u32 = std::fs::read_to_string("/sys/class/zram-control/hot_add")
-            .ok()?
-            .trim()
-            .parse()
-            .ok()?;
-        assert_ne!(id, 0, "never zram0");
-        let z = Zram(id);
-        std::fs::write(format!("/sys/block/zram{id}/comp_algorithm"), "lz4").unwrap();
-        std::fs::write(format!("/sys/block/zram{id}/disksize"), size).unwrap();
-        Some(z)
-    }
-    fn dev(&self) -> String {
-        format!("/dev/zram{}", self.0)
-    }
-}
-
-impl Drop for Zram {
-    fn drop(&mut self) {
-        let _ = std::fs::write(format!("/sys/block/zram{}/reset", self.0), "1");
-        let _ = std::fs::write("/sys/class/zram-control/hot_remove", self.0.to_string());
-    }
-}
-
 fn steady(dev: &str, dir: &std::path::Path) -> Value {
     let out_json = dir.join("steady.json");
     let out = iomark()
@@ -118,7 +82,7 @@ fn steady(dev: &str, dir: &std::path::Path) -> Value {
 #[test]
 fn steady_on_zram_and_on_a_loop_device() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    if let Some(z) = Zram::new("64M") {
+    if let Some(z) = common::Zram::new("lz4", "64M") {
         let doc = steady(&z.dev(), dir.path());
         let wa = &doc["runs"][0]["write_amplification"];
         assert_eq!(wa["source"], "zram");
@@ -183,7 +147,9 @@ fn wsat_writes_its_volume_and_charts_it() {
 #[test]
 fn write_amplification_on_zram_follows_compressibility() {
     for (pct, lo, hi) in [("50", 0.44, 0.56), ("0", 0.98, 1.02)] {
-        let Some(z) = Zram::new("128M") else { return };
+        let Some(z) = common::Zram::new("lz4", "128M") else {
+            return;
+        };
         let doc = run_json(&[
             "run",
             "--rw",

@@ -276,3 +276,50 @@ fn rand_suffix() -> u64 {
         .unwrap()
         .subsec_nanos() as u64
 }
+
+/// A private zram device (never zram0), reset and removed on drop.
+pub struct Zram {
+    pub id: u32,
+}
+
+impl Zram {
+    pub fn new(algo: &str, size: &str) -> Option<Zram> {
+        if !require(is_root(), "root (for zram)")
+            || !require(
+                std::path::Path::new("/sys/class/zram-control/hot_add").exists(),
+                "zram (/sys/class/zram-control)",
+            )
+        {
+            return None;
+        }
+        let id: u32 = std::fs::read_to_string("/sys/class/zram-control/hot_add")
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
+        let z = Zram { id };
+        assert_ne!(id, 0, "never use zram0");
+        std::fs::write(z.sys("comp_algorithm"), algo).expect("set comp_algorithm");
+        std::fs::write(z.sys("disksize"), size).expect("set disksize");
+        Some(z)
+    }
+    pub fn sys(&self, f: &str) -> String {
+        format!("/sys/block/zram{}/{f}", self.id)
+    }
+    pub fn dev(&self) -> String {
+        format!("/dev/zram{}", self.id)
+    }
+    /// (original bytes, compressed bytes) from mm_stat.
+    pub fn mm_stat(&self) -> (u64, u64) {
+        let t = std::fs::read_to_string(self.sys("mm_stat")).unwrap();
+        let v: Vec<u64> = t.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        (v[0], v[1])
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        let _ = std::fs::write(self.sys("reset"), "1");
+        let _ = std::fs::write("/sys/class/zram-control/hot_remove", self.id.to_string());
+    }
+}
