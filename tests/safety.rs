@@ -185,3 +185,40 @@ fn full_filesystem_stops_with_exit_1_and_keeps_results() {
     assert!(err.contains("no space left"), "{err}");
     assert!(!g.exists(), "the half-made file is removed");
 }
+
+#[test]
+fn swap_device_is_never_written() {
+    if !common::require(
+        common::have("mkswap") && common::have("swapon"),
+        "mkswap and swapon (util-linux)",
+    ) {
+        return;
+    }
+    let Some(dev) = LoopDev::new(32 << 20, false) else {
+        return;
+    };
+    let ok = std::process::Command::new("mkswap")
+        .arg(dev.path())
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(ok, "mkswap failed");
+    let on = std::process::Command::new("swapon")
+        .arg(dev.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(on, "swapon {} failed", dev.path().display());
+    // swapoff even if an assertion below fails.
+    struct Off<'a>(&'a std::path::Path);
+    impl Drop for Off<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("swapoff").arg(self.0).status();
+        }
+    }
+    let _off = Off(dev.path());
+    let before = checksum(dev.path());
+    refused(
+        &write_cmd(dev.path(), &["--allow-write-device", "--destroy-data"]),
+        "in use as swap",
+    );
+    assert_eq!(checksum(dev.path()), before);
+}
