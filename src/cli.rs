@@ -260,15 +260,26 @@ impl SuiteArgs {
                 "--max-rounds {max_rounds} is out of range; use 5 (the steady-state window) to 10000"
             )));
         }
-        let mut planned =
-            crate::suite::expand(&self.name, &study_user, matrix.as_ref().map(|m| &m.0))?;
+        if user.iter().any(|(k, _)| k == "verify-state") {
+            return Err(Error::input(
+                "--verify-state saves one run's blocks; use it with iomark run, not in a study",
+            ));
+        }
+        if matches!(self.name.as_str(), "steady" | "wsat") && self.resume.is_some() {
+            return Err(Error::input(format!(
+                "--resume is not available for suite {}: its rounds depend on the drive's state, so start it again",
+                self.name
+            )));
+        }
         // The presets size new files (1 GiB); an existing file or device is used whole
         // unless --size says otherwise.
-        if std::path::Path::new(&target).exists() {
-            for p in planned.iter_mut() {
-                p.opts.retain(|(k, _)| k != "size");
-            }
-        }
+        let existing = std::path::Path::new(&target).exists();
+        let mut planned = crate::suite::expand(
+            &self.name,
+            &study_user,
+            matrix.as_ref().map(|m| &m.0),
+            existing,
+        )?;
         if let Some(rt) = &self.round_time {
             duration_opt("--round-time", rt)?;
             for p in planned.iter_mut().filter(|p| p.test == "round") {

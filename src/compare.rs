@@ -73,8 +73,11 @@ pub struct Cell {
     pub iops: Spread,
     pub bw_bytes: Spread,
     pub lat_p99_ns: Spread,
-    /// Mean IOPS over the first document's.
-    pub ratio: f64,
+    /// Mean IOPS over the baseline's (the first document that has this run); `null` when
+    /// the baseline measured no IOPS.
+    pub ratio: Option<f64>,
+    /// Figures from repetitions that did not complete (no complete one existed).
+    pub incomplete: bool,
     pub verdict: Verdict,
 }
 
@@ -93,17 +96,30 @@ pub struct Comparison {
     pub rows: Vec<Row>,
 }
 
-/// Total IOPS of each complete repetition (reads plus writes).
-fn samples(run: &Run) -> Vec<f64> {
-    run.repetitions
+/// Total IOPS of each complete repetition (reads plus writes), or of every repetition
+/// when none completed (as the run's summary does); and whether that fallback was used.
+fn samples(run: &Run) -> (Vec<f64>, bool) {
+    let complete: Vec<f64> = run
+        .repetitions
         .iter()
         .filter(|r| r.status == crate::results::Status::Complete)
         .map(|r| r.read.iops + r.write.iops)
-        .collect()
+        .collect();
+    if complete.is_empty() {
+        (
+            run.repetitions
+                .iter()
+                .map(|r| r.read.iops + r.write.iops)
+                .collect(),
+            !run.repetitions.is_empty(),
+        )
+    } else {
+        (complete, false)
+    }
 }
 
 fn cell(run: &Run, base: Option<&Run>) -> Cell {
-    let x = samples(run);
+    let (x, incomplete) = samples(run);
     let iops = Spread::of(&x);
     let dir = if run.summary.read.iops.mean >= run.summary.write.iops.mean {
         &run.summary.read
@@ -120,11 +136,11 @@ fn cell(run: &Run, base: Option<&Run>) -> Cell {
         cv_pct: None,
     };
     let (ratio, verdict) = match base {
-        None => (1.0, Verdict::Baseline),
+        None => (Some(1.0), Verdict::Baseline),
         Some(b) => {
-            let y = samples(b);
+            let (y, _) = samples(b);
             let bm = Spread::of(&y).mean;
-            let ratio = if bm > 0.0 { iops.mean / bm } else { f64::NAN };
+            let ratio = (bm > 0.0).then(|| iops.mean / bm);
             let v = match welch_p(&y, &x) {
                 None => Verdict::NotEnoughRepetitions,
                 Some(p) if p < 0.05 => Verdict::Significant { p },
@@ -139,6 +155,7 @@ fn cell(run: &Run, base: Option<&Run>) -> Cell {
         bw_bytes: both(&run.summary.read.bw_bytes, &run.summary.write.bw_bytes),
         lat_p99_ns: dir.lat_p99_ns,
         ratio,
+        incomplete,
         verdict,
     }
 }
@@ -170,14 +187,16 @@ pub fn compare(docs: &[(String, Document)]) -> Comparison {
                     used[dj][*k] = true;
                 }
             }
-            let base = picks[0].map(|k| &docs[0].1.runs[k]);
+            // The baseline is the first document that has this run.
+            let base_doc = picks.iter().position(Option::is_some);
+            let base = base_doc.and_then(|d| picks[d].map(|k| &docs[d].1.runs[k]));
             let cells = picks
                 .iter()
                 .enumerate()
                 .map(|(dj, p)| {
                     p.map(|k| {
                         let run = &docs[dj].1.runs[k];
-                        if dj == 0 {
+                        if Some(dj) == base_doc {
                             cell(run, None)
                         } else {
                             cell(run, base)

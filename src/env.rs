@@ -307,6 +307,8 @@ pub struct SmartWrites {
     pub host_bytes: Option<u64>,
     /// Bytes written to the media (vendor attributes such as NAND writes), when reported.
     pub media_bytes: Option<u64>,
+    /// The granularity of the media counter in bytes.
+    pub media_unit: Option<u64>,
 }
 
 /// Reads a drive's write counters with `smartctl -j -a` (smartmontools). `Err` says why
@@ -352,16 +354,29 @@ pub fn parse_smart(v: &serde_json::Value) -> Option<SmartWrites> {
             let id = a.get("id").and_then(serde_json::Value::as_u64).unwrap_or(0);
             let name = a.get("name").and_then(|n| n.as_str()).unwrap_or("");
             let raw = a.pointer("/raw/value").and_then(serde_json::Value::as_u64);
-            if id == 241 {
-                w.host_bytes = raw.map(|lbas| lbas * 512);
-            }
             let lname = name.to_lowercase();
+            // The unit is in the attribute's name where vendors differ (Intel:
+            // Host_Writes_32MiB, NAND_Writes_1GiB); plain 241 counts 512-byte LBAs.
+            let unit: u64 = if lname.contains("32mib") {
+                32 << 20
+            } else if lname.contains("gib") || lname.contains("1gb") {
+                1 << 30
+            } else if lname.contains("mib") {
+                1 << 20
+            } else {
+                512
+            };
+            if id == 241 {
+                w.host_bytes = raw.map(|v| v * unit);
+            }
             if lname.contains("nand_writes")
                 || lname.contains("nand writes")
                 || lname.contains("media_writes")
             {
-                // Vendors mostly count these in GiB (e.g. Intel's NAND_Writes_1GiB).
-                w.media_bytes = raw.map(|g| g << 30);
+                // Vendors count these in GiB unless the name says otherwise.
+                let unit = if unit == 512 { 1 << 30 } else { unit };
+                w.media_bytes = raw.map(|v| v * unit);
+                w.media_unit = Some(unit);
             }
         }
     }
@@ -449,6 +464,12 @@ mod tests {
             (w.host_bytes, w.media_bytes),
             (Some(1 << 20), Some(3 << 30))
         );
+        let intel: serde_json::Value = serde_json::from_str(
+            r#"{"ata_smart_attributes": {"table": [
+                {"id": 241, "name": "Host_Writes_32MiB", "raw": {"value": 2}}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(parse_smart(&intel).unwrap().host_bytes, Some(64 << 20));
         let none: serde_json::Value = serde_json::from_str(r#"{"device": {}}"#).unwrap();
         assert_eq!(parse_smart(&none), None);
     }

@@ -196,8 +196,12 @@ pub fn comparison_rows(c: &Comparison) -> Vec<Vec<String>> {
                 Some(c) => {
                     x.push(format!("{:.0}", c.iops.mean));
                     x.push(format!("{:.0}", c.iops.stddev));
-                    x.push(format!("{:.3}", c.ratio));
-                    x.push(c.verdict.describe());
+                    x.push(c.ratio.map_or("-".into(), |r| format!("{r:.3}")));
+                    x.push(if c.incomplete {
+                        format!("{} (interrupted run)", c.verdict.describe())
+                    } else {
+                        c.verdict.describe()
+                    });
                 }
                 None => x.extend([
                     "-".to_string(),

@@ -74,6 +74,18 @@ fn numeric(param: &str, v: &str) -> Option<f64> {
         .or_else(|| crate::units::parse_size(v).ok().map(|x| x as f64))
 }
 
+/// Sorting in an expression: points of a line in x order, whatever order the runs had.
+trait TapSort {
+    fn tap_sort(self) -> Self;
+}
+
+impl TapSort for Vec<(f64, f64)> {
+    fn tap_sort(mut self) -> Self {
+        self.sort_by(|a, b| a.0.total_cmp(&b.0));
+        self
+    }
+}
+
 fn study_section(label: &str, doc: &Document) -> String {
     // Group by the swept parameter; within it, one series or bar group per test.
     let mut params: Vec<String> = Vec::new();
@@ -125,14 +137,16 @@ fn study_section(label: &str, doc: &Document) -> String {
                                 let p = r.study.as_ref()?;
                                 Some((numeric(&param, &p.value)?, f(r)))
                             })
-                            .collect(),
+                            .collect::<Vec<_>>()
+                            .tap_sort(),
                     })
                     .collect()
             };
-            let ticks: Vec<(f64, String)> = values
+            let mut ticks: Vec<(f64, String)> = values
                 .iter()
                 .filter_map(|v| numeric(&param, v).map(|x| (x, v.clone())))
                 .collect();
+            ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
             let log_x = param != "round"
                 && ticks.len() > 2
                 && ticks.iter().all(|(x, _)| *x > 0.0)

@@ -112,14 +112,28 @@ pub fn from_fio(v: &Value) -> std::result::Result<Document, String> {
     if let Some(t) = v.get("time").and_then(Value::as_str) {
         doc.started = t.to_string();
     }
+    // Without group_reporting fio writes one entry per clone of a job (numjobs): they are
+    // one workload, so their counters are added up (latency figures: the first clone's).
+    let mut groups: Vec<(String, Vec<&Value>)> = Vec::new();
     for job in jobs {
         let name = job
             .get("jobname")
             .and_then(Value::as_str)
-            .unwrap_or("fio job");
+            .unwrap_or("fio job")
+            .to_string();
+        match groups.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, v)) => v.push(job),
+            None => groups.push((name, vec![job])),
+        }
+    }
+    for (name, clones) in &groups {
+        let name = name.as_str();
+        let job = clones[0];
         let rw_s = opt(job, &global, "rw")
             .or_else(|| opt(job, &global, "readwrite"))
             .unwrap_or("read");
+        // "randread:8" (fio's sequential-skip suffix) names the same pattern.
+        let rw_s = rw_s.split(':').next().unwrap_or(rw_s);
         let rw = match rw_s {
             "read" => Rw::Read,
             "write" => Rw::Write,
@@ -133,12 +147,26 @@ pub fn from_fio(v: &Value) -> std::result::Result<Document, String> {
         spec.rw = rw;
         spec.rwmixread = opt(job, &global, "rwmixread")
             .and_then(|s| s.parse().ok())
+            .or_else(|| {
+                opt(job, &global, "rwmixwrite")
+                    .and_then(|s| s.parse::<u8>().ok())
+                    .map(|w| 100u8.saturating_sub(w))
+            })
             .unwrap_or(50);
         spec.rwmixread = rw.read_pct(spec.rwmixread);
-        spec.bs = opt(job, &global, "bs")
+        // "bs=4k,64k" gives reads and writes their own sizes: keep the one that ran.
+        let bs_list: Vec<u64> = opt(job, &global, "bs")
             .or_else(|| opt(job, &global, "blocksize"))
-            .and_then(fio_size)
-            .unwrap_or(4096);
+            .map(|s| s.split(',').filter_map(fio_size).collect())
+            .unwrap_or_default();
+        spec.bs = match (bs_list.as_slice(), rw.read_pct(50)) {
+            ([r, w, ..], 0) => {
+                let _ = r;
+                *w
+            }
+            ([r, ..], _) => *r,
+            _ => 4096,
+        };
         spec.qd = opt(job, &global, "iodepth")
             .and_then(|s| s.parse().ok())
             .unwrap_or(1);
@@ -161,8 +189,17 @@ pub fn from_fio(v: &Value) -> std::result::Result<Document, String> {
             .and_then(|s| crate::units::parse_duration(s).ok())
             .map(|d| d.as_secs_f64());
         spec.data = DataSpec::default();
-        let read = dir_stats(job.get("read").unwrap_or(&Value::Null));
-        let write = dir_stats(job.get("write").unwrap_or(&Value::Null));
+        let mut read = dir_stats(job.get("read").unwrap_or(&Value::Null));
+        let mut write = dir_stats(job.get("write").unwrap_or(&Value::Null));
+        for c in &clones[1..] {
+            for (acc, d) in [(&mut read, "read"), (&mut write, "write")] {
+                let x = dir_stats(c.get(d).unwrap_or(&Value::Null));
+                acc.ios += x.ios;
+                acc.bytes += x.bytes;
+                acc.iops += x.iops;
+                acc.bw_bytes += x.bw_bytes;
+            }
+        }
         let runtime_ms = num(job.get("read").unwrap_or(&Value::Null), "runtime")
             .max(num(job.get("write").unwrap_or(&Value::Null), "runtime"))
             .max(num(job, "job_runtime"));
@@ -210,7 +247,16 @@ pub fn from_fio(v: &Value) -> std::result::Result<Document, String> {
             },
             summary: Summary::of(&reps),
             repetitions: reps,
-            warnings: vec!["imported from fio: percentiles are fio's completion latency (clat), min/mean/max its total latency".into()],
+            warnings: {
+                let mut w = vec!["imported from fio: percentiles are fio's completion latency (clat), min/mean/max its total latency".to_string()];
+                if clones.len() > 1 {
+                    w.push(format!(
+                        "fio reported {} clones of this job separately (no group_reporting): IOPS and bytes are their sum, latency figures the first clone's",
+                        clones.len()
+                    ));
+                }
+                w
+            },
             error: None,
             repetitions_planned: 1,
             cache_bound: false,

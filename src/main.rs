@@ -377,7 +377,18 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
         }
         sink.doc = doc;
         // Interrupted runs are run again; drop them so the document stays in plan order.
-        let keep_n = done.iter().take_while(|&&d| d).count();
+        let mut keep_n = done.iter().take_while(|&&d| d).count();
+        // A study's own target is gone after the interruption: runs that read what a
+        // preparation run (a fill) wrote must start again from that preparation.
+        if !std::path::Path::new(&plan.target).exists()
+            && keep_n < plan.runs.len()
+            && plan.runs[keep_n].point.test != "fill"
+            && let Some(fill) = plan.runs[..keep_n]
+                .iter()
+                .rposition(|r| r.point.test == "fill")
+        {
+            keep_n = fill;
+        }
         sink.doc.runs.truncate(keep_n);
         for d in done.iter_mut().skip(keep_n) {
             *d = false;
@@ -435,7 +446,10 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
             }
         }
     }
-    if created && !plan.keep {
+    // The study made the target if it was not there before and is now (even if the run
+    // that made it failed afterwards).
+    let _ = created;
+    if !target_existed && !plan.keep && std::path::Path::new(&plan.target).is_file() {
         let _ = std::fs::remove_file(&plan.target);
     }
     let failure = outcome?;
@@ -659,7 +673,10 @@ fn cmd_quick(args: &QuickArgs, stop: &StopFlag) -> Result<i32> {
             }
         }
     }
-    if created {
+    // The quick file's name is new (checked above): whatever exists now is ours, even
+    // if the run that made it failed afterwards.
+    let _ = created;
+    if plan.file.is_file() {
         let _ = std::fs::remove_file(&plan.file);
     }
     let failure = outcome?;

@@ -452,7 +452,9 @@ pub fn study_tables(doc: &Document) -> String {
             if r.cache_bound {
                 label.push_str(" (cache)");
             }
-            if let Ok(q) = p.value.parse::<u64>() {
+            if let Ok(q) = p.value.parse::<u64>()
+                && r.status == Status::Complete
+            {
                 sat.push((q, iops));
             }
             rows.push(vec![

@@ -1045,7 +1045,11 @@ pub const CORPUS_MAX: usize = 256 << 20;
 /// Opens the target of `spec` (which must be a write workload, so the safety rules for
 /// writing apply) and purges its span.
 pub fn purge(spec: &Spec, policy: &TargetPolicy, stop: &StopFlag) -> Result<crate::results::Purge> {
-    let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, None);
+    let corpus = match (&spec.data.kind, &spec.data.files) {
+        (DataKind::Files, Some(path)) => Some(crate::data::load_corpus(path, CORPUS_MAX)?),
+        _ => None,
+    };
+    let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, corpus);
     let target = Target::open(spec, policy, &|| stop.is_set(), &mut layout)?;
     let (method, supported, note) = target.purge();
     let bytes = if supported { target.span } else { 0 };
@@ -1111,12 +1115,16 @@ fn write_amplification(
                 d(b.host_bytes, a.host_bytes),
                 d(b.media_bytes, a.media_bytes),
             );
+            // A coarse media counter (often 1 GiB) says nothing about a short run.
+            let coarse = a.media_unit.is_some_and(|u| h.is_none_or(|h| h < 16 * u));
             Wa {
                 source: "smart".into(),
                 host_bytes: h,
-                device_bytes: m,
-                ratio: ratio(h, m),
-                note: if m.is_some() {
+                device_bytes: if coarse { None } else { m },
+                ratio: if coarse { None } else { ratio(h, m) },
+                note: if coarse {
+                    "the drive's media-write counter is too coarse for a run this short; not reported".into()
+                } else if m.is_some() {
                     "the drive's media writes against its host writes (SMART)".into()
                 } else {
                     "the drive reports host writes only; media writes not reported by this device"

@@ -125,7 +125,39 @@ fn corners_tests(qds: (&str, [&str; 2])) -> Vec<TestDef> {
 }
 
 /// Expands preset `name` with the user's options (for `matrix`, `matrix` is the parsed file).
-pub fn expand(name: &str, user: &[Opt], matrix: Option<&Matrix>) -> Result<Vec<PlannedRun>> {
+/// Options that shape the data written: they do not apply to read-only runs.
+const DATA_KEYS: [&str; 7] = [
+    "data",
+    "compress",
+    "compress-chunk",
+    "compress-method",
+    "dedup",
+    "dedup-unit",
+    "dedup-set",
+];
+
+/// Options a matrix file may not set: the safety switches (only the person running iomark
+/// may allow destruction) and what belongs to the whole study.
+pub const NOT_IN_MATRIX: [&str; 9] = [
+    "overwrite",
+    "allow-write-device",
+    "destroy-data",
+    "keep",
+    "output",
+    "json",
+    "quiet",
+    "verify-state",
+    "resume",
+];
+
+/// Expands a study. With `existing_target`, the presets' default `--size` (meant for the
+/// file a study creates) is dropped, so an existing file or device is used whole.
+pub fn expand(
+    name: &str,
+    user: &[Opt],
+    matrix: Option<&Matrix>,
+    existing_target: bool,
+) -> Result<Vec<PlannedRun>> {
     let mut runs = match name {
         "quick" => sweep(
             vec![o("size", "1g"), o("runtime", "3s"), o("ramp", "1s")],
@@ -277,6 +309,14 @@ pub fn expand(name: &str, user: &[Opt], matrix: Option<&Matrix>) -> Result<Vec<P
             let m = matrix.ok_or_else(|| {
                 Error::input("suite matrix needs a file: iomark suite matrix FILE.toml [TARGET]")
             })?;
+            if let Some((k, _)) = user
+                .iter()
+                .find(|(k, _)| m.vary.iter().any(|(v, _)| v == k))
+            {
+                return Err(Error::input(format!(
+                    "--{k} is varied by the matrix file; change its list there instead"
+                )));
+            }
             m.expand()
         }
         other => {
@@ -286,6 +326,25 @@ pub fn expand(name: &str, user: &[Opt], matrix: Option<&Matrix>) -> Result<Vec<P
             )));
         }
     };
+    if existing_target && name != "matrix" {
+        for r in runs.iter_mut() {
+            r.opts.retain(|(k, _)| k != "size");
+        }
+    }
+    // An option the user gave that no run of this study can take is an error, not a
+    // silent no-op (e.g. --runtime for steady, whose rounds use --round-time).
+    for (k, _) in user {
+        if !runs.is_empty() && runs.iter().all(|r| r.protected.contains(&k.as_str())) {
+            return Err(Error::input(format!(
+                "--{k} does not apply to suite {name}{}",
+                if name == "steady" && k == "runtime" {
+                    "; use --round-time for the length of a round"
+                } else {
+                    ""
+                }
+            )));
+        }
+    }
     if matches!(name, "steady" | "wsat")
         && let Some((k, _)) = user
             .iter()
@@ -305,6 +364,11 @@ pub fn expand(name: &str, user: &[Opt], matrix: Option<&Matrix>) -> Result<Vec<P
         let list = user_list(user, key).unwrap_or_default();
         let mut more = Vec::new();
         for r in &runs {
+            if r.protected.contains(&key.as_str()) {
+                // A preparation run (e.g. the fill) keeps its own value: run it once.
+                more.push(r.clone());
+                continue;
+            }
             for item in &list {
                 let mut r2 = r.clone();
                 r2.test = format!("{} {key}={item}", r.test);
@@ -409,6 +473,14 @@ impl Matrix {
         };
         let scalar = |key: &str, v: &toml::Value| -> Result<Option<String>> {
             let name = key.replace('_', "-");
+            if NOT_IN_MATRIX.contains(&name.as_str()) {
+                return Err(err(
+                    key,
+                    format!(
+                        "'{key}' cannot be set in a matrix file; give it on the command line (safety switches are for the person running iomark)"
+                    ),
+                ));
+            }
             let takes_value = kind(&name).ok_or_else(|| {
                 err(key, format!("unknown option '{key}'; use run option names such as rw, bs, qd, jobs, runtime, compress"))
             })?;
@@ -544,9 +616,22 @@ impl Matrix {
 /// options and the swept parameter (whose user value became the sweep).
 pub fn merge(run: &PlannedRun, user: &[Opt]) -> Vec<Opt> {
     let mut opts = run.opts.clone();
+    let reads_only = |opts: &[Opt], user: &[Opt]| {
+        let rw = user
+            .iter()
+            .chain(opts.iter())
+            .rev()
+            .find(|(k, _)| k == "rw")
+            .and_then(|(_, v)| v.clone());
+        matches!(rw.as_deref(), Some("read") | Some("randread"))
+    };
+    let read_run = reads_only(&run.opts, &[]) && !user.iter().any(|(k, _)| k == "rw");
     for (k, v) in user {
         if run.protected.contains(&k.as_str()) || *k == run.param {
             continue;
+        }
+        if read_run && DATA_KEYS.contains(&k.as_str()) {
+            continue; // reads write nothing: the data options shape the writes only
         }
         if v.as_deref().is_some_and(|v| v.contains(',')) && k != "data" {
             continue; // a list: already expanded into the plan
@@ -575,9 +660,11 @@ pub fn dedup(opts: Vec<Opt>) -> Vec<Opt> {
     out
 }
 
-/// The queue depth where IOPS stops growing: the first depth after which doubling the
-/// depth adds less than 5% IOPS. `points` are (qd, IOPS) in increasing qd.
+/// The queue depth where IOPS stops growing: the first depth after which the next deeper
+/// queue measured adds less than 5% IOPS. `points` are (qd, IOPS) in any order.
 pub fn saturation(points: &[(u64, f64)]) -> Option<u64> {
+    let mut points = points.to_vec();
+    points.sort_by_key(|p| p.0);
     for w in points.windows(2) {
         if w[1].1 < w[0].1 * 1.05 {
             return Some(w[0].0);
@@ -600,20 +687,20 @@ mod tests {
 
     #[test]
     fn preset_sizes() {
-        let n = |name: &str| expand(name, &[], None).unwrap().len();
+        let n = |name: &str| expand(name, &[], None, false).unwrap().len();
         assert_eq!(n("quick"), 6);
         assert_eq!(n("corners"), 6);
         assert_eq!(n("qd"), 2 * 9);
         assert_eq!(n("bs"), 4 * 16);
         assert_eq!(n("cache"), 8);
         assert_eq!(n("compress"), 3 * 5);
-        assert!(expand("nope", &[], None).is_err());
+        assert!(expand("nope", &[], None, false).is_err());
     }
 
     #[test]
     fn user_lists_replace_the_sweep_and_add_dimensions() {
         let user = vec![o("qd", "1,4,16"), o("bs", "4k,64k"), o("runtime", "2s")];
-        let runs = expand("qd", &user, None).unwrap();
+        let runs = expand("qd", &user, None, false).unwrap();
         assert_eq!(runs.len(), 2 * 3 * 2);
         assert!(
             runs.iter()
@@ -631,7 +718,7 @@ mod tests {
     #[test]
     fn compress_fills_each_level_and_writes_carry_the_level() {
         let user = vec![o("compress", "80,20"), o("runtime", "1s")];
-        let runs = expand("compress", &user, None).unwrap();
+        let runs = expand("compress", &user, None, false).unwrap();
         assert_eq!(runs.len(), 10);
         assert_eq!(runs[0].test, "fill");
         assert_eq!(
@@ -695,5 +782,7 @@ mod tests {
         ];
         assert_eq!(saturation(&pts), Some(4));
         assert_eq!(saturation(&pts[..3]), None);
+        let shuffled = [pts[3], pts[0], pts[4], pts[2], pts[1]];
+        assert_eq!(saturation(&shuffled), Some(4));
     }
 }

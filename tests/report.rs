@@ -271,6 +271,7 @@ fn compare_tells_significant_from_noise() {
     assert_eq!(cells[0]["verdict"]["verdict"], "baseline");
     assert_eq!(cells[1]["verdict"]["verdict"], "significant", "{cells}");
     assert!((cells[1]["ratio"].as_f64().unwrap() - 1.2).abs() < 1e-9);
+    assert_eq!(cells[0]["incomplete"], false);
     assert_eq!(cells[2]["verdict"]["verdict"], "not_significant", "{cells}");
     // One repetition: no test.
     let single = dir.path().join("s.json");
