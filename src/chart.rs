@@ -256,7 +256,8 @@ pub fn line_chart(c: &LineChart) -> String {
     let y = Axis::new(ys, c.y_log, H - BOTTOM, TOP, true);
     y_grid(&mut out, &y);
     for (x0, x1, label) in &c.bands {
-        let (a, b) = (x.map(*x0), x.map(*x1));
+        // Clamp to the plot area.
+        let (a, b) = (x.map(*x0).max(LEFT), x.map(*x1).min(W - RIGHT));
         let _ = write!(
             out,
             r##"<rect class="band" x="{a:.1}" y="{TOP}" width="{w:.1}" height="{h}" fill="#009E73" fill-opacity="0.12"/><text x="{a:.1}" y="{ty}" fill="#006b4f">{l}</text>"##,

@@ -114,6 +114,10 @@ fn study_section(label: &str, doc: &Document) -> String {
                 values.push(p.value.clone());
             }
         }
+        if runs.len() < 2 {
+            // A single run (e.g. the precondition pass) has nothing to chart against.
+            continue;
+        }
         let suite = runs[0].study.as_ref().map_or("", |p| p.suite.as_str());
         let _ = write!(
             out,

@@ -215,10 +215,10 @@ fn swap_device_is_never_written() {
         }
     }
     let _off = Off(dev.path());
-    let before = checksum(dev.path());
+    // The kernel itself may page out to an active swap device at any moment, so its bytes
+    // cannot be compared; the refusal comes before iomark opens the device for writing.
     refused(
         &write_cmd(dev.path(), &["--allow-write-device", "--destroy-data"]),
         "in use as swap",
     );
-    assert_eq!(checksum(dev.path()), before);
 }
