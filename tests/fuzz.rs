@@ -1,4 +1,5 @@
-//! Property tests (proptest) standing in for fuzzing: the parsers and the results loader
+//! Property tests (proptest) standing in for fuzzing: the size, duration and matrix-file
+//! parsers and the results loader
 //! never panic, whatever they are given, and sizes round-trip through their short form.
 //! Run longer with e.g. `PROPTEST_CASES=200000 cargo test --release --test fuzz`.
 
@@ -57,5 +58,15 @@ proptest! {
         let text = format!("{}{}{}", &doc[..cut], junk, &doc[cut..]);
         std::fs::write(&p, text).unwrap();
         let _ = Document::load(&p);
+    }
+
+    #[test]
+    fn matrix_parser_never_panics(text in "(\\[(vary|fixed|x)\\]\n)?((rw|bs|qd|jobs|runtime|size|buffered|direct|target|[a-z_]{1,8}) = (\"[a-z0-9]{0,4}\"|[0-9]{1,3}|true|\\[[0-9, \"a-z]{0,12}\\]|\\[)\n){0,4}(\\[vary\\]\n)?((rw|bs|qd|compress|buffered|[a-z_]{1,8}) = \\[[0-9, ]{0,8}\\]\n){0,2}") {
+        let _ = iomark::suite::Matrix::parse("m.toml", &text, &iomark::cli::Cli::run_option_kind);
+    }
+
+    #[test]
+    fn matrix_parser_never_panics_on_anything(text in ".{0,80}") {
+        let _ = iomark::suite::Matrix::parse("m.toml", &text, &iomark::cli::Cli::run_option_kind);
     }
 }
