@@ -1,6 +1,6 @@
 //! Property tests (proptest) standing in for fuzzing: the size, duration and matrix-file
-//! parsers and the results loader
-//! never panic, whatever they are given, and sizes round-trip through their short form.
+//! parsers and the results loader never panic, whatever they are given, and sizes
+//! round-trip through their short form.
 //! Run longer with e.g. `PROPTEST_CASES=200000 cargo test --release --test fuzz`.
 
 use proptest::prelude::*;
