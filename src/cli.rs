@@ -43,7 +43,8 @@ pub enum Command {
     /// Compare results side by side: ratios to the first, and whether each difference is
     /// significant (Welch's t-test over the repetitions).
     Compare(CompareArgs),
-    /// Run a whole study: quick, corners, compress, qd, bs, cache, or matrix FILE.toml.
+    /// Run a whole study: quick, corners, compress, qd, bs, cache, steady, wsat, or matrix
+    /// FILE.toml.
     /// Every run option overrides the preset's defaults; a comma list (--qd 1,4,16)
     /// replaces the swept values or adds a dimension.
     Suite(SuiteArgs),
@@ -100,7 +101,7 @@ pub fn output_format(
 
 #[derive(Debug, Args)]
 pub struct SuiteArgs {
-    /// The study: quick, corners, compress, qd, bs, cache, or matrix.
+    /// The study: quick, corners, compress, qd, bs, cache, steady, wsat, or matrix.
     #[arg(value_name = "NAME")]
     pub name: String,
     /// The target (for matrix: FILE.toml, then the target unless the file names it).
