@@ -121,20 +121,6 @@ fn samples(run: &Run) -> (Vec<f64>, bool) {
 fn cell(run: &Run, base: Option<&Run>) -> Cell {
     let (x, incomplete) = samples(run);
     let iops = Spread::of(&x);
-    let dir = if run.summary.read.iops.mean >= run.summary.write.iops.mean {
-        &run.summary.read
-    } else {
-        &run.summary.write
-    };
-    let both = |a: &Spread, b: &Spread| Spread {
-        mean: a.mean + b.mean,
-        stddev: (a.stddev.powi(2) + b.stddev.powi(2)).sqrt(),
-        min: a.min + b.min,
-        max: a.max + b.max,
-        n: a.n.max(b.n),
-        ci95: None,
-        cv_pct: None,
-    };
     let (ratio, verdict) = match base {
         None => (Some(1.0), Verdict::Baseline),
         Some(b) => {
@@ -152,8 +138,8 @@ fn cell(run: &Run, base: Option<&Run>) -> Cell {
     Cell {
         run: run.name.clone(),
         iops,
-        bw_bytes: both(&run.summary.read.bw_bytes, &run.summary.write.bw_bytes),
-        lat_p99_ns: dir.lat_p99_ns,
+        bw_bytes: run.summary.total(|d| &d.bw_bytes),
+        lat_p99_ns: run.summary.main().lat_p99_ns,
         ratio,
         incomplete,
         verdict,

@@ -4,7 +4,6 @@
 
 use crate::compare::Comparison;
 use crate::results::{Document, Run};
-use crate::stats::Spread;
 
 /// The output formats of `report` and `compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,42 +32,25 @@ const HEADER: [&str; 17] = [
     "IOPS sd", "MB/s", "MB/s sd", "p50 us", "p99 us",
 ];
 
-fn both(r: &Run) -> (Spread, Spread, f64, f64) {
-    let (a, b) = (&r.summary.read, &r.summary.write);
-    let sum = |x: &Spread, y: &Spread| Spread {
-        mean: x.mean + y.mean,
-        stddev: (x.stddev.powi(2) + y.stddev.powi(2)).sqrt(),
-        n: x.n.max(y.n),
-        ..Spread::default()
-    };
-    let lat = if a.iops.mean >= b.iops.mean { a } else { b };
-    (
-        sum(&a.iops, &b.iops),
-        sum(&a.bw_bytes, &b.bw_bytes),
-        lat.lat_p50_ns.mean,
-        lat.lat_p99_ns.mean,
-    )
-}
-
 fn row(r: &Run) -> Vec<String> {
     let s = &r.spec;
-    let (iops, bw, p50, p99) = both(r);
+    let (iops, bw) = (
+        r.summary.total(|d| &d.iops),
+        r.summary.total(|d| &d.bw_bytes),
+    );
+    let (p50, p99) = (
+        r.summary.main().lat_p50_ns.mean,
+        r.summary.main().lat_p99_ns.mean,
+    );
     let st = r.study.as_ref();
-    vec![
+    let mut cells = vec![
         r.name.clone(),
         st.map_or(String::new(), |p| p.test.clone()),
         st.map_or(String::new(), |p| p.param.clone()),
         st.map_or(String::new(), |p| p.value.clone()),
-        s.rw.name().into(),
-        crate::units::fmt_size_short(s.bs),
-        s.qd.to_string(),
-        s.jobs.to_string(),
-        if s.direct { "direct" } else { "buffered" }.into(),
-        if s.writes() {
-            s.data.describe()
-        } else {
-            "-".into()
-        },
+    ];
+    cells.extend(crate::report::spec_cells(s));
+    cells.extend([
         iops.n.to_string(),
         format!("{:.0}", iops.mean),
         format!("{:.0}", iops.stddev),
@@ -76,7 +58,8 @@ fn row(r: &Run) -> Vec<String> {
         format!("{:.2}", bw.stddev / 1e6),
         format!("{:.1}", p50 / 1e3),
         format!("{:.1}", p99 / 1e3),
-    ]
+    ]);
+    cells
 }
 
 fn csv_field(s: &str) -> String {

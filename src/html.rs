@@ -49,19 +49,8 @@ fn table(class: &str, rows: &[Vec<String>]) -> String {
 
 /// Total IOPS of a run (reads + writes) with the combined stddev.
 fn iops(r: &Run) -> (f64, f64) {
-    let (a, b) = (&r.summary.read.iops, &r.summary.write.iops);
-    (
-        a.mean + b.mean,
-        (a.stddev.powi(2) + b.stddev.powi(2)).sqrt(),
-    )
-}
-
-fn main_dir(r: &Run) -> &crate::results::DirSummary {
-    if r.summary.read.iops.mean >= r.summary.write.iops.mean {
-        &r.summary.read
-    } else {
-        &r.summary.write
-    }
+    let t = r.summary.total(|d| &d.iops);
+    (t.mean, t.stddev)
 }
 
 /// A swept value as a number, when it is one (qd 32, bs 4k → 4096).
@@ -203,9 +192,9 @@ fn study_section(label: &str, doc: &Document) -> String {
             for (name, f) in [
                 (
                     "p50",
-                    (|r: &Run| main_dir(r).lat_p50_ns.mean / 1e3) as fn(&Run) -> f64,
+                    (|r: &Run| r.summary.main().lat_p50_ns.mean / 1e3) as fn(&Run) -> f64,
                 ),
-                ("p99", |r: &Run| main_dir(r).lat_p99_ns.mean / 1e3),
+                ("p99", |r: &Run| r.summary.main().lat_p99_ns.mean / 1e3),
             ] {
                 for s in series_of(&f) {
                     lat.push(Series {

@@ -448,7 +448,6 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
     }
     // The study made the target if it was not there before and is now (even if the run
     // that made it failed afterwards).
-    let _ = created;
     if !target_existed && !plan.keep && std::path::Path::new(&plan.target).is_file() {
         let _ = std::fs::remove_file(&plan.target);
     }
@@ -675,7 +674,6 @@ fn cmd_quick(args: &QuickArgs, stop: &StopFlag) -> Result<i32> {
     }
     // The quick file's name is new (checked above): whatever exists now is ours, even
     // if the run that made it failed afterwards.
-    let _ = created;
     if plan.file.is_file() {
         let _ = std::fs::remove_file(&plan.file);
     }

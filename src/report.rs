@@ -287,6 +287,22 @@ fn table(rows: &[Vec<String>]) -> String {
     out
 }
 
+/// The parameter cells of a run as the tables show them: rw, bs, qd, jobs, io, data.
+pub fn spec_cells(s: &crate::spec::Spec) -> [String; 6] {
+    [
+        s.rw.name().into(),
+        crate::units::fmt_size_short(s.bs),
+        s.qd.to_string(),
+        s.jobs.to_string(),
+        if s.direct { "direct" } else { "buffered" }.into(),
+        if s.writes() {
+            s.data.describe()
+        } else {
+            "-".into()
+        },
+    ]
+}
+
 /// The `--dry-run` listing of a study: each run with its parameters and estimated time.
 pub fn plan_listing(plan: &crate::cli::SuitePlan) -> String {
     let mut rows = vec![vec![
@@ -311,26 +327,20 @@ pub fn plan_listing(plan: &crate::cli::SuitePlan) -> String {
             Some(e) => total += e,
             None => size_based += 1,
         }
-        rows.push(vec![
+        let mut row = vec![
             (i + 1).to_string(),
             r.point.test.clone(),
             format!("{}={}", r.point.param, r.point.value),
-            s.rw.name().into(),
-            crate::units::fmt_size_short(s.bs),
-            s.qd.to_string(),
-            s.jobs.to_string(),
-            if s.direct { "direct" } else { "buffered" }.into(),
-            if s.writes() {
-                s.data.describe()
-            } else {
-                "-".into()
-            },
+        ];
+        row.extend(spec_cells(s));
+        row.extend([
             match s.runtime_s {
                 Some(rt) => format!("{}x({}s+{}s)", r.plan.repeat, s.ramp_s, rt),
                 None => format!("{}x size", r.plan.repeat),
             },
             est.map_or("?".into(), fmt_duration),
         ]);
+        rows.push(row);
     }
     let mut out = format!(
         "suite {} on {}: {} runs, engine {}\n",
@@ -429,22 +439,13 @@ pub fn study_tables(doc: &Document) -> String {
         for r in &runs {
             let p = r.study.as_ref().expect("filtered on study");
             let (d, w) = (&r.summary.read, &r.summary.write);
-            let both = |f: fn(&crate::results::DirSummary) -> &Spread| {
-                let (a, b) = (f(d), f(w));
-                (
-                    a.mean + b.mean,
-                    (a.stddev.powi(2) + b.stddev.powi(2)).sqrt(),
-                )
-            };
-            let (iops, iops_sd) = both(|x| &x.iops);
-            let (bw, bw_sd) = both(|x| &x.bw_bytes);
-            // Latency of the direction that did the work.
-            let lat = if d.iops.mean >= w.iops.mean { d } else { w };
-            let cv = if d.iops.mean >= w.iops.mean {
-                d.iops.cv_pct
-            } else {
-                w.iops.cv_pct
-            };
+            let t = r.summary.total(|x| &x.iops);
+            let (iops, iops_sd) = (t.mean, t.stddev);
+            let t = r.summary.total(|x| &x.bw_bytes);
+            let (bw, bw_sd) = (t.mean, t.stddev);
+            // Latency and variation of the direction that did the work.
+            let lat = r.summary.main();
+            let cv = lat.iops.cv_pct;
             let mut label = p.value.clone();
             if r.status == Status::Interrupted {
                 label.push_str(" (interrupted)");

@@ -255,6 +255,21 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The direction that did most of the I/O (reads on a tie): its latencies describe
+    /// the run.
+    pub fn main(&self) -> &DirSummary {
+        if self.read.iops.mean >= self.write.iops.mean {
+            &self.read
+        } else {
+            &self.write
+        }
+    }
+
+    /// One figure of reads and writes together (e.g. total IOPS).
+    pub fn total(&self, f: fn(&DirSummary) -> &Spread) -> Spread {
+        f(&self.read).plus(f(&self.write))
+    }
+
     /// Summarises complete repetitions (all of them when none completed).
     pub fn of(reps: &[Repetition]) -> Summary {
         let complete: Vec<&Repetition> = reps

@@ -141,6 +141,22 @@ pub struct Spread {
     pub cv_pct: Option<f64>,
 }
 
+impl Spread {
+    /// The spread of the sum of two independent quantities (reads plus writes): means,
+    /// minima and maxima add, variances add; no interval or CV is claimed for the sum.
+    pub fn plus(&self, o: &Spread) -> Spread {
+        Spread {
+            mean: self.mean + o.mean,
+            stddev: (self.stddev.powi(2) + o.stddev.powi(2)).sqrt(),
+            min: self.min + o.min,
+            max: self.max + o.max,
+            n: self.n.max(o.n),
+            ci95: None,
+            cv_pct: None,
+        }
+    }
+}
+
 /// The two-sided 95% quantile of Student's t distribution with `df` degrees of freedom,
 /// t(0.975, df), from the standard tables (NIST/SEMATECH e-Handbook of Statistical
 /// Methods, section 1.3.6.7.2, "Critical values of the Student's t distribution"); between
