@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use iomark::data::{CompressMethod, DataGen, DataKind, DataSpec, Sampler};
+use iomark::workload::data::{CompressMethod, DataGen, DataKind, DataSpec, Sampler};
 
 fn rate(mut f: impl FnMut(&mut [u8]), buf: &mut [u8]) -> f64 {
     // Warm up, then measure for about a second.

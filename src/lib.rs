@@ -1,29 +1,17 @@
 //! iomark: a storage I/O benchmark for Linux.
 //!
-//! The pipeline: command line ([`cli`]) → [`spec::Spec`] → [`plan`] → [`runner`] (threads,
-//! [`engine`]s, [`data`]) → [`results::Document`] → [`report`]. See `docs/ARCHITECTURE.md`.
+//! The pipeline reads in the tree: [`cli`] (clap arguments) → [`plan`] (validated specs and
+//! plans) → [`study`] (every loop of runs) → [`measure`] (repetitions, workers) over
+//! [`workload`] (offsets, data) and [`io`] (engines, targets, the system) → [`results`] (the
+//! schema) → [`report`] (tables, HTML, comparisons). See `docs/ARCHITECTURE.md`.
 
-pub mod chart;
 pub mod cli;
-pub mod compare;
-pub mod data;
-pub mod engine;
-pub mod env;
 pub mod error;
-pub mod export;
-pub mod guard;
-pub mod html;
-pub mod import;
-pub mod pattern;
+pub mod io;
+pub mod measure;
 pub mod plan;
-pub mod progress;
 pub mod report;
 pub mod results;
-pub mod runner;
-pub mod spec;
-pub mod stats;
-pub mod steady;
-pub mod suite;
-pub mod target;
+pub mod study;
 pub mod units;
-pub mod verify;
+pub mod workload;

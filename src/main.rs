@@ -10,13 +10,13 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 use iomark::cli::{Cli, Command, OutputArgs, QuickArgs, one_line_clap_error};
-use iomark::env::Host;
 use iomark::error::{Error, ExitCode, Result};
-use iomark::progress::TermProgress;
-use iomark::report::{plan_table, run_summary};
-use iomark::results::{Document, Run};
-use iomark::runner::{self, StopFlag};
-use iomark::spec::TargetPolicy;
+use iomark::io::env::Host;
+use iomark::measure::run::{self as runner, StopFlag};
+use iomark::plan::spec::TargetPolicy;
+use iomark::report::progress::TermProgress;
+use iomark::report::text::{plan_table, run_summary};
+use iomark::results::schema::{Document, Run};
 
 fn main() {
     let stop = StopFlag::new();
@@ -76,7 +76,7 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
                 iomark::cli::output_format(args.format.as_deref(), args.output.as_deref())?;
             let docs = load_inputs(&args.files)?;
             emit(
-                &iomark::export::report(&docs, format),
+                &iomark::report::export::report(&docs, format),
                 args.output.as_deref(),
             )
         }
@@ -84,9 +84,9 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
             let format =
                 iomark::cli::output_format(args.format.as_deref(), args.output.as_deref())?;
             let docs = load_inputs(&args.files)?;
-            let c = iomark::compare::compare(&docs);
+            let c = iomark::report::compare::compare(&docs);
             emit(
-                &iomark::export::comparison(&c, format),
+                &iomark::report::export::comparison(&c, format),
                 args.output.as_deref(),
             )
         }
@@ -234,7 +234,7 @@ fn load_inputs(files: &[std::path::PathBuf]) -> Result<Vec<(String, Document)>> 
                 || f.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
             );
-            iomark::import::load(f).map(|d| (label, d))
+            iomark::results::fio::load(f).map(|d| (label, d))
         })
         .collect()
 }
@@ -265,7 +265,7 @@ fn emit(text: &str, output: Option<&std::path::Path>) -> Result<i32> {
 
 fn cmd_verify(args: &iomark::cli::VerifyArgs) -> Result<i32> {
     use std::os::unix::fs::OpenOptionsExt;
-    let map = iomark::verify::GenMap::load(&args.state)?;
+    let map = iomark::measure::verify::GenMap::load(&args.state)?;
     let p = args.target.display();
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -280,7 +280,7 @@ fn cmd_verify(args: &iomark::cli::VerifyArgs) -> Result<i32> {
                 iomark::error::describe_io(&e)
             )),
         })?;
-    let report = iomark::verify::verify(&file, &map)?;
+    let report = iomark::measure::verify::verify(&file, &map)?;
     if args.json {
         println!(
             "{}",
@@ -342,7 +342,7 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
                 .expect("plan serializes")
             );
         } else {
-            print!("{}", iomark::report::plan_listing(&plan));
+            print!("{}", iomark::report::text::plan_listing(&plan));
         }
         return Ok(0);
     }
@@ -370,10 +370,10 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
                     path.display(),
                     i + 1,
                     r.name,
-                    iomark::runner::run_name(&want.plan.spec)
+                    iomark::measure::run::run_name(&want.plan.spec)
                 )));
             }
-            done[i] = r.status == iomark::results::Status::Complete;
+            done[i] = r.status == iomark::results::schema::Status::Complete;
         }
         sink.doc = doc;
         // Interrupted runs are run again; drop them so the document stays in plan order.
@@ -402,7 +402,7 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
         plan.runs.len(),
         remaining,
         plan.target,
-        iomark::report::fmt_duration(total_est),
+        iomark::report::text::fmt_duration(total_est),
         if size_based > 0 {
             format!(" plus {size_based} size-based runs")
         } else {
@@ -452,7 +452,7 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
         let _ = std::fs::remove_file(&plan.target);
     }
     let failure = outcome?;
-    sink.say(&iomark::report::study_tables(&sink.doc));
+    sink.say(&iomark::report::text::study_tables(&sink.doc));
     for r in &sink.doc.runs {
         for w in &r.warnings {
             sink.say(&format!("note ({}): {w}\n", r.name));
@@ -467,7 +467,7 @@ fn study_run(
     sink: &mut Sink,
     progress: &mut TermProgress,
     r: &iomark::cli::StudyRun,
-    point: &iomark::results::StudyPoint,
+    point: &iomark::results::schema::StudyPoint,
     created: bool,
     stop: &StopFlag,
 ) -> Result<(Run, Option<Error>)> {
@@ -526,7 +526,7 @@ fn cmd_dirty(plan: &iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
     sink.say(&format!("purge: {} ({})\n", purge.method, purge.note));
     sink.doc.purge = Some(purge);
     let mut failure = None;
-    let criteria = iomark::steady::Criteria::default();
+    let criteria = iomark::results::steady::Criteria::default();
     let mut iops = Vec::new();
     let result: Result<()> = (|| {
         if plan.name == "wsat" {
@@ -542,20 +542,22 @@ fn cmd_dirty(plan: &iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
             return Ok(());
         }
         let round = &plan.runs[1];
-        while iomark::steady::another_round(&iops, plan.max_rounds, criteria) && !stop.is_set() {
+        while iomark::results::steady::another_round(&iops, plan.max_rounds, criteria)
+            && !stop.is_set()
+        {
             let n = iops.len() + 1;
-            let point = iomark::results::StudyPoint {
+            let point = iomark::results::schema::StudyPoint {
                 value: n.to_string(),
                 ..round.point.clone()
             };
             progress.set_run(n + 1, plan.max_rounds as usize + 1);
             let (run, f) = study_run(&mut sink, &mut progress, round, &point, created, stop)?;
-            if f.is_some() || run.status != iomark::results::Status::Complete {
+            if f.is_some() || run.status != iomark::results::schema::Status::Complete {
                 failure = f;
                 break;
             }
             iops.push(run.summary.read.iops.mean + run.summary.write.iops.mean);
-            sink.doc.steady_state = Some(iomark::steady::evaluate(&iops, criteria));
+            sink.doc.steady_state = Some(iomark::results::steady::evaluate(&iops, criteria));
             let last = sink.doc.runs.len() - 1;
             let r = sink.doc.runs[last].clone();
             sink.update(last, &r)?;
@@ -564,7 +566,7 @@ fn cmd_dirty(plan: &iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
     })();
     cleanup(created);
     result?;
-    sink.say(&iomark::report::study_tables(&sink.doc));
+    sink.say(&iomark::report::text::study_tables(&sink.doc));
     if let Some(s) = &sink.doc.steady_state {
         let verdict = match (s.reached, s.window) {
             (true, Some([a, b])) => format!(
@@ -614,7 +616,7 @@ fn cmd_dirty(plan: &iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
     if plan.name == "wsat"
         && let Some(rep) = sink.doc.runs.first().and_then(|r| r.repetitions.first())
     {
-        sink.say(&iomark::report::wsat_minutes(rep));
+        sink.say(&iomark::report::text::wsat_minutes(rep));
     }
     sink.finish();
     Ok(exit_for(stop, failure))

@@ -138,7 +138,7 @@ fn engines_agree_on_what_a_size_based_workload_moves() {
     let dir = tmp();
     let mut seen = Vec::new();
     for engine in ["psync", "io_uring", "null"] {
-        if engine == "io_uring" && iomark::engine::probe_io_uring().is_err() {
+        if engine == "io_uring" && iomark::io::engine::probe_io_uring().is_err() {
             assert!(common::require(false, "io_uring"));
             continue;
         }

@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 
-use iomark::results::Document;
+use iomark::results::schema::Document;
 use iomark::units::{fmt_size_short, parse_duration, parse_size};
 
 proptest! {
@@ -53,7 +53,7 @@ proptest! {
         // A real document, cut short or with junk spliced in.
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("r.json");
-        let doc = Document::new(iomark::env::Host::capture()).to_json();
+        let doc = Document::new(iomark::io::env::Host::capture()).to_json();
         let cut = cut.min(doc.len());
         let text = format!("{}{}{}", &doc[..cut], junk, &doc[cut..]);
         std::fs::write(&p, text).unwrap();
@@ -62,11 +62,11 @@ proptest! {
 
     #[test]
     fn matrix_parser_never_panics(text in "(\\[(vary|fixed|x)\\]\n)?((rw|bs|qd|jobs|runtime|size|buffered|direct|target|[a-z_]{1,8}) = (\"[a-z0-9]{0,4}\"|[0-9]{1,3}|true|\\[[0-9, \"a-z]{0,12}\\]|\\[)\n){0,4}(\\[vary\\]\n)?((rw|bs|qd|compress|buffered|[a-z_]{1,8}) = \\[[0-9, ]{0,8}\\]\n){0,2}") {
-        let _ = iomark::suite::Matrix::parse("m.toml", &text, &iomark::cli::Cli::run_option_kind);
+        let _ = iomark::plan::suite::Matrix::parse("m.toml", &text, &iomark::cli::Cli::run_option_kind);
     }
 
     #[test]
     fn matrix_parser_never_panics_on_anything(text in ".{0,80}") {
-        let _ = iomark::suite::Matrix::parse("m.toml", &text, &iomark::cli::Cli::run_option_kind);
+        let _ = iomark::plan::suite::Matrix::parse("m.toml", &text, &iomark::cli::Cli::run_option_kind);
     }
 }

@@ -73,7 +73,7 @@ fn loop_device_counters_match_iomark() {
         &["--allow-write-device", "--engine", "psync"],
     );
     check(&dev, "randread", &["--engine", "psync"]);
-    if iomark::engine::probe_io_uring().is_ok() {
+    if iomark::io::engine::probe_io_uring().is_ok() {
         check(
             &dev,
             "randwrite",

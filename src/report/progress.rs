@@ -3,10 +3,10 @@
 
 use std::io::Write;
 
-use crate::report::{fmt_count, fmt_mbps};
-use crate::results::Repetition;
-use crate::runner::{Observer, Progress};
-use crate::spec::Spec;
+use crate::measure::run::{Observer, Progress};
+use crate::plan::spec::Spec;
+use crate::report::text::{fmt_count, fmt_mbps};
+use crate::results::schema::Repetition;
 
 /// Draws progress on stderr.
 pub struct TermProgress {
@@ -56,7 +56,7 @@ impl TermProgress {
 
 impl Observer for TermProgress {
     fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) {
-        self.label = crate::runner::run_name(spec);
+        self.label = crate::measure::run::run_name(spec);
         self.rep = rep;
         self.reps = of;
     }
@@ -84,8 +84,8 @@ impl Observer for TermProgress {
                     "  [{}{}] {} elapsed, ETA {}",
                     "#".repeat(filled),
                     "-".repeat(12 - filled),
-                    crate::report::fmt_duration(t0.elapsed().as_secs_f64()),
-                    crate::report::fmt_duration((left - p.elapsed_s).max(0.0))
+                    crate::report::text::fmt_duration(t0.elapsed().as_secs_f64()),
+                    crate::report::text::fmt_duration((left - p.elapsed_s).max(0.0))
                 )
             }
             None => String::new(),

@@ -9,7 +9,7 @@ use std::fs::{self, File};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
 
-use crate::env::BlockDev;
+use crate::io::env::BlockDev;
 
 /// Why a device must not be written at all.
 #[derive(Debug, Clone, PartialEq, Eq)]

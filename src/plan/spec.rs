@@ -8,9 +8,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::data::DataSpec;
 use crate::error::{Error, Result};
 use crate::units::fmt_size;
+use crate::workload::data::DataSpec;
 
 /// The access pattern, named as in fio.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::data::{CompressMethod, DataKind, DataSpec};
-use crate::engine::probe_io_uring;
 use crate::error::{Error, Result};
-use crate::spec::{EngineKind, Rw, Spec, TargetPolicy};
+use crate::io::engine::probe_io_uring;
+use crate::plan::spec::{EngineKind, Rw, Spec, TargetPolicy};
 use crate::units::{parse_duration, parse_size};
+use crate::workload::data::{CompressMethod, DataKind, DataSpec};
 
 /// A storage I/O benchmark: IOPS, MB/s and latency percentiles of files and block devices.
 ///
@@ -80,8 +80,8 @@ pub struct CompareArgs {
 pub fn output_format(
     format: Option<&str>,
     output: Option<&std::path::Path>,
-) -> Result<crate::export::Format> {
-    use crate::export::Format;
+) -> Result<crate::report::export::Format> {
+    use crate::report::export::Format;
     if let Some(f) = format {
         return Ok(Format::parse(f).expect("clap checked the value"));
     }
@@ -128,7 +128,7 @@ pub struct SuiteArgs {
 #[derive(Debug, Clone)]
 pub struct StudyRun {
     pub plan: RunPlan,
-    pub point: crate::results::StudyPoint,
+    pub point: crate::results::schema::StudyPoint,
 }
 
 /// The resolved `suite` command.
@@ -149,7 +149,7 @@ pub struct SuitePlan {
 }
 
 /// The options the user typed for a subcommand (not defaults), as (long name, value).
-pub fn explicit_options(m: &clap::ArgMatches) -> Vec<crate::suite::Opt> {
+pub fn explicit_options(m: &clap::ArgMatches) -> Vec<crate::plan::suite::Opt> {
     use clap::parser::ValueSource;
     let cmd = Cli::command_for_suite();
     let mut out = Vec::new();
@@ -201,7 +201,7 @@ const STUDY_ONLY: [&str; 5] = ["output", "json", "quiet", "keep", "verify-state"
 
 impl SuiteArgs {
     /// Expands the study and resolves every run; `user` are the options typed.
-    pub fn resolve(&self, user: &[crate::suite::Opt]) -> Result<SuitePlan> {
+    pub fn resolve(&self, user: &[crate::plan::suite::Opt]) -> Result<SuitePlan> {
         use clap::Parser as _;
         let (matrix, target) = if self.name == "matrix" {
             let file = self.args.first().ok_or_else(|| {
@@ -213,7 +213,7 @@ impl SuiteArgs {
                     crate::error::describe_io(&e)
                 ))
             })?;
-            let m = crate::suite::Matrix::parse(file, &text, &Cli::run_option_kind)?;
+            let m = crate::plan::suite::Matrix::parse(file, &text, &Cli::run_option_kind)?;
             let target = self.args.get(1).cloned().or_else(|| m.target.clone());
             (Some((m, file.clone(), text)), target)
         } else {
@@ -241,7 +241,7 @@ impl SuiteArgs {
                 )));
             }
         };
-        let study_user: Vec<crate::suite::Opt> = user
+        let study_user: Vec<crate::plan::suite::Opt> = user
             .iter()
             .filter(|(k, _)| !STUDY_ONLY.contains(&k.as_str()))
             .cloned()
@@ -275,7 +275,7 @@ impl SuiteArgs {
         // The presets size new files (1 GiB); an existing file or device is used whole
         // unless --size says otherwise.
         let existing = std::path::Path::new(&target).exists();
-        let mut planned = crate::suite::expand(
+        let mut planned = crate::plan::suite::expand(
             &self.name,
             &study_user,
             matrix.as_ref().map(|m| &m.0),
@@ -289,7 +289,7 @@ impl SuiteArgs {
         }
         let mut runs = Vec::new();
         for p in &planned {
-            let opts = crate::suite::dedup(crate::suite::merge(p, &study_user));
+            let opts = crate::plan::suite::dedup(crate::plan::suite::merge(p, &study_user));
             let mut argv = vec!["iomark".to_string(), "run".to_string()];
             for (k, v) in &opts {
                 argv.push(format!("--{k}"));
@@ -330,7 +330,7 @@ impl SuiteArgs {
             })?;
             runs.push(StudyRun {
                 plan,
-                point: crate::results::StudyPoint {
+                point: crate::results::schema::StudyPoint {
                     suite: self.name.clone(),
                     test: p.test.clone(),
                     param: p.param.clone(),
@@ -509,7 +509,7 @@ impl DataArgs {
             ("zeros", None) => DataKind::Zeros,
             ("compressible", None) => DataKind::Compressible,
             ("pattern", Some(hex)) => {
-                if crate::data::parse_hex(hex).is_none() {
+                if crate::workload::data::parse_hex(hex).is_none() {
                     return Err(Error::input(format!(
                         "--data pattern:{hex}: not an even number of hex digits (e.g. pattern:deadbeef)"
                     )));
@@ -997,7 +997,7 @@ impl QuickArgs {
         let runtime = duration_opt("--runtime", &self.runtime)?;
         let ramp = duration_opt("--ramp", &self.ramp)?;
         let (engine, note) = resolve_engine(self.engine.as_deref())?;
-        let specs = crate::plan::quick(
+        let specs = crate::plan::quick::quick(
             &file.display().to_string(),
             size,
             runtime,

@@ -9,12 +9,12 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::data::DataMeasure;
-use crate::env::{DeviceDelta, DeviceInfo, FsInfo, Host};
 use crate::error::{Error, Result, describe_io};
-use crate::spec::Spec;
-use crate::stats::{LatSummary, Spread};
-use crate::target::TargetKind;
+use crate::io::env::{DeviceDelta, DeviceInfo, FsInfo, Host};
+use crate::io::target::TargetKind;
+use crate::plan::spec::Spec;
+use crate::results::stats::{LatSummary, Spread};
+use crate::workload::data::DataMeasure;
 
 /// The schema version this build writes.
 pub const SCHEMA: &str = "iomark/1";
@@ -37,7 +37,7 @@ pub struct Document {
     pub purge: Option<Purge>,
     /// `suite steady`: the steady-state verdict over the rounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steady_state: Option<crate::steady::SteadyState>,
+    pub steady_state: Option<crate::results::steady::SteadyState>,
 }
 
 /// What purging the target did.
@@ -233,7 +233,7 @@ pub struct Repetition {
     pub data: Option<DataMeasure>,
     /// With `--verify`: what reading every written block back found; `null` otherwise.
     #[serde(default)]
-    pub verify: Option<crate::verify::VerifyReport>,
+    pub verify: Option<crate::measure::verify::VerifyReport>,
 }
 
 /// Statistics of one direction across repetitions.

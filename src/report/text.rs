@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use crate::results::{DirStats, Document, Run, Status};
-use crate::stats::Spread;
+use crate::results::schema::{DirStats, Document, Run, Status};
+use crate::results::stats::Spread;
 use crate::units::{fmt_ns, fmt_size};
 
 /// 45231.7 → "45.2k", 1234567 → "1.23M", 812.4 → "812".
@@ -288,7 +288,7 @@ fn table(rows: &[Vec<String>]) -> String {
 }
 
 /// The parameter cells of a run as the tables show them: rw, bs, qd, jobs, io, data.
-pub fn spec_cells(s: &crate::spec::Spec) -> [String; 6] {
+pub fn spec_cells(s: &crate::plan::spec::Spec) -> [String; 6] {
     [
         s.rw.name().into(),
         crate::units::fmt_size_short(s.bs),
@@ -364,7 +364,7 @@ pub fn plan_listing(plan: &crate::cli::SuitePlan) -> String {
 }
 
 /// Write saturation per minute: IOPS and the total written by the end of each minute.
-pub fn wsat_minutes(rep: &crate::results::Repetition) -> String {
+pub fn wsat_minutes(rep: &crate::results::schema::Repetition) -> String {
     let mut rows = vec![vec![
         "minute".to_string(),
         "write IOPS".into(),
@@ -473,7 +473,7 @@ pub fn study_tables(doc: &Document) -> String {
         let _ = writeln!(out, "\n{test}");
         out.push_str(&table(&rows));
         if param == "qd" && sat.len() > 1 {
-            match crate::suite::saturation(&sat) {
+            match crate::plan::suite::saturation(&sat) {
                 Some(q) => {
                     let _ = writeln!(
                         out,

@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use crate::results::{Document, Run};
-use crate::stats::Spread;
+use crate::results::schema::{Document, Run};
+use crate::results::stats::Spread;
 
 /// The parameters two runs must share to be compared: pattern, mix, block size, queue
 /// depth, jobs, direct or buffered, and the data written. Not the target, the engine or
@@ -24,7 +24,7 @@ pub fn run_key(run: &Run) -> String {
     if s.rw.is_mixed() {
         k.push_str(&format!(" mix={}", s.rwmixread));
     }
-    if s.writes() && s.data != crate::data::DataSpec::default() {
+    if s.writes() && s.data != crate::workload::data::DataSpec::default() {
         k.push_str(&format!(" data={}", s.data.describe()));
     }
     k
@@ -102,7 +102,7 @@ fn samples(run: &Run) -> (Vec<f64>, bool) {
     let complete: Vec<f64> = run
         .repetitions
         .iter()
-        .filter(|r| r.status == crate::results::Status::Complete)
+        .filter(|r| r.status == crate::results::schema::Status::Complete)
         .map(|r| r.read.iops + r.write.iops)
         .collect();
     if complete.is_empty() {

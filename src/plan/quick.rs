@@ -1,7 +1,7 @@
 //! Plans: lists of specs that run one after another. For now the quick benchmark, the
 //! embedded default that `iomark` with no arguments runs. Building a plan does no I/O.
 
-use crate::spec::{EngineKind, Rw, Spec};
+use crate::plan::spec::{EngineKind, Rw, Spec};
 
 /// The quick benchmark on `file`: sequential 1 MiB at QD 8, random 4 KiB at QD 32 and at
 /// QD 1, each read and write, time-based. With psync (no io_uring), queue depth is
@@ -55,7 +55,7 @@ mod tests {
     #[test]
     fn quick_has_the_six_tests() {
         let p = quick("f", 1 << 30, 3.0, 1.0, EngineKind::IoUring, None);
-        let names: Vec<String> = p.iter().map(crate::runner::run_name).collect();
+        let names: Vec<String> = p.iter().map(crate::measure::run::run_name).collect();
         assert_eq!(
             names,
             [

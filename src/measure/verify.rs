@@ -227,7 +227,7 @@ pub fn verify(file: &std::fs::File, map: &GenMap) -> Result<VerifyReport> {
     let bs = map.bs as usize;
     // Read a run of consecutive blocks at once (up to 1 MiB), aligned for O_DIRECT.
     let per_read = ((1usize << 20) / bs).max(1);
-    let mut pool = crate::engine::BufferPool::new(1, per_read * bs, 4096)
+    let mut pool = crate::io::engine::BufferPool::new(1, per_read * bs, 4096)
         .map_err(|e| Error::io("allocating the verify buffer", &e))?;
     let buf = pool.slot_mut(0);
     let mut rep = VerifyReport::default();

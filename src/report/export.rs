@@ -2,8 +2,8 @@
 //! run: parameters, then mean ± stddev figures), JSON, and HTML (in `html.rs`). Every
 //! exporter returns text; the caller decides where it goes. Reads results only.
 
-use crate::compare::Comparison;
-use crate::results::{Document, Run};
+use crate::report::compare::Comparison;
+use crate::results::schema::{Document, Run};
 
 /// The output formats of `report` and `compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,7 @@ fn row(r: &Run) -> Vec<String> {
         st.map_or(String::new(), |p| p.param.clone()),
         st.map_or(String::new(), |p| p.value.clone()),
     ];
-    cells.extend(crate::report::spec_cells(s));
+    cells.extend(crate::report::text::spec_cells(s));
     cells.extend([
         iops.n.to_string(),
         format!("{:.0}", iops.mean),
@@ -158,7 +158,7 @@ pub fn report(docs: &[(String, Document)], format: Format) -> String {
             }
             merged.to_json() + "\n"
         }
-        Format::Html => crate::html::report(docs),
+        Format::Html => crate::report::html::report(docs),
     }
 }
 
@@ -209,7 +209,7 @@ pub fn comparison(c: &Comparison, format: Format) -> String {
             md(&comparison_rows(c))
         ),
         Format::Json => serde_json::to_string_pretty(c).expect("comparison serializes") + "\n",
-        Format::Html => crate::html::comparison(c),
+        Format::Html => crate::report::html::comparison(c),
     }
 }
 

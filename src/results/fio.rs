@@ -9,13 +9,15 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::data::DataSpec;
-use crate::env::Host;
 use crate::error::{Error, Result, describe_io};
-use crate::results::{Cpu, DirStats, Document, Repetition, Run, Status, Summary, TargetDesc};
-use crate::spec::{EngineKind, Rw, Spec};
-use crate::stats::LatSummary;
-use crate::target::TargetKind;
+use crate::io::env::Host;
+use crate::io::target::TargetKind;
+use crate::plan::spec::{EngineKind, Rw, Spec};
+use crate::results::schema::{
+    Cpu, DirStats, Document, Repetition, Run, Status, Summary, TargetDesc,
+};
+use crate::results::stats::LatSummary;
+use crate::workload::data::DataSpec;
 
 /// Loads an iomark results document or a fio JSON output file.
 pub fn load(path: &Path) -> Result<Document> {

@@ -11,18 +11,18 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::data::{DataGen, DataKind, Sampler};
-use crate::engine::{
+use crate::error::{Error, Result, describe_io};
+use crate::io::engine::{
     BufferPool, Completion, Engine, NullEngine, Op, PsyncEngine, Request, UringEngine,
 };
-use crate::env::{CpuTimes, DeviceDelta};
-use crate::error::{Error, Result, describe_io};
-use crate::pattern::{Mix, Offsets, Rng};
-use crate::results::{Cpu, DirStats, Point, Repetition, Run, Status, Summary, TargetDesc};
-use crate::spec::{EngineKind, Spec, TargetPolicy};
-use crate::stats::{Counter, LatHist};
-use crate::target::Target;
-use crate::verify::GenMap;
+use crate::io::env::{CpuTimes, DeviceDelta};
+use crate::io::target::Target;
+use crate::measure::verify::GenMap;
+use crate::plan::spec::{EngineKind, Spec, TargetPolicy};
+use crate::results::schema::{Cpu, DirStats, Point, Repetition, Run, Status, Summary, TargetDesc};
+use crate::results::stats::{Counter, LatHist};
+use crate::workload::data::{DataGen, DataKind, Sampler};
+use crate::workload::rng::{Mix, Offsets, Rng};
 
 /// Receives what happens during a run; the terminal progress display is one.
 pub trait Observer {
@@ -443,7 +443,7 @@ fn worker<E: Engine>(mut eng: E, ctx: &WorkerCtx, t0: Instant) -> WorkerOut {
                     writes_issued += 1;
                     let generation = ((ctx.rep as u64 + 1) << 40)
                         | (writes_issued * spec.jobs as u64 + ctx.job as u64);
-                    crate::verify::stamp(buf, offset, spec.seed, generation);
+                    crate::measure::verify::stamp(buf, offset, spec.seed, generation);
                     gens[((offset - region_base) / spec.bs) as usize] = generation;
                 }
                 if let Some(s) = sampler.as_mut()
@@ -720,9 +720,11 @@ pub fn produce_stream(
     size: u64,
     out: &mut dyn std::io::Write,
     stop: &StopFlag,
-) -> Result<crate::data::DataMeasure> {
+) -> Result<crate::workload::data::DataMeasure> {
     let corpus = match (&spec.data.kind, &spec.data.files) {
-        (DataKind::Files, Some(path)) => Some(crate::data::load_corpus(path, CORPUS_MAX)?),
+        (DataKind::Files, Some(path)) => {
+            Some(crate::workload::data::load_corpus(path, CORPUS_MAX)?)
+        }
         _ => None,
     };
     let mut data = job_data(spec, 0, 0, corpus);
@@ -956,7 +958,7 @@ fn run_rep(
         }
         // Read from the device, not from the page cache.
         target.drop_cache();
-        match crate::verify::verify(file, &map) {
+        match crate::measure::verify::verify(file, &map) {
             Ok(r) => {
                 if r.bad() > 0 && error.is_none() {
                     error = Some(Error::Runtime(format!(
@@ -1044,9 +1046,15 @@ pub const CORPUS_MAX: usize = 256 << 20;
 
 /// Opens the target of `spec` (which must be a write workload, so the safety rules for
 /// writing apply) and purges its span.
-pub fn purge(spec: &Spec, policy: &TargetPolicy, stop: &StopFlag) -> Result<crate::results::Purge> {
+pub fn purge(
+    spec: &Spec,
+    policy: &TargetPolicy,
+    stop: &StopFlag,
+) -> Result<crate::results::schema::Purge> {
     let corpus = match (&spec.data.kind, &spec.data.files) {
-        (DataKind::Files, Some(path)) => Some(crate::data::load_corpus(path, CORPUS_MAX)?),
+        (DataKind::Files, Some(path)) => {
+            Some(crate::workload::data::load_corpus(path, CORPUS_MAX)?)
+        }
         _ => None,
     };
     let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, corpus);
@@ -1054,7 +1062,7 @@ pub fn purge(spec: &Spec, policy: &TargetPolicy, stop: &StopFlag) -> Result<crat
     let (method, supported, note) = target.purge();
     let bytes = if supported { target.span } else { 0 };
     target.finish()?;
-    Ok(crate::results::Purge {
+    Ok(crate::results::schema::Purge {
         method,
         supported,
         bytes,
@@ -1066,10 +1074,10 @@ pub fn purge(spec: &Spec, policy: &TargetPolicy, stop: &StopFlag) -> Result<crat
 fn write_amplification(
     run: &mut Run,
     target: &Target,
-    smart_before: Option<std::result::Result<crate::env::SmartWrites, String>>,
-    smart_after: Option<std::result::Result<crate::env::SmartWrites, String>>,
+    smart_before: Option<std::result::Result<crate::io::env::SmartWrites, String>>,
+    smart_after: Option<std::result::Result<crate::io::env::SmartWrites, String>>,
 ) {
-    use crate::results::WriteAmplification as Wa;
+    use crate::results::schema::WriteAmplification as Wa;
     let host: u64 = run.repetitions.iter().map(|r| r.write.bytes).sum();
     let ratio = |h: Option<u64>, d: Option<u64>| match (h, d) {
         (Some(h), Some(d)) if h > 0 => Some(d as f64 / h as f64),
@@ -1096,7 +1104,11 @@ fn write_amplification(
         },
     });
     // zram: what it stores compressed against what it was given.
-    if let Some((orig, compr)) = target.device.as_ref().and_then(crate::env::zram_mm_stat) {
+    if let Some((orig, compr)) = target
+        .device
+        .as_ref()
+        .and_then(crate::io::env::zram_mm_stat)
+    {
         all.push(Wa {
             source: "zram".into(),
             host_bytes: Some(orig),
@@ -1239,14 +1251,17 @@ pub fn run(
 ) -> Result<(Run, Option<Error>)> {
     spec.validate()?;
     let corpus = match (&spec.data.kind, &spec.data.files) {
-        (DataKind::Files, Some(path)) => Some(crate::data::load_corpus(path, CORPUS_MAX)?),
+        (DataKind::Files, Some(path)) => {
+            Some(crate::workload::data::load_corpus(path, CORPUS_MAX)?)
+        }
         _ => None,
     };
     // A new file is laid out with the workload's own data profile (a compressing device
     // then stores, and a read test reads, data of the kind asked for).
     let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, corpus.clone());
     let target = Target::open(spec, policy, &|| stop.is_set(), &mut layout)?;
-    if !spec.writes() && !target.created && spec.data != crate::data::DataSpec::default() {
+    if !spec.writes() && !target.created && spec.data != crate::workload::data::DataSpec::default()
+    {
         return Err(Error::input(format!(
             "--rw {} on the existing {} writes nothing, so the data options would change nothing; drop them, or name a new file (it is laid out with them)",
             spec.rw.name(),
@@ -1280,17 +1295,17 @@ pub fn run(
     // Write amplification: the drive's counters before the first repetition.
     let smart_before = spec
         .writes()
-        .then(|| target.device.as_ref().map(crate::env::smart_writes))
+        .then(|| target.device.as_ref().map(crate::io::env::smart_writes))
         .flatten();
     // Cache honesty: a buffered run over a span that fits in memory measures the page
     // cache. Twice the machine's memory is what it takes to defeat it.
     if !spec.direct
-        && target.kind != crate::target::TargetKind::None
-        && let Some(avail) = crate::env::mem_available()
+        && target.kind != crate::io::target::TargetKind::None
+        && let Some(avail) = crate::io::env::mem_available()
         && target.span <= avail
     {
         run.cache_bound = true;
-        let total = crate::env::Host::capture().memory_bytes;
+        let total = crate::io::env::Host::capture().memory_bytes;
         run.warnings.push(format!(
             "buffered over a {} span that fits in the {} of available memory: this measured the page cache, not the device; use --size {} (2x memory) or more, or --direct",
             crate::units::fmt_size(target.span),
@@ -1303,7 +1318,7 @@ pub fn run(
     }
     let planned = repeat.max(1);
     run.repetitions_planned = planned;
-    if spec.verify && target.span / spec.bs > crate::verify::MAX_BLOCKS {
+    if spec.verify && target.span / spec.bs > crate::measure::verify::MAX_BLOCKS {
         return Err(Error::input(format!(
             "--verify tracks every block, and {} blocks of {} are too many; use a larger --bs or a smaller --size",
             target.span / spec.bs,
@@ -1324,7 +1339,7 @@ pub fn run(
         }
         if spec.drop_caches
             && !spec.direct
-            && let Err(e) = crate::env::drop_page_cache()
+            && let Err(e) = crate::io::env::drop_page_cache()
         {
             return Err(Error::io(
                 "cannot drop the page cache (--drop-caches needs root)",
@@ -1388,7 +1403,7 @@ pub fn run(
         }
     }
     if spec.writes() && !run.repetitions.is_empty() {
-        let smart_after = target.device.as_ref().map(crate::env::smart_writes);
+        let smart_after = target.device.as_ref().map(crate::io::env::smart_writes);
         write_amplification(&mut run, &target, smart_before, smart_after);
     }
     for (dir, d, used) in [

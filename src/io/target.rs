@@ -13,11 +13,11 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::data::DataGen;
-use crate::env::{BlockDev, FsInfo};
 use crate::error::{Error, Result, describe_io};
-use crate::spec::{EngineKind, Spec, TargetPolicy};
+use crate::io::env::{BlockDev, FsInfo};
+use crate::plan::spec::{EngineKind, Spec, TargetPolicy};
 use crate::units::fmt_size;
+use crate::workload::data::DataGen;
 
 /// Size of a file iomark creates when `--size` is not given.
 pub const DEFAULT_NEW_FILE_SIZE: u64 = 1 << 30;
@@ -237,7 +237,7 @@ impl Target {
     fn guard_device(path: &Path, policy: &TargetPolicy) -> Result<()> {
         let p = path.display();
         if let Some(dev) = BlockDev::of_path(path)
-            && let Some(use_) = crate::guard::in_use(&dev)
+            && let Some(use_) = crate::io::guard::in_use(&dev)
         {
             return Err(Error::input(format!(
                 "refusing to write {p}: {use_}; iomark never writes a device in use, whatever the flags"
@@ -249,7 +249,7 @@ impl Target {
         let f = File::open(path).map_err(|e| open_error(path, &e, false, false))?;
         let size = block_device_size(&f)
             .map_err(|e| Error::io(format!("cannot read the size of {p}"), &e))?;
-        if let Some(sig) = crate::guard::signature(&f, size) {
+        if let Some(sig) = crate::io::guard::signature(&f, size) {
             return Err(Error::input(format!(
                 "{p} holds a {sig}; writing would destroy it: add --destroy-data as well if that is what you want"
             )));

@@ -5,9 +5,9 @@
 
 use std::fmt::Write;
 
-use crate::chart::{BarChart, BarGroup, LineChart, Series, bar_chart, line_chart};
-use crate::compare::Comparison;
-use crate::results::{Document, Run, Status};
+use crate::report::chart::{BarChart, BarGroup, LineChart, Series, bar_chart, line_chart};
+use crate::report::compare::Comparison;
+use crate::results::schema::{Document, Run, Status};
 use crate::units::fmt_size;
 
 const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}\
@@ -277,7 +277,7 @@ fn run_article(label: &str, r: &Run) -> String {
     {
         out.push_str("<div class=\"charts\">");
         if !rep.series.is_empty() {
-            let pts = |f: fn(&crate::results::Point) -> f64| {
+            let pts = |f: fn(&crate::results::schema::Point) -> f64| {
                 rep.series.iter().map(|p| (p.t_s, f(p))).collect()
             };
             let mut tp = Vec::new();
@@ -435,7 +435,7 @@ fn run_article(label: &str, r: &Run) -> String {
 pub fn report(docs: &[(String, Document)]) -> String {
     let mut body = String::new();
     body.push_str("<section id=\"summary\"><h2>Summary</h2>");
-    body.push_str(&table("summary", &crate::export::run_rows(docs)));
+    body.push_str(&table("summary", &crate::report::export::run_rows(docs)));
     body.push_str("<p>IOPS and MB/s (10<sup>6</sup> bytes/s): mean and sample standard deviation over the complete repetitions (n). Latencies in µs: the mean over repetitions of each repetition's percentile.</p></section>");
     let studies: String = docs.iter().map(|(l, d)| study_section(l, d)).collect();
     if !studies.is_empty() {
@@ -498,7 +498,7 @@ pub fn comparison(c: &Comparison) -> String {
     let mut body = format!(
         "<section id=\"comparison\"><h2>Comparison</h2><div class=\"charts\">{chart}</div>"
     );
-    let rows = crate::export::comparison_rows(c);
+    let rows = crate::report::export::comparison_rows(c);
     let mut t = String::from("<table class=\"comparison\">");
     for (i, r) in rows.iter().enumerate() {
         t.push_str("<tr>");

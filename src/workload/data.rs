@@ -23,8 +23,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::pattern::Rng;
 use crate::units::fmt_size;
+use crate::workload::rng::Rng;
 
 /// The kind of content written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,6 @@
+//! Everything that touches the system: engines, targets, the device guard, the environment.
+
+pub mod engine;
+pub mod env;
+pub mod guard;
+pub mod target;

@@ -1,0 +1,4 @@
+//! Measuring: the repetition loop, the workers, merging, verify.
+
+pub mod run;
+pub mod verify;

@@ -1,0 +1,6 @@
+//! Results: the schema, statistics, fio import.
+
+pub mod fio;
+pub mod schema;
+pub mod stats;
+pub mod steady;

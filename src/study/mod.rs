@@ -1,0 +1,1 @@
+//! Studies: every loop over several runs.
