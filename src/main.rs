@@ -9,13 +9,14 @@ use std::sync::atomic::AtomicBool;
 use clap::Parser;
 use clap::error::ErrorKind;
 
-use iomark::cli::{Cli, Command, OutputArgs, QuickArgs, one_line_clap_error};
+use iomark::cli::{Cli, Command, QuickArgs, one_line_clap_error};
 use iomark::error::{Error, ExitCode, Result};
-use iomark::io::env::Host;
 use iomark::measure::run::{self as runner, StopFlag};
+use iomark::plan::Output as OutputArgs;
 use iomark::plan::spec::TargetPolicy;
 use iomark::report::progress::TermProgress;
 use iomark::report::text::{plan_table, run_summary};
+use iomark::results::env::Host;
 use iomark::results::schema::{Document, Run};
 
 fn main() {
@@ -168,7 +169,7 @@ fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
     }
 }
 
-fn cmd_run(plan: iomark::cli::RunPlan, stop: &StopFlag) -> Result<i32> {
+fn cmd_run(plan: iomark::plan::RunPlan, stop: &StopFlag) -> Result<i32> {
     let mut sink = Sink::new(&plan.out);
     let mut progress = TermProgress::new(plan.out.quiet);
     let (run, failure) = runner::run(
@@ -185,7 +186,7 @@ fn cmd_run(plan: iomark::cli::RunPlan, stop: &StopFlag) -> Result<i32> {
     Ok(exit_for(stop, failure))
 }
 
-fn cmd_data(plan: iomark::cli::DataPlan, stop: &StopFlag) -> Result<i32> {
+fn cmd_data(plan: iomark::plan::DataPlan, stop: &StopFlag) -> Result<i32> {
     let measured = if plan.output == "-" {
         let stdout = std::io::stdout();
         let mut w = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
@@ -300,11 +301,11 @@ fn cmd_verify(args: &iomark::cli::VerifyArgs) -> Result<i32> {
     })
 }
 
-fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
+fn cmd_suite(plan: iomark::plan::SuitePlan, stop: &StopFlag) -> Result<i32> {
     let total_est: f64 = plan
         .runs
         .iter()
-        .filter_map(|r| iomark::cli::estimate_s(&r.plan))
+        .filter_map(|r| iomark::plan::estimate_s(&r.plan))
         .sum();
     let size_based = plan
         .runs
@@ -326,7 +327,7 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
                         "study": r.point,
                         "spec": r.plan.spec,
                         "repeat": r.plan.repeat,
-                        "estimate_s": iomark::cli::estimate_s(&r.plan),
+                        "estimate_s": iomark::plan::estimate_s(&r.plan),
                     })
                 })
                 .collect();
@@ -370,7 +371,7 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
                     path.display(),
                     i + 1,
                     r.name,
-                    iomark::measure::run::run_name(&want.plan.spec)
+                    want.plan.spec.name()
                 )));
             }
             done[i] = r.status == iomark::results::schema::Status::Complete;
@@ -427,7 +428,7 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
             .iter()
             .zip(&done[i..])
             .filter(|(_, d)| !**d)
-            .filter_map(|(r, _)| iomark::cli::estimate_s(&r.plan))
+            .filter_map(|(r, _)| iomark::plan::estimate_s(&r.plan))
             .sum();
         progress.set_run(i + 1, plan.runs.len());
         progress.set_study(started, left);
@@ -466,8 +467,8 @@ fn cmd_suite(plan: iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
 fn study_run(
     sink: &mut Sink,
     progress: &mut TermProgress,
-    r: &iomark::cli::StudyRun,
-    point: &iomark::results::schema::StudyPoint,
+    r: &iomark::plan::StudyRun,
+    point: &iomark::plan::StudyPoint,
     created: bool,
     stop: &StopFlag,
 ) -> Result<(Run, Option<Error>)> {
@@ -496,7 +497,7 @@ fn study_run(
 
 /// `suite steady` and `suite wsat`: purge, then precondition and rounds until steady
 /// state (steady), or one long write-saturation run (wsat).
-fn cmd_dirty(plan: &iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
+fn cmd_dirty(plan: &iomark::plan::SuitePlan, stop: &StopFlag) -> Result<i32> {
     let out = plan.out.clone();
     let mut sink = Sink::new(&out);
     let mut progress = TermProgress::new(out.quiet);
@@ -546,7 +547,7 @@ fn cmd_dirty(plan: &iomark::cli::SuitePlan, stop: &StopFlag) -> Result<i32> {
             && !stop.is_set()
         {
             let n = iops.len() + 1;
-            let point = iomark::results::schema::StudyPoint {
+            let point = iomark::plan::StudyPoint {
                 value: n.to_string(),
                 ..round.point.clone()
             };

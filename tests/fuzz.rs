@@ -53,7 +53,7 @@ proptest! {
         // A real document, cut short or with junk spliced in.
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("r.json");
-        let doc = Document::new(iomark::io::env::Host::capture()).to_json();
+        let doc = Document::new(iomark::results::env::Host::capture()).to_json();
         let cut = cut.min(doc.len());
         let text = format!("{}{}{}", &doc[..cut], junk, &doc[cut..]);
         std::fs::write(&p, text).unwrap();

@@ -9,9 +9,10 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::error::{Error, Result};
 use crate::io::engine::probe_io_uring;
+use crate::plan::data::{CompressMethod, DataKind, DataSpec};
 use crate::plan::spec::{EngineKind, Rw, Spec, TargetPolicy};
+use crate::plan::{DataPlan, QuickPlan, RunPlan, StudyRun, SuitePlan};
 use crate::units::{parse_duration, parse_size};
-use crate::workload::data::{CompressMethod, DataKind, DataSpec};
 
 /// A storage I/O benchmark: IOPS, MB/s and latency percentiles of files and block devices.
 ///
@@ -122,30 +123,6 @@ pub struct SuiteArgs {
     pub max_rounds: Option<String>,
     #[command(flatten)]
     pub opts: RunOptions,
-}
-
-/// One resolved run of a study.
-#[derive(Debug, Clone)]
-pub struct StudyRun {
-    pub plan: RunPlan,
-    pub point: crate::results::schema::StudyPoint,
-}
-
-/// The resolved `suite` command.
-#[derive(Debug, Clone)]
-pub struct SuitePlan {
-    pub name: String,
-    pub target: String,
-    pub runs: Vec<StudyRun>,
-    pub out: OutputArgs,
-    pub dry_run: bool,
-    pub resume: Option<PathBuf>,
-    /// The user asked to keep the target.
-    pub keep: bool,
-    /// The user allowed overwriting an existing target.
-    pub overwrite: bool,
-    /// steady: the round limit.
-    pub max_rounds: u32,
 }
 
 /// The options the user typed for a subcommand (not defaults), as (long name, value).
@@ -330,7 +307,7 @@ impl SuiteArgs {
             })?;
             runs.push(StudyRun {
                 plan,
-                point: crate::results::schema::StudyPoint {
+                point: crate::plan::StudyPoint {
                     suite: self.name.clone(),
                     test: p.test.clone(),
                     param: p.param.clone(),
@@ -342,7 +319,7 @@ impl SuiteArgs {
             name: self.name.clone(),
             target,
             runs,
-            out: self.opts.out.clone(),
+            out: self.opts.out.to_output(),
             dry_run: self.dry_run,
             resume: self.resume.clone(),
             keep: self.opts.keep,
@@ -350,16 +327,6 @@ impl SuiteArgs {
             max_rounds,
         })
     }
-}
-
-/// Seconds a run is expected to take (`None` for a size-based run, which depends on the
-/// device): repetitions × (ramp + runtime), plus the pauses.
-pub fn estimate_s(plan: &RunPlan) -> Option<f64> {
-    let s = &plan.spec;
-    s.runtime_s.map(|rt| {
-        let reps = plan.repeat as f64;
-        reps * (s.ramp_s + rt) + reps * s.pause_s
-    })
 }
 
 #[derive(Debug, Args)]
@@ -450,16 +417,6 @@ pub struct DataCmdArgs {
     pub data: DataArgs,
 }
 
-/// The resolved `data` command.
-#[derive(Debug, Clone)]
-pub struct DataPlan {
-    /// A write workload with the data options, whose job 1 writes the stream.
-    pub spec: Spec,
-    pub size: u64,
-    pub output: String,
-    pub quiet: bool,
-}
-
 impl DataArgs {
     /// Resolves the data options; they are checked against the block size later.
     pub fn resolve(&self) -> Result<DataSpec> {
@@ -509,7 +466,7 @@ impl DataArgs {
             ("zeros", None) => DataKind::Zeros,
             ("compressible", None) => DataKind::Compressible,
             ("pattern", Some(hex)) => {
-                if crate::workload::data::parse_hex(hex).is_none() {
+                if crate::plan::data::parse_hex(hex).is_none() {
                     return Err(Error::input(format!(
                         "--data pattern:{hex}: not an even number of hex digits (e.g. pattern:deadbeef)"
                     )));
@@ -582,6 +539,17 @@ pub struct OutputArgs {
     /// No progress display and no summary (errors and warnings still print).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+impl OutputArgs {
+    /// The clap-free output choices.
+    pub fn to_output(&self) -> crate::plan::Output {
+        crate::plan::Output {
+            output: self.output.clone(),
+            json: self.json,
+            quiet: self.quiet,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -831,15 +799,6 @@ pub fn resolve_engine(asked: Option<&str>) -> Result<(EngineKind, Option<String>
     }
 }
 
-/// The resolved `run` command.
-#[derive(Debug, Clone)]
-pub struct RunPlan {
-    pub spec: Spec,
-    pub policy: TargetPolicy,
-    pub repeat: u32,
-    pub out: OutputArgs,
-}
-
 impl RunOptions {
     /// Resolves and validates everything, for `target` (none: only with --engine null).
     pub fn resolve(&self, target: Option<&str>) -> Result<RunPlan> {
@@ -970,17 +929,9 @@ impl RunOptions {
                 verify_state: self.verify_state.clone(),
             },
             repeat: repeat as u32,
-            out: self.out.clone(),
+            out: self.out.to_output(),
         })
     }
-}
-
-/// The resolved `quick` command: a list of specs on one file.
-#[derive(Debug, Clone)]
-pub struct QuickPlan {
-    pub file: PathBuf,
-    pub specs: Vec<Spec>,
-    pub out: OutputArgs,
 }
 
 impl QuickArgs {
@@ -1011,7 +962,7 @@ impl QuickArgs {
         Ok(QuickPlan {
             file,
             specs,
-            out: self.out.clone(),
+            out: self.out.to_output(),
         })
     }
 }

@@ -5,22 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-/// The machine a run happened on: the results document's `host`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Host {
-    /// Host name.
-    pub hostname: String,
-    /// Kernel release (`uname -r`).
-    pub kernel: String,
-    /// CPU model name from `/proc/cpuinfo`.
-    pub cpu: String,
-    /// Logical CPUs available to iomark.
-    pub cores: usize,
-    /// Physical memory in bytes.
-    pub memory_bytes: u64,
-}
+use crate::results::env::{DeviceDelta, DeviceInfo, FsInfo, Host};
 
 fn read_trim(path: impl AsRef<Path>) -> Option<String> {
     fs::read_to_string(path).ok().map(|s| s.trim().to_string())
@@ -163,21 +148,6 @@ impl BlockDev {
     }
 }
 
-/// Counters moved between two readings, in the results document's `device` shape.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DeviceDelta {
-    /// Kernel name of the device whose counters these are.
-    pub name: String,
-    /// Read requests the device completed.
-    pub read_ios: u64,
-    /// Bytes read from the device.
-    pub read_bytes: u64,
-    /// Write requests the device completed.
-    pub write_ios: u64,
-    /// Bytes written to the device.
-    pub write_bytes: u64,
-}
-
 impl DeviceDelta {
     pub fn between(name: &str, before: BlockStat, after: BlockStat) -> DeviceDelta {
         DeviceDelta {
@@ -188,34 +158,6 @@ impl DeviceDelta {
             write_bytes: after.write_sectors.saturating_sub(before.write_sectors) * 512,
         }
     }
-}
-
-/// What is known about the device under a target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DeviceInfo {
-    /// Kernel name of the device (a partition's own name for a partition).
-    pub name: String,
-    /// The whole disk it belongs to.
-    pub disk: String,
-    /// Model string, or the backing file of a loop device.
-    pub model: Option<String>,
-    /// Active I/O scheduler.
-    pub scheduler: Option<String>,
-    /// Logical block size in bytes.
-    pub logical_block_size: Option<u64>,
-    /// Whether the kernel thinks it spins.
-    pub rotational: Option<bool>,
-}
-
-/// The filesystem a file lives on, from `/proc/self/mountinfo`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FsInfo {
-    /// Filesystem type, e.g. `ext4`, `btrfs`, `tmpfs`.
-    pub fstype: String,
-    /// Where it is mounted.
-    pub mount_point: String,
-    /// Mount options (per-mount and superblock options, comma-separated).
-    pub options: String,
 }
 
 impl FsInfo {

@@ -14,8 +14,10 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result, describe_io};
-use crate::io::env::{BlockDev, FsInfo};
+use crate::io::env::BlockDev;
 use crate::plan::spec::{EngineKind, Spec, TargetPolicy};
+use crate::results::env::FsInfo;
+use crate::results::schema::TargetKind;
 use crate::units::fmt_size;
 use crate::workload::data::DataGen;
 
@@ -29,16 +31,6 @@ const MARK_XATTR: &str = "user.iomark";
 const BLKSSZGET: libc::c_ulong = 0x1268;
 const BLKFLSBUF: libc::c_ulong = 0x1261;
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
-
-/// What kind of thing the target is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TargetKind {
-    /// No target: the null engine.
-    None,
-    File,
-    BlockDevice,
-}
 
 /// An opened target, ready for I/O.
 #[derive(Debug)]

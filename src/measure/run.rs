@@ -15,14 +15,17 @@ use crate::error::{Error, Result, describe_io};
 use crate::io::engine::{
     BufferPool, Completion, Engine, NullEngine, Op, PsyncEngine, Request, UringEngine,
 };
-use crate::io::env::{CpuTimes, DeviceDelta};
+use crate::io::env::CpuTimes;
 use crate::io::target::Target;
 use crate::measure::verify::GenMap;
+use crate::plan::data::DataKind;
 use crate::plan::spec::{EngineKind, Spec, TargetPolicy};
+use crate::results::env::DeviceDelta;
 use crate::results::schema::{Cpu, DirStats, Point, Repetition, Run, Status, Summary, TargetDesc};
 use crate::results::stats::{Counter, LatHist};
-use crate::workload::data::{DataGen, DataKind, Sampler};
+use crate::workload::data::DataGen;
 use crate::workload::rng::{Mix, Offsets, Rng};
+use crate::workload::sampler::Sampler;
 
 /// Receives what happens during a run; the terminal progress display is one.
 pub trait Observer {
@@ -720,10 +723,10 @@ pub fn produce_stream(
     size: u64,
     out: &mut dyn std::io::Write,
     stop: &StopFlag,
-) -> Result<crate::workload::data::DataMeasure> {
+) -> Result<crate::results::schema::DataMeasure> {
     let corpus = match (&spec.data.kind, &spec.data.files) {
         (DataKind::Files, Some(path)) => {
-            Some(crate::workload::data::load_corpus(path, CORPUS_MAX)?)
+            Some(crate::workload::corpus::load_corpus(path, CORPUS_MAX)?)
         }
         _ => None,
     };
@@ -1053,7 +1056,7 @@ pub fn purge(
 ) -> Result<crate::results::schema::Purge> {
     let corpus = match (&spec.data.kind, &spec.data.files) {
         (DataKind::Files, Some(path)) => {
-            Some(crate::workload::data::load_corpus(path, CORPUS_MAX)?)
+            Some(crate::workload::corpus::load_corpus(path, CORPUS_MAX)?)
         }
         _ => None,
     };
@@ -1210,33 +1213,6 @@ fn signal_name(sig: usize) -> &'static str {
     }
 }
 
-/// A short name for a run: `randread 4k qd32`, with jobs and mix when they matter.
-pub fn run_name(spec: &Spec) -> String {
-    let mut s = format!(
-        "{} {} qd{}",
-        spec.rw.name(),
-        crate::units::fmt_size_short(spec.bs),
-        spec.qd
-    );
-    if spec.rw.is_mixed() {
-        s = format!(
-            "{} {}/{} {} qd{}",
-            spec.rw.name(),
-            spec.rwmixread,
-            100 - spec.rwmixread,
-            crate::units::fmt_size_short(spec.bs),
-            spec.qd
-        );
-    }
-    if spec.jobs > 1 {
-        s.push_str(&format!(" x{}", spec.jobs));
-    }
-    if !spec.direct {
-        s.push_str(" buffered");
-    }
-    s
-}
-
 /// Runs `spec` `repeat` times on its target and returns the run with every repetition.
 /// `on_rep` is called after each repetition with the run so far (to save it).
 /// Returns the run, and the error that stopped it if one did (the run then holds what was
@@ -1252,7 +1228,7 @@ pub fn run(
     spec.validate()?;
     let corpus = match (&spec.data.kind, &spec.data.files) {
         (DataKind::Files, Some(path)) => {
-            Some(crate::workload::data::load_corpus(path, CORPUS_MAX)?)
+            Some(crate::workload::corpus::load_corpus(path, CORPUS_MAX)?)
         }
         _ => None,
     };
@@ -1260,8 +1236,7 @@ pub fn run(
     // then stores, and a read test reads, data of the kind asked for).
     let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, corpus.clone());
     let target = Target::open(spec, policy, &|| stop.is_set(), &mut layout)?;
-    if !spec.writes() && !target.created && spec.data != crate::workload::data::DataSpec::default()
-    {
+    if !spec.writes() && !target.created && spec.data != crate::plan::data::DataSpec::default() {
         return Err(Error::input(format!(
             "--rw {} on the existing {} writes nothing, so the data options would change nothing; drop them, or name a new file (it is laid out with them)",
             spec.rw.name(),
@@ -1269,7 +1244,7 @@ pub fn run(
         )));
     }
     let mut run = Run {
-        name: run_name(spec),
+        name: spec.name(),
         spec: spec.clone(),
         status: Status::Complete,
         target: TargetDesc {
@@ -1300,12 +1275,12 @@ pub fn run(
     // Cache honesty: a buffered run over a span that fits in memory measures the page
     // cache. Twice the machine's memory is what it takes to defeat it.
     if !spec.direct
-        && target.kind != crate::io::target::TargetKind::None
+        && target.kind != crate::results::schema::TargetKind::None
         && let Some(avail) = crate::io::env::mem_available()
         && target.span <= avail
     {
         run.cache_bound = true;
-        let total = crate::io::env::Host::capture().memory_bytes;
+        let total = crate::results::env::Host::capture().memory_bytes;
         run.warnings.push(format!(
             "buffered over a {} span that fits in the {} of available memory: this measured the page cache, not the device; use --size {} (2x memory) or more, or --direct",
             crate::units::fmt_size(target.span),

@@ -24,9 +24,8 @@ use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{Error, Result, describe_io};
+use crate::results::schema::{BadBlock, BlockState, VerifyReport};
 
 /// Size of the header at the start of each block.
 pub const HEADER: usize = 40;
@@ -44,16 +43,6 @@ pub fn stamp(block: &mut [u8], offset: u64, seed: u64, generation: u64) {
     block[24..32].copy_from_slice(&generation.to_le_bytes());
     block[32..36].copy_from_slice(&crc.to_le_bytes());
     block[36..40].copy_from_slice(&bs.to_le_bytes());
-}
-
-/// What a block turned out to be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BlockState {
-    Good,
-    Corrupt,
-    Misplaced,
-    Stale,
 }
 
 fn le64(b: &[u8], at: usize) -> u64 {
@@ -172,52 +161,6 @@ impl GenMap {
             seed,
             gens,
         })
-    }
-}
-
-/// One bad block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BadBlock {
-    pub offset: u64,
-    pub state: BlockState,
-}
-
-/// The outcome of reading every written block back: the results' `verify` object.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VerifyReport {
-    /// Blocks checked (those written in the run).
-    pub blocks: u64,
-    pub good: u64,
-    /// Wrong magic or size, or payload not matching its CRC32C.
-    pub corrupt: u64,
-    /// Carrying another block's offset.
-    pub misplaced: u64,
-    /// An older write of the block (earlier generation or another run's seed).
-    pub stale: u64,
-    /// The first few bad blocks.
-    pub first_bad: Vec<BadBlock>,
-}
-
-impl VerifyReport {
-    pub fn bad(&self) -> u64 {
-        self.corrupt + self.misplaced + self.stale
-    }
-
-    /// One line for the terminal.
-    pub fn describe(&self) -> String {
-        let mut s = format!(
-            "verify: {} blocks: {} good, {} corrupt, {} misplaced, {} stale",
-            self.blocks, self.good, self.corrupt, self.misplaced, self.stale
-        );
-        if !self.first_bad.is_empty() {
-            let list: Vec<String> = self
-                .first_bad
-                .iter()
-                .map(|b| format!("{:?} at {}", b.state, b.offset).to_lowercase())
-                .collect();
-            s.push_str(&format!(" (first: {})", list.join(", ")));
-        }
-        s
     }
 }
 

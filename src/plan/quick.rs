@@ -55,7 +55,7 @@ mod tests {
     #[test]
     fn quick_has_the_six_tests() {
         let p = quick("f", 1 << 30, 3.0, 1.0, EngineKind::IoUring, None);
-        let names: Vec<String> = p.iter().map(crate::measure::run::run_name).collect();
+        let names: Vec<String> = p.iter().map(Spec::name).collect();
         assert_eq!(
             names,
             [

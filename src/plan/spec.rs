@@ -9,8 +9,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::plan::data::DataSpec;
 use crate::units::fmt_size;
-use crate::workload::data::DataSpec;
 
 /// The access pattern, named as in fio.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -192,6 +192,34 @@ pub struct TargetPolicy {
 }
 
 impl Spec {
+    /// A short name for a run: `randread 4k qd32`, with jobs and mix when they matter.
+    pub fn name(&self) -> String {
+        let spec = self;
+        let mut s = format!(
+            "{} {} qd{}",
+            spec.rw.name(),
+            crate::units::fmt_size_short(spec.bs),
+            spec.qd
+        );
+        if spec.rw.is_mixed() {
+            s = format!(
+                "{} {}/{} {} qd{}",
+                spec.rw.name(),
+                spec.rwmixread,
+                100 - spec.rwmixread,
+                crate::units::fmt_size_short(spec.bs),
+                spec.qd
+            );
+        }
+        if spec.jobs > 1 {
+            s.push_str(&format!(" x{}", spec.jobs));
+        }
+        if !spec.direct {
+            s.push_str(" buffered");
+        }
+        s
+    }
+
     /// A spec with iomark's defaults for everything but the target.
     pub fn new(target: impl Into<String>) -> Spec {
         Spec {

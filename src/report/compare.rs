@@ -24,7 +24,7 @@ pub fn run_key(run: &Run) -> String {
     if s.rw.is_mixed() {
         k.push_str(&format!(" mix={}", s.rwmixread));
     }
-    if s.writes() && s.data != crate::workload::data::DataSpec::default() {
+    if s.writes() && s.data != crate::plan::data::DataSpec::default() {
         k.push_str(&format!(" data={}", s.data.describe()));
     }
     k

@@ -56,7 +56,7 @@ impl TermProgress {
 
 impl Observer for TermProgress {
     fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) {
-        self.label = crate::measure::run::run_name(spec);
+        self.label = spec.name();
         self.rep = rep;
         self.reps = of;
     }

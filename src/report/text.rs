@@ -304,7 +304,7 @@ pub fn spec_cells(s: &crate::plan::spec::Spec) -> [String; 6] {
 }
 
 /// The `--dry-run` listing of a study: each run with its parameters and estimated time.
-pub fn plan_listing(plan: &crate::cli::SuitePlan) -> String {
+pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
     let mut rows = vec![vec![
         "#".to_string(),
         "test".into(),
@@ -322,7 +322,7 @@ pub fn plan_listing(plan: &crate::cli::SuitePlan) -> String {
     let mut size_based = 0;
     for (i, r) in plan.runs.iter().enumerate() {
         let s = &r.plan.spec;
-        let est = crate::cli::estimate_s(&r.plan);
+        let est = crate::plan::estimate_s(&r.plan);
         match est {
             Some(e) => total += e,
             None => size_based += 1,

@@ -10,14 +10,14 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::error::{Error, Result, describe_io};
-use crate::io::env::Host;
-use crate::io::target::TargetKind;
+use crate::plan::data::DataSpec;
 use crate::plan::spec::{EngineKind, Rw, Spec};
+use crate::results::env::Host;
+use crate::results::schema::TargetKind;
 use crate::results::schema::{
     Cpu, DirStats, Document, Repetition, Run, Status, Summary, TargetDesc,
 };
 use crate::results::stats::LatSummary;
-use crate::workload::data::DataSpec;
 
 /// Loads an iomark results document or a fio JSON output file.
 pub fn load(path: &Path) -> Result<Document> {

@@ -10,11 +10,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result, describe_io};
-use crate::io::env::{DeviceDelta, DeviceInfo, FsInfo, Host};
-use crate::io::target::TargetKind;
+use crate::plan::StudyPoint;
 use crate::plan::spec::Spec;
+use crate::results::env::{DeviceDelta, DeviceInfo, FsInfo, Host};
 use crate::results::stats::{LatSummary, Spread};
-use crate::workload::data::DataMeasure;
 
 /// The schema version this build writes.
 pub const SCHEMA: &str = "iomark/1";
@@ -133,19 +132,6 @@ pub struct WriteAmplification {
     pub note: String,
 }
 
-/// A run's place in a study: which test, and the value of the swept parameter.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StudyPoint {
-    /// The preset (`corners`, `qd`, …) or `matrix`.
-    pub suite: String,
-    /// The test the run belongs to, e.g. `randread` or `randread bs=8k`.
-    pub test: String,
-    /// The swept parameter, e.g. `qd`, `bs`, `compress`, `cache`.
-    pub param: String,
-    /// Its value in this run, e.g. `32`.
-    pub value: String,
-}
-
 /// The target as it was opened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetDesc {
@@ -233,7 +219,7 @@ pub struct Repetition {
     pub data: Option<DataMeasure>,
     /// With `--verify`: what reading every written block back found; `null` otherwise.
     #[serde(default)]
-    pub verify: Option<crate::measure::verify::VerifyReport>,
+    pub verify: Option<VerifyReport>,
 }
 
 /// Statistics of one direction across repetitions.
@@ -443,5 +429,86 @@ mod tests {
                 .to_string()
                 .contains("not JSON")
         );
+    }
+}
+
+/// What was measured of the data written in one repetition: the results' `data` object.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DataMeasure {
+    /// Space saved by lz4 (block format, fast mode), chunk by chunk, percent.
+    pub lz4_pct: f64,
+    /// Space saved by zstd level 1, chunk by chunk, percent.
+    pub zstd_pct: f64,
+    /// Duplicate dedup units among those measured, percent.
+    pub dedup_pct: f64,
+    /// Bytes of written data the compression figures come from.
+    pub compress_sampled_bytes: u64,
+    /// Units the dedup figure comes from.
+    pub dedup_sampled_units: u64,
+}
+
+/// What kind of thing the target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    /// No target: the null engine.
+    None,
+    File,
+    BlockDevice,
+}
+
+/// One bad block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BadBlock {
+    pub offset: u64,
+    pub state: BlockState,
+}
+
+/// The outcome of reading every written block back: the results' `verify` object.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyReport {
+    /// Blocks checked (those written in the run).
+    pub blocks: u64,
+    pub good: u64,
+    /// Wrong magic or size, or payload not matching its CRC32C.
+    pub corrupt: u64,
+    /// Carrying another block's offset.
+    pub misplaced: u64,
+    /// An older write of the block (earlier generation or another run's seed).
+    pub stale: u64,
+    /// The first few bad blocks.
+    pub first_bad: Vec<BadBlock>,
+}
+
+/// What a block turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BlockState {
+    Good,
+    Corrupt,
+    Misplaced,
+    Stale,
+}
+
+impl VerifyReport {
+    pub fn bad(&self) -> u64 {
+        self.corrupt + self.misplaced + self.stale
+    }
+
+    /// One line for the terminal.
+    pub fn describe(&self) -> String {
+        let mut s = format!(
+            "verify: {} blocks: {} good, {} corrupt, {} misplaced, {} stale",
+            self.blocks, self.good, self.corrupt, self.misplaced, self.stale
+        );
+        if !self.first_bad.is_empty() {
+            let list: Vec<String> = self
+                .first_bad
+                .iter()
+                .map(|b| format!("{:?} at {}", b.state, b.offset).to_lowercase())
+                .collect();
+            s.push_str(&format!(" (first: {})", list.join(", ")));
+        }
+        s
     }
 }

@@ -1,4 +1,6 @@
 //! The workload: random numbers, offsets, the read/write mix and the data written.
 
+pub mod corpus;
 pub mod data;
 pub mod rng;
+pub mod sampler;

@@ -1,0 +1,193 @@
+//! The data options of a workload ([`DataSpec`]): what kind of content is written, how
+//! compressible and dedupable it is asked to be. Generation lives in `workload::data`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::units::fmt_size;
+
+/// The kind of content written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DataKind {
+    /// Fresh random bytes: incompressible, never repeated.
+    Random,
+    /// All zero bytes.
+    Zeros,
+    /// A fixed byte pattern, repeated.
+    Pattern,
+    /// Random data built to a compressibility target (`--compress`).
+    Compressible,
+    /// The contents of real files, cycled.
+    Files,
+}
+
+/// How compressible chunks are built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CompressMethod {
+    /// Random bytes, then a run of zeros (as fio does).
+    Zerofill,
+    /// Random literals and copies of earlier substrings of the chunk.
+    Repeat,
+}
+
+impl CompressMethod {
+    pub fn name(self) -> &'static str {
+        match self {
+            CompressMethod::Zerofill => "zerofill",
+            CompressMethod::Repeat => "repeat",
+        }
+    }
+}
+
+/// The data options of a workload: the `spec.data` object of the results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DataSpec {
+    /// What is written.
+    pub kind: DataKind,
+    /// Target compressibility in percent (0–100) for `compressible`; 0 otherwise.
+    pub compress: f64,
+    /// Bytes each compressibility target applies to (a device's compression unit).
+    pub compress_chunk: u64,
+    /// How compressible chunks are built.
+    pub compress_method: CompressMethod,
+    /// Percentage (0–100) of dedup units that repeat a unit written earlier.
+    pub dedup: f64,
+    /// Bytes of one dedup unit.
+    pub dedup_unit: u64,
+    /// The repeats come from at most this many distinct units (`null`: any earlier one).
+    pub dedup_set: Option<u64>,
+    /// The pattern, as hex, for `pattern`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// The file or directory, for `files`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<String>,
+}
+
+impl Default for DataSpec {
+    fn default() -> Self {
+        DataSpec {
+            kind: DataKind::Random,
+            compress: 0.0,
+            compress_chunk: 4096,
+            compress_method: CompressMethod::Zerofill,
+            dedup: 0.0,
+            dedup_unit: 4096,
+            dedup_set: None,
+            pattern: None,
+            files: None,
+        }
+    }
+}
+
+/// Parses `HEX` of `pattern:HEX` (an optional `0x`, an even number of hex digits).
+pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
+    let t = text
+        .trim()
+        .trim_start_matches("0x")
+        .trim_start_matches("0X");
+    if t.is_empty() || !t.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..t.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&t[i..i + 2], 16).ok())
+        .collect()
+}
+
+impl DataSpec {
+    /// A short description for the terminal, e.g. `compressible 50% (zerofill/4k), dedup 25%`.
+    pub fn describe(&self) -> String {
+        let mut s = match self.kind {
+            DataKind::Random => "random".to_string(),
+            DataKind::Zeros => "zeros".to_string(),
+            DataKind::Pattern => format!("pattern 0x{}", self.pattern.as_deref().unwrap_or("")),
+            DataKind::Files => format!("files {}", self.files.as_deref().unwrap_or("")),
+            DataKind::Compressible => format!(
+                "compressible {}% ({}/{})",
+                self.compress,
+                self.compress_method.name(),
+                crate::units::fmt_size_short(self.compress_chunk)
+            ),
+        };
+        if self.dedup > 0.0 {
+            s.push_str(&format!(", dedup {}%", self.dedup));
+        }
+        s
+    }
+
+    /// Whether content is generated unit by unit (random or compressible).
+    fn generated(&self) -> bool {
+        matches!(self.kind, DataKind::Random | DataKind::Compressible)
+    }
+
+    /// Checks the options against each other and against the block size.
+    pub fn validate(&self, bs: u64) -> Result<()> {
+        for (opt, v) in [("--compress", self.compress), ("--dedup", self.dedup)] {
+            if !(0.0..=100.0).contains(&v) || v.is_nan() {
+                return Err(Error::input(format!(
+                    "{opt} {v} is out of range; use a percentage from 0 to 100"
+                )));
+            }
+        }
+        if self.compress_chunk == 0 || self.dedup_unit == 0 {
+            return Err(Error::input(
+                "--compress-chunk and --dedup-unit must be greater than zero (e.g. 4k)",
+            ));
+        }
+        if self.kind == DataKind::Compressible && !bs.is_multiple_of(self.compress_chunk) {
+            return Err(Error::input(format!(
+                "--compress-chunk {} does not divide --bs {}; use a chunk that divides the block size",
+                fmt_size(self.compress_chunk),
+                fmt_size(bs)
+            )));
+        }
+        if self.dedup > 0.0 {
+            if !self.generated() {
+                return Err(Error::input(
+                    "--dedup works with random or compressible data, not with --data zeros, pattern or files",
+                ));
+            }
+            if !bs.is_multiple_of(self.dedup_unit) {
+                return Err(Error::input(format!(
+                    "--dedup-unit {} does not divide --bs {}; use a unit that divides the block size",
+                    fmt_size(self.dedup_unit),
+                    fmt_size(bs)
+                )));
+            }
+            if self.kind == DataKind::Compressible
+                && !self.dedup_unit.is_multiple_of(self.compress_chunk)
+            {
+                return Err(Error::input(format!(
+                    "--compress-chunk {} does not divide --dedup-unit {}; make the chunk divide the unit",
+                    fmt_size(self.compress_chunk),
+                    fmt_size(self.dedup_unit)
+                )));
+            }
+            if self.dedup_set == Some(0) {
+                return Err(Error::input(
+                    "--dedup-set must be at least 1; leave it out to repeat any earlier unit",
+                ));
+            }
+        }
+        if self.kind == DataKind::Pattern && self.pattern.as_deref().and_then(parse_hex).is_none() {
+            return Err(Error::input(
+                "--data pattern:HEX needs an even number of hex digits (e.g. pattern:deadbeef)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The generation granularity: a dedup unit when dedup is on, else a chunk (or 4 KiB).
+    pub(crate) fn unit_len(&self) -> usize {
+        if self.dedup > 0.0 {
+            self.dedup_unit as usize
+        } else if self.kind == DataKind::Compressible {
+            self.compress_chunk as usize
+        } else {
+            4096
+        }
+    }
+}
