@@ -278,6 +278,8 @@ pub fn content_hash(data: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::data::{CompressMethod, DataKind, DataSpec};
+    use crate::workload::sampler::Sampler;
 
     fn spec(kind: DataKind, compress: f64, dedup: f64) -> DataSpec {
         DataSpec {

@@ -28,8 +28,8 @@ pub struct Sampler {
     zstd: u64,
     // Dedup: full hash → occurrences, for units whose hash has `shift` low zero bits.
     seen: HashMap<u64, u32>,
-    shift: u32,
-    max_entries: usize,
+    pub(crate) shift: u32,
+    pub(crate) max_entries: usize,
 }
 
 impl Sampler {
