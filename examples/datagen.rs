@@ -6,7 +6,9 @@
 
 use std::time::{Duration, Instant};
 
-use iomark::workload::data::{CompressMethod, DataGen, DataKind, DataSpec, Sampler};
+use iomark::plan::data::{CompressMethod, DataKind, DataSpec};
+use iomark::workload::data::DataGen;
+use iomark::workload::sampler::Sampler;
 
 fn rate(mut f: impl FnMut(&mut [u8]), buf: &mut [u8]) -> f64 {
     // Warm up, then measure for about a second.
