@@ -5,6 +5,8 @@
 //! [`workload`] (offsets, data) and [`io`] (engines, targets, the system) → [`results`] (the
 //! schema) → [`report`] (tables, HTML, comparisons). See `docs/ARCHITECTURE.md`.
 
+#[cfg(test)]
+mod architecture;
 pub mod cli;
 pub mod error;
 pub mod io;
@@ -12,6 +14,7 @@ pub mod measure;
 pub mod plan;
 pub mod report;
 pub mod results;
+pub mod stop;
 pub mod study;
 pub mod units;
 pub mod workload;

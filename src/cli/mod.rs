@@ -8,10 +8,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::error::{Error, Result};
-use crate::io::engine::probe_io_uring;
 use crate::plan::data::{CompressMethod, DataKind, DataSpec};
 use crate::plan::spec::{EngineKind, Rw, Spec, TargetPolicy};
-use crate::plan::{DataPlan, QuickPlan, RunPlan, StudyRun, SuitePlan};
+use crate::plan::{DataPlan, QuickPlan, RunPlan, StudyKind, StudyRun, SuitePlan, System};
 use crate::units::{parse_duration, parse_size};
 
 /// A storage I/O benchmark: IOPS, MB/s and latency percentiles of files and block devices.
@@ -178,8 +177,7 @@ const STUDY_ONLY: [&str; 5] = ["output", "json", "quiet", "keep", "verify-state"
 
 impl SuiteArgs {
     /// Expands the study and resolves every run; `user` are the options typed.
-    pub fn resolve(&self, user: &[crate::plan::suite::Opt]) -> Result<SuitePlan> {
-        use clap::Parser as _;
+    pub fn resolve(&self, user: &[crate::plan::suite::Opt], sys: &System) -> Result<SuitePlan> {
         let (matrix, target) = if self.name == "matrix" {
             let file = self.args.first().ok_or_else(|| {
                 Error::input("suite matrix needs a file: iomark suite matrix FILE.toml [TARGET]")
@@ -264,59 +262,13 @@ impl SuiteArgs {
                 p.opts.push(("runtime".into(), Some(rt.clone())));
             }
         }
-        let mut runs = Vec::new();
-        for p in &planned {
-            let opts = crate::plan::suite::dedup(crate::plan::suite::merge(p, &study_user));
-            let mut argv = vec!["iomark".to_string(), "run".to_string()];
-            for (k, v) in &opts {
-                argv.push(format!("--{k}"));
-                if let Some(v) = v {
-                    argv.push(v.clone());
-                }
-            }
-            argv.push(target.clone());
-            let at_line = |e: String| match &matrix {
-                Some((_, file, text)) => {
-                    // Name the matrix line of the first option the message mentions.
-                    let line = opts
-                        .iter()
-                        .find(|(k, _)| e.contains(&format!("--{k}")))
-                        .and_then(|(k, _)| {
-                            let key_u = k.replace('-', "_");
-                            text.lines().position(|l| {
-                                let t = l.trim_start();
-                                [k.as_str(), key_u.as_str()].iter().any(|key| {
-                                    t.strip_prefix(key)
-                                        .is_some_and(|r| r.trim_start().starts_with('='))
-                                })
-                            })
-                        })
-                        .map_or(String::new(), |i| format!(" line {}", i + 1));
-                    format!("{file}{line}: {e}")
-                }
-                None => e,
-            };
-            let cli = Cli::try_parse_from(&argv)
-                .map_err(|e| Error::input(at_line(one_line_clap_error(&e))))?;
-            let Some(Command::Run(args)) = cli.command else {
-                unreachable!("argv starts with `run`")
-            };
-            let plan = args.resolve().map_err(|e| match e {
-                Error::Input(m) => Error::input(at_line(m)),
-                other => other,
-            })?;
-            runs.push(StudyRun {
-                plan,
-                point: crate::plan::StudyPoint {
-                    suite: self.name.clone(),
-                    test: p.test.clone(),
-                    param: p.param.clone(),
-                    value: p.value.clone(),
-                },
-            });
-        }
+        let matrix_src = matrix
+            .as_ref()
+            .map(|(_, file, text)| (file.as_str(), text.as_str()));
+        let runs = study_runs(&self.name, &planned, &study_user, &target, matrix_src, sys)?;
         Ok(SuitePlan {
             name: self.name.clone(),
+            kind: StudyKind::parse(&self.name).expect("expand accepts only known studies"),
             target,
             runs,
             out: self.opts.out.to_output(),
@@ -327,6 +279,71 @@ impl SuiteArgs {
             max_rounds,
         })
     }
+}
+
+/// Resolves every planned run of a study into a run plan, labelled with its study point.
+/// `matrix` (file name, text) lets a message name the line of the option it is about.
+fn study_runs(
+    name: &str,
+    planned: &[crate::plan::suite::PlannedRun],
+    study_user: &[crate::plan::suite::Opt],
+    target: &str,
+    matrix: Option<(&str, &str)>,
+    sys: &System,
+) -> Result<Vec<StudyRun>> {
+    use clap::Parser as _;
+    let mut runs = Vec::new();
+    for p in planned {
+        let opts = crate::plan::suite::dedup(crate::plan::suite::merge(p, study_user));
+        let mut argv = vec!["iomark".to_string(), "run".to_string()];
+        for (k, v) in &opts {
+            argv.push(format!("--{k}"));
+            if let Some(v) = v {
+                argv.push(v.clone());
+            }
+        }
+        argv.push(target.to_string());
+        let at_line = |e: String| match &matrix {
+            Some((file, text)) => {
+                // Name the matrix line of the first option the message mentions.
+                let line = opts
+                    .iter()
+                    .find(|(k, _)| e.contains(&format!("--{k}")))
+                    .and_then(|(k, _)| {
+                        let key_u = k.replace('-', "_");
+                        text.lines().position(|l| {
+                            let t = l.trim_start();
+                            [k.as_str(), key_u.as_str()].iter().any(|key| {
+                                t.strip_prefix(key)
+                                    .is_some_and(|r| r.trim_start().starts_with('='))
+                            })
+                        })
+                    })
+                    .map_or(String::new(), |i| format!(" line {}", i + 1));
+                format!("{file}{line}: {e}")
+            }
+            None => e,
+        };
+        let cli = Cli::try_parse_from(&argv)
+            .map_err(|e| Error::input(at_line(one_line_clap_error(&e))))?;
+        let Some(Command::Run(args)) = cli.command else {
+            unreachable!("argv starts with `run`")
+        };
+        let plan = args.resolve(sys).map_err(|e| match e {
+            Error::Input(m) => Error::input(at_line(m)),
+            other => other,
+        })?;
+        runs.push(StudyRun {
+            plan,
+            point: crate::plan::StudyPoint {
+                suite: name.to_string(),
+                test: p.test.clone(),
+                param: p.param.clone(),
+                value: p.value.clone(),
+            },
+        });
+    }
+    Ok(runs)
 }
 
 #[derive(Debug, Args)]
@@ -563,8 +580,8 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    pub fn resolve(&self) -> Result<RunPlan> {
-        self.opts.resolve(self.target.as_deref())
+    pub fn resolve(&self, sys: &System) -> Result<RunPlan> {
+        self.opts.resolve(self.target.as_deref(), sys)
     }
 }
 
@@ -772,7 +789,7 @@ fn count_opt<T: std::str::FromStr>(opt: &str, text: &str, what: &str) -> Result<
 
 /// Picks the engine: the one asked for, or io_uring when the kernel allows it, else psync.
 /// Returns the engine and a note when it differs from what a user would expect.
-pub fn resolve_engine(asked: Option<&str>) -> Result<(EngineKind, Option<String>)> {
+pub fn resolve_engine(asked: Option<&str>, sys: &System) -> Result<(EngineKind, Option<String>)> {
     match asked {
         Some(name) => {
             let kind = EngineKind::parse(name).ok_or_else(|| {
@@ -781,7 +798,7 @@ pub fn resolve_engine(asked: Option<&str>) -> Result<(EngineKind, Option<String>
                 ))
             })?;
             if kind == EngineKind::IoUring
-                && let Err(why) = probe_io_uring()
+                && let Err(why) = sys.io_uring.clone()
             {
                 return Err(Error::input(format!(
                     "--engine io_uring is not available: {why}; use --engine psync"
@@ -789,7 +806,7 @@ pub fn resolve_engine(asked: Option<&str>) -> Result<(EngineKind, Option<String>
             }
             Ok((kind, None))
         }
-        None => match probe_io_uring() {
+        None => match sys.io_uring.clone() {
             Ok(()) => Ok((EngineKind::IoUring, None)),
             Err(why) => Ok((
                 EngineKind::Psync,
@@ -801,7 +818,7 @@ pub fn resolve_engine(asked: Option<&str>) -> Result<(EngineKind, Option<String>
 
 impl RunOptions {
     /// Resolves and validates everything, for `target` (none: only with --engine null).
-    pub fn resolve(&self, target: Option<&str>) -> Result<RunPlan> {
+    pub fn resolve(&self, target: Option<&str>, sys: &System) -> Result<RunPlan> {
         let rw = Rw::parse(&self.rw).ok_or_else(|| {
             Error::input(format!(
                 "--rw {} is unknown; use read, write, randread, randwrite, rw or randrw",
@@ -814,7 +831,7 @@ impl RunOptions {
                 "--rwmixread {rwmixread} is out of range; use a percentage from 0 to 100"
             )));
         }
-        let (engine, engine_note) = resolve_engine(self.engine.as_deref())?;
+        let (engine, engine_note) = resolve_engine(self.engine.as_deref(), sys)?;
         let target = match (target, engine) {
             (Some(t), _) => t.to_string(),
             (None, EngineKind::Null) => "null".to_string(),
@@ -900,8 +917,7 @@ impl RunOptions {
             .transpose()?
             .unwrap_or(0.0);
         spec.drop_caches = self.drop_caches;
-        // Safety: geteuid has no preconditions.
-        if self.drop_caches && unsafe { libc::geteuid() } != 0 {
+        if self.drop_caches && !sys.root {
             return Err(Error::input(
                 "--drop-caches writes /proc/sys/vm/drop_caches, which needs root; run as root or drop the option",
             ));
@@ -935,7 +951,8 @@ impl RunOptions {
 }
 
 impl QuickArgs {
-    pub fn resolve(&self) -> Result<QuickPlan> {
+    /// The quick benchmark is the `quick` preset on a new file in the directory.
+    pub fn resolve(&self, sys: &System) -> Result<QuickPlan> {
         let dir = self.dir.clone().unwrap_or_else(|| PathBuf::from("."));
         if !dir.is_dir() {
             return Err(Error::input(format!(
@@ -944,24 +961,20 @@ impl QuickArgs {
             )));
         }
         let file = dir.join(format!(".iomark-quick-{}.dat", std::process::id()));
-        let size = size_opt("--size", &self.size)?;
-        let runtime = duration_opt("--runtime", &self.runtime)?;
-        let ramp = duration_opt("--ramp", &self.ramp)?;
-        let (engine, note) = resolve_engine(self.engine.as_deref())?;
-        let specs = crate::plan::quick::quick(
-            &file.display().to_string(),
-            size,
-            runtime,
-            ramp,
-            engine,
-            note,
-        );
-        for s in &specs {
-            s.validate()?;
+        let mut user = vec![
+            ("size".to_string(), Some(self.size.clone())),
+            ("runtime".to_string(), Some(self.runtime.clone())),
+            ("ramp".to_string(), Some(self.ramp.clone())),
+        ];
+        if let Some(e) = &self.engine {
+            user.push(("engine".to_string(), Some(e.clone())));
         }
+        let planned = crate::plan::suite::expand("quick", &user, None, false)?;
+        let target = file.display().to_string();
+        let runs = study_runs("quick", &planned, &user, &target, None, sys)?;
         Ok(QuickPlan {
             file,
-            specs,
+            runs,
             out: self.out.to_output(),
         })
     }

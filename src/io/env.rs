@@ -86,7 +86,10 @@ impl BlockDev {
         } else {
             md.dev()
         };
-        BlockDev::from_devno(libc::major(dev), libc::minor(dev))
+        {
+            let (major, minor) = crate::io::sys::major_minor(dev);
+            BlockDev::from_devno(major, minor)
+        }
     }
 
     /// The whole disk this device belongs to (itself unless it is a partition).
@@ -223,8 +226,7 @@ pub fn mem_available() -> Option<u64> {
 /// Writes dirty pages out and drops the clean page cache, dentries and inodes
 /// (`/proc/sys/vm/drop_caches`; root only).
 pub fn drop_page_cache() -> std::io::Result<()> {
-    // Safety: sync has no preconditions.
-    unsafe { libc::sync() };
+    crate::io::sys::sync_all();
     fs::write("/proc/sys/vm/drop_caches", "3")
 }
 
@@ -334,16 +336,9 @@ pub struct CpuTimes {
 
 impl CpuTimes {
     pub fn now() -> CpuTimes {
-        // Safety: getrusage only writes into the struct we hand it.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-        if rc != 0 {
-            return CpuTimes::default();
-        }
-        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-        CpuTimes {
-            user_s: tv(ru.ru_utime),
-            sys_s: tv(ru.ru_stime),
+        match crate::io::sys::process_cpu() {
+            Some((user_s, sys_s)) => CpuTimes { user_s, sys_s },
+            None => CpuTimes::default(),
         }
     }
 

@@ -80,7 +80,8 @@ pub fn in_use(dev: &BlockDev) -> Option<InUse> {
                 continue;
             };
             if let Ok(md) = fs::metadata(path) {
-                let devno = format!("{}:{}", libc::major(md.rdev()), libc::minor(md.rdev()));
+                let (major, minor) = crate::io::sys::major_minor(md.rdev());
+                let devno = format!("{major}:{minor}");
                 if let Some((name, _)) = fam.iter().find(|(_, d)| *d == devno) {
                     return Some(InUse::Swap { dev: name.clone() });
                 }

@@ -1,6 +1,8 @@
 //! Everything that touches the system: engines, targets, the device guard, the environment.
 
+pub mod buffer;
 pub mod engine;
 pub mod env;
 pub mod guard;
+pub mod sys;
 pub mod target;

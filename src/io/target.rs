@@ -9,15 +9,16 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result, describe_io};
 use crate::io::env::BlockDev;
+use crate::io::sys;
 use crate::plan::spec::{EngineKind, Spec, TargetPolicy};
 use crate::results::env::FsInfo;
-use crate::results::schema::TargetKind;
+use crate::results::schema::{Purge, TargetKind};
 use crate::units::fmt_size;
 use crate::workload::data::DataGen;
 
@@ -28,9 +29,6 @@ pub const DEFAULT_NEW_FILE_SIZE: u64 = 1 << 30;
 const MARK_XATTR: &str = "user.iomark";
 
 // Linux block ioctls (include/uapi/linux/fs.h).
-const BLKSSZGET: libc::c_ulong = 0x1268;
-const BLKFLSBUF: libc::c_ulong = 0x1261;
-const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
 
 /// An opened target, ready for I/O.
 #[derive(Debug)]
@@ -56,61 +54,23 @@ pub struct Target {
 }
 
 fn is_marked(path: &Path) -> bool {
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
-        return false;
-    };
-    let name = std::ffi::CString::new(MARK_XATTR).expect("no NUL in constant");
-    // Safety: both strings are NUL-terminated; a null buffer with size 0 asks only for the
-    // attribute's length.
-    let r = unsafe { libc::getxattr(c.as_ptr(), name.as_ptr(), std::ptr::null_mut(), 0) };
-    r >= 0
+    sys::has_xattr(path, MARK_XATTR)
 }
 
 fn mark(path: &Path) {
-    let (Ok(c), Ok(name)) = (
-        std::ffi::CString::new(path.as_os_str().as_encoded_bytes()),
-        std::ffi::CString::new(MARK_XATTR),
-    ) else {
-        return;
-    };
-    let value = b"created";
-    // Safety: NUL-terminated strings and a valid value buffer of the given length. A
-    // filesystem without user xattrs refuses; the file is then simply not marked.
-    unsafe {
-        libc::setxattr(
-            c.as_ptr(),
-            name.as_ptr(),
-            value.as_ptr().cast(),
-            value.len(),
-            0,
-        );
-    }
+    sys::set_xattr(path, MARK_XATTR, b"created");
 }
 
 /// The alignment O_DIRECT needs on `file`: statx's DIO alignment where the kernel reports
 /// it (Linux 6.1+), else the logical block size of the device underneath, else 512.
 fn direct_alignment(file: &File, kind: TargetKind, device: Option<&BlockDev>) -> u64 {
-    if kind == TargetKind::BlockDevice {
-        let mut lbs: libc::c_int = 0;
-        // Safety: BLKSSZGET writes one int into `lbs`.
-        if unsafe { libc::ioctl(file.as_raw_fd(), BLKSSZGET as _, &mut lbs) } == 0 && lbs > 0 {
-            return lbs as u64;
-        }
+    if kind == TargetKind::BlockDevice
+        && let Some(lbs) = sys::logical_block_size(file.as_fd())
+    {
+        return lbs;
     }
-    // Safety: statx writes into the zeroed struct we own; the path is an empty C string
-    // with AT_EMPTY_PATH, so the call describes the open descriptor.
-    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
-    let rc = unsafe {
-        libc::statx(
-            file.as_raw_fd(),
-            c"".as_ptr(),
-            libc::AT_EMPTY_PATH,
-            libc::STATX_DIOALIGN,
-            &mut stx,
-        )
-    };
-    if rc == 0 && stx.stx_mask & libc::STATX_DIOALIGN != 0 && stx.stx_dio_offset_align > 0 {
-        return (stx.stx_dio_offset_align as u64).max(stx.stx_dio_mem_align as u64);
+    if let Some(a) = sys::dio_alignment(file.as_fd()) {
+        return a;
     }
     device
         .and_then(|d| d.info().logical_block_size)
@@ -122,30 +82,25 @@ fn file_identity(f: &File) -> Option<(u64, u64)> {
 }
 
 fn block_device_size(file: &File) -> io::Result<u64> {
-    let mut size: u64 = 0;
-    // Safety: BLKGETSIZE64 writes one u64 into `size`.
-    if unsafe { libc::ioctl(file.as_raw_fd(), BLKGETSIZE64 as _, &mut size) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(size)
+    sys::block_device_size(file.as_fd())
 }
 
 /// Turns an open() failure into a message that says what to do.
 fn open_error(path: &Path, e: &io::Error, direct: bool, write: bool) -> Error {
     let p = path.display();
     match e.raw_os_error() {
-        Some(libc::EINVAL) if direct => Error::input(format!(
+        Some(sys::EINVAL) if direct => Error::input(format!(
             "the filesystem under {p} refuses O_DIRECT; use --buffered"
         )),
-        Some(libc::EACCES) | Some(libc::EPERM) => Error::input(format!(
+        Some(sys::EACCES) | Some(sys::EPERM) => Error::input(format!(
             "permission denied opening {p} for {}; run as a user who may, or choose another target",
             if write { "writing" } else { "reading" }
         )),
-        Some(libc::EROFS) => Error::input(format!(
+        Some(sys::EROFS) => Error::input(format!(
             "{p} is on a read-only filesystem; use a read workload or another target"
         )),
-        Some(libc::ENOENT) => Error::input(format!("{p} does not exist; check the path")),
-        Some(libc::EBUSY) => Error::input(format!(
+        Some(sys::ENOENT) => Error::input(format!("{p} does not exist; check the path")),
+        Some(sys::EBUSY) => Error::input(format!(
             "{p} is busy (in use by the kernel, e.g. mounted or part of a RAID/LVM); choose another target"
         )),
         _ => Error::io(format!("cannot open {p}"), e),
@@ -250,7 +205,7 @@ impl Target {
     }
 
     fn flags(direct: bool) -> i32 {
-        if direct { libc::O_DIRECT } else { 0 }
+        if direct { sys::O_DIRECT } else { 0 }
     }
 
     fn open_existing(
@@ -263,7 +218,7 @@ impl Target {
         // O_EXCL on a block device opened for writing makes the kernel refuse (EBUSY) a
         // device that is mounted or held by RAID, LVM or device-mapper.
         let excl = if kind == TargetKind::BlockDevice && writes {
-            libc::O_EXCL
+            sys::O_EXCL
         } else {
             0
         };
@@ -385,18 +340,18 @@ impl Target {
             // Probe O_DIRECT on a second descriptor: some filesystems refuse it.
             OpenOptions::new()
                 .read(true)
-                .custom_flags(libc::O_DIRECT)
+                .custom_flags(sys::O_DIRECT)
                 .open(&path)
                 .map_err(|e| open_error(&path, &e, true, true))?;
         }
         let f = t.file.as_ref().expect("just opened");
         Self::lay_out(f, len, layout, stop).map_err(|e| match e.raw_os_error() {
-            Some(libc::ENOSPC) => Error::Runtime(format!(
+            Some(sys::ENOSPC) => Error::Runtime(format!(
                 "no space left on the filesystem of {} for a {} file; free space or use a smaller --size",
                 path.display(),
                 fmt_size(len)
             )),
-            Some(libc::EINTR) => Error::Runtime(format!(
+            Some(sys::EINTR) => Error::Runtime(format!(
                 "interrupted while laying out {}; nothing was measured",
                 path.display()
             )),
@@ -404,11 +359,7 @@ impl Target {
         })?;
         if spec.direct {
             // Switch the same descriptor to O_DIRECT, rather than reopening by path.
-            // Safety: fcntl on a descriptor we own.
-            let fd = f.as_raw_fd();
-            let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-            if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_DIRECT) } < 0 {
-                let e = io::Error::last_os_error();
+            if let Err(e) = sys::set_direct(f.as_fd()) {
                 return Err(open_error(&path, &e, true, true));
             }
         }
@@ -425,17 +376,13 @@ impl Target {
         stop: &dyn Fn() -> bool,
     ) -> io::Result<()> {
         // Reserve the space first, so a full filesystem fails now and not halfway.
-        // Safety: plain syscall on an open descriptor.
-        let rc = unsafe { libc::posix_fallocate(f.as_raw_fd(), 0, len as libc::off_t) };
-        if rc != 0 && rc != libc::EOPNOTSUPP {
-            return Err(io::Error::from_raw_os_error(rc));
-        }
+        sys::reserve(f.as_fd(), len)?;
         let mut buf = vec![0u8; 1 << 20];
         let mut w = f;
         let mut left = len;
         while left > 0 {
             if stop() {
-                return Err(io::Error::from_raw_os_error(libc::EINTR));
+                return Err(io::Error::from_raw_os_error(sys::EINTR));
             }
             let n = left.min(buf.len() as u64) as usize;
             datagen.fill(&mut buf[..n]);
@@ -479,59 +426,40 @@ impl Target {
     }
 
     /// Discards the span (BLKDISCARD on a device, FALLOC_FL_PUNCH_HOLE on a file), the
-    /// "purge" of the SNIA tests. Returns the method and whether the target took it.
-    pub fn purge(&self) -> (String, bool, String) {
-        const BLKDISCARD: libc::c_ulong = 0x1277;
+    /// "purge" of the SNIA tests: what was done, and whether the target took it.
+    pub fn purge(&self) -> Purge {
+        let purge = |method: &str, result: Option<io::Result<()>>, what: &str, refused: &str| {
+            let (supported, note) = match result {
+                None => (false, "nothing to purge: no target".to_string()),
+                Some(Ok(())) => (true, format!("{what} over the span")),
+                Some(Err(e)) => (
+                    false,
+                    format!("{refused} ({}); not purged", describe_io(&e)),
+                ),
+            };
+            Purge {
+                method: method.into(),
+                supported,
+                bytes: if supported { self.span } else { 0 },
+                note,
+            }
+        };
         let Some(f) = &self.file else {
-            return ("none".into(), false, "nothing to purge: no target".into());
+            return purge("none", None, "", "");
         };
         match self.kind {
-            TargetKind::BlockDevice => {
-                let range: [u64; 2] = [self.base, self.span];
-                // Safety: BLKDISCARD reads a [start, length] pair of u64 from the pointer.
-                let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKDISCARD as _, range.as_ptr()) };
-                if rc == 0 {
-                    ("discard".into(), true, "BLKDISCARD over the span".into())
-                } else {
-                    let e = io::Error::last_os_error();
-                    (
-                        "discard".into(),
-                        false,
-                        format!(
-                            "the device refused BLKDISCARD ({}); not purged",
-                            describe_io(&e)
-                        ),
-                    )
-                }
-            }
-            _ => {
-                // Safety: fallocate on an open descriptor with a byte range.
-                let rc = unsafe {
-                    libc::fallocate(
-                        f.as_raw_fd(),
-                        libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                        self.base as libc::off_t,
-                        self.span as libc::off_t,
-                    )
-                };
-                if rc == 0 {
-                    (
-                        "punch_hole".into(),
-                        true,
-                        "FALLOC_FL_PUNCH_HOLE over the span".into(),
-                    )
-                } else {
-                    let e = io::Error::last_os_error();
-                    (
-                        "punch_hole".into(),
-                        false,
-                        format!(
-                            "the filesystem refused to punch holes ({}); not purged",
-                            describe_io(&e)
-                        ),
-                    )
-                }
-            }
+            TargetKind::BlockDevice => purge(
+                "discard",
+                Some(sys::discard(f.as_fd(), self.base, self.span)),
+                "BLKDISCARD",
+                "the device refused BLKDISCARD",
+            ),
+            _ => purge(
+                "punch_hole",
+                Some(sys::punch_hole(f.as_fd(), self.base, self.span)),
+                "FALLOC_FL_PUNCH_HOLE",
+                "the filesystem refused to punch holes",
+            ),
         }
     }
 
@@ -541,30 +469,17 @@ impl Target {
     }
 
     /// The descriptor engines use; `None` for the null engine.
-    pub fn fd(&self) -> Option<RawFd> {
-        self.file.as_ref().map(|f| f.as_raw_fd())
+    pub fn fd(&self) -> Option<BorrowedFd<'_>> {
+        self.file.as_ref().map(|f| f.as_fd())
     }
 
     /// Drops the target's pages from the page cache, so a run starts cold (as fio's
     /// default `invalidate=1` does). Failures are ignored: this is best effort.
     pub fn drop_cache(&self) {
         let Some(f) = &self.file else { return };
-        // Safety: plain syscalls on an open descriptor.
-        unsafe {
-            match self.kind {
-                TargetKind::BlockDevice => {
-                    libc::ioctl(f.as_raw_fd(), BLKFLSBUF as _, 0);
-                }
-                _ => {
-                    libc::fdatasync(f.as_raw_fd());
-                    libc::posix_fadvise(
-                        f.as_raw_fd(),
-                        self.base as libc::off_t,
-                        self.span as libc::off_t,
-                        libc::POSIX_FADV_DONTNEED,
-                    );
-                }
-            }
+        match self.kind {
+            TargetKind::BlockDevice => sys::flush_device_cache(f.as_fd()),
+            _ => sys::drop_file_cache(f.as_fd(), self.base, self.span),
         }
     }
 

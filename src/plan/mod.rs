@@ -7,9 +7,18 @@ use crate::plan::spec::{Spec, TargetPolicy};
 use serde::{Deserialize, Serialize};
 
 pub mod data;
-pub mod quick;
 pub mod spec;
 pub mod suite;
+
+/// What resolving a plan needs to know about the system, gathered once by the caller
+/// (the binary asks `io`), so that resolution itself does no I/O.
+#[derive(Debug, Clone)]
+pub struct System {
+    /// Whether io_uring can be set up here, or why not.
+    pub io_uring: std::result::Result<(), String>,
+    /// Whether the process runs as root.
+    pub root: bool,
+}
 
 /// Where results go and how much is printed.
 #[derive(Debug, Clone, Default)]
@@ -33,6 +42,7 @@ pub struct StudyRun {
 #[derive(Debug, Clone)]
 pub struct SuitePlan {
     pub name: String,
+    pub kind: StudyKind,
     pub target: String,
     pub runs: Vec<StudyRun>,
     pub out: Output,
@@ -65,11 +75,11 @@ pub struct RunPlan {
     pub out: Output,
 }
 
-/// The resolved `quick` command: a list of specs on one file.
+/// The resolved `quick` command: the `quick` preset on a new file.
 #[derive(Debug, Clone)]
 pub struct QuickPlan {
     pub file: PathBuf,
-    pub specs: Vec<Spec>,
+    pub runs: Vec<StudyRun>,
     pub out: Output,
 }
 
@@ -94,4 +104,98 @@ pub struct StudyPoint {
     pub param: String,
     /// Its value in this run, e.g. `32`.
     pub value: String,
+}
+
+/// The studies `iomark suite` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StudyKind {
+    Quick,
+    Corners,
+    Compress,
+    Qd,
+    Bs,
+    Cache,
+    Steady,
+    Wsat,
+    Matrix,
+}
+
+impl StudyKind {
+    pub const ALL: [StudyKind; 9] = [
+        StudyKind::Quick,
+        StudyKind::Corners,
+        StudyKind::Compress,
+        StudyKind::Qd,
+        StudyKind::Bs,
+        StudyKind::Cache,
+        StudyKind::Steady,
+        StudyKind::Wsat,
+        StudyKind::Matrix,
+    ];
+
+    /// The name on the command line and in results (`suite`).
+    pub fn name(self) -> &'static str {
+        match self {
+            StudyKind::Quick => "quick",
+            StudyKind::Corners => "corners",
+            StudyKind::Compress => "compress",
+            StudyKind::Qd => "qd",
+            StudyKind::Bs => "bs",
+            StudyKind::Cache => "cache",
+            StudyKind::Steady => "steady",
+            StudyKind::Wsat => "wsat",
+            StudyKind::Matrix => "matrix",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<StudyKind> {
+        StudyKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Dirty-drive studies: purge first, then rounds that depend on the drive's state.
+    pub fn is_dirty(self) -> bool {
+        matches!(self, StudyKind::Steady | StudyKind::Wsat)
+    }
+}
+
+/// What a run is for within a study.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A measurement the study reports.
+    Measure,
+    /// Fills the target with the data the next runs read (compress study).
+    Fill,
+    /// Writes the span so the drive reaches its working state (steady study).
+    Precondition,
+    /// One round of the steady-state test.
+    Round,
+}
+
+impl Role {
+    /// The `test` name a preparation or round run carries in results.
+    pub fn test_name(self) -> Option<&'static str> {
+        match self {
+            Role::Measure => None,
+            Role::Fill => Some("fill"),
+            Role::Precondition => Some("precondition"),
+            Role::Round => Some("round"),
+        }
+    }
+}
+
+impl StudyPoint {
+    /// What the run is for, from its test name (the results keep the name).
+    pub fn role(&self) -> Role {
+        match self.test.as_str() {
+            "fill" => Role::Fill,
+            "precondition" => Role::Precondition,
+            "round" => Role::Round,
+            _ => Role::Measure,
+        }
+    }
+
+    /// Whether the run only prepares the target for the runs after it.
+    pub fn is_preparation(&self) -> bool {
+        matches!(self.role(), Role::Fill | Role::Precondition)
+    }
 }

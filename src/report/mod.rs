@@ -4,5 +4,6 @@ pub mod chart;
 pub mod compare;
 pub mod export;
 pub mod html;
+pub mod notes;
 pub mod progress;
 pub mod text;

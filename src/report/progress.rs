@@ -1,31 +1,47 @@
-//! A one-line live progress display on stderr: which run of the plan, how far along, and
-//! the current IOPS and MB/s. Shown only when stderr is a terminal and not `--quiet`.
+//! The live progress display on stderr: which run of the plan, how far along, the current
+//! IOPS, MB/s and mean latency, and for a study the elapsed time and the ETA. It is a
+//! [`Sink`] of the measuring core; `indicatif` draws it (terminal width, redraws,
+//! clearing). Shown only when stderr is a terminal and not `--quiet`. Never measures.
 
-use std::io::Write;
+use std::io::IsTerminal;
+use std::time::Instant;
 
-use crate::measure::run::{Observer, Progress};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::error::Result;
 use crate::plan::spec::Spec;
-use crate::report::text::{fmt_count, fmt_mbps};
-use crate::results::schema::Repetition;
+use crate::report::text::{fmt_count, fmt_duration, fmt_mbps};
+use crate::results::schema::Run;
+use crate::results::sink::{Progress, Sink};
 
 /// Draws progress on stderr.
 pub struct TermProgress {
-    enabled: bool,
+    bar: ProgressBar,
     label: String,
     run_index: usize,
     runs: usize,
     rep: u32,
     reps: u32,
-    study: Option<(std::time::Instant, f64)>,
+    /// For a study: when it started and the estimated seconds left from this run on.
+    study: Option<(Instant, f64)>,
 }
 
 impl TermProgress {
     /// Enabled when stderr is a terminal and `quiet` is off.
     pub fn new(quiet: bool) -> TermProgress {
-        // Safety: isatty only inspects the descriptor.
-        let tty = unsafe { libc::isatty(2) } == 1;
+        let target = if !quiet && std::io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr_with_hz(4)
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        let bar = ProgressBar::with_draw_target(Some(1000), target);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix}{msg} [{bar:12}]")
+                .expect("a valid template")
+                .progress_chars("#>-"),
+        );
         TermProgress {
-            enabled: tty && !quiet,
+            bar,
             label: String::new(),
             run_index: 1,
             runs: 1,
@@ -36,7 +52,7 @@ impl TermProgress {
     }
 
     /// For a study: when it started and the estimated seconds left from this run on.
-    pub fn set_study(&mut self, started: std::time::Instant, left_s: f64) {
+    pub fn set_study(&mut self, started: Instant, left_s: f64) {
         self.study = Some((started, left_s));
     }
 
@@ -46,25 +62,48 @@ impl TermProgress {
         self.runs = of;
     }
 
-    fn clear(&self) {
-        if self.enabled {
-            eprint!("\r\x1b[2K");
-            let _ = std::io::stderr().flush();
-        }
+    fn line(&self, p: &Progress) -> String {
+        let done = match (p.planned_s, p.fraction) {
+            (Some(total), _) => format!("{:.1}/{:.1} s", p.elapsed_s.min(total), total),
+            (None, Some(f)) => format!("{:.0}% {:.1} s", (f * 100.0).min(100.0), p.elapsed_s),
+            _ => format!("{:.1} s", p.elapsed_s),
+        };
+        let figures = if p.ramping {
+            "ramp".to_string()
+        } else {
+            format!(
+                "{} IOPS  {}  {}",
+                fmt_count(p.iops),
+                fmt_mbps(p.bw_bytes),
+                crate::units::fmt_ns(p.lat_mean_ns)
+            )
+        };
+        let study = match self.study {
+            Some((t0, left)) => format!(
+                "  {} elapsed, ETA {}",
+                fmt_duration(t0.elapsed().as_secs_f64()),
+                fmt_duration((left - p.elapsed_s).max(0.0))
+            ),
+            None => String::new(),
+        };
+        format!("{}  {done}  {figures}{study}", self.label)
     }
 }
 
-impl Observer for TermProgress {
-    fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) {
+impl Sink for TermProgress {
+    fn plan_position(&mut self, started: Instant, left_s: f64) {
+        self.set_study(started, left_s);
+    }
+
+    fn run_started(&mut self, index: usize, of: usize, _spec: &Spec) -> Result<bool> {
+        self.set_run(index + 1, of);
+        Ok(true)
+    }
+
+    fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) -> Result<bool> {
         self.label = spec.name();
         self.rep = rep;
         self.reps = of;
-    }
-
-    fn progress(&mut self, p: &Progress) {
-        if !self.enabled {
-            return;
-        }
         let mut pos = String::new();
         if self.runs > 1 {
             pos.push_str(&format!("[{}/{}] ", self.run_index, self.runs));
@@ -72,36 +111,26 @@ impl Observer for TermProgress {
         if self.reps > 1 {
             pos.push_str(&format!("rep {}/{} ", self.rep, self.reps));
         }
-        let done = match (p.planned_s, p.fraction) {
-            (Some(total), _) => format!("{:.1}/{:.1} s", p.elapsed_s.min(total), total),
-            (None, Some(f)) => format!("{:.0}% {:.1} s", (f * 100.0).min(100.0), p.elapsed_s),
-            _ => format!("{:.1} s", p.elapsed_s),
-        };
-        let study = match self.study {
-            Some((t0, left)) => {
-                let filled = (self.run_index - 1) * 12 / self.runs.max(1);
-                format!(
-                    "  [{}{}] {} elapsed, ETA {}",
-                    "#".repeat(filled),
-                    "-".repeat(12 - filled),
-                    crate::report::text::fmt_duration(t0.elapsed().as_secs_f64()),
-                    crate::report::text::fmt_duration((left - p.elapsed_s).max(0.0))
-                )
-            }
-            None => String::new(),
-        };
-        eprint!(
-            "\r\x1b[2K{pos}{}  {done}  {}{} IOPS  {}  {}{study}",
-            self.label,
-            if p.ramping { "ramp " } else { "" },
-            fmt_count(p.iops),
-            fmt_mbps(p.bw_bytes),
-            crate::units::fmt_ns(p.lat_mean_ns)
-        );
-        let _ = std::io::stderr().flush();
+        self.bar.set_prefix(pos);
+        self.bar.reset();
+        Ok(true)
     }
 
-    fn rep_finished(&mut self, _spec: &Spec, _rep: &Repetition) {
-        self.clear();
+    fn progress(&mut self, p: &Progress) -> Result<bool> {
+        let fraction = match (p.planned_s, p.fraction) {
+            (Some(total), _) if total > 0.0 => p.elapsed_s / total,
+            (_, Some(f)) => f,
+            _ => 0.0,
+        };
+        self.bar
+            .set_position((fraction.clamp(0.0, 1.0) * 1000.0) as u64);
+        self.bar.set_message(self.line(p));
+        Ok(true)
+    }
+
+    fn rep_finished(&mut self, _run: &Run) -> Result<bool> {
+        // Cleared, and reset when the next repetition starts.
+        self.bar.finish_and_clear();
+        Ok(true)
     }
 }

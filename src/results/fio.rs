@@ -307,3 +307,17 @@ mod tests {
         assert!((rep.cpu.user_s - 0.2).abs() < 1e-9);
     }
 }
+
+/// Loads every input (iomark or fio JSON), labelled by file name.
+pub fn load_all(files: &[std::path::PathBuf]) -> Result<Vec<(String, Document)>> {
+    files
+        .iter()
+        .map(|f| {
+            let label = f.file_name().map_or_else(
+                || f.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            load(f).map(|d| (label, d))
+        })
+        .collect()
+}

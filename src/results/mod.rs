@@ -3,5 +3,7 @@
 pub mod env;
 pub mod fio;
 pub mod schema;
+pub mod sink;
 pub mod stats;
 pub mod steady;
+pub mod store;

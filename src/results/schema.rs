@@ -4,7 +4,6 @@
 //! so a killed study keeps everything it finished.
 
 use std::fs;
-use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -336,29 +335,9 @@ impl Document {
     /// Writes the document to `path` atomically: a temporary file beside it, then rename,
     /// so a reader (or a crash) never sees half a document.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let name = path
-            .file_name()
-            .map_or("results".into(), |n| n.to_string_lossy().into_owned());
-        let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-        let write = || -> std::io::Result<()> {
-            let mut f = fs::File::create(&tmp)?;
-            f.write_all(self.to_json().as_bytes())?;
-            f.write_all(b"\n")?;
-            f.sync_all()?;
-            fs::rename(&tmp, path)
-        };
-        write().map_err(|e| {
-            let _ = fs::remove_file(&tmp);
-            Error::Runtime(format!(
-                "cannot write results to {}: {}",
-                path.display(),
-                describe_io(&e)
-            ))
-        })
+        let mut text = self.to_json();
+        text.push('\n');
+        crate::results::store::atomic_write(path, text.as_bytes(), "results")
     }
 
     /// Reads a document, checking its schema.

@@ -1,1 +1,9 @@
-//! Studies: every loop over several runs.
+//! Studies: every loop over several runs lives here, as a library (the binary only
+//! dispatches to it): suites and matrix files, the quick benchmark, a single run with
+//! its repetitions, and the dirty-drive studies (purge, precondition, rounds). The
+//! runner owns the target's lifetime across a plan, resume, and saving after every
+//! repetition. It never prints: events go to a sink, the document stays in the store.
+
+pub mod dirty;
+pub mod runner;
+pub mod store;

@@ -61,3 +61,16 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
         }
     }
 }
+
+/// At most this much of a `files:` corpus is read into memory and cycled.
+pub const CORPUS_MAX: usize = 256 << 20;
+
+/// The corpus a data spec needs: loaded for `--data files:PATH`, none otherwise. The one
+/// place that decides when a corpus is read.
+pub fn load_for(data: &crate::plan::data::DataSpec) -> Result<Option<Arc<Vec<u8>>>> {
+    use crate::plan::data::DataKind;
+    match (&data.kind, &data.files) {
+        (DataKind::Files, Some(path)) => Ok(Some(load_corpus(path, CORPUS_MAX)?)),
+        _ => Ok(None),
+    }
+}

@@ -4,3 +4,4 @@ pub mod corpus;
 pub mod data;
 pub mod rng;
 pub mod sampler;
+pub mod seed;

@@ -8,6 +8,7 @@ mod uring;
 
 use std::io;
 
+pub use crate::io::buffer::BufferPool;
 pub use null::NullEngine;
 pub use psync::PsyncEngine;
 pub use uring::UringEngine;
@@ -40,10 +41,31 @@ pub struct Completion {
     pub result: i64,
 }
 
+/// What `queue` did with a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queued {
+    /// The request is in the batch; it reaches the kernel at the next `submit`.
+    Queued,
+    /// The engine has no room (a full submission ring): `submit` what is queued, reap,
+    /// and queue the request again.
+    Busy,
+}
+
+/// What an engine can do, so callers ask instead of comparing engine names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// It needs an open file descriptor (every engine that does real I/O).
+    pub needs_fd: bool,
+    /// It reaches the kernel at all (`null` does not).
+    pub does_io: bool,
+    /// The deepest queue one instance keeps in flight (psync: 1).
+    pub max_qd: u32,
+}
+
 /// An I/O engine. Methods are called from one worker thread only.
 pub trait Engine {
-    /// Adds a request to the batch; it reaches the kernel at the next `submit`.
-    fn queue(&mut self, req: Request) -> io::Result<()>;
+    /// Adds a request to the batch, or says the engine is busy.
+    fn queue(&mut self, req: Request) -> io::Result<Queued>;
     /// Issues the batch and returns once at least `wait_for` requests have completed
     /// (since the last `reap`). `ErrorKind::Interrupted` means a signal arrived: the batch
     /// is issued and the caller may call `submit` again.
@@ -51,79 +73,12 @@ pub trait Engine {
     /// Moves every completion available now into `out`, without blocking.
     fn reap(&mut self, out: &mut Vec<Completion>);
     /// The buffer of `slot`, to fill before a write or to inspect after a read.
-    fn buffer(&mut self, slot: u32) -> &mut [u8];
-}
-
-/// Page-aligned (or more) memory for `slots` buffers of `slot_len` bytes each, as direct
-/// I/O requires. Freed on drop.
-pub struct BufferPool {
-    ptr: *mut u8,
-    layout: std::alloc::Layout,
-    slot_len: usize,
-    slots: usize,
-}
-
-// Safety: the pool owns its allocation exclusively; moving it to another thread moves the
-// only handle to that memory.
-unsafe impl Send for BufferPool {}
-
-impl BufferPool {
-    /// Allocates zeroed buffers aligned to `align` (a power of two, at least 4096 is used).
-    pub fn new(slots: usize, slot_len: usize, align: usize) -> io::Result<BufferPool> {
-        let align = align.max(4096).next_power_of_two();
-        let slot_len_aligned = slot_len.div_ceil(align) * align;
-        let total = slot_len_aligned
-            .checked_mul(slots.max(1))
-            .ok_or_else(|| io::Error::other("buffer pool size overflows"))?;
-        let layout = std::alloc::Layout::from_size_align(total, align)
-            .map_err(|_| io::Error::other("invalid buffer layout"))?;
-        // Safety: `layout` has a non-zero size (slots ≥ 1, slot_len ≥ 1 rounded up to align).
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(io::Error::new(
-                io::ErrorKind::OutOfMemory,
-                format!("cannot allocate {total} bytes of I/O buffers"),
-            ));
-        }
-        Ok(BufferPool {
-            ptr,
-            layout,
-            slot_len: slot_len_aligned,
-            slots: slots.max(1),
-        })
-    }
-
-    /// Number of slots.
-    pub fn slots(&self) -> usize {
-        self.slots
-    }
-
-    /// Start of a slot's buffer.
-    pub fn slot_ptr(&self, slot: u32) -> *mut u8 {
-        assert!((slot as usize) < self.slots, "slot out of range");
-        // Safety: slot < slots, so the offset stays inside the allocation.
-        unsafe { self.ptr.add(slot as usize * self.slot_len) }
-    }
-
-    /// Length of each slot's buffer (the block size rounded up to the alignment).
-    pub fn slot_len(&self) -> usize {
-        self.slot_len
-    }
-
-    /// A slot's buffer.
-    pub fn slot_mut(&mut self, slot: u32) -> &mut [u8] {
-        // Safety: the slot lies inside our allocation, and `&mut self` guarantees no other
-        // reference into the pool is alive on this side. The kernel may only touch the slot
-        // while a request on it is in flight, and the runner never fills an in-flight slot.
-        unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(slot), self.slot_len) }
-    }
-}
-
-impl Drop for BufferPool {
-    fn drop(&mut self) {
-        // Safety: allocated in `new` with this very layout.
-        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
-    }
+    ///
+    /// # Safety
+    ///
+    /// No request on `slot` may be in flight (queued and not yet reaped): the kernel may
+    /// be reading or writing that memory until the completion is reaped.
+    unsafe fn buffer(&mut self, slot: u32) -> &mut [u8];
 }
 
 /// Checks whether this kernel (and any seccomp filter around us) lets us set up a ring.
@@ -144,14 +99,16 @@ pub fn probe_io_uring() -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::fd::RawFd;
+    use std::os::fd::AsFd;
 
     /// Conformance: every engine completes every queued request with the full length,
     /// and a write followed by a read returns the written bytes.
     fn conformance<E: Engine>(mut e: E, real_io: bool) {
         let len = 4096u32;
         for slot in 0..4u32 {
-            e.buffer(slot)[..len as usize].fill(slot as u8 + 1);
+            // Safety: nothing is in flight on any slot between the batches of this test.
+            let buf = unsafe { e.buffer(slot) };
+            buf[..len as usize].fill(slot as u8 + 1);
             e.queue(Request {
                 slot,
                 op: Op::Write,
@@ -169,7 +126,8 @@ mod tests {
         got.sort_by_key(|c| c.slot);
         assert!(got.iter().all(|c| c.result == len as i64), "{got:?}");
         for slot in 0..4u32 {
-            e.buffer(slot).fill(0);
+            // Safety: every request of the first batch has been reaped.
+            unsafe { e.buffer(slot) }.fill(0);
             e.queue(Request {
                 slot,
                 op: Op::Read,
@@ -188,24 +146,24 @@ mod tests {
         if real_io {
             for slot in 0..4u32 {
                 let want = (3 - slot) as u8 + 1;
-                assert!(e.buffer(slot)[..len as usize].iter().all(|&b| b == want));
+                // Safety: every request of the second batch has been reaped.
+                let buf = unsafe { e.buffer(slot) };
+                assert!(buf[..len as usize].iter().all(|&b| b == want));
             }
         }
     }
 
-    fn scratch_file() -> (tempfile::NamedTempFile, RawFd) {
-        use std::os::fd::AsRawFd;
+    fn scratch_file() -> tempfile::NamedTempFile {
         let f = tempfile::NamedTempFile::new().unwrap();
         f.as_file().set_len(1 << 20).unwrap();
-        let fd = f.as_file().as_raw_fd();
-        (f, fd)
+        f
     }
 
     #[test]
     fn psync_conforms() {
-        let (_f, fd) = scratch_file();
+        let f = scratch_file();
         let pool = BufferPool::new(4, 4096, 4096).unwrap();
-        conformance(PsyncEngine::new(fd, pool, 4), true);
+        conformance(PsyncEngine::new(f.as_file().as_fd(), pool, 4), true);
     }
 
     #[test]
@@ -218,9 +176,12 @@ mod tests {
             eprintln!("skipped: {why}");
             return;
         }
-        let (_f, fd) = scratch_file();
+        let f = scratch_file();
         let pool = BufferPool::new(4, 4096, 4096).unwrap();
-        conformance(UringEngine::new(fd, pool, 4).unwrap(), true);
+        conformance(
+            UringEngine::new(f.as_file().as_fd(), pool, 4).unwrap(),
+            true,
+        );
     }
 
     #[test]
@@ -234,7 +195,8 @@ mod tests {
         let mut p = BufferPool::new(3, 1000, 512).unwrap();
         for s in 0..3 {
             assert_eq!(p.slot_ptr(s) as usize % 4096, 0);
-            assert_eq!(p.slot_mut(s).len(), 4096);
+            // Safety: the pool is never handed to an engine.
+            assert_eq!(unsafe { p.slot_mut(s) }.len(), 4096);
         }
     }
 }

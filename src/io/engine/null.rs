@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::{BufferPool, Completion, Engine, Op, Request};
+use super::{BufferPool, Completion, Engine, Op, Queued, Request};
 
 pub struct NullEngine {
     pool: BufferPool,
@@ -21,7 +21,7 @@ impl NullEngine {
 
 impl Engine for NullEngine {
     #[inline]
-    fn queue(&mut self, req: Request) -> io::Result<()> {
+    fn queue(&mut self, req: Request) -> io::Result<Queued> {
         let result = match req.op {
             Op::Fsync => 0,
             Op::Read | Op::Write => req.len as i64,
@@ -30,7 +30,7 @@ impl Engine for NullEngine {
             slot: req.slot,
             result,
         });
-        Ok(())
+        Ok(Queued::Queued)
     }
 
     #[inline]
@@ -43,7 +43,9 @@ impl Engine for NullEngine {
         out.append(&mut self.done);
     }
 
-    fn buffer(&mut self, slot: u32) -> &mut [u8] {
-        self.pool.slot_mut(slot)
+    unsafe fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        // Safety: the caller guarantees that no request on `slot` is in flight (and the
+        // null engine never hands a slot to the kernel anyway).
+        unsafe { self.pool.slot_mut(slot) }
     }
 }

@@ -2,20 +2,21 @@
 //! synchronously in `submit`; the reference engine, and the one that works everywhere.
 
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::BorrowedFd;
 
-use super::{BufferPool, Completion, Engine, Op, Request};
+use super::{BufferPool, Completion, Engine, Op, Queued, Request};
+use crate::io::sys;
 
-pub struct PsyncEngine {
-    fd: RawFd,
+pub struct PsyncEngine<'fd> {
+    fd: BorrowedFd<'fd>,
     pool: BufferPool,
     queued: Vec<Request>,
     done: Vec<Completion>,
 }
 
-impl PsyncEngine {
-    /// `fd` must stay open for the engine's life.
-    pub fn new(fd: RawFd, pool: BufferPool, qd: usize) -> PsyncEngine {
+impl<'fd> PsyncEngine<'fd> {
+    /// An engine on `fd`; the borrow keeps the file open for the engine's life.
+    pub fn new(fd: BorrowedFd<'fd>, pool: BufferPool, qd: usize) -> PsyncEngine<'fd> {
         PsyncEngine {
             fd,
             pool,
@@ -25,39 +26,28 @@ impl PsyncEngine {
     }
 
     fn execute(&mut self, req: Request) -> i64 {
-        loop {
-            let ptr = self
-                .pool
-                .slot_ptr(req.slot)
-                .wrapping_add(req.buf_off as usize);
-            let off = req.offset as libc::off_t;
-            // Safety: `ptr..ptr+len` lies inside the slot's buffer (the runner never asks
-            // for more than the slot holds) and nothing else touches the slot meanwhile.
-            let r = unsafe {
-                match req.op {
-                    Op::Read => libc::pread(self.fd, ptr.cast(), req.len as usize, off),
-                    Op::Write => libc::pwrite(self.fd, ptr.cast(), req.len as usize, off),
-                    Op::Fsync => libc::fsync(self.fd) as isize,
-                }
-            };
-            if r >= 0 {
-                return r as i64;
-            }
-            let errno = io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EIO);
-            if errno != libc::EINTR {
-                return -(errno as i64);
+        let ptr = self
+            .pool
+            .slot_ptr(req.slot)
+            .wrapping_add(req.buf_off as usize);
+        // Safety: `ptr..ptr+len` lies inside the slot's buffer (the worker never asks for
+        // more than the slot holds, `buf_off + len <= slot_len`), the pool outlives this
+        // call, and the request is synchronous: nothing else touches the slot meanwhile.
+        unsafe {
+            match req.op {
+                Op::Read => sys::pread(self.fd, ptr, req.len as usize, req.offset),
+                Op::Write => sys::pwrite(self.fd, ptr, req.len as usize, req.offset),
+                Op::Fsync => sys::fsync(self.fd),
             }
         }
     }
 }
 
-impl Engine for PsyncEngine {
+impl Engine for PsyncEngine<'_> {
     #[inline]
-    fn queue(&mut self, req: Request) -> io::Result<()> {
+    fn queue(&mut self, req: Request) -> io::Result<Queued> {
         self.queued.push(req);
-        Ok(())
+        Ok(Queued::Queued)
     }
 
     fn submit(&mut self, _wait_for: usize) -> io::Result<()> {
@@ -78,7 +68,8 @@ impl Engine for PsyncEngine {
         out.append(&mut self.done);
     }
 
-    fn buffer(&mut self, slot: u32) -> &mut [u8] {
-        self.pool.slot_mut(slot)
+    unsafe fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        // Safety: the caller guarantees that no request on `slot` is in flight.
+        unsafe { self.pool.slot_mut(slot) }
     }
 }

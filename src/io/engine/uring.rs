@@ -5,14 +5,15 @@
 //! the kernel refuses them, and buffer registration falls back to plain reads and writes.
 
 use std::io;
+use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, BorrowedFd};
 
 use io_uring::{IoUring, opcode, squeue, types};
 
-use super::{BufferPool, Completion, Engine, Op, Request};
+use super::{BufferPool, Completion, Engine, Op, Queued, Request};
 
-pub struct UringEngine {
+pub struct UringEngine<'fd> {
     // Both dropped by hand in `Drop`: first every in-flight request is waited for, then
     // the ring goes, and only then the buffers the kernel may have been writing into.
     ring: ManuallyDrop<IoUring>,
@@ -20,13 +21,14 @@ pub struct UringEngine {
     /// Requests queued and not yet reaped.
     pending: usize,
     fixed_buffers: bool,
-    /// Entries built but not yet pushed because the submission ring was full.
-    backlog: Vec<squeue::Entry>,
+    /// The file is registered with the ring by number: the borrow keeps it open for as
+    /// long as the ring may use it.
+    _fd: PhantomData<BorrowedFd<'fd>>,
 }
 
-impl UringEngine {
-    /// Sets up a ring deep enough for `qd` requests on `fd` (which must outlive the engine).
-    pub fn new(fd: RawFd, pool: BufferPool, qd: usize) -> io::Result<UringEngine> {
+impl<'fd> UringEngine<'fd> {
+    /// Sets up a ring deep enough for `qd` requests on `fd`.
+    pub fn new(fd: BorrowedFd<'fd>, pool: BufferPool, qd: usize) -> io::Result<UringEngine<'fd>> {
         let entries = (qd.max(1) as u32).next_power_of_two();
         // Single issuer + deferred task work: completions are posted only when this thread
         // asks for them (in `submit`), so it is not interrupted while it prepares the next
@@ -37,7 +39,7 @@ impl UringEngine {
             .build(entries)
             .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
             .or_else(|_| IoUring::new(entries))?;
-        ring.submitter().register_files(&[fd])?;
+        ring.submitter().register_files(&[fd.as_raw_fd()])?;
         let iovecs: Vec<libc::iovec> = (0..pool.slots() as u32)
             .map(|s| libc::iovec {
                 iov_base: pool.slot_ptr(s).cast(),
@@ -52,7 +54,7 @@ impl UringEngine {
             pool: ManuallyDrop::new(pool),
             pending: 0,
             fixed_buffers,
-            backlog: Vec::with_capacity(qd.max(1)),
+            _fd: PhantomData,
         })
     }
 
@@ -86,41 +88,28 @@ impl UringEngine {
     }
 }
 
-impl Engine for UringEngine {
+impl Engine for UringEngine<'_> {
     #[inline]
-    fn queue(&mut self, req: Request) -> io::Result<()> {
+    fn queue(&mut self, req: Request) -> io::Result<Queued> {
         let e = self.entry(&req);
-        // Safety: the entry's buffer lies in the pool, which outlives the ring, and the
-        // runner leaves the slot alone until its completion is reaped.
-        self.pending += 1;
-        let pushed = unsafe { self.ring.submission().push(&e) };
-        if pushed.is_err() {
-            self.backlog.push(e);
+        // Safety: the entry's buffer lies in the pool, which outlives the ring (see
+        // `Drop`), the registered file stays open for the borrow `'fd`, and the worker
+        // leaves the slot alone until its completion is reaped (`Engine::buffer`).
+        match unsafe { self.ring.submission().push(&e) } {
+            Ok(()) => {
+                self.pending += 1;
+                Ok(Queued::Queued)
+            }
+            Err(_) => Ok(Queued::Busy),
         }
-        Ok(())
     }
 
     fn submit(&mut self, wait_for: usize) -> io::Result<()> {
-        loop {
-            while let Some(e) = self.backlog.last() {
-                // Safety: as in `queue`.
-                if unsafe { self.ring.submission().push(e) }.is_err() {
-                    break;
-                }
-                self.backlog.pop();
-            }
-            let want = if self.backlog.is_empty() { wait_for } else { 0 };
-            match self.ring.submit_and_wait(want) {
-                Ok(_) => {}
-                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
-                    // The completion ring is full: the caller must reap first.
-                    return Ok(());
-                }
-                Err(e) => return Err(e),
-            }
-            if self.backlog.is_empty() {
-                return Ok(());
-            }
+        match self.ring.submit_and_wait(wait_for) {
+            Ok(_) => Ok(()),
+            // The completion ring is full: the caller must reap first.
+            Err(e) if e.raw_os_error() == Some(crate::io::sys::EBUSY) => Ok(()),
+            Err(e) => Err(e),
         }
     }
 
@@ -135,12 +124,13 @@ impl Engine for UringEngine {
         }
     }
 
-    fn buffer(&mut self, slot: u32) -> &mut [u8] {
-        self.pool.slot_mut(slot)
+    unsafe fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        // Safety: the caller guarantees that no request on `slot` is in flight.
+        unsafe { self.pool.slot_mut(slot) }
     }
 }
 
-impl Drop for UringEngine {
+impl Drop for UringEngine<'_> {
     fn drop(&mut self) {
         // Wait for every request still in flight: the kernel may write into the buffers
         // until its completion is posted.

@@ -1,0 +1,83 @@
+//! Aligned I/O buffers: one allocation, one slot per request in flight. Direct I/O needs
+//! the buffer aligned to the device's logical block size; the pool aligns to at least a
+//! page. The pool never decides what goes into a slot, only where the slot is.
+
+use std::io;
+
+/// Page-aligned (or more) memory for `slots` buffers of `slot_len` bytes each, as direct
+/// I/O requires. Freed on drop.
+pub struct BufferPool {
+    ptr: *mut u8,
+    layout: std::alloc::Layout,
+    slot_len: usize,
+    slots: usize,
+}
+
+// Safety: the pool owns its allocation exclusively; moving it to another thread moves the
+// only handle to that memory.
+unsafe impl Send for BufferPool {}
+
+impl BufferPool {
+    /// Allocates zeroed buffers aligned to `align` (a power of two, at least 4096 is used).
+    pub fn new(slots: usize, slot_len: usize, align: usize) -> io::Result<BufferPool> {
+        let align = align.max(4096).next_power_of_two();
+        let slot_len_aligned = slot_len.div_ceil(align) * align;
+        let total = slot_len_aligned
+            .checked_mul(slots.max(1))
+            .ok_or_else(|| io::Error::other("buffer pool size overflows"))?;
+        let layout = std::alloc::Layout::from_size_align(total, align)
+            .map_err(|_| io::Error::other("invalid buffer layout"))?;
+        // Safety: `layout` has a non-zero size (slots ≥ 1, slot_len ≥ 1 rounded up to align).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return Err(io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!("cannot allocate {total} bytes of I/O buffers"),
+            ));
+        }
+        Ok(BufferPool {
+            ptr,
+            layout,
+            slot_len: slot_len_aligned,
+            slots: slots.max(1),
+        })
+    }
+
+    /// Number of slots.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// Start of a slot's buffer.
+    pub fn slot_ptr(&self, slot: u32) -> *mut u8 {
+        assert!((slot as usize) < self.slots, "slot out of range");
+        // Safety: slot < slots, so the offset stays inside the allocation.
+        unsafe { self.ptr.add(slot as usize * self.slot_len) }
+    }
+
+    /// Length of each slot's buffer (the block size rounded up to the alignment).
+    pub fn slot_len(&self) -> usize {
+        self.slot_len
+    }
+
+    /// A slot's buffer.
+    ///
+    /// # Safety
+    ///
+    /// No request on `slot` may be in flight: the kernel writes into (or reads from) a
+    /// slot's memory until that request's completion has been reaped, and a slice handed
+    /// out meanwhile would alias memory another party is changing.
+    pub unsafe fn slot_mut(&mut self, slot: u32) -> &mut [u8] {
+        // Safety: the slot lies inside our allocation, `&mut self` guarantees no other
+        // reference into the pool is alive on this side, and the caller guarantees that
+        // the kernel is not using the slot (no request on it in flight).
+        unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(slot), self.slot_len) }
+    }
+}
+
+impl Drop for BufferPool {
+    fn drop(&mut self) {
+        // Safety: allocated in `new` with this very layout.
+        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
+    }
+}

@@ -1,0 +1,233 @@
+//! The raw system interface: every `libc` call iomark makes that needs `unsafe` (system
+//! calls, ioctls, extended attributes) lives here behind a small function that states its
+//! contract. Callers get `io::Result`s and plain values; nothing here decides policy.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd};
+use std::path::Path;
+
+pub use libc::{
+    EACCES, EBUSY, EINTR, EINVAL, EIO, ENOENT, ENOSPC, EOPNOTSUPP, EPERM, EROFS, O_DIRECT, O_EXCL,
+    SIGINT, SIGTERM,
+};
+
+const BLKSSZGET: libc::c_ulong = 0x1268;
+const BLKFLSBUF: libc::c_ulong = 0x1261;
+const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+const BLKDISCARD: libc::c_ulong = 0x1277;
+
+fn check(rc: libc::c_int) -> io::Result<()> {
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Reads `len` bytes at `offset` into `buf`; returns the bytes read or a negative errno
+/// (`EINTR` is retried).
+///
+/// # Safety
+///
+/// `buf..buf+len` must be valid for writes and not be read or written by anyone else
+/// until the call returns.
+pub unsafe fn pread(fd: BorrowedFd, buf: *mut u8, len: usize, offset: u64) -> i64 {
+    retry(|| {
+        // Safety: the caller guarantees that the buffer is valid for `len` bytes.
+        unsafe { libc::pread(fd.as_raw_fd(), buf.cast(), len, offset as libc::off_t) }
+    })
+}
+
+/// Writes `len` bytes from `buf` at `offset`; returns the bytes written or a negative
+/// errno (`EINTR` is retried).
+///
+/// # Safety
+///
+/// `buf..buf+len` must be valid for reads and not be written by anyone else until the
+/// call returns.
+pub unsafe fn pwrite(fd: BorrowedFd, buf: *const u8, len: usize, offset: u64) -> i64 {
+    retry(|| {
+        // Safety: the caller guarantees that the buffer is valid for `len` bytes.
+        unsafe { libc::pwrite(fd.as_raw_fd(), buf.cast(), len, offset as libc::off_t) }
+    })
+}
+
+/// Flushes the file's data and metadata; 0 or a negative errno.
+pub fn fsync(fd: BorrowedFd) -> i64 {
+    // Safety: fsync on a descriptor the borrow keeps open.
+    retry(|| unsafe { libc::fsync(fd.as_raw_fd()) } as isize)
+}
+
+fn retry(mut f: impl FnMut() -> isize) -> i64 {
+    loop {
+        let r = f();
+        if r >= 0 {
+            return r as i64;
+        }
+        let errno = io::Error::last_os_error().raw_os_error().unwrap_or(EIO);
+        if errno != EINTR {
+            return -(errno as i64);
+        }
+    }
+}
+
+/// The logical block size of a block device (`BLKSSZGET`).
+pub fn logical_block_size(fd: BorrowedFd) -> Option<u64> {
+    let mut lbs: libc::c_int = 0;
+    // Safety: BLKSSZGET writes one int into `lbs`, which we own.
+    let rc = unsafe { libc::ioctl(fd.as_raw_fd(), BLKSSZGET as _, &mut lbs) };
+    (rc == 0 && lbs > 0).then_some(lbs as u64)
+}
+
+/// The size of a block device in bytes (`BLKGETSIZE64`).
+pub fn block_device_size(fd: BorrowedFd) -> io::Result<u64> {
+    let mut size: u64 = 0;
+    // Safety: BLKGETSIZE64 writes one u64 into `size`, which we own.
+    check(unsafe { libc::ioctl(fd.as_raw_fd(), BLKGETSIZE64 as _, &mut size) })?;
+    Ok(size)
+}
+
+/// The direct-I/O alignment the kernel reports for an open file (statx `STATX_DIOALIGN`,
+/// Linux 6.1+): the larger of the offset and memory alignments.
+pub fn dio_alignment(fd: BorrowedFd) -> Option<u64> {
+    // Safety: an all-zero statx is a valid value of this plain C struct.
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    // Safety: statx writes into the struct we own; the empty path with AT_EMPTY_PATH makes
+    // the call describe the open descriptor.
+    let rc = unsafe {
+        libc::statx(
+            fd.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            libc::STATX_DIOALIGN,
+            &mut stx,
+        )
+    };
+    (rc == 0 && stx.stx_mask & libc::STATX_DIOALIGN != 0 && stx.stx_dio_offset_align > 0)
+        .then(|| (stx.stx_dio_offset_align as u64).max(stx.stx_dio_mem_align as u64))
+}
+
+/// Switches an open descriptor to O_DIRECT.
+pub fn set_direct(fd: BorrowedFd) -> io::Result<()> {
+    // Safety: fcntl F_GETFL on a descriptor the borrow keeps open.
+    let flags = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
+    check(flags)?;
+    // Safety: fcntl F_SETFL with flags read just above.
+    check(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_DIRECT) })
+}
+
+/// Reserves `len` bytes for a file (`posix_fallocate`); a filesystem that cannot is not
+/// an error.
+pub fn reserve(fd: BorrowedFd, len: u64) -> io::Result<()> {
+    // Safety: plain system call on a descriptor the borrow keeps open.
+    let rc = unsafe { libc::posix_fallocate(fd.as_raw_fd(), 0, len as libc::off_t) };
+    if rc != 0 && rc != EOPNOTSUPP {
+        return Err(io::Error::from_raw_os_error(rc));
+    }
+    Ok(())
+}
+
+/// Discards `len` bytes at `start` of a block device (`BLKDISCARD`).
+pub fn discard(fd: BorrowedFd, start: u64, len: u64) -> io::Result<()> {
+    let range: [u64; 2] = [start, len];
+    // Safety: BLKDISCARD reads a [start, length] pair of u64 from the pointer.
+    check(unsafe { libc::ioctl(fd.as_raw_fd(), BLKDISCARD as _, range.as_ptr()) })
+}
+
+/// Punches a hole of `len` bytes at `start` in a file, keeping its size.
+pub fn punch_hole(fd: BorrowedFd, start: u64, len: u64) -> io::Result<()> {
+    // Safety: fallocate on a descriptor the borrow keeps open, with a byte range.
+    check(unsafe {
+        libc::fallocate(
+            fd.as_raw_fd(),
+            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            start as libc::off_t,
+            len as libc::off_t,
+        )
+    })
+}
+
+/// Drops a block device's buffer cache (`BLKFLSBUF`); best effort.
+pub fn flush_device_cache(fd: BorrowedFd) {
+    // Safety: BLKFLSBUF takes no argument memory.
+    unsafe { libc::ioctl(fd.as_raw_fd(), BLKFLSBUF as _, 0) };
+}
+
+/// Writes a file's dirty pages and drops its cached pages in `start..start+len`; best
+/// effort.
+pub fn drop_file_cache(fd: BorrowedFd, start: u64, len: u64) {
+    // Safety: plain system calls on a descriptor the borrow keeps open.
+    unsafe {
+        libc::fdatasync(fd.as_raw_fd());
+        libc::posix_fadvise(
+            fd.as_raw_fd(),
+            start as libc::off_t,
+            len as libc::off_t,
+            libc::POSIX_FADV_DONTNEED,
+        );
+    }
+}
+
+/// Writes every dirty page of the system out (`sync`).
+pub fn sync_all() {
+    // Safety: sync has no preconditions.
+    unsafe { libc::sync() };
+}
+
+/// Whether the process runs as root.
+pub fn is_root() -> bool {
+    // Safety: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The process's user and system CPU time so far, in seconds.
+pub fn process_cpu() -> Option<(f64, f64)> {
+    // Safety: an all-zero rusage is a valid value of this plain C struct.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // Safety: getrusage only writes into the struct we hand it.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return None;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    Some((tv(ru.ru_utime), tv(ru.ru_stime)))
+}
+
+/// The major and minor numbers of a device number.
+pub fn major_minor(dev: u64) -> (u32, u32) {
+    (libc::major(dev), libc::minor(dev))
+}
+
+/// Whether `path` has the extended attribute `name`.
+pub fn has_xattr(path: &Path, name: &str) -> bool {
+    let (Ok(p), Ok(n)) = (
+        CString::new(path.as_os_str().as_encoded_bytes()),
+        CString::new(name),
+    ) else {
+        return false;
+    };
+    // Safety: both strings are NUL-terminated; a null buffer with size 0 asks only for the
+    // attribute's length.
+    unsafe { libc::getxattr(p.as_ptr(), n.as_ptr(), std::ptr::null_mut(), 0) >= 0 }
+}
+
+/// Sets the extended attribute `name` of `path` to `value`; best effort (a filesystem
+/// without user xattrs refuses).
+pub fn set_xattr(path: &Path, name: &str, value: &[u8]) {
+    let (Ok(p), Ok(n)) = (
+        CString::new(path.as_os_str().as_encoded_bytes()),
+        CString::new(name),
+    ) else {
+        return;
+    };
+    // Safety: NUL-terminated strings and a valid value buffer of the given length.
+    unsafe {
+        libc::setxattr(
+            p.as_ptr(),
+            n.as_ptr(),
+            value.as_ptr().cast(),
+            value.len(),
+            0,
+        );
+    }
+}

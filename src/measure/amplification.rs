@@ -1,0 +1,107 @@
+//! Write amplification: bytes the device stored against bytes iomark wrote, from every
+//! source there is (the kernel's block counters, zram's `mm_stat`, SMART), the best one
+//! chosen. Reads counters only; never writes.
+
+use crate::io::env::SmartWrites;
+use crate::io::target::Target;
+use crate::results::schema::{Run, WriteAmplification as Wa};
+
+/// SMART before or after: the drive's counters, or why there are none.
+pub(crate) type Smart = Option<Result<SmartWrites, String>>;
+
+/// Fills in the run's write amplification from every source there is.
+pub(crate) fn write_amplification(
+    run: &mut Run,
+    target: &Target,
+    smart_before: Smart,
+    smart_after: Smart,
+) {
+    let host: u64 = run.repetitions.iter().map(|r| r.write.bytes).sum();
+    let ratio = |h: Option<u64>, d: Option<u64>| match (h, d) {
+        (Some(h), Some(d)) if h > 0 => Some(d as f64 / h as f64),
+        _ => None,
+    };
+    let mut all = Vec::new();
+    // The kernel's block counters of the device under the target.
+    let dev: Option<u64> = run
+        .repetitions
+        .iter()
+        .map(|r| r.device.as_ref().map(|d| d.write_bytes))
+        .sum();
+    all.push(Wa {
+        source: "block_layer".into(),
+        host_bytes: Some(host),
+        device_bytes: dev,
+        ratio: ratio(Some(host), dev),
+        note: match &target.device {
+            Some(d) => format!(
+                "bytes iomark wrote against bytes the kernel sent to {} (filesystem metadata, journal and other writers included)",
+                d.name
+            ),
+            None => "not reported: no block device visible under the target".into(),
+        },
+    });
+    // zram: what it stores compressed against what it was given.
+    if let Some((orig, compr)) = target
+        .device
+        .as_ref()
+        .and_then(crate::io::env::zram_mm_stat)
+    {
+        all.push(Wa {
+            source: "zram".into(),
+            host_bytes: Some(orig),
+            device_bytes: Some(compr),
+            ratio: ratio(Some(orig), Some(compr)),
+            note:
+                "zram mm_stat after the run: compressed bytes stored against original bytes stored"
+                    .into(),
+        });
+    }
+    // SMART: the drive's own host and media write counters, before and after.
+    let smart = match (smart_before, smart_after) {
+        (Some(Ok(b)), Some(Ok(a))) => {
+            let d = |x: Option<u64>, y: Option<u64>| Some(y?.saturating_sub(x?));
+            let (h, m) = (
+                d(b.host_bytes, a.host_bytes),
+                d(b.media_bytes, a.media_bytes),
+            );
+            // A coarse media counter (often 1 GiB) says nothing about a short run.
+            let coarse = a.media_unit.is_some_and(|u| h.is_none_or(|h| h < 16 * u));
+            Wa {
+                source: "smart".into(),
+                host_bytes: h,
+                device_bytes: if coarse { None } else { m },
+                ratio: if coarse { None } else { ratio(h, m) },
+                note: if coarse {
+                    "the drive's media-write counter is too coarse for a run this short; not reported".into()
+                } else if m.is_some() {
+                    "the drive's media writes against its host writes (SMART)".into()
+                } else {
+                    "the drive reports host writes only; media writes not reported by this device"
+                        .into()
+                },
+            }
+        }
+        (_, Some(Err(why))) | (Some(Err(why)), _) => Wa {
+            source: "smart".into(),
+            host_bytes: None,
+            device_bytes: None,
+            ratio: None,
+            note: why,
+        },
+        _ => Wa {
+            source: "smart".into(),
+            host_bytes: None,
+            device_bytes: None,
+            ratio: None,
+            note: "not reported: no block device visible under the target".into(),
+        },
+    };
+    all.push(smart);
+    let best = ["smart", "zram", "block_layer"]
+        .iter()
+        .find_map(|s| all.iter().find(|w| w.source == *s && w.ratio.is_some()))
+        .cloned();
+    run.write_amplification = best;
+    run.write_amplification_sources = all;
+}

@@ -1,0 +1,142 @@
+//! The time series: each worker accumulates one interval at a time and sends it to the
+//! main thread when the interval ends; the main thread sums the workers' intervals and,
+//! after the repetition, turns them into the series of the results. Also the per-worker
+//! live counters the progress display reads.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::mpsc;
+
+use crate::results::schema::Point;
+use crate::results::stats::{Counter, LatHist};
+
+/// Per-worker progress counters, padded so two workers never share a cache line. Only
+/// the worker writes them; the main thread reads them for the progress display.
+#[repr(align(128))]
+#[derive(Default)]
+pub(crate) struct Live {
+    pub(crate) ios: AtomicU64,
+    pub(crate) bytes: AtomicU64,
+    pub(crate) lat_ns: AtomicU64,
+}
+
+/// One interval's figures: what a worker sends, and what the main thread sums.
+pub(crate) struct IntervalSum {
+    pub(crate) read: Counter,
+    pub(crate) write: Counter,
+    /// Sum of the latencies of the I/Os counted, nanoseconds.
+    pub(crate) lat_sum_ns: u128,
+    pub(crate) hist: LatHist,
+}
+
+impl Default for IntervalSum {
+    fn default() -> Self {
+        IntervalSum {
+            read: Counter::default(),
+            write: Counter::default(),
+            lat_sum_ns: 0,
+            hist: LatHist::coarse(),
+        }
+    }
+}
+
+impl IntervalSum {
+    /// Adds another worker's figures for the same interval.
+    pub(crate) fn add(&mut self, o: &IntervalSum) {
+        self.read += o.read;
+        self.write += o.write;
+        self.lat_sum_ns += o.lat_sum_ns;
+        self.hist += &o.hist;
+    }
+}
+
+/// What a worker sends at the end of each interval.
+pub(crate) struct IntervalMsg {
+    /// Which interval (0 = the first after the ramp).
+    pub(crate) idx: u64,
+    pub(crate) sum: IntervalSum,
+}
+
+/// The interval a worker is accumulating.
+pub(crate) struct Interval {
+    pub(crate) idx: u64,
+    pub(crate) sum: IntervalSum,
+}
+
+impl Interval {
+    pub(crate) fn new() -> Interval {
+        Interval {
+            idx: 0,
+            sum: IntervalSum::default(),
+        }
+    }
+
+    /// Sends the interval (if anything happened in it) and starts interval `next_idx`.
+    pub(crate) fn flush(&mut self, tx: &mpsc::Sender<IntervalMsg>, next_idx: u64) {
+        let sum = std::mem::take(&mut self.sum);
+        if sum.read.ios + sum.write.ios > 0 {
+            let _ = tx.send(IntervalMsg { idx: self.idx, sum });
+        }
+        self.idx = next_idx;
+    }
+}
+
+/// Adds a worker's interval to the main thread's sums.
+pub(crate) fn gather(intervals: &mut Vec<IntervalSum>, m: IntervalMsg) {
+    let i = m.idx as usize;
+    if intervals.len() <= i {
+        intervals.resize_with(i + 1, IntervalSum::default);
+    }
+    intervals[i].add(&m.sum);
+}
+
+/// The series of a repetition: one point per interval of `interval_s`, the last one cut
+/// at `elapsed_s`.
+pub(crate) fn series(intervals: &[IntervalSum], interval_s: f64, elapsed_s: f64) -> Vec<Point> {
+    intervals
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let start = i as f64 * interval_s;
+            let end = ((i + 1) as f64 * interval_s).min(elapsed_s);
+            let dt = (end - start).max(1e-9);
+            let n = s.read.ios + s.write.ios;
+            Point {
+                t_s: end,
+                read_iops: s.read.ios as f64 / dt,
+                write_iops: s.write.ios as f64 / dt,
+                read_bw_bytes: s.read.bytes as f64 / dt,
+                write_bw_bytes: s.write.bytes as f64 / dt,
+                lat_mean_ns: if n > 0 {
+                    s.lat_sum_ns as f64 / n as f64
+                } else {
+                    0.0
+                },
+                lat_p99_ns: s.hist.quantile(0.99),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn series_divides_by_the_interval_and_cuts_the_last() {
+        let mut v = Vec::new();
+        for (idx, ios) in [(0u64, 100u64), (1, 50), (0, 100)] {
+            let mut sum = IntervalSum::default();
+            sum.read.ios = ios;
+            sum.read.bytes = ios * 4096;
+            sum.lat_sum_ns = ios as u128 * 1000;
+            sum.hist.record(1000);
+            gather(&mut v, IntervalMsg { idx, sum });
+        }
+        let s = series(&v, 1.0, 1.5);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].read_iops, 200.0);
+        assert_eq!(s[1].t_s, 1.5);
+        assert_eq!(s[1].read_iops, 100.0); // 50 I/Os in half a second
+        assert_eq!(s[0].lat_mean_ns, 1000.0);
+    }
+}

@@ -1,0 +1,412 @@
+//! One repetition: start a worker per job behind the gate, take the "before" snapshots
+//! (kernel block counters, CPU time) when the ramp ends, gather the workers' intervals
+//! and report progress to the sink while they run, then merge what they return into a
+//! [`Repetition`] and, with `--verify`, read back what they wrote.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::io::env::{BlockStat, CpuTimes};
+use crate::io::target::Target;
+use crate::measure::gate::Gate;
+use crate::measure::interval::{IntervalMsg, IntervalSum, Live, gather, series};
+use crate::measure::verify::GenMap;
+use crate::measure::worker::{WorkerCtx, WorkerOut, run_worker};
+use crate::plan::spec::Spec;
+use crate::results::env::DeviceDelta;
+use crate::results::schema::{Cpu, DirStats, Repetition, Status};
+use crate::results::sink::{Progress, Sink};
+use crate::results::stats::{Counter, LatHist};
+use crate::stop::StopFlag;
+use crate::workload::sampler::Sampler;
+use crate::workload::seed::spec_stream;
+
+/// When a repetition's measured window starts and ends.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Window {
+    pub(crate) ramp_ns: u64,
+    /// End of the window (ramp included), when time-based.
+    pub(crate) end_ns: Option<u64>,
+    /// I/Os each job issues after the ramp, when size-based.
+    pub(crate) ios_per_job: Option<u64>,
+}
+
+impl Window {
+    /// Time-based unless only a size was given; with both, whichever comes first ends it.
+    pub(crate) fn of(spec: &Spec, span: u64) -> Window {
+        let ramp_ns = (spec.ramp_s * 1e9) as u64;
+        let end_ns = spec.runtime_s.map(|r| ramp_ns + (r * 1e9) as u64);
+        let ios_per_job = if end_ns.is_some() && spec.io_size.is_none() {
+            None
+        } else {
+            let io = spec
+                .io_size
+                .unwrap_or_else(|| (span as f64 * spec.io_spans.unwrap_or(1.0)) as u64);
+            Some((io / spec.bs / spec.io_share.max(1) as u64).max(1))
+        };
+        Window {
+            ramp_ns,
+            end_ns,
+            ios_per_job,
+        }
+    }
+}
+
+/// What one repetition produced.
+pub(crate) struct RepOutcome {
+    pub(crate) rep: Repetition,
+    /// The error that stopped it, if one did.
+    pub(crate) error: Option<Error>,
+    /// With --verify: what every block must hold now.
+    pub(crate) gens: Option<GenMap>,
+}
+
+/// What the main thread collects while the workers run.
+struct Watch {
+    intervals: Vec<IntervalSum>,
+    dev_before: Option<BlockStat>,
+    cpu_before: CpuTimes,
+    spawn_error: Option<Error>,
+    sink_error: Option<Error>,
+}
+
+/// Runs repetition `rep` (0-based) of `spec` on an opened target.
+pub(crate) fn run_rep(
+    spec: &Spec,
+    target: &Target,
+    corpus: Option<&Arc<Vec<u8>>>,
+    rep: u32,
+    stop: &StopFlag,
+    sink: &mut dyn Sink,
+) -> RepOutcome {
+    target.drop_cache();
+    let win = Window::of(spec, target.span);
+    let (outs, mut watch) = drive(spec, target, corpus, rep, win, stop, sink);
+    let cpu = CpuTimes::now().since(watch.cpu_before);
+    let dev_after = target.device.as_ref().and_then(|d| d.stat());
+    let device = match (&target.device, watch.dev_before, dev_after) {
+        (Some(d), Some(b), Some(a)) => Some(DeviceDelta::between(&d.name, b, a)),
+        _ => None,
+    };
+    let mut merged = Merged::of(outs);
+    merged.interrupted |= watch.spawn_error.is_some() || watch.sink_error.is_some();
+    let mut error = watch.spawn_error.take().or(watch.sink_error.take());
+    error = error.or(merged.error.take());
+    let (gens, verify) = if spec.verify {
+        verify_back(spec, target, std::mem::take(&mut merged.gens), &mut error)
+    } else {
+        (None, None)
+    };
+    let elapsed_s = (merged.end_ns as f64 / 1e9).max(1e-9);
+    let dir = |c: Counter, h: &LatHist| DirStats {
+        ios: c.ios,
+        bytes: c.bytes,
+        iops: c.ios as f64 / elapsed_s,
+        bw_bytes: c.bytes as f64 / elapsed_s,
+        lat_ns: h.summary(),
+    };
+    let total = merged.read.ios + merged.write.ios;
+    let rep = Repetition {
+        index: rep + 1,
+        status: if merged.interrupted {
+            Status::Interrupted
+        } else {
+            Status::Complete
+        },
+        elapsed_s,
+        read: dir(merged.read, &merged.hist_read),
+        write: dir(merged.write, &merged.hist_write),
+        fsyncs: merged.fsyncs,
+        cpu: Cpu {
+            user_s: cpu.user_s,
+            sys_s: cpu.sys_s,
+            per_io_ns: if total > 0 {
+                (cpu.user_s + cpu.sys_s) * 1e9 / total as f64
+            } else {
+                0.0
+            },
+        },
+        device,
+        series: series(&watch.intervals, spec.interval_s, elapsed_s),
+        data: merged.sampler.and_then(|s| s.measure()),
+        verify,
+    };
+    RepOutcome { rep, error, gens }
+}
+
+/// Starts the workers, opens the gate and watches them until every one has finished.
+fn drive(
+    spec: &Spec,
+    target: &Target,
+    corpus: Option<&Arc<Vec<u8>>>,
+    rep: u32,
+    win: Window,
+    stop: &StopFlag,
+    sink: &mut dyn Sink,
+) -> (Vec<WorkerOut>, Watch) {
+    let halt = AtomicBool::new(false);
+    let gate = Gate::default();
+    let live: Vec<Live> = (0..spec.jobs).map(|_| Live::default()).collect();
+    let (tx, rx) = mpsc::channel::<IntervalMsg>();
+    let path = target.path.display().to_string();
+    let stream = spec_stream(spec, rep);
+    let mut watch = Watch {
+        intervals: Vec::new(),
+        dev_before: None,
+        cpu_before: CpuTimes::now(),
+        spawn_error: None,
+        sink_error: None,
+    };
+    let outs = std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for job in 0..spec.jobs {
+            let ctx = WorkerCtx {
+                spec,
+                job,
+                rep,
+                stream,
+                base: target.base,
+                span: target.span,
+                fd: target.fd(),
+                align: target.align,
+                ramp_ns: win.ramp_ns,
+                end_ns: win.end_ns,
+                ios_per_job: win.ios_per_job,
+                interval_ns: (spec.interval_s * 1e9) as u64,
+                stop,
+                halt: &halt,
+                live: &live[job as usize],
+                gate: &gate,
+                tx: tx.clone(),
+                path: &path,
+                corpus,
+            };
+            let h = std::thread::Builder::new()
+                .name(format!("iomark-job{job}"))
+                .spawn_scoped(scope, move || run_worker(&ctx));
+            match h {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    halt.store(true, Ordering::Relaxed);
+                    watch.spawn_error = Some(Error::io("cannot start a worker thread", &e));
+                    break;
+                }
+            }
+        }
+        drop(tx);
+        gate.wait_ready(handles.len());
+        let snapshot = || target.device.as_ref().and_then(|d| d.stat());
+        if win.ramp_ns == 0 {
+            watch.dev_before = snapshot();
+            watch.cpu_before = CpuTimes::now();
+        }
+        let t0 = Instant::now();
+        if watch.spawn_error.is_some() {
+            gate.call_off();
+        } else {
+            gate.open(t0);
+        }
+        let total_ios = win.ios_per_job.map(|n| n.saturating_mul(spec.jobs as u64));
+        let mut monitor = Monitor::new(t0, win, total_ios);
+        loop {
+            match rx.recv_timeout(monitor.wait()) {
+                Ok(m) => gather(&mut watch.intervals, m),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if monitor.ramp_ended() {
+                watch.dev_before = snapshot();
+                watch.cpu_before = CpuTimes::now();
+            }
+            if let Some(p) = monitor.tick(&live) {
+                match sink.progress(&p) {
+                    Ok(true) => {}
+                    Ok(false) => halt.store(true, Ordering::Relaxed),
+                    Err(e) => {
+                        halt.store(true, Ordering::Relaxed);
+                        watch.sink_error.get_or_insert(e);
+                    }
+                }
+            }
+        }
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    WorkerOut::empty(Some(Error::Runtime("a worker thread panicked".into())))
+                })
+            })
+            .collect()
+    });
+    (outs, watch)
+}
+
+/// The main thread's clock while workers run: when the ramp ends, and when to report
+/// progress.
+struct Monitor {
+    t0: Instant,
+    win: Window,
+    total_ios: Option<u64>,
+    ramp_snapped: bool,
+    /// When progress was last reported, and the live totals then.
+    last: (Instant, u64, u64, u64),
+}
+
+const TICK: Duration = Duration::from_millis(250);
+
+impl Monitor {
+    fn new(t0: Instant, win: Window, total_ios: Option<u64>) -> Monitor {
+        Monitor {
+            t0,
+            win,
+            total_ios,
+            ramp_snapped: win.ramp_ns == 0,
+            last: (Instant::now(), 0, 0, 0),
+        }
+    }
+
+    /// How long to wait for the next interval message.
+    fn wait(&self) -> Duration {
+        if self.ramp_snapped {
+            return TICK;
+        }
+        let elapsed = self.t0.elapsed().as_nanos() as u64;
+        Duration::from_nanos(self.win.ramp_ns.saturating_sub(elapsed)).min(TICK)
+    }
+
+    /// True once, when the ramp has just ended.
+    fn ramp_ended(&mut self) -> bool {
+        if !self.ramp_snapped && self.t0.elapsed().as_nanos() as u64 >= self.win.ramp_ns {
+            self.ramp_snapped = true;
+            return true;
+        }
+        false
+    }
+
+    /// The progress to report, when a tick has passed.
+    fn tick(&mut self, live: &[Live]) -> Option<Progress> {
+        if self.last.0.elapsed() < TICK {
+            return None;
+        }
+        let ios: u64 = live.iter().map(|l| l.ios.load(Ordering::Relaxed)).sum();
+        let bytes: u64 = live.iter().map(|l| l.bytes.load(Ordering::Relaxed)).sum();
+        let lat: u64 = live
+            .iter()
+            .map(|l| l.lat_ns.load(Ordering::Relaxed))
+            .fold(0u64, u64::wrapping_add);
+        let dt = self.last.0.elapsed().as_secs_f64().max(1e-9);
+        let dios = ios.saturating_sub(self.last.1);
+        let p = Progress {
+            elapsed_s: self.t0.elapsed().as_secs_f64(),
+            planned_s: self.win.end_ns.map(|e| e as f64 / 1e9),
+            fraction: self.total_ios.map(|t| ios as f64 / t as f64),
+            iops: dios as f64 / dt,
+            bw_bytes: bytes.saturating_sub(self.last.2) as f64 / dt,
+            lat_mean_ns: if dios > 0 {
+                lat.wrapping_sub(self.last.3) as f64 / dios as f64
+            } else {
+                0.0
+            },
+            ramping: !self.ramp_snapped,
+        };
+        self.last = (Instant::now(), ios, bytes, lat);
+        Some(p)
+    }
+}
+
+/// The workers' outputs added up.
+struct Merged {
+    read: Counter,
+    write: Counter,
+    hist_read: LatHist,
+    hist_write: LatHist,
+    fsyncs: u64,
+    /// The end of the last worker's window.
+    end_ns: u64,
+    interrupted: bool,
+    /// The first worker error.
+    error: Option<Error>,
+    sampler: Option<Sampler>,
+    gens: Vec<(u64, Vec<u64>)>,
+}
+
+impl Merged {
+    fn of(outs: Vec<WorkerOut>) -> Merged {
+        let mut m = Merged {
+            read: Counter::default(),
+            write: Counter::default(),
+            hist_read: LatHist::precise(),
+            hist_write: LatHist::precise(),
+            fsyncs: 0,
+            end_ns: 0,
+            interrupted: false,
+            error: None,
+            sampler: None,
+            gens: Vec::new(),
+        };
+        for o in outs {
+            m.read += o.read;
+            m.write += o.write;
+            m.hist_read += &o.hist_read;
+            m.hist_write += &o.hist_write;
+            m.fsyncs += o.fsyncs;
+            m.end_ns = m.end_ns.max(o.end_ns);
+            m.interrupted |= o.interrupted;
+            if m.error.is_none() {
+                m.error = o.error;
+            }
+            if let Some(s) = o.sampler {
+                match m.sampler.as_mut() {
+                    Some(all) => all.merge(&s),
+                    None => m.sampler = Some(s),
+                }
+            }
+            m.gens.extend(o.gens);
+        }
+        m
+    }
+}
+
+/// `--verify`: reads every block written in this repetition back and checks it. Not
+/// timed. A bad block becomes the repetition's error (unless it already has one).
+fn verify_back(
+    spec: &Spec,
+    target: &Target,
+    job_gens: Vec<(u64, Vec<u64>)>,
+    error: &mut Option<Error>,
+) -> (Option<GenMap>, Option<crate::results::schema::VerifyReport>) {
+    let Some(file) = target.file() else {
+        return (None, None);
+    };
+    let mut map = GenMap::new(target.base, target.span, spec.bs, spec.seed);
+    for (base, gens) in job_gens {
+        let first = ((base - target.base) / spec.bs) as usize;
+        for (i, g) in gens.into_iter().enumerate() {
+            if g != 0 {
+                map.gens[first + i] = g;
+            }
+        }
+    }
+    // Read from the device, not from the page cache.
+    target.drop_cache();
+    let report: Result<_> = crate::measure::verify::verify(file, &map);
+    match report {
+        Ok(r) => {
+            if r.bad() > 0 && error.is_none() {
+                *error = Some(Error::Runtime(format!(
+                    "{} on {}; the data read back is not what was written",
+                    r.describe(),
+                    target.path.display()
+                )));
+            }
+            (Some(map), Some(r))
+        }
+        Err(e) => {
+            error.get_or_insert(e);
+            (Some(map), None)
+        }
+    }
+}

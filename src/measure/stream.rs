@@ -1,0 +1,72 @@
+//! `iomark data`: the exact stream a write run's first job writes, produced without a
+//! target, and measured in full (every chunk compressed, every unit hashed).
+
+use std::io::Write;
+
+use crate::error::{Error, Result};
+use crate::plan::spec::Spec;
+use crate::results::schema::DataMeasure;
+use crate::stop::StopFlag;
+use crate::workload::corpus::load_for;
+use crate::workload::sampler::Sampler;
+use crate::workload::seed::job_data;
+
+/// Writes `size` bytes of the stream job 1 of the first repetition of `spec` writes, in
+/// `spec.bs` pieces, to `out`, and measures all of it. A closed pipe ends the stream
+/// quietly.
+pub fn produce_stream(
+    spec: &Spec,
+    size: u64,
+    out: &mut dyn Write,
+    stop: &StopFlag,
+) -> Result<DataMeasure> {
+    let mut data = job_data(spec, 0, 0, load_for(&spec.data)?);
+    let mut sampler = Sampler::exhaustive(&spec.data);
+    let mut buf = vec![0u8; spec.bs as usize];
+    let mut left = size;
+    while left > 0 && !stop.is_set() {
+        data.fill(&mut buf);
+        let n = left.min(buf.len() as u64) as usize;
+        sampler.observe(&buf[..n]);
+        if let Err(e) = out.write_all(&buf[..n]) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                break;
+            }
+            return Err(Error::io("writing the data stream", &e));
+        }
+        left -= n as u64;
+    }
+    out.flush()
+        .map_err(|e| Error::io("writing the data stream", &e))?;
+    sampler
+        .measure()
+        .ok_or_else(|| Error::Runtime("no data was produced".into()))
+}
+
+/// `iomark data -o OUTPUT`: the stream to stdout (`-`) or to a new file (never an
+/// existing one).
+pub fn write_stream(spec: &Spec, size: u64, output: &str, stop: &StopFlag) -> Result<DataMeasure> {
+    if output == "-" {
+        let stdout = std::io::stdout();
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+        return produce_stream(spec, size, &mut w, stop);
+    }
+    let path = std::path::Path::new(output);
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => Error::input(format!(
+                "{} exists; iomark does not overwrite it: remove it or choose another name",
+                path.display()
+            )),
+            _ => Error::input(format!(
+                "cannot create {}: {}",
+                path.display(),
+                crate::error::describe_io(&e)
+            )),
+        })?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+    produce_stream(spec, size, &mut w, stop)
+}

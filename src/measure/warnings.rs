@@ -1,0 +1,106 @@
+//! Warnings a run earns from its own figures: IOPS drifting within a repetition,
+//! repetitions that disagree, a buffered run over a span the page cache can hold. Each is
+//! one sentence that says what was seen and what to do.
+
+use crate::results::schema::{Repetition, Run};
+use crate::units::{fmt_size, fmt_size_short};
+
+/// When IOPS of the last third of a repetition's series differ from the first third's by
+/// more than 10% (a cache filling, a device getting dirty, throttling).
+pub(crate) fn drift(rep: &Repetition) -> Option<String> {
+    let iops: Vec<f64> = rep
+        .series
+        .iter()
+        .map(|p| p.read_iops + p.write_iops)
+        .collect();
+    if iops.len() < 6 {
+        return None;
+    }
+    let third = iops.len() / 3;
+    let first: f64 = iops[..third].iter().sum::<f64>() / third as f64;
+    let last: f64 = iops[iops.len() - third..].iter().sum::<f64>() / third as f64;
+    if first <= 0.0 {
+        return None;
+    }
+    let change = 100.0 * (last - first) / first;
+    (change.abs() > 10.0).then(|| {
+        format!(
+            "IOPS drifted by {change:+.0}% from the first to the last third of repetition {} (a cache filling, a device getting dirty, throttling?); consider a longer --ramp",
+            rep.index
+        )
+    })
+}
+
+/// When the repetitions' IOPS vary by more than 10% (coefficient of variation), per
+/// direction the workload uses.
+pub(crate) fn variation(run: &Run) -> Vec<String> {
+    let spec = &run.spec;
+    [
+        ("read", &run.summary.read, spec.reads()),
+        ("write", &run.summary.write, spec.writes()),
+    ]
+    .into_iter()
+    .filter(|(_, _, used)| *used)
+    .filter_map(|(dir, d, _)| {
+        let cv = d.iops.cv_pct.filter(|&cv| cv > 10.0)?;
+        Some(format!(
+            "{dir} IOPS varied by {cv:.1}% (coefficient of variation) across {} repetitions; run more repetitions or a longer --runtime before comparing",
+            d.iops.n
+        ))
+    })
+    .collect()
+}
+
+/// A buffered run over a span that fits in available memory measures the page cache.
+/// Twice the machine's memory is what it takes to defeat it.
+pub(crate) fn cache_bound(span: u64, avail: u64, total_memory: u64) -> String {
+    format!(
+        "buffered over a {} span that fits in the {} of available memory: this measured the page cache, not the device; use --size {} (2x memory) or more, or --direct",
+        fmt_size(span),
+        fmt_size(avail),
+        fmt_size_short((2 * total_memory).div_ceil(1 << 30) << 30)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::schema::Point;
+
+    fn rep_with(iops: &[f64]) -> Repetition {
+        let mut r = Repetition {
+            index: 1,
+            status: crate::results::schema::Status::Complete,
+            elapsed_s: 1.0,
+            read: Default::default(),
+            write: Default::default(),
+            fsyncs: 0,
+            cpu: Default::default(),
+            device: None,
+            series: Vec::new(),
+            data: None,
+            verify: None,
+        };
+        r.series = iops
+            .iter()
+            .map(|&v| Point {
+                t_s: 0.0,
+                read_iops: v,
+                write_iops: 0.0,
+                read_bw_bytes: 0.0,
+                write_bw_bytes: 0.0,
+                lat_mean_ns: 0.0,
+                lat_p99_ns: 0,
+            })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn drift_needs_six_points_and_more_than_ten_percent() {
+        assert!(drift(&rep_with(&[100.0; 5])).is_none());
+        assert!(drift(&rep_with(&[100.0, 100.0, 100.0, 105.0, 108.0, 109.0])).is_none());
+        let w = drift(&rep_with(&[100.0, 100.0, 90.0, 80.0, 70.0, 70.0])).unwrap();
+        assert!(w.contains("-30%"), "{w}");
+    }
+}

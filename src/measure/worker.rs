@@ -1,0 +1,678 @@
+//! One worker: a thread with its own engine, buffers, offset generator, data generator,
+//! histograms and interval counters. It keeps up to `--qd` requests in flight, times each
+//! from submission to completion, and counts only what was issued after the ramp and
+//! completed inside the measured window. Nothing is shared on the hot path but two stop
+//! flags that are only read there and the worker's own live counters.
+//!
+//! The worker never prints and never decides what a figure means; it returns raw counts,
+//! histograms and what it saw of the data ([`WorkerOut`]).
+
+use std::os::fd::BorrowedFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use crate::error::{Error, describe_io};
+use crate::io::engine::{
+    BufferPool, Completion, Engine, NullEngine, Op, PsyncEngine, Queued, Request, UringEngine,
+};
+use crate::io::sys;
+use crate::measure::gate::Gate;
+use crate::measure::interval::{Interval, IntervalMsg, Live};
+use crate::plan::spec::{EngineKind, Spec};
+use crate::results::stats::{Counter, LatHist};
+use crate::stop::StopFlag;
+use crate::workload::data::DataGen;
+use crate::workload::rng::{Mix, Offsets, Rng};
+use crate::workload::sampler::Sampler;
+use crate::workload::seed::{data_stream, job_stream};
+
+/// Everything a worker needs, borrowed from the repetition.
+pub(crate) struct WorkerCtx<'a> {
+    pub(crate) spec: &'a Spec,
+    pub(crate) job: u32,
+    pub(crate) rep: u32,
+    /// Distinguishes the data and offset streams of this run and repetition.
+    pub(crate) stream: u64,
+    pub(crate) base: u64,
+    pub(crate) span: u64,
+    pub(crate) fd: Option<BorrowedFd<'a>>,
+    pub(crate) align: u64,
+    pub(crate) ramp_ns: u64,
+    /// End of the measured window (ramp included), when time-based.
+    pub(crate) end_ns: Option<u64>,
+    /// I/Os to issue after the ramp, when size-based.
+    pub(crate) ios_per_job: Option<u64>,
+    pub(crate) interval_ns: u64,
+    pub(crate) stop: &'a StopFlag,
+    /// Raised by a worker that failed, so the others stop too.
+    pub(crate) halt: &'a AtomicBool,
+    pub(crate) live: &'a Live,
+    pub(crate) gate: &'a Gate,
+    pub(crate) tx: mpsc::Sender<IntervalMsg>,
+    pub(crate) path: &'a str,
+    pub(crate) corpus: Option<&'a Arc<Vec<u8>>>,
+}
+
+/// What a worker returns.
+pub(crate) struct WorkerOut {
+    pub(crate) read: Counter,
+    pub(crate) write: Counter,
+    pub(crate) hist_read: LatHist,
+    pub(crate) hist_write: LatHist,
+    pub(crate) fsyncs: u64,
+    /// Nanoseconds from measurement start to the end of the worker's measured window.
+    pub(crate) end_ns: u64,
+    /// Whether the worker stopped before its planned end (signal, halt, error).
+    pub(crate) interrupted: bool,
+    pub(crate) error: Option<Error>,
+    /// What the worker saw of the data it wrote.
+    pub(crate) sampler: Option<Sampler>,
+    /// With --verify: the first byte of the worker's region and the generation last
+    /// written to each of its blocks (0: never).
+    pub(crate) gens: Option<(u64, Vec<u64>)>,
+}
+
+impl WorkerOut {
+    pub(crate) fn empty(error: Option<Error>) -> WorkerOut {
+        WorkerOut {
+            read: Counter::default(),
+            write: Counter::default(),
+            hist_read: LatHist::precise(),
+            hist_write: LatHist::precise(),
+            fsyncs: 0,
+            end_ns: 0,
+            interrupted: error.is_some(),
+            error,
+            sampler: None,
+            gens: None,
+        }
+    }
+}
+
+/// A request slot: what is in flight on it.
+#[derive(Clone, Copy)]
+struct Slot {
+    op: Op,
+    offset: u64,
+    len: u32,
+    /// Bytes already transferred (a short transfer is resumed on the same slot).
+    done: u32,
+    /// Submission time, ns since t0.
+    start_ns: u64,
+    /// Whether the I/O counts: it was issued after the ramp.
+    counts: bool,
+}
+
+impl Slot {
+    const IDLE: Slot = Slot {
+        op: Op::Read,
+        offset: 0,
+        len: 0,
+        done: 0,
+        start_ns: 0,
+        counts: false,
+    };
+}
+
+/// Where the final flush (`--end-fsync`) stands.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum EndSync {
+    NotYet,
+    InFlight,
+    Done,
+}
+
+/// With `--verify`: what the worker wrote where.
+struct VerifyTrack {
+    /// First byte of the worker's region.
+    base: u64,
+    /// Generation last written to each block of the region.
+    gens: Vec<u64>,
+    /// The block each slot is writing (`u64::MAX`: none), so that a block is never
+    /// written twice at once (the newer write must be the one that lands).
+    writing: Vec<u64>,
+    writes_issued: u64,
+}
+
+#[inline(always)]
+fn now_ns(t0: Instant) -> u64 {
+    t0.elapsed().as_nanos() as u64
+}
+
+/// The state of one worker's loop; see the module documentation.
+pub(crate) struct Worker<'c, 'a, E: Engine> {
+    eng: E,
+    ctx: &'c WorkerCtx<'a>,
+    t0: Instant,
+    offsets: Offsets,
+    mix: Mix,
+    data: DataGen,
+    sampler: Option<Sampler>,
+    verify: Option<VerifyTrack>,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    comps: Vec<Completion>,
+    inflight: usize,
+    issued_measured: u64,
+    writes_since_sync: u32,
+    sync_inflight: bool,
+    end_sync: EndSync,
+    stopping: bool,
+    interrupted: bool,
+    submit_err: Option<std::io::Error>,
+    iv: Interval,
+    /// Totals published to `ctx.live`.
+    live: (u64, u64, u64),
+    last_counted_ns: u64,
+    now: u64,
+    out: WorkerOut,
+}
+
+impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
+    pub(crate) fn new(eng: E, ctx: &'c WorkerCtx<'a>, t0: Instant) -> Self {
+        let spec = ctx.spec;
+        let qd = spec.qd as usize;
+        let stream = job_stream(ctx.stream, ctx.job);
+        let blocks = (ctx.span / spec.bs).max(1);
+        let share = |j: u32| (blocks as u128 * j as u128 / spec.jobs as u128) as u64;
+        // Jobs share the span (each starting at its own offset), except with --verify,
+        // where each job owns a region so that no two writes to one block can race.
+        let (region_base, region_blocks, start_block) = if spec.verify && spec.jobs > 1 {
+            let (a, b) = (share(ctx.job), share(ctx.job + 1));
+            (ctx.base + a * spec.bs, (b - a).max(1), 0)
+        } else {
+            (ctx.base, blocks, share(ctx.job))
+        };
+        Worker {
+            offsets: Offsets::new(
+                region_base,
+                region_blocks * spec.bs,
+                spec.bs,
+                spec.rw.is_random(),
+                start_block,
+                Rng::new(spec.seed, stream | 1),
+            ),
+            mix: Mix::new(
+                spec.rw.read_pct(spec.rwmixread),
+                Rng::new(spec.seed, stream | 2),
+            ),
+            data: DataGen::new(
+                &spec.data,
+                spec.seed,
+                data_stream(stream),
+                ctx.corpus.cloned(),
+            ),
+            sampler: spec.writes().then(|| Sampler::new(&spec.data)),
+            verify: spec.verify.then(|| VerifyTrack {
+                base: region_base,
+                gens: vec![0; region_blocks as usize],
+                writing: vec![u64::MAX; qd],
+                writes_issued: 0,
+            }),
+            slots: vec![Slot::IDLE; qd],
+            free: (0..qd as u32).rev().collect(),
+            comps: Vec::with_capacity(qd * 2),
+            inflight: 0,
+            issued_measured: 0,
+            writes_since_sync: 0,
+            sync_inflight: false,
+            end_sync: EndSync::NotYet,
+            stopping: false,
+            interrupted: false,
+            submit_err: None,
+            iv: Interval::new(),
+            live: (0, 0, 0),
+            last_counted_ns: 0,
+            now: now_ns(t0),
+            out: WorkerOut::empty(None),
+            eng,
+            ctx,
+            t0,
+        }
+    }
+
+    /// The loop: fill the queue, wait for a completion, account for what completed;
+    /// until the work is done or the run is stopped.
+    pub(crate) fn run(mut self) -> WorkerOut {
+        loop {
+            self.check_stop();
+            self.fill_queue();
+            if self.inflight == 0 && !self.start_end_sync() {
+                break;
+            }
+            if !self.wait_for_completions() {
+                break;
+            }
+            self.reap();
+        }
+        self.finish()
+    }
+
+    /// Decides whether to keep issuing.
+    fn check_stop(&mut self) {
+        if self.stopping {
+            return;
+        }
+        if self.ctx.stop.is_set() || self.ctx.halt.load(Ordering::Relaxed) {
+            self.stopping = true;
+            self.interrupted = true;
+        } else if self.ctx.end_ns.is_some_and(|end| self.now >= end) {
+            self.stopping = true;
+        }
+    }
+
+    /// Issues requests until the queue is full, the work is done or an fsync is due.
+    fn fill_queue(&mut self) {
+        let spec = self.ctx.spec;
+        while !self.stopping && self.inflight < spec.qd as usize && !self.sync_inflight {
+            let measuring = self.now >= self.ctx.ramp_ns;
+            if spec.fsync > 0 && self.writes_since_sync >= spec.fsync {
+                // Every N writes: let them complete, then fsync alone.
+                if self.inflight == 0 {
+                    self.issue_fsync();
+                    self.sync_inflight = true;
+                    self.writes_since_sync = 0;
+                }
+                break;
+            }
+            if measuring
+                && self
+                    .ctx
+                    .ios_per_job
+                    .is_some_and(|n| self.issued_measured >= n)
+            {
+                break;
+            }
+            if !self.issue_io(measuring) || self.submit_err.is_some() {
+                break;
+            }
+        }
+    }
+
+    /// Picks the next I/O, prepares its buffer and issues it; false when no block may be
+    /// written now (with --verify, every candidate is being written).
+    fn issue_io(&mut self, measuring: bool) -> bool {
+        let slot = self.free.pop().expect("inflight < qd leaves a free slot");
+        let mut offset = self.offsets.next_offset();
+        let op = if self.mix.is_read() {
+            Op::Read
+        } else {
+            Op::Write
+        };
+        if op == Op::Write
+            && let Some(v) = self.verify.as_mut()
+        {
+            let mut tries = 0;
+            while v.writing.contains(&offset) && tries < 16 {
+                offset = self.offsets.next_offset();
+                tries += 1;
+            }
+            if v.writing.contains(&offset) {
+                // Every candidate is being written: wait for a completion.
+                self.free.push(slot);
+                return false;
+            }
+            v.writing[slot as usize] = offset;
+        }
+        if op == Op::Write {
+            self.prepare_write(slot, offset, measuring);
+        }
+        if measuring {
+            self.issued_measured += 1;
+        }
+        let bs = self.ctx.spec.bs as u32;
+        self.slots[slot as usize] = Slot {
+            op,
+            offset,
+            len: bs,
+            done: 0,
+            start_ns: now_ns(self.t0),
+            counts: measuring,
+        };
+        // Each request goes to the kernel as soon as it is ready (as fio does by default):
+        // the device gets work a batch-preparation earlier, and measured on a loop device
+        // this gave more IOPS for the same CPU per I/O.
+        self.issue(Request {
+            slot,
+            op,
+            offset,
+            len: bs,
+            buf_off: 0,
+        });
+        true
+    }
+
+    /// Fills a free slot's buffer with the next write's data (and its verify header).
+    fn prepare_write(&mut self, slot: u32, offset: u64, measuring: bool) {
+        let spec = self.ctx.spec;
+        // Safety: `slot` came off the free list, so no request on it is in flight: it is
+        // pushed back only after its completion has been reaped.
+        let buf = unsafe { &mut self.eng.buffer(slot)[..spec.bs as usize] };
+        self.data.fill(buf);
+        if let Some(v) = self.verify.as_mut() {
+            v.writes_issued += 1;
+            let generation = ((self.ctx.rep as u64 + 1) << 40)
+                | (v.writes_issued * spec.jobs as u64 + self.ctx.job as u64);
+            crate::measure::verify::stamp(buf, offset, spec.seed, generation);
+            v.gens[((offset - v.base) / spec.bs) as usize] = generation;
+        }
+        if measuring && let Some(s) = self.sampler.as_mut() {
+            s.observe(buf);
+        }
+        self.writes_since_sync += 1;
+    }
+
+    /// Queues one request and hands it to the kernel at once; keeps the first submission
+    /// failure (other than a signal's interruption).
+    #[inline(always)]
+    fn issue(&mut self, req: Request) {
+        self.inflight += 1;
+        let mut queued = self.eng.queue(req);
+        if let Ok(Queued::Busy) = queued {
+            // No room: hand what is queued to the kernel, take what completed, retry.
+            let _ = self.eng.submit(0);
+            queued = self.eng.queue(req);
+        }
+        let err = match queued {
+            Err(e) => Some(e),
+            Ok(Queued::Busy) => Some(std::io::Error::other("the engine stayed busy")),
+            Ok(Queued::Queued) => match self.eng.submit(0) {
+                Err(e) if e.kind() != std::io::ErrorKind::Interrupted => Some(e),
+                _ => None,
+            },
+        };
+        self.submit_err = self.submit_err.take().or(err);
+    }
+
+    /// Issues an fsync on a free slot.
+    fn issue_fsync(&mut self) {
+        let slot = self
+            .free
+            .pop()
+            .expect("a free slot when nothing is in flight");
+        self.slots[slot as usize] = Slot {
+            op: Op::Fsync,
+            ..Slot::IDLE
+        };
+        self.issue(Request {
+            slot,
+            op: Op::Fsync,
+            offset: 0,
+            len: 0,
+            buf_off: 0,
+        });
+    }
+
+    /// Nothing is in flight: issues the final flush if one is due; false when the worker
+    /// is done.
+    fn start_end_sync(&mut self) -> bool {
+        if self.ctx.spec.end_fsync
+            && self.end_sync == EndSync::NotYet
+            && !self.interrupted
+            && self.ctx.fd.is_some()
+        {
+            self.issue_fsync();
+            self.end_sync = EndSync::InFlight;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Waits for at least one completion; false (with the error kept) when submission
+    /// failed and the worker must stop.
+    fn wait_for_completions(&mut self) -> bool {
+        if self.submit_err.is_none() {
+            self.submit_err = match self.eng.submit(1) {
+                Err(e) if e.kind() != std::io::ErrorKind::Interrupted => Some(e),
+                _ => None,
+            };
+        }
+        match self.submit_err.take() {
+            None => true,
+            Some(e) => {
+                // The engine drains what is in flight when it is dropped.
+                self.fail(Error::io(
+                    format!("submitting I/O to {}", self.ctx.path),
+                    &e,
+                ));
+                false
+            }
+        }
+    }
+
+    /// Records a failure (the first one is kept) and stops this worker and the others.
+    fn fail(&mut self, err: Error) {
+        if self.out.error.is_none() {
+            self.out.error = Some(err);
+        }
+        self.ctx.halt.store(true, Ordering::Relaxed);
+        self.stopping = true;
+        self.interrupted = true;
+    }
+
+    /// Takes every completion available and accounts for it.
+    fn reap(&mut self) {
+        let mut comps = std::mem::take(&mut self.comps);
+        self.eng.reap(&mut comps);
+        self.now = now_ns(self.t0);
+        let (ramp, now) = (self.ctx.ramp_ns, self.now);
+        // A batch belongs to the interval in which it was reaped: close the previous one.
+        if now >= ramp {
+            let idx = (now - ramp) / self.ctx.interval_ns;
+            if idx != self.iv.idx {
+                self.iv.flush(&self.ctx.tx, idx);
+            }
+        }
+        let in_window = now >= ramp && self.ctx.end_ns.is_none_or(|end| now <= end);
+        for &c in comps.iter() {
+            self.complete(c, in_window);
+        }
+        comps.clear();
+        self.comps = comps;
+        if now >= ramp {
+            let live = self.ctx.live;
+            live.ios.store(self.live.0, Ordering::Relaxed);
+            live.bytes.store(self.live.1, Ordering::Relaxed);
+            live.lat_ns.store(self.live.2, Ordering::Relaxed);
+        }
+    }
+
+    /// Accounts for one completion.
+    fn complete(&mut self, c: Completion, in_window: bool) {
+        let sl = self.slots[c.slot as usize];
+        if c.result < 0 {
+            self.fail(io_error(
+                self.ctx.path,
+                sl.op,
+                sl.offset,
+                (-c.result) as i32,
+            ));
+            self.release(c.slot);
+            return;
+        }
+        if sl.op == Op::Fsync {
+            self.release(c.slot);
+            if in_window {
+                self.out.fsyncs += 1;
+            }
+            if self.end_sync == EndSync::InFlight {
+                self.end_sync = EndSync::Done;
+                self.last_counted_ns = self.now.saturating_sub(self.ctx.ramp_ns);
+            }
+            self.sync_inflight = false;
+            return;
+        }
+        let got = c.result as u32;
+        let done = sl.done + got;
+        if got == 0 {
+            // End of file or device: the span is larger than the target.
+            self.fail(Error::Runtime(format!(
+                "{} ended at offset {} before the span did; use a smaller --size",
+                self.ctx.path,
+                sl.offset + sl.done as u64
+            )));
+            self.release(c.slot);
+            return;
+        }
+        if done < sl.len {
+            // A short transfer: issue the rest, keeping the original start time.
+            self.slots[c.slot as usize].done = done;
+            self.inflight -= 1;
+            self.issue(Request {
+                slot: c.slot,
+                op: sl.op,
+                offset: sl.offset + done as u64,
+                len: sl.len - done,
+                buf_off: done,
+            });
+            return;
+        }
+        self.release(c.slot);
+        if let Some(v) = self.verify.as_mut() {
+            v.writing[c.slot as usize] = u64::MAX;
+        }
+        if sl.counts && in_window {
+            self.record(sl);
+        }
+    }
+
+    /// Frees a slot whose request completed.
+    #[inline(always)]
+    fn release(&mut self, slot: u32) {
+        self.inflight -= 1;
+        self.free.push(slot);
+    }
+
+    /// Counts a completed, measured I/O.
+    #[inline(always)]
+    fn record(&mut self, sl: Slot) {
+        let lat = self.now.saturating_sub(sl.start_ns);
+        let bytes = sl.len as u64;
+        let (total, hist, iv) = if sl.op == Op::Read {
+            (
+                &mut self.out.read,
+                &mut self.out.hist_read,
+                &mut self.iv.sum.read,
+            )
+        } else {
+            (
+                &mut self.out.write,
+                &mut self.out.hist_write,
+                &mut self.iv.sum.write,
+            )
+        };
+        total.ios += 1;
+        total.bytes += bytes;
+        hist.record(lat);
+        iv.ios += 1;
+        iv.bytes += bytes;
+        self.iv.sum.lat_sum_ns += lat as u128;
+        self.iv.sum.hist.record(lat);
+        self.live.0 += 1;
+        self.live.1 += bytes;
+        self.live.2 = self.live.2.wrapping_add(lat);
+        self.last_counted_ns = self.now - self.ctx.ramp_ns;
+    }
+
+    /// Closes the last interval and says where the worker's measured window ended.
+    fn finish(mut self) -> WorkerOut {
+        self.iv.flush(&self.ctx.tx, 0);
+        let ctx = self.ctx;
+        let measured_now = self.now.saturating_sub(ctx.ramp_ns);
+        let size_done = ctx.ios_per_job.is_some_and(|n| self.issued_measured >= n);
+        self.out.end_ns = match (ctx.end_ns, self.interrupted) {
+            // Moved all it had to before the runtime ran out.
+            (Some(_), false) if size_done => self.last_counted_ns,
+            // Time-based and complete: the window is the runtime, plus the final flush.
+            (Some(end), false) => (end - ctx.ramp_ns).max(self.last_counted_ns),
+            // Time-based and stopped early: up to the stop, never past the planned end.
+            (Some(end), true) => measured_now.min(end - ctx.ramp_ns),
+            // Size-based: up to the last counted completion (or the stop).
+            (None, false) => self.last_counted_ns,
+            (None, true) => measured_now,
+        };
+        self.out.interrupted = self.interrupted;
+        self.out.sampler = self.sampler.take();
+        self.out.gens = self.verify.take().map(|v| (v.base, v.gens));
+        self.out
+    }
+}
+
+/// A failed I/O, as a message that says where and what to try.
+fn io_error(path: &str, op: Op, offset: u64, errno: i32) -> Error {
+    let what = match op {
+        Op::Read => "reading",
+        Op::Write => "writing",
+        Op::Fsync => "syncing",
+    };
+    let e = std::io::Error::from_raw_os_error(errno);
+    let hint = match errno {
+        sys::ENOSPC => "; free space or use a smaller --size",
+        sys::EINVAL => {
+            "; the target may not accept this block size or alignment (try --buffered or another --bs)"
+        }
+        sys::EIO => "; the device reported a hardware or media error",
+        _ => "",
+    };
+    let at = if op == Op::Fsync {
+        String::new()
+    } else {
+        format!(" at offset {offset}")
+    };
+    Error::Runtime(format!(
+        "{what} {path}{at} failed: {}{hint}",
+        describe_io(&e)
+    ))
+}
+
+/// The engines, closed: one factory ([`run_worker`]), one monomorphised loop per engine.
+#[allow(clippy::large_enum_variant)] // one per worker, built once
+enum AnyEngine<'fd> {
+    Null(NullEngine),
+    Psync(PsyncEngine<'fd>),
+    Uring(UringEngine<'fd>),
+}
+
+/// Builds the worker's engine, waits at the gate, runs the loop.
+pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
+    let spec = ctx.spec;
+    let qd = spec.qd as usize;
+    // Set up, then wait at the gate whatever happened, so the main thread never waits
+    // for a worker that gave up.
+    let engine = BufferPool::new(qd, spec.bs as usize, ctx.align as usize)
+        .map_err(|e| Error::io("allocating I/O buffers", &e))
+        .and_then(|pool| match (spec.engine, ctx.fd) {
+            (EngineKind::Null, _) => Ok(AnyEngine::Null(NullEngine::new(pool, qd))),
+            (EngineKind::Psync, Some(fd)) => Ok(AnyEngine::Psync(PsyncEngine::new(fd, pool, qd))),
+            (EngineKind::IoUring, Some(fd)) => UringEngine::new(fd, pool, qd)
+                .map(AnyEngine::Uring)
+                .map_err(|e| {
+                    Error::Runtime(format!(
+                        "io_uring setup failed: {}; try --engine psync",
+                        describe_io(&e)
+                    ))
+                }),
+            (_, None) => Err(Error::Runtime(
+                "no file descriptor for a real engine".into(),
+            )),
+        });
+    if engine.is_err() {
+        ctx.halt.store(true, Ordering::Relaxed);
+    }
+    let Some(t0) = ctx.gate.arrive_and_wait() else {
+        return WorkerOut::empty(engine.err());
+    };
+    match engine {
+        Ok(AnyEngine::Null(e)) => Worker::new(e, ctx, t0).run(),
+        Ok(AnyEngine::Psync(e)) => Worker::new(e, ctx, t0).run(),
+        Ok(AnyEngine::Uring(e)) => Worker::new(e, ctx, t0).run(),
+        Err(e) => WorkerOut::empty(Some(e)),
+    }
+}
+
+#[cfg(test)]
+#[path = "worker_tests.rs"]
+mod tests;

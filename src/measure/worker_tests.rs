@@ -1,0 +1,231 @@
+//! The worker's state machine on a fake engine whose completions the test decides: short
+//! transfers, errors at an offset, a full queue, fsyncs.
+
+use super::*;
+use crate::io::engine::{BufferPool, Completion, Engine, Op, Queued, Request};
+use crate::measure::interval::IntervalMsg;
+use crate::plan::spec::Rw;
+
+/// Completes requests at `submit`, as its options say.
+struct Fake {
+    pool: BufferPool,
+    queued: Vec<Request>,
+    done: Vec<Completion>,
+    /// First transfers of a full block move only half of it.
+    short: bool,
+    /// Requests at this offset fail with EIO.
+    fail_at: Option<u64>,
+    /// Every other `queue` says Busy.
+    busy: bool,
+    flip: bool,
+    /// Every request seen, in order.
+    log: Vec<Request>,
+}
+
+impl Fake {
+    fn new(qd: usize) -> Fake {
+        Fake {
+            pool: BufferPool::new(qd, 4096, 4096).unwrap(),
+            queued: Vec::new(),
+            done: Vec::new(),
+            short: false,
+            fail_at: None,
+            busy: false,
+            flip: false,
+            log: Vec::new(),
+        }
+    }
+}
+
+impl Engine for &mut Fake {
+    fn queue(&mut self, req: Request) -> std::io::Result<Queued> {
+        if self.busy {
+            self.flip = !self.flip;
+            if self.flip {
+                return Ok(Queued::Busy);
+            }
+        }
+        self.queued.push(req);
+        Ok(Queued::Queued)
+    }
+    fn submit(&mut self, _wait_for: usize) -> std::io::Result<()> {
+        for req in std::mem::take(&mut self.queued) {
+            self.log.push(req);
+            let result = if Some(req.offset) == self.fail_at {
+                -(crate::io::sys::EIO as i64)
+            } else if req.op == Op::Fsync {
+                0
+            } else if self.short && req.buf_off == 0 {
+                (req.len / 2) as i64
+            } else {
+                req.len as i64
+            };
+            self.done.push(Completion {
+                slot: req.slot,
+                result,
+            });
+        }
+        Ok(())
+    }
+    fn reap(&mut self, out: &mut Vec<Completion>) {
+        out.append(&mut self.done);
+    }
+    unsafe fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        // Safety: forwarded; the caller guarantees that the slot is not in flight.
+        unsafe { self.pool.slot_mut(slot) }
+    }
+}
+
+fn spec(rw: Rw, qd: u32) -> Spec {
+    let mut s = Spec::new("fake");
+    s.rw = rw;
+    s.rwmixread = rw.read_pct(50);
+    s.qd = qd;
+    s.engine = EngineKind::Null;
+    s
+}
+
+/// Runs one worker over a 64-block span, size-based (`ios` I/Os), on `eng`.
+fn run(spec: &Spec, eng: &mut Fake, ios: u64) -> (WorkerOut, Vec<IntervalMsg>) {
+    let (stop, halt, live, gate) = (
+        StopFlag::new(),
+        AtomicBool::new(false),
+        Live::default(),
+        Gate::default(),
+    );
+    let (tx, rx) = mpsc::channel();
+    let ctx = WorkerCtx {
+        spec,
+        job: 0,
+        rep: 0,
+        stream: 0,
+        base: 0,
+        span: 64 * spec.bs,
+        fd: None,
+        align: 4096,
+        ramp_ns: 0,
+        end_ns: None,
+        ios_per_job: Some(ios),
+        interval_ns: 1_000_000_000,
+        stop: &stop,
+        halt: &halt,
+        live: &live,
+        gate: &gate,
+        tx,
+        path: "fake",
+        corpus: None,
+    };
+    let out = Worker::new(eng, &ctx, Instant::now()).run();
+    drop(ctx);
+    (out, rx.try_iter().collect())
+}
+
+#[test]
+fn a_size_based_run_counts_exactly_its_ios() {
+    let s = spec(Rw::RandRw, 4);
+    let mut eng = Fake::new(4);
+    let (out, intervals) = run(&s, &mut eng, 100);
+    assert!(out.error.is_none() && !out.interrupted);
+    assert_eq!(out.read.ios + out.write.ios, 100);
+    assert_eq!(out.read.bytes + out.write.bytes, 100 * 4096);
+    assert!(out.read.ios > 20 && out.write.ios > 20, "a 50/50 mix");
+    assert_eq!(out.hist_read.count() + out.hist_write.count(), 100);
+    let in_series: u64 = intervals
+        .iter()
+        .map(|m| m.sum.read.ios + m.sum.write.ios)
+        .sum();
+    assert_eq!(in_series, 100, "every counted I/O is in the series too");
+    assert!(out.sampler.is_some(), "writes are sampled");
+}
+
+#[test]
+fn a_short_transfer_is_resumed_and_counted_once() {
+    let s = spec(Rw::Read, 2);
+    let mut eng = Fake::new(2);
+    eng.short = true;
+    let (out, _) = run(&s, &mut eng, 10);
+    assert_eq!(out.read.ios, 10);
+    assert_eq!(out.read.bytes, 10 * 4096);
+    // Every I/O went out twice: the first half, then the rest from the buffer's middle.
+    assert_eq!(eng.log.len(), 20);
+    assert!(eng.log.iter().any(|r| r.buf_off == 2048 && r.len == 2048));
+}
+
+#[test]
+fn an_error_stops_the_worker_and_names_the_offset() {
+    let s = spec(Rw::Read, 1);
+    let mut eng = Fake::new(1);
+    eng.fail_at = Some(3 * 4096);
+    let (out, _) = run(&s, &mut eng, 10);
+    let msg = out.error.expect("an error").to_string();
+    assert!(msg.contains("offset 12288"), "{msg}");
+    assert!(out.interrupted);
+    assert_eq!(out.read.ios, 3, "the blocks before the failing one");
+}
+
+#[test]
+fn a_busy_engine_still_gets_every_request() {
+    let s = spec(Rw::Write, 4);
+    let mut eng = Fake::new(4);
+    eng.busy = true;
+    let (out, _) = run(&s, &mut eng, 50);
+    assert!(out.error.is_none(), "{:?}", out.error);
+    assert_eq!(out.write.ios, 50);
+}
+
+#[test]
+fn fsync_every_n_writes_and_once_at_the_end() {
+    let mut s = spec(Rw::Write, 4);
+    s.fsync = 8;
+    let mut eng = Fake::new(4);
+    let (out, _) = run(&s, &mut eng, 32);
+    let syncs = eng.log.iter().filter(|r| r.op == Op::Fsync).count();
+    // After writes 8, 16, 24 and 32: each once the writes before it have completed.
+    assert_eq!(syncs, 4);
+    assert_eq!(out.fsyncs, 4);
+    // No I/O is in flight while an fsync is: the one before every sync is a write.
+    for w in eng.log.windows(2) {
+        if w[1].op == Op::Fsync {
+            assert_eq!(w[0].op, Op::Write);
+        }
+    }
+}
+
+#[test]
+fn a_stop_before_the_start_counts_nothing() {
+    let s = spec(Rw::Read, 4);
+    let mut eng = Fake::new(4);
+    let (stop, halt, live, gate) = (
+        StopFlag::new(),
+        AtomicBool::new(false),
+        Live::default(),
+        Gate::default(),
+    );
+    stop.raise(2);
+    let (tx, _rx) = mpsc::channel();
+    let ctx = WorkerCtx {
+        spec: &s,
+        job: 0,
+        rep: 0,
+        stream: 0,
+        base: 0,
+        span: 64 * 4096,
+        fd: None,
+        align: 4096,
+        ramp_ns: 0,
+        end_ns: None,
+        ios_per_job: Some(10),
+        interval_ns: 1_000_000_000,
+        stop: &stop,
+        halt: &halt,
+        live: &live,
+        gate: &gate,
+        tx,
+        path: "fake",
+        corpus: None,
+    };
+    let out = Worker::new(&mut eng, &ctx, Instant::now()).run();
+    assert!(out.interrupted);
+    assert_eq!(out.read.ios, 0);
+    assert!(eng.log.is_empty());
+}

@@ -1,0 +1,135 @@
+//! Short texts around a command's tables: the line that opens a study, the steady-state
+//! verdict, write amplification across a study's runs, the notes runs earned, the
+//! `--dry-run` plan as JSON, and the figures of `iomark data`. Reads plans and results
+//! only; returns strings.
+
+use crate::plan::{SuitePlan, estimate_s};
+use crate::results::schema::{DataMeasure, Document};
+use crate::units::{fmt_size, fmt_size_short};
+
+/// Seconds of timed runs in a plan, and how many runs are size-based (no estimate).
+pub fn plan_time(plan: &SuitePlan) -> (f64, usize) {
+    let total = plan.runs.iter().filter_map(|r| estimate_s(&r.plan)).sum();
+    let size_based = plan
+        .runs
+        .iter()
+        .filter(|r| r.plan.spec.runtime_s.is_none())
+        .count();
+    (total, size_based)
+}
+
+/// "iomark suite qd: 14 runs (14 to do) on /dev/x, about 3m 20s".
+pub fn suite_header(plan: &SuitePlan, remaining: usize) -> String {
+    let (total, size_based) = plan_time(plan);
+    format!(
+        "iomark suite {}: {} runs ({} to do) on {}, about {}{}\n",
+        plan.name,
+        plan.runs.len(),
+        remaining,
+        plan.target,
+        crate::report::text::fmt_duration(total),
+        if size_based > 0 {
+            format!(" plus {size_based} size-based runs")
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// The plan of `--dry-run --json`.
+pub fn dry_run_json(plan: &SuitePlan) -> String {
+    let (total, size_based) = plan_time(plan);
+    let runs: Vec<serde_json::Value> = plan
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            serde_json::json!({
+                "index": i + 1,
+                "study": r.point,
+                "spec": r.plan.spec,
+                "repeat": r.plan.repeat,
+                "estimate_s": estimate_s(&r.plan),
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({
+        "suite": plan.name,
+        "target": plan.target,
+        "runs": runs,
+        "estimate_s": total,
+        "size_based_runs": size_based,
+    }))
+    .expect("plan serializes")
+}
+
+/// Every warning of every run, one line each, naming the run.
+pub fn run_notes(doc: &Document) -> String {
+    let mut s = String::new();
+    for r in &doc.runs {
+        for w in &r.warnings {
+            s.push_str(&format!("note ({}): {w}\n", r.name));
+        }
+    }
+    s
+}
+
+/// The steady-state verdict, when the document has one.
+pub fn steady_verdict(doc: &Document) -> Option<String> {
+    let s = doc.steady_state.as_ref()?;
+    Some(match (s.reached, s.window) {
+        (true, Some([a, b])) => format!(
+            "steady state reached at round {}: rounds {a}-{b}, mean {:.0} IOPS, range {:.1}% (max {}%), slope {:.1}% (max {}%)\n",
+            s.round.unwrap_or(0),
+            s.mean.unwrap_or(0.0),
+            s.range_pct.unwrap_or(0.0),
+            s.criteria.max_range_pct,
+            s.slope_pct.unwrap_or(0.0),
+            s.criteria.max_slope_pct
+        ),
+        _ => format!(
+            "steady state NOT reached in {} rounds (last window: range {:.1}%, slope {:.1}%)\n",
+            s.rounds,
+            s.range_pct.unwrap_or(f64::NAN),
+            s.slope_pct.unwrap_or(f64::NAN)
+        ),
+    })
+}
+
+/// Write amplification of every run that has a figure, with the source and its note.
+pub fn amplification(doc: &Document) -> Option<String> {
+    let first = doc
+        .runs
+        .iter()
+        .find_map(|r| r.write_amplification.as_ref())?;
+    let was: Vec<String> = doc
+        .runs
+        .iter()
+        .filter_map(|r| {
+            let w = r.write_amplification.as_ref()?;
+            let label = r
+                .study
+                .as_ref()
+                .map_or(r.name.clone(), |p| format!("{} {}", p.test, p.value));
+            Some(format!("{label} {:.3}", w.ratio?))
+        })
+        .collect();
+    Some(format!(
+        "write amplification ({}; {}): {}\n",
+        first.source,
+        first.note,
+        was.join(", ")
+    ))
+}
+
+/// What `iomark data` measured of the stream it wrote.
+pub fn data_figures(output: &str, m: &DataMeasure, data: &str, dedup_unit: u64) -> String {
+    format!(
+        "{output}: {} of {data}; measured chunk by chunk: lz4 {:.1}%, zstd-1 {:.1}% smaller; duplicate {}-units {:.1}%",
+        fmt_size(m.compress_sampled_bytes),
+        m.lz4_pct,
+        m.zstd_pct,
+        fmt_size_short(dedup_unit),
+        m.dedup_pct
+    )
+}

@@ -1,0 +1,102 @@
+//! The one push interface from the measuring core to whoever consumes what it measures:
+//! the progress display, the store that saves the document after every repetition, and
+//! (scaled out) the gathering of results. Modelled on ripgrep's `Sink`: the core calls;
+//! each callback returns `Ok(true)` to go on, `Ok(false)` to stop the run as if the user
+//! had asked (what was measured is kept, marked interrupted), or an error, which stops
+//! the run and is reported. Sinks never start or time I/O.
+
+use crate::error::Result;
+use crate::plan::spec::Spec;
+use crate::results::schema::Run;
+
+/// A live view of the repetition in progress.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Progress {
+    /// Seconds since the repetition started, ramp included.
+    pub elapsed_s: f64,
+    /// Planned length in seconds (ramp + runtime), when time-based.
+    pub planned_s: Option<f64>,
+    /// Fraction of the planned I/O done, when size-based.
+    pub fraction: Option<f64>,
+    /// I/Os per second over the last update period.
+    pub iops: f64,
+    /// Bytes per second over the last update period.
+    pub bw_bytes: f64,
+    /// Mean latency of the I/Os completed over the last update period, nanoseconds.
+    pub lat_mean_ns: f64,
+    /// Whether the ramp is still going.
+    pub ramping: bool,
+}
+
+/// Receives what happens while runs are measured. Every method has a default that does
+/// nothing and goes on.
+pub trait Sink {
+    /// Run `index` (0-based) of `of` in a plan is about to start.
+    fn run_started(&mut self, _index: usize, _of: usize, _spec: &Spec) -> Result<bool> {
+        Ok(true)
+    }
+    /// Where a plan of several runs stands: when it started, and about how many seconds
+    /// of timed runs remain (from the run about to start on).
+    fn plan_position(&mut self, _started: std::time::Instant, _left_s: f64) {}
+    /// A repetition (1-based `rep` of `of`) is about to start.
+    fn rep_started(&mut self, _spec: &Spec, _rep: u32, _of: u32) -> Result<bool> {
+        Ok(true)
+    }
+    /// A few times a second while a repetition runs.
+    fn progress(&mut self, _p: &Progress) -> Result<bool> {
+        Ok(true)
+    }
+    /// A repetition finished (or was interrupted); `run` holds every repetition so far,
+    /// so a store can save it.
+    fn rep_finished(&mut self, _run: &Run) -> Result<bool> {
+        Ok(true)
+    }
+}
+
+/// A sink that ignores everything.
+pub struct Discard;
+impl Sink for Discard {}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    fn run_started(&mut self, index: usize, of: usize, spec: &Spec) -> Result<bool> {
+        (**self).run_started(index, of, spec)
+    }
+    fn plan_position(&mut self, started: std::time::Instant, left_s: f64) {
+        (**self).plan_position(started, left_s)
+    }
+    fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) -> Result<bool> {
+        (**self).rep_started(spec, rep, of)
+    }
+    fn progress(&mut self, p: &Progress) -> Result<bool> {
+        (**self).progress(p)
+    }
+    fn rep_finished(&mut self, run: &Run) -> Result<bool> {
+        (**self).rep_finished(run)
+    }
+}
+
+/// Two sinks, in order: both see every event; the run goes on only if both say so.
+pub struct Tee<A, B>(pub A, pub B);
+
+impl<A: Sink, B: Sink> Sink for Tee<A, B> {
+    fn run_started(&mut self, index: usize, of: usize, spec: &Spec) -> Result<bool> {
+        let a = self.0.run_started(index, of, spec)?;
+        Ok(self.1.run_started(index, of, spec)? && a)
+    }
+    fn plan_position(&mut self, started: std::time::Instant, left_s: f64) {
+        self.0.plan_position(started, left_s);
+        self.1.plan_position(started, left_s);
+    }
+    fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) -> Result<bool> {
+        let a = self.0.rep_started(spec, rep, of)?;
+        Ok(self.1.rep_started(spec, rep, of)? && a)
+    }
+    fn progress(&mut self, p: &Progress) -> Result<bool> {
+        let a = self.0.progress(p)?;
+        Ok(self.1.progress(p)? && a)
+    }
+    fn rep_finished(&mut self, run: &Run) -> Result<bool> {
+        let a = self.0.rep_finished(run)?;
+        Ok(self.1.rep_finished(run)? && a)
+    }
+}

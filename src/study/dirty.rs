@@ -1,0 +1,79 @@
+//! Dirty-drive studies: `steady` (purge, precondition, then rounds of the test workload
+//! until the SNIA steady-state window holds or the round limit) and `wsat` (purge, then
+//! one long write-saturation run). The rounds' verdict is `results::steady`'s; this module
+//! owns the loop and the target's lifetime across it.
+
+use crate::error::{Error, Result};
+use crate::io::target::Target;
+use crate::plan::spec::{Spec, TargetPolicy};
+use crate::plan::{StudyKind, StudyPoint, SuitePlan};
+use crate::results::schema::{Purge, Status};
+use crate::results::steady::{Criteria, another_round, evaluate};
+use crate::stop::StopFlag;
+use crate::study::runner::{StudyRunner, TargetLife};
+use crate::workload::corpus::load_for;
+use crate::workload::data::DataGen;
+
+/// Opens the target of `spec` (a write workload, so the safety rules for writing apply)
+/// and purges its span.
+pub fn purge(spec: &Spec, policy: &TargetPolicy, stop: &StopFlag) -> Result<Purge> {
+    let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, load_for(&spec.data)?);
+    let target = Target::open(spec, policy, &|| stop.is_set(), &mut layout)?;
+    let purge = target.purge();
+    target.finish()?;
+    Ok(purge)
+}
+
+impl StudyRunner<'_> {
+    /// Runs `suite steady` or `suite wsat`. Returns the error that stopped it, if one did.
+    pub fn dirty(&mut self, plan: &SuitePlan) -> Result<Option<Error>> {
+        let life = TargetLife::new(&plan.target, plan.keep);
+        let first = &plan.runs[0];
+        let policy = TargetPolicy {
+            keep: true,
+            ..first.plan.policy.clone()
+        };
+        let purged = purge(&first.plan.spec, &policy, self.stop);
+        let created = life.created();
+        let result = purged.and_then(|p| {
+            self.store.doc.purge = Some(p);
+            self.store.save()?;
+            self.rounds(plan, created)
+        });
+        life.end();
+        result
+    }
+
+    /// After the purge: wsat's one run, or steady's precondition and rounds.
+    fn rounds(&mut self, plan: &SuitePlan, created: bool) -> Result<Option<Error>> {
+        let first = &plan.runs[0];
+        let total = if plan.kind == StudyKind::Wsat {
+            1
+        } else {
+            plan.max_rounds as usize + 1
+        };
+        let out = self.run_one(0, total, first, Some(first.point.clone()), created)?;
+        if plan.kind == StudyKind::Wsat || out.failure.is_some() || self.stop.is_set() {
+            return Ok(out.failure);
+        }
+        let round = &plan.runs[1];
+        let criteria = Criteria::default();
+        let mut iops = Vec::new();
+        while another_round(&iops, plan.max_rounds, criteria) && !self.stop.is_set() {
+            let n = iops.len() + 1;
+            let point = StudyPoint {
+                value: n.to_string(),
+                ..round.point.clone()
+            };
+            let idx = self.store.doc.runs.len();
+            let out = self.run_one(idx, total, round, Some(point), created)?;
+            if out.failure.is_some() || out.run.status != Status::Complete {
+                return Ok(out.failure);
+            }
+            iops.push(out.run.summary.read.iops.mean + out.run.summary.write.iops.mean);
+            self.store.doc.steady_state = Some(evaluate(&iops, criteria));
+            self.store.save()?;
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,234 @@
+//! The study runner: every loop over several runs (a suite, the quick benchmark, a single
+//! run with its repetitions) goes through [`StudyRunner::run_plan`]: the runs in order,
+//! the pause between them, resume, saving after every repetition (the [`Store`]), and
+//! the lifetime of a target the study creates (kept across its runs, removed at the end
+//! unless `--keep`). It prints nothing: events go to the sink, the document stays in the
+//! store for the caller to report.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::measure::run::{RunOutcome, run};
+use crate::plan::spec::TargetPolicy;
+use crate::plan::{RunPlan, StudyRun, SuitePlan, estimate_s};
+use crate::results::schema::{Document, Status};
+use crate::results::sink::Sink;
+use crate::stop::StopFlag;
+use crate::study::store::{Filing, Store};
+
+/// A target file a study may create: removed at the end if it was not there before, unless
+/// the user asked to keep it.
+pub struct TargetLife {
+    path: PathBuf,
+    existed: bool,
+    keep: bool,
+}
+
+impl TargetLife {
+    /// Notes whether `path` exists now, before the study touches it.
+    pub fn new(path: &str, keep: bool) -> TargetLife {
+        let path = PathBuf::from(path);
+        TargetLife {
+            existed: path.exists(),
+            path,
+            keep,
+        }
+    }
+
+    /// Whether the study created the target (it is there now and was not before).
+    pub fn created(&self) -> bool {
+        !self.existed && self.path.exists()
+    }
+
+    /// Removes the target if the study created it (even if the run that made it failed
+    /// afterwards) and it is a regular file, unless it is to be kept.
+    pub fn end(&self) {
+        if !self.existed && !self.keep && self.path.is_file() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Runs plans into a store; see the module documentation.
+pub struct StudyRunner<'a> {
+    pub store: Store,
+    pub progress: &'a mut dyn Sink,
+    pub stop: &'a StopFlag,
+}
+
+impl<'a> StudyRunner<'a> {
+    pub fn new(store: Store, progress: &'a mut dyn Sink, stop: &'a StopFlag) -> Self {
+        StudyRunner {
+            store,
+            progress,
+            stop,
+        }
+    }
+
+    /// Runs one run of a plan into the document at `idx`. `created` says the study made
+    /// the target (so later runs may write it again).
+    pub fn run_one(
+        &mut self,
+        idx: usize,
+        of: usize,
+        r: &StudyRun,
+        point: Option<crate::plan::StudyPoint>,
+        created: bool,
+    ) -> Result<RunOutcome> {
+        let policy = TargetPolicy {
+            keep: true,
+            overwrite: r.plan.policy.overwrite || created,
+            ..r.plan.policy.clone()
+        };
+        self.progress.run_started(idx, of, &r.plan.spec)?;
+        let mut filing = Filing {
+            store: &mut self.store,
+            idx,
+            point: point.clone(),
+            next: &mut *self.progress,
+        };
+        let mut out = run(&r.plan.spec, &policy, r.plan.repeat, self.stop, &mut filing)?;
+        out.run.study = point;
+        self.store.update(idx, &out.run)?;
+        Ok(out)
+    }
+
+    /// Runs one run as the user gave it (`iomark run`): the target policy is the user's, so
+    /// a file the run creates is removed at its end unless `--keep`.
+    pub fn single(&mut self, plan: &RunPlan) -> Result<RunOutcome> {
+        let mut filing = Filing {
+            store: &mut self.store,
+            idx: 0,
+            point: None,
+            next: &mut *self.progress,
+        };
+        let out = run(
+            &plan.spec,
+            &plan.policy,
+            plan.repeat,
+            self.stop,
+            &mut filing,
+        )?;
+        self.store.update(0, &out.run)?;
+        Ok(out)
+    }
+
+    /// Runs every run of `runs` not marked done, in order, with the pauses between them;
+    /// the target is removed at the end if the study created it (`life`). Returns the
+    /// error that stopped the plan, if one did.
+    pub fn run_plan(
+        &mut self,
+        runs: &[StudyRun],
+        done: &[bool],
+        life: &TargetLife,
+        labelled: bool,
+    ) -> Result<Option<Error>> {
+        let started = Instant::now();
+        let mut created = false;
+        let mut outcome: Result<Option<Error>> = Ok(None);
+        for (i, r) in runs.iter().enumerate() {
+            if done.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            if self.stop.is_set() {
+                break;
+            }
+            if i > 0 && r.plan.spec.pause_s > 0.0 {
+                self.stop.pause(r.plan.spec.pause_s);
+            }
+            let left: f64 = runs[i..]
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| !done.get(i + j).copied().unwrap_or(false))
+                .filter_map(|(_, r)| estimate_s(&r.plan))
+                .sum();
+            self.progress.plan_position(started, left);
+            let point = labelled.then(|| r.point.clone());
+            // The study's target is created by its first run and kept until the end.
+            match self.run_one(i, runs.len(), r, point, created) {
+                Ok(out) => {
+                    created |= life.created();
+                    if out.failure.is_some() {
+                        outcome = Ok(out.failure);
+                        break;
+                    }
+                }
+                Err(e) => {
+                    outcome = Err(e);
+                    break;
+                }
+            }
+        }
+        life.end();
+        outcome
+    }
+
+    /// Runs a suite (not a dirty-drive study), continuing `plan.resume` if given.
+    pub fn suite(&mut self, plan: &SuitePlan) -> Result<Option<Error>> {
+        let done = match &plan.resume {
+            Some(path) => self.resume(plan, path)?,
+            None => vec![false; plan.runs.len()],
+        };
+        let life = TargetLife::new(&plan.target, plan.keep);
+        self.run_plan(&plan.runs, &done, &life, true)
+    }
+
+    /// Loads the document to resume and checks that it came from this plan; returns which
+    /// runs are done. Interrupted runs are dropped so the document stays in plan order.
+    fn resume(&mut self, plan: &SuitePlan, path: &std::path::Path) -> Result<Vec<bool>> {
+        let doc = Document::load(path)?;
+        check_resume(plan, path, &doc)?;
+        let mut done: Vec<bool> = vec![false; plan.runs.len()];
+        for (i, r) in doc.runs.iter().enumerate() {
+            done[i] = r.status == Status::Complete;
+        }
+        let mut keep_n = done.iter().take_while(|&&d| d).count();
+        // A study's own target is gone after the interruption: runs that read what a
+        // preparation run (a fill) wrote must start again from that preparation.
+        if !std::path::Path::new(&plan.target).exists()
+            && keep_n < plan.runs.len()
+            && !plan.runs[keep_n].point.is_preparation()
+            && let Some(fill) = plan.runs[..keep_n]
+                .iter()
+                .rposition(|r| r.point.is_preparation())
+        {
+            keep_n = fill;
+        }
+        self.store.doc = doc;
+        self.store.doc.runs.truncate(keep_n);
+        for d in done.iter_mut().skip(keep_n) {
+            *d = false;
+        }
+        Ok(done)
+    }
+}
+
+/// A document can be resumed by the plan that made it: same runs, same specs, in order.
+fn check_resume(plan: &SuitePlan, path: &std::path::Path, doc: &Document) -> Result<()> {
+    if doc.runs.len() > plan.runs.len() {
+        return Err(Error::input(format!(
+            "{} holds {} runs but this study plans {}; resume with the same suite and options",
+            path.display(),
+            doc.runs.len(),
+            plan.runs.len()
+        )));
+    }
+    for (i, r) in doc.runs.iter().enumerate() {
+        let want = &plan.runs[i];
+        if r.spec != want.plan.spec || r.study.as_ref() != Some(&want.point) {
+            return Err(Error::input(format!(
+                "{} was made by another plan: run {} there is '{}', here '{}'; resume with the same suite and options",
+                path.display(),
+                i + 1,
+                r.name,
+                want.plan.spec.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "runner_tests.rs"]
+mod tests;

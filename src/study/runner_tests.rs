@@ -1,0 +1,159 @@
+//! The study runner on the null engine (it does no I/O, so every run is fast and the
+//! same): runs in order, saving after every repetition, a sink that stops the plan,
+//! resume.
+
+use super::*;
+use crate::plan::spec::{EngineKind, Rw, Spec};
+use crate::plan::{Output, RunPlan, StudyKind, StudyPoint};
+use crate::results::sink::{Discard, Sink};
+
+fn null_run(value: &str, rw: Rw, repeat: u32) -> StudyRun {
+    let mut spec = Spec::new("null");
+    spec.engine = EngineKind::Null;
+    spec.rw = rw;
+    spec.rwmixread = rw.read_pct(50);
+    spec.size = Some(1 << 20);
+    spec.io_size = Some(1 << 20);
+    StudyRun {
+        plan: RunPlan {
+            spec,
+            policy: TargetPolicy::default(),
+            repeat,
+            out: Output::default(),
+        },
+        point: StudyPoint {
+            suite: "qd".into(),
+            test: "randread".into(),
+            param: "qd".into(),
+            value: value.into(),
+        },
+    }
+}
+
+fn suite(runs: Vec<StudyRun>, resume: Option<PathBuf>) -> SuitePlan {
+    SuitePlan {
+        name: "qd".into(),
+        kind: StudyKind::Qd,
+        target: "null".into(),
+        runs,
+        out: Output::default(),
+        dry_run: false,
+        resume,
+        keep: false,
+        overwrite: false,
+        max_rounds: 25,
+    }
+}
+
+/// Counts repetitions; says stop after `stop_after` of them.
+struct Counting {
+    reps: usize,
+    stop_after: usize,
+}
+
+impl Sink for Counting {
+    fn rep_finished(&mut self, _run: &crate::results::schema::Run) -> Result<bool> {
+        self.reps += 1;
+        Ok(self.reps < self.stop_after)
+    }
+}
+
+#[test]
+fn runs_every_run_in_order_and_saves_after_each_repetition() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    let stop = StopFlag::new();
+    let mut sink = Counting {
+        reps: 0,
+        stop_after: usize::MAX,
+    };
+    let runs = vec![
+        null_run("1", Rw::RandRead, 2),
+        null_run("2", Rw::RandWrite, 1),
+        null_run("4", Rw::RandRead, 1),
+    ];
+    let mut runner = StudyRunner::new(Store::new(Some(path.clone())), &mut sink, &stop);
+    let failure = runner.suite(&suite(runs, None)).unwrap();
+    assert!(failure.is_none());
+    let doc = runner.store.doc.clone();
+    drop(runner);
+    let values: Vec<&str> = doc
+        .runs
+        .iter()
+        .map(|r| r.study.as_ref().unwrap().value.as_str())
+        .collect();
+    assert_eq!(values, ["1", "2", "4"]);
+    assert!(doc.runs.iter().all(|r| r.status == Status::Complete));
+    assert_eq!(doc.runs[0].repetitions.len(), 2);
+    // 1 MiB in 4 KiB I/Os per repetition, on the null engine.
+    assert_eq!(doc.runs[1].summary.write.iops.n, 1);
+    assert_eq!(doc.runs[1].repetitions[0].write.ios, 256);
+    assert_eq!(sink.reps, 4);
+    let saved = Document::load(&path).unwrap();
+    assert_eq!(saved.runs.len(), 3);
+}
+
+#[test]
+fn a_sink_that_says_stop_ends_the_plan_and_keeps_what_was_measured() {
+    let stop = StopFlag::new();
+    let mut sink = Counting {
+        reps: 0,
+        stop_after: 1,
+    };
+    let runs = vec![null_run("1", Rw::Read, 3), null_run("2", Rw::Read, 1)];
+    let mut runner = StudyRunner::new(Store::new(None), &mut sink, &stop);
+    runner.suite(&suite(runs, None)).unwrap();
+    let doc = runner.store.doc.clone();
+    assert_eq!(doc.runs.len(), 1, "the second run never started");
+    assert_eq!(doc.runs[0].repetitions.len(), 1);
+    assert_eq!(doc.runs[0].status, Status::Interrupted);
+    assert!(stop.is_set());
+}
+
+#[test]
+fn resume_runs_only_what_is_not_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    let runs = vec![null_run("1", Rw::Read, 1), null_run("2", Rw::Read, 1)];
+    let stop = StopFlag::new();
+    {
+        // The first run only, as an interrupted study would leave it.
+        let mut discard = Discard;
+        let mut runner = StudyRunner::new(Store::new(Some(path.clone())), &mut discard, &stop);
+        let life = TargetLife::new("null", false);
+        runner.run_plan(&runs[..1], &[], &life, true).unwrap();
+    }
+    let mut sink = Counting {
+        reps: 0,
+        stop_after: usize::MAX,
+    };
+    let mut runner = StudyRunner::new(Store::new(Some(path.clone())), &mut sink, &stop);
+    runner
+        .suite(&suite(runs.clone(), Some(path.clone())))
+        .unwrap();
+    assert_eq!(runner.store.doc.runs.len(), 2);
+    drop(runner);
+    assert_eq!(sink.reps, 1, "only the second run ran");
+    // Another plan cannot resume this document.
+    let other = vec![null_run("8", Rw::Read, 1), null_run("2", Rw::Read, 1)];
+    let mut discard = Discard;
+    let mut runner = StudyRunner::new(Store::new(None), &mut discard, &stop);
+    let err = runner.suite(&suite(other, Some(path))).unwrap_err();
+    assert!(err.to_string().contains("made by another plan"), "{err}");
+}
+
+#[test]
+fn a_target_the_study_creates_is_removed_at_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.dat");
+    let life = TargetLife::new(f.to_str().unwrap(), false);
+    std::fs::write(&f, b"x").unwrap();
+    assert!(life.created());
+    life.end();
+    assert!(!f.exists());
+    // One that was there before stays.
+    std::fs::write(&f, b"x").unwrap();
+    let life = TargetLife::new(f.to_str().unwrap(), false);
+    life.end();
+    assert!(f.exists());
+}

@@ -1,0 +1,84 @@
+//! The results document of a command, kept in memory and saved (atomically, by
+//! `Document::save`) after every repetition, so a later failure or a signal loses
+//! nothing that was measured. The sink that files each repetition's run into the
+//! document at its place in the plan lives here too.
+
+use std::path::PathBuf;
+
+use crate::error::Result;
+use crate::plan::StudyPoint;
+use crate::plan::spec::Spec;
+use crate::results::env::Host;
+use crate::results::schema::{Document, Run};
+use crate::results::sink::{Progress, Sink};
+
+/// The document and where it is saved.
+pub struct Store {
+    pub doc: Document,
+    path: Option<PathBuf>,
+}
+
+impl Store {
+    /// A new document for this host, saved to `path` when there is one.
+    pub fn new(path: Option<PathBuf>) -> Store {
+        Store {
+            doc: Document::new(Host::capture()),
+            path,
+        }
+    }
+
+    /// Continues an existing document (resume).
+    pub fn with(doc: Document, path: Option<PathBuf>) -> Store {
+        Store { doc, path }
+    }
+
+    /// Replaces (or appends) run `idx` and saves.
+    pub fn update(&mut self, idx: usize, run: &Run) -> Result<()> {
+        if idx < self.doc.runs.len() {
+            self.doc.runs[idx] = run.clone();
+        } else {
+            self.doc.runs.push(run.clone());
+        }
+        self.save()
+    }
+
+    /// Saves the document as it is, if it has a path.
+    pub fn save(&self) -> Result<()> {
+        match &self.path {
+            Some(p) => self.doc.save(p),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The sink of one run of a plan: files each repetition's run into the store at `idx`,
+/// labelled with its study point, then passes every event on to `next` (the progress
+/// display).
+pub(crate) struct Filing<'a> {
+    pub(crate) store: &'a mut Store,
+    pub(crate) idx: usize,
+    pub(crate) point: Option<StudyPoint>,
+    pub(crate) next: &'a mut dyn Sink,
+}
+
+impl Sink for Filing<'_> {
+    fn run_started(&mut self, index: usize, of: usize, spec: &Spec) -> Result<bool> {
+        self.next.run_started(index, of, spec)
+    }
+    fn plan_position(&mut self, started: std::time::Instant, left_s: f64) {
+        self.next.plan_position(started, left_s)
+    }
+    fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) -> Result<bool> {
+        self.next.rep_started(spec, rep, of)
+    }
+    fn progress(&mut self, p: &Progress) -> Result<bool> {
+        self.next.progress(p)
+    }
+    fn rep_finished(&mut self, run: &Run) -> Result<bool> {
+        let go_on = self.next.rep_finished(run)?;
+        let mut run = run.clone();
+        run.study = self.point.clone();
+        self.store.update(self.idx, &run)?;
+        Ok(go_on)
+    }
+}
