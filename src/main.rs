@@ -77,7 +77,7 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
                 iomark::cli::output_format(args.format.as_deref(), args.output.as_deref())?;
             let docs = load_inputs(&args.files)?;
             emit(
-                &iomark::report::export::report(&docs, format),
+                &iomark::report::report(&docs, format),
                 args.output.as_deref(),
             )
         }
@@ -87,7 +87,7 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
             let docs = load_inputs(&args.files)?;
             let c = iomark::report::compare::compare(&docs);
             emit(
-                &iomark::report::export::comparison(&c, format),
+                &iomark::report::comparison(&c, format),
                 args.output.as_deref(),
             )
         }

@@ -1,7 +1,7 @@
 //! Comparing results: runs of several documents matched by their parameters, side by side,
 //! with the ratio to the first document and whether each difference is significant
 //! (Welch's t-test over the repetitions' IOPS, p < 0.05). Pure math and matching; the
-//! formats live in `export.rs` and `html.rs`.
+//! tables and formats live in `tables.rs`, `export.rs` and `html/`; no formatting here.
 
 use serde::Serialize;
 
