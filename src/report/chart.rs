@@ -4,6 +4,8 @@
 //! and scripts can read a chart back. Colours are the Okabe–Ito palette, which stays
 //! distinguishable for the common forms of colour blindness, and lines also differ in
 //! dash pattern. No fonts, scripts or external references: the SVG renders anywhere.
+//! Written by hand on purpose (the `data-` attributes are what the tests read back). Knows
+//! nothing of results documents: callers pass plain numbers and labels.
 
 use std::fmt::Write;
 

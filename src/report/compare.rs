@@ -33,7 +33,7 @@ pub(crate) fn run_key(run: &Run) -> String {
 /// How a value compares with the first document's.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "verdict")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// This is the first document's value.
     Baseline,
     /// Welch's t-test: p < 0.05.
@@ -48,7 +48,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Verdict::Baseline => "baseline".into(),
             Verdict::Significant { p } => format!("significant (p={})", fmt_p(*p)),
@@ -68,7 +68,7 @@ fn fmt_p(p: f64) -> String {
 
 /// One document's figures for one matched run.
 #[derive(Debug, Clone, Serialize)]
-pub struct Cell {
+pub(crate) struct Cell {
     pub run: String,
     pub iops: Spread,
     pub bw_bytes: Spread,
@@ -83,7 +83,7 @@ pub struct Cell {
 
 /// One matched run across documents (`None` where a document has no such run).
 #[derive(Debug, Clone, Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub key: String,
     pub cells: Vec<Option<Cell>>,
 }
@@ -92,8 +92,8 @@ pub struct Row {
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
     /// A label per document (its file name).
-    pub labels: Vec<String>,
-    pub rows: Vec<Row>,
+    pub(crate) labels: Vec<String>,
+    pub(crate) rows: Vec<Row>,
 }
 
 /// Total IOPS of each complete repetition (reads plus writes), or of every repetition
