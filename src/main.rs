@@ -93,7 +93,7 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
                 iomark::cli::output_format(args.format.as_deref(), args.output.as_deref())?;
             let docs = iomark::results::fio::load_all(&args.files)?;
             emit(
-                &iomark::report::export::report(&docs, format),
+                &iomark::report::report(&docs, format),
                 args.output.as_deref(),
             )
         }
@@ -103,7 +103,7 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
             let docs = iomark::results::fio::load_all(&args.files)?;
             let c = iomark::report::compare::compare(&docs);
             emit(
-                &iomark::report::export::comparison(&c, format),
+                &iomark::report::comparison(&c, format),
                 args.output.as_deref(),
             )
         }

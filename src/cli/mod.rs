@@ -80,8 +80,8 @@ pub struct CompareArgs {
 pub fn output_format(
     format: Option<&str>,
     output: Option<&std::path::Path>,
-) -> Result<crate::report::export::Format> {
-    use crate::report::export::Format;
+) -> Result<crate::report::Format> {
+    use crate::report::Format;
     if let Some(f) = format {
         return Ok(Format::parse(f).expect("clap checked the value"));
     }

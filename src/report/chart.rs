@@ -4,11 +4,15 @@
 //! and scripts can read a chart back. Colours are the Okabe–Ito palette, which stays
 //! distinguishable for the common forms of colour blindness, and lines also differ in
 //! dash pattern. No fonts, scripts or external references: the SVG renders anywhere.
+//! Written by hand on purpose (the `data-` attributes are what the tests read back). Knows
+//! nothing of results documents: callers pass plain numbers and labels.
 
 use std::fmt::Write;
 
+use crate::report::markup::esc;
+
 /// Okabe & Ito (2008), "Color Universal Design": distinguishable with any colour vision.
-pub const PALETTE: [&str; 8] = [
+pub(crate) const PALETTE: [&str; 8] = [
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
 ];
 const DASHES: [&str; 4] = ["", "6 3", "2 3", "8 3 2 3"];
@@ -22,7 +26,7 @@ const BOTTOM: f64 = 64.0;
 
 /// One line of a line chart.
 #[derive(Debug, Clone, Default)]
-pub struct Series {
+pub(crate) struct Series {
     pub name: String,
     /// (x, y) in data units, in x order.
     pub points: Vec<(f64, f64)>,
@@ -30,7 +34,7 @@ pub struct Series {
 
 /// A line chart.
 #[derive(Debug, Clone, Default)]
-pub struct LineChart {
+pub(crate) struct LineChart {
     pub title: String,
     pub x_label: String,
     pub y_label: String,
@@ -47,7 +51,7 @@ pub struct LineChart {
 
 /// One group of bars (one colour), with a value and an error per category.
 #[derive(Debug, Clone, Default)]
-pub struct BarGroup {
+pub(crate) struct BarGroup {
     pub name: String,
     /// (value, error half-height) per category.
     pub values: Vec<(f64, f64)>,
@@ -55,22 +59,15 @@ pub struct BarGroup {
 
 /// A grouped bar chart: categories along x, one bar per group in each.
 #[derive(Debug, Clone, Default)]
-pub struct BarChart {
+pub(crate) struct BarChart {
     pub title: String,
     pub y_label: String,
     pub categories: Vec<String>,
     pub groups: Vec<BarGroup>,
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// A short number for an axis: 1200 → "1.2k", 0.25 → "0.25".
-pub fn short(v: f64) -> String {
+pub(crate) fn short(v: f64) -> String {
     let a = v.abs();
     let (x, suffix) = if a >= 1e9 {
         (v / 1e9, "G")
@@ -247,7 +244,7 @@ fn legend(out: &mut String, names: &[String], lines: bool) {
 }
 
 /// Renders a line chart.
-pub fn line_chart(c: &LineChart) -> String {
+pub(crate) fn line_chart(c: &LineChart) -> String {
     let mut out = String::new();
     frame(&mut out, "line", &c.title, &c.x_label, &c.y_label);
     let xs = c.series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
@@ -320,7 +317,7 @@ pub fn line_chart(c: &LineChart) -> String {
 }
 
 /// Renders a grouped bar chart with error bars.
-pub fn bar_chart(c: &BarChart) -> String {
+pub(crate) fn bar_chart(c: &BarChart) -> String {
     let mut out = String::new();
     frame(&mut out, "bar", &c.title, "", &c.y_label);
     let tops = c

@@ -1,7 +1,7 @@
 //! Comparing results: runs of several documents matched by their parameters, side by side,
 //! with the ratio to the first document and whether each difference is significant
 //! (Welch's t-test over the repetitions' IOPS, p < 0.05). Pure math and matching; the
-//! formats live in `export.rs` and `html.rs`.
+//! tables and formats live in `tables.rs`, `export.rs` and `html/`; no formatting here.
 
 use serde::Serialize;
 
@@ -11,7 +11,7 @@ use crate::results::stats::Spread;
 /// The parameters two runs must share to be compared: pattern, mix, block size, queue
 /// depth, jobs, direct or buffered, and the data written. Not the target, the engine or
 /// the seed: comparing those is the point.
-pub fn run_key(run: &Run) -> String {
+pub(crate) fn run_key(run: &Run) -> String {
     let s = &run.spec;
     let mut k = format!(
         "{} bs={} qd={} jobs={} {}",
@@ -33,7 +33,7 @@ pub fn run_key(run: &Run) -> String {
 /// How a value compares with the first document's.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "verdict")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// This is the first document's value.
     Baseline,
     /// Welch's t-test: p < 0.05.
@@ -48,7 +48,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Verdict::Baseline => "baseline".into(),
             Verdict::Significant { p } => format!("significant (p={})", fmt_p(*p)),
@@ -68,7 +68,7 @@ fn fmt_p(p: f64) -> String {
 
 /// One document's figures for one matched run.
 #[derive(Debug, Clone, Serialize)]
-pub struct Cell {
+pub(crate) struct Cell {
     pub run: String,
     pub iops: Spread,
     pub bw_bytes: Spread,
@@ -83,7 +83,7 @@ pub struct Cell {
 
 /// One matched run across documents (`None` where a document has no such run).
 #[derive(Debug, Clone, Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub key: String,
     pub cells: Vec<Option<Cell>>,
 }
@@ -92,8 +92,8 @@ pub struct Row {
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
     /// A label per document (its file name).
-    pub labels: Vec<String>,
-    pub rows: Vec<Row>,
+    pub(crate) labels: Vec<String>,
+    pub(crate) rows: Vec<Row>,
 }
 
 /// Total IOPS of each complete repetition (reads plus writes), or of every repetition
@@ -203,7 +203,7 @@ pub fn compare(docs: &[(String, Document)]) -> Comparison {
 /// of 'Student's' problem when several different population variances are involved";
 /// degrees of freedom by the Welch–Satterthwaite equation). `None` when either side has
 /// fewer than two values.
-pub fn welch_p(a: &[f64], b: &[f64]) -> Option<f64> {
+pub(crate) fn welch_p(a: &[f64], b: &[f64]) -> Option<f64> {
     if a.len() < 2 || b.len() < 2 {
         return None;
     }
@@ -221,85 +221,14 @@ pub fn welch_p(a: &[f64], b: &[f64]) -> Option<f64> {
     Some(student_two_sided_p(t, df))
 }
 
-/// P(|T| ≥ |t|) for Student's t with `df` degrees of freedom: I_{df/(df+t²)}(df/2, 1/2)
-/// (Abramowitz & Stegun 26.7.1 with 26.5.27).
-pub fn student_two_sided_p(t: f64, df: f64) -> f64 {
-    let x = df / (df + t * t);
-    reg_inc_beta(df / 2.0, 0.5, x).clamp(0.0, 1.0)
-}
-
-/// ln Γ(x) for x > 0: Lanczos' approximation (g = 7, nine terms; Lanczos 1964, "A
-/// precision approximation of the gamma function"), with the reflection formula below ½.
-fn ln_gamma(x: f64) -> f64 {
-    const G: f64 = 7.0;
-    const C: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        let pi = std::f64::consts::PI;
-        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
+/// P(|T| ≥ |t|) for Student's t with `df` degrees of freedom (`statrs`' survival
+/// function; 1 when `df` is not a valid number of degrees of freedom).
+pub(crate) fn student_two_sided_p(t: f64, df: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    match StudentsT::new(0.0, 1.0, df) {
+        Ok(d) => (2.0 * d.sf(t.abs())).clamp(0.0, 1.0),
+        Err(_) => 1.0,
     }
-    let x = x - 1.0;
-    let mut a = C[0];
-    let t = x + G + 0.5;
-    for (i, c) in C.iter().enumerate().skip(1) {
-        a += c / (x + i as f64);
-    }
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
-}
-
-/// The regularised incomplete beta function I_x(a, b), by its continued fraction
-/// (A&S 26.5.8) evaluated with the modified Lentz method (Lentz 1976; Thompson & Barnett
-/// 1986), using the symmetry I_x(a,b) = 1 − I_{1−x}(b,a) where that converges faster.
-pub fn reg_inc_beta(a: f64, b: f64, x: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    if x >= 1.0 {
-        return 1.0;
-    }
-    if x > (a + 1.0) / (a + b + 2.0) {
-        return 1.0 - reg_inc_beta(b, a, 1.0 - x);
-    }
-    let ln_front = ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln();
-    let front = ln_front.exp() / a;
-    const TINY: f64 = 1e-300;
-    let mut f = 1.0;
-    let mut c = 1.0;
-    let mut d = 0.0;
-    for i in 0..=400 {
-        let m = (i / 2) as f64;
-        let num = if i == 0 {
-            1.0
-        } else if i % 2 == 0 {
-            m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m))
-        } else {
-            -((a + m) * (a + b + m) * x) / ((a + 2.0 * m) * (a + 2.0 * m + 1.0))
-        };
-        d = 1.0 + num * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        d = 1.0 / d;
-        c = 1.0 + num / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        let cd = c * d;
-        f *= cd;
-        if (1.0 - cd).abs() < 1e-12 {
-            break;
-        }
-    }
-    front * (f - 1.0)
 }
 
 #[cfg(test)]
@@ -333,15 +262,5 @@ mod tests {
         assert_eq!(welch_p(&[1.0], &[2.0, 3.0]), None);
         assert_eq!(welch_p(&[5.0, 5.0], &[5.0, 5.0]), Some(1.0));
         assert_eq!(welch_p(&[5.0, 5.0], &[6.0, 6.0]), Some(0.0));
-    }
-
-    #[test]
-    fn incomplete_beta_known_values() {
-        // I_x(1, 1) = x; I_x(2, 1) = x²; I_0.5(a, a) = 0.5.
-        assert!((reg_inc_beta(1.0, 1.0, 0.3) - 0.3).abs() < 1e-10);
-        assert!((reg_inc_beta(2.0, 1.0, 0.3) - 0.09).abs() < 1e-10);
-        assert!((reg_inc_beta(3.5, 3.5, 0.5) - 0.5).abs() < 1e-10);
-        assert!((ln_gamma(5.0) - 24f64.ln()).abs() < 1e-10);
-        assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-10);
     }
 }

@@ -27,7 +27,7 @@ pub fn suite_header(plan: &SuitePlan, remaining: usize) -> String {
         plan.runs.len(),
         remaining,
         plan.target,
-        crate::report::text::fmt_duration(total),
+        crate::report::fmt::fmt_duration(total),
         if size_based > 0 {
             format!(" plus {size_based} size-based runs")
         } else {

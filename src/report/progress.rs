@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::error::Result;
 use crate::plan::spec::Spec;
-use crate::report::text::{fmt_count, fmt_duration, fmt_mbps};
+use crate::report::fmt::{fmt_count, fmt_duration, fmt_mbps};
 use crate::results::schema::Run;
 use crate::results::sink::{Progress, Sink};
 

@@ -1,0 +1,51 @@
+//! How the reports write numbers and durations: IOPS counts, MB/s and elapsed time as
+//! short strings. Formatting only; nothing here knows about documents or tables.
+
+/// 45231.7 → "45.2k", 1234567 → "1.23M", 812.4 → "812".
+pub(crate) fn fmt_count(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else if v >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// Bytes per second as MB/s (10^6), the unit storage vendors use.
+pub(crate) fn fmt_mbps(bw_bytes: f64) -> String {
+    let mb = bw_bytes / 1e6;
+    if mb >= 100.0 {
+        format!("{mb:.0} MB/s")
+    } else {
+        format!("{mb:.1} MB/s")
+    }
+}
+
+/// 75 → "1:15", 3725 → "1:02:05".
+pub fn fmt_duration(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts() {
+        assert_eq!(fmt_count(45_231.7), "45.2k");
+        assert_eq!(fmt_count(1_234_567.0), "1.23M");
+        assert_eq!(fmt_count(812.4), "812");
+        assert_eq!(fmt_count(9.25), "9.2");
+        assert_eq!(fmt_mbps(185_000_000.0), "185 MB/s");
+        assert_eq!(fmt_duration(75.0), "1:15");
+        assert_eq!(fmt_duration(3725.0), "1:02:05");
+    }
+}

@@ -1,0 +1,171 @@
+//! A run's article in the HTML report: what was run where, notes, charts of one
+//! repetition (throughput and latency over time, write saturation for `wsat`, latency
+//! percentiles), the environment table and the full spec. Reads results only.
+
+use std::fmt::Write;
+
+use crate::report::chart::{LineChart, Series, line_chart};
+use crate::report::markup::esc;
+use crate::report::tables;
+use crate::results::schema::{Point, Repetition, Run, Status};
+use crate::units::fmt_size;
+
+/// The article of one run of the document labelled `label`.
+pub(super) fn run_article(label: &str, r: &Run) -> String {
+    let mut out = format!(
+        "<article class=\"run\"><h3>{}{}</h3>",
+        esc(&r.name),
+        if r.status == Status::Interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        }
+    );
+    let _ = write!(
+        out,
+        "<p>{} · target {} ({}, span {}) · engine {} · {} · {} repetition(s)</p>",
+        esc(label),
+        esc(&r.target.path),
+        esc(&format!("{:?}", r.target.kind).to_lowercase()),
+        fmt_size(r.target.span_bytes),
+        r.spec.engine.name(),
+        if r.spec.direct { "direct" } else { "buffered" },
+        r.repetitions.len()
+    );
+    for w in &r.warnings {
+        let _ = write!(out, "<p class=\"warn\">note: {}</p>", esc(w));
+    }
+    // The charts show the first complete repetition, else the first.
+    if let Some(rep) = r
+        .repetitions
+        .iter()
+        .find(|x| x.status == Status::Complete)
+        .or(r.repetitions.first())
+    {
+        out.push_str("<div class=\"charts\">");
+        if !rep.series.is_empty() {
+            out.push_str(&over_time(r, rep));
+            if r.study.as_ref().is_some_and(|p| p.suite == "wsat") {
+                out.push_str(&write_saturation(rep));
+            }
+        }
+        out.push_str(&percentiles(rep));
+        out.push_str("</div>");
+    }
+    let env = tables::run_environment(r);
+    if !env.rows.is_empty() {
+        out.push_str(&env.html("env"));
+    }
+    let _ = write!(
+        out,
+        "<details><summary>Full spec</summary><pre>{}</pre></details></article>",
+        esc(&serde_json::to_string_pretty(&r.spec).unwrap_or_default())
+    );
+    out
+}
+
+/// Throughput and latency (mean, p99) over the repetition's time series.
+fn over_time(r: &Run, rep: &Repetition) -> String {
+    let pts = |f: fn(&Point) -> f64| rep.series.iter().map(|p| (p.t_s, f(p))).collect();
+    let mut tp = Vec::new();
+    if r.spec.reads() {
+        tp.push(Series {
+            name: "read MB/s".into(),
+            points: pts(|p| p.read_bw_bytes / 1e6),
+        });
+    }
+    if r.spec.writes() {
+        tp.push(Series {
+            name: "write MB/s".into(),
+            points: pts(|p| p.write_bw_bytes / 1e6),
+        });
+    }
+    let throughput = line_chart(&LineChart {
+        title: format!("Throughput over time (repetition {})", rep.index),
+        x_label: "time (s)".into(),
+        y_label: "MB/s".into(),
+        series: tp,
+        markers: rep.series.len() <= 60,
+        ..LineChart::default()
+    });
+    let latency = line_chart(&LineChart {
+        title: format!("Latency over time (repetition {})", rep.index),
+        x_label: "time (s)".into(),
+        y_label: "latency (µs)".into(),
+        series: vec![
+            Series {
+                name: "mean".into(),
+                points: pts(|p| p.lat_mean_ns / 1e3),
+            },
+            Series {
+                name: "p99".into(),
+                points: pts(|p| p.lat_p99_ns as f64 / 1e3),
+            },
+        ],
+        ..LineChart::default()
+    });
+    throughput + &latency
+}
+
+/// Write saturation: IOPS against the total written so far.
+fn write_saturation(rep: &Repetition) -> String {
+    let mut written = 0.0;
+    let mut prev_t = 0.0;
+    let mut pts = Vec::new();
+    for p in &rep.series {
+        written += p.write_bw_bytes * (p.t_s - prev_t);
+        prev_t = p.t_s;
+        pts.push((written / (1u64 << 30) as f64, p.write_iops));
+    }
+    line_chart(&LineChart {
+        title: "Write saturation: IOPS vs data written".into(),
+        x_label: "total written (GiB)".into(),
+        y_label: "write IOPS".into(),
+        series: vec![Series {
+            name: "write IOPS".into(),
+            points: pts,
+        }],
+        markers: rep.series.len() <= 120,
+        ..LineChart::default()
+    })
+}
+
+/// Latency percentiles of each direction that did I/O, on a log scale; empty when none.
+fn percentiles(rep: &Repetition) -> String {
+    let labels = ["p50", "p90", "p99", "p99.9", "p99.99", "max"];
+    let mut pct = Vec::new();
+    for (name, d) in [("read", &rep.read), ("write", &rep.write)] {
+        if d.ios == 0 {
+            continue;
+        }
+        let l = &d.lat_ns;
+        let v = [l.p50, l.p90, l.p99, l.p999, l.p9999, l.max];
+        pct.push(Series {
+            name: name.into(),
+            points: v
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| (i as f64, x as f64 / 1e3))
+                .collect(),
+        });
+    }
+    if pct.is_empty() {
+        return String::new();
+    }
+    line_chart(&LineChart {
+        title: "Latency percentiles".into(),
+        x_label: "percentile".into(),
+        y_label: "latency (µs, log)".into(),
+        y_log: true,
+        x_ticks: Some(
+            labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (i as f64, l.to_string()))
+                .collect(),
+        ),
+        series: pct,
+        markers: true,
+        ..LineChart::default()
+    })
+}

@@ -1,0 +1,342 @@
+//! What goes into every table of the reports, built once per kind of content: the runs
+//! of documents, a comparison, the plan table, a study's dry-run listing, the per-test
+//! study tables, write saturation per minute, a run's environment and a host. Each
+//! builder returns a [`Table`]; drawing it (terminal, Markdown, CSV, HTML) is `table.rs`'
+//! job. Reads the results schema and the plan only; never runs I/O or prints.
+
+use crate::plan::spec::Spec;
+use crate::report::compare::{Comparison, Verdict};
+use crate::report::fmt::{fmt_count, fmt_duration};
+use crate::report::table::{Cell, Table};
+use crate::results::schema::{Document, Repetition, Run, Status};
+use crate::units::{fmt_ns, fmt_size, fmt_size_short};
+
+/// The parameter cells of a run as the tables show them: rw, bs, qd, jobs, io, data.
+pub(crate) fn spec_cells(s: &Spec) -> [String; 6] {
+    [
+        s.rw.name().into(),
+        fmt_size_short(s.bs),
+        s.qd.to_string(),
+        s.jobs.to_string(),
+        if s.direct { "direct" } else { "buffered" }.into(),
+        if s.writes() {
+            s.data.describe()
+        } else {
+            "-".into()
+        },
+    ]
+}
+
+/// The columns of the per-run table.
+const RUN_HEADER: [&str; 17] = [
+    "run", "test", "param", "value", "rw", "bs", "qd", "jobs", "io", "data", "n", "IOPS",
+    "IOPS sd", "MB/s", "MB/s sd", "p50 us", "p99 us",
+];
+
+/// One run's row: parameters, then mean ± stddev of IOPS and MB/s, then latencies in µs.
+fn run_row(r: &Run) -> Vec<String> {
+    let (iops, bw) = (
+        r.summary.total(|d| &d.iops),
+        r.summary.total(|d| &d.bw_bytes),
+    );
+    let main = r.summary.main();
+    let st = r.study.as_ref();
+    let mut cells = vec![
+        r.name.clone(),
+        st.map_or(String::new(), |p| p.test.clone()),
+        st.map_or(String::new(), |p| p.param.clone()),
+        st.map_or(String::new(), |p| p.value.clone()),
+    ];
+    cells.extend(spec_cells(&r.spec));
+    cells.extend([
+        iops.n.to_string(),
+        format!("{:.0}", iops.mean),
+        format!("{:.0}", iops.stddev),
+        format!("{:.2}", bw.mean / 1e6),
+        format!("{:.2}", bw.stddev / 1e6),
+        format!("{:.1}", main.lat_p50_ns.mean / 1e3),
+        format!("{:.1}", main.lat_p99_ns.mean / 1e3),
+    ]);
+    cells
+}
+
+/// All runs of all documents, a row each; with several documents a first `file` column
+/// says which one a run came from.
+pub(crate) fn runs(docs: &[(String, Document)]) -> Table {
+    let multi = docs.len() > 1;
+    let file = multi.then_some("file");
+    let mut t = Table::new(file.into_iter().chain(RUN_HEADER));
+    for (label, d) in docs {
+        for r in &d.runs {
+            let label = multi.then(|| label.clone());
+            t.push(label.into_iter().chain(run_row(r)));
+        }
+    }
+    t
+}
+
+/// The comparison: a row per matched run, four columns per document (IOPS, sd, ratio to
+/// the baseline, verdict); significant verdicts carry the class `sig`.
+pub(crate) fn comparison(c: &Comparison) -> Table {
+    let mut header = vec!["run".to_string()];
+    for l in &c.labels {
+        header.extend([
+            format!("{l} IOPS"),
+            format!("{l} sd"),
+            format!("{l} ratio"),
+            format!("{l} difference"),
+        ]);
+    }
+    let mut t = Table::new(header);
+    for r in &c.rows {
+        let mut row = vec![Cell::from(r.key.clone())];
+        for cell in &r.cells {
+            let Some(c) = cell else {
+                row.extend(["-", "-", "-", "no such run"].map(Cell::from));
+                continue;
+            };
+            let mut verdict = c.verdict.describe();
+            if c.incomplete {
+                verdict.push_str(" (interrupted run)");
+            }
+            row.extend([
+                Cell::from(format!("{:.0}", c.iops.mean)),
+                Cell::from(format!("{:.0}", c.iops.stddev)),
+                Cell::from(c.ratio.map_or("-".into(), |r| format!("{r:.3}"))),
+                match c.verdict {
+                    Verdict::Significant { .. } => Cell::with_class(verdict, "sig"),
+                    _ => Cell::from(verdict),
+                },
+            ]);
+        }
+        t.rows.push(row);
+    }
+    t
+}
+
+/// The table printed after a plan: a row per run with IOPS, MB/s, mean, p50 and p99
+/// latency (both directions summed for mixes; latencies of the dominant direction).
+pub(crate) fn plan(doc: &Document) -> Table {
+    let mut t = Table::new(["test", "IOPS", "MB/s", "mean lat", "p50 lat", "p99 lat"]);
+    for run in &doc.runs {
+        let Some(rep) = run.repetitions.last() else {
+            continue;
+        };
+        let sm = &run.summary;
+        let iops = sm.read.iops.mean + sm.write.iops.mean;
+        let bw = sm.read.bw_bytes.mean + sm.write.bw_bytes.mean;
+        let lat = if rep.read.ios >= rep.write.ios {
+            &rep.read.lat_ns
+        } else {
+            &rep.write.lat_ns
+        };
+        let mut name = run.name.clone();
+        if run.status == Status::Interrupted {
+            name.push_str(" (interrupted)");
+        }
+        t.push([
+            name,
+            fmt_count(iops),
+            format!("{:.1}", bw / 1e6),
+            fmt_ns(lat.mean),
+            fmt_ns(lat.p50 as f64),
+            fmt_ns(lat.p99 as f64),
+        ]);
+    }
+    t
+}
+
+/// The `--dry-run` listing of a study: each run with its parameters and estimated time.
+pub(crate) fn plan_listing(plan: &crate::plan::SuitePlan) -> Table {
+    let mut t = Table::new([
+        "#", "test", "param", "rw", "bs", "qd", "jobs", "io", "data", "time", "est.",
+    ]);
+    for (i, r) in plan.runs.iter().enumerate() {
+        let s = &r.plan.spec;
+        let mut row = vec![
+            (i + 1).to_string(),
+            r.point.test.clone(),
+            format!("{}={}", r.point.param, r.point.value),
+        ];
+        row.extend(spec_cells(s));
+        row.extend([
+            match s.runtime_s {
+                Some(rt) => format!("{}x({}s+{}s)", r.plan.repeat, s.ramp_s, rt),
+                None => format!("{}x size", r.plan.repeat),
+            },
+            crate::plan::estimate_s(&r.plan).map_or("?".into(), fmt_duration),
+        ]);
+        t.push(row);
+    }
+    t
+}
+
+/// Write saturation per minute: IOPS, MB/s and the total written by each minute's end.
+pub(crate) fn wsat_minutes(rep: &Repetition) -> Table {
+    let mut t = Table::new(["minute", "write IOPS", "MB/s", "written (GiB)"]);
+    let mut flush = |minute: usize, ios: f64, bytes: f64, dt: f64, written: f64| {
+        if dt > 0.0 {
+            t.push([
+                (minute + 1).to_string(),
+                fmt_count(ios / dt),
+                format!("{:.1}", bytes / dt / 1e6),
+                format!("{:.2}", written / (1u64 << 30) as f64),
+            ]);
+        }
+    };
+    let (mut written, mut prev_t) = (0.0, 0.0);
+    let mut minute = 0usize;
+    let (mut ios, mut bytes, mut dt) = (0.0, 0.0, 0.0);
+    for p in &rep.series {
+        let m = ((p.t_s - 1e-9) / 60.0).floor().max(0.0) as usize;
+        if m != minute {
+            flush(minute, ios, bytes, dt, written);
+            (ios, bytes, dt) = (0.0, 0.0, 0.0);
+            minute = m;
+        }
+        let d = p.t_s - prev_t;
+        prev_t = p.t_s;
+        ios += p.write_iops * d;
+        bytes += p.write_bw_bytes * d;
+        written += p.write_bw_bytes * d;
+        dt += d;
+    }
+    flush(minute, ios, bytes, dt, written);
+    t
+}
+
+/// One test of a study: its table (the swept values as rows) and the (queue depth, IOPS)
+/// points of its complete runs, for the saturation verdict.
+pub(crate) struct StudyTable {
+    pub test: String,
+    pub param: String,
+    pub table: Table,
+    pub saturation: Vec<(u64, f64)>,
+}
+
+/// A table per test of a study, in the order the tests first appear.
+pub(crate) fn studies(doc: &Document) -> Vec<StudyTable> {
+    let mut tests: Vec<(String, String)> = Vec::new();
+    for r in &doc.runs {
+        if let Some(p) = &r.study
+            && !tests.iter().any(|(t, _)| *t == p.test)
+        {
+            tests.push((p.test.clone(), p.param.clone()));
+        }
+    }
+    tests
+        .into_iter()
+        .map(|(test, param)| study(doc, test, param))
+        .collect()
+}
+
+fn study(doc: &Document, test: String, param: String) -> StudyTable {
+    let mut t = Table::new([
+        param.as_str(),
+        "IOPS",
+        "± stddev",
+        "MB/s",
+        "± stddev",
+        "p50 lat",
+        "p99 lat",
+        "CV",
+        "n",
+    ]);
+    let mut saturation = Vec::new();
+    for r in &doc.runs {
+        let Some(p) = r.study.as_ref().filter(|p| p.test == test) else {
+            continue;
+        };
+        let (iops, bw) = (
+            r.summary.total(|x| &x.iops),
+            r.summary.total(|x| &x.bw_bytes),
+        );
+        // Latency and variation of the direction that did the work.
+        let main = r.summary.main();
+        let mut label = p.value.clone();
+        if r.status == Status::Interrupted {
+            label.push_str(" (interrupted)");
+        }
+        if r.cache_bound {
+            label.push_str(" (cache)");
+        }
+        if let Ok(q) = p.value.parse::<u64>()
+            && r.status == Status::Complete
+        {
+            saturation.push((q, iops.mean));
+        }
+        t.push([
+            label,
+            fmt_count(iops.mean),
+            fmt_count(iops.stddev),
+            format!("{:.1}", bw.mean / 1e6),
+            format!("{:.1}", bw.stddev / 1e6),
+            fmt_ns(main.lat_p50_ns.mean),
+            fmt_ns(main.lat_p99_ns.mean),
+            main.iops.cv_pct.map_or("-".into(), |c| format!("{c:.1}%")),
+            r.summary
+                .read
+                .iops
+                .n
+                .max(r.summary.write.iops.n)
+                .to_string(),
+        ]);
+    }
+    StudyTable {
+        test,
+        param,
+        table: t,
+        saturation,
+    }
+}
+
+/// A run's environment as name/value rows: write amplification, device, filesystem.
+/// Empty (no rows) when nothing is known.
+pub(crate) fn run_environment(r: &Run) -> Table {
+    let mut t = Table::new(["", ""]);
+    for w in &r.write_amplification_sources {
+        t.push([
+            format!("write amplification ({})", w.source),
+            match w.ratio {
+                Some(x) => format!(
+                    "{x:.3} ({} of {} bytes) — {}",
+                    w.device_bytes.unwrap_or(0),
+                    w.host_bytes.unwrap_or(0),
+                    w.note
+                ),
+                None => w.note.clone(),
+            },
+        ]);
+    }
+    if let Some(d) = &r.target.device {
+        let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        t.push(["device".into(), format!("{} (disk {})", d.name, d.disk)]);
+        t.push(["model".into(), or_dash(&d.model)]);
+        t.push(["scheduler".into(), or_dash(&d.scheduler)]);
+        t.push([
+            "logical block size".into(),
+            d.logical_block_size.map_or("-".into(), |v| v.to_string()),
+        ]);
+    }
+    if let Some(f) = &r.target.filesystem {
+        t.push([
+            "filesystem".into(),
+            format!("{} on {}", f.fstype, f.mount_point),
+        ]);
+        t.push(["mount options".into(), f.options.clone()]);
+    }
+    t
+}
+
+/// The host and tool a document was measured with, as name/value rows.
+pub(crate) fn host(label: &str, d: &Document) -> Table {
+    let h = &d.host;
+    let mut t = Table::new(["", label]);
+    t.push(["tool".into(), format!("{} {}", d.tool.name, d.tool.version)]);
+    t.push(["started".into(), d.started.clone()]);
+    t.push(["host".into(), h.hostname.clone()]);
+    t.push(["kernel".into(), h.kernel.clone()]);
+    t.push(["CPU".into(), format!("{} ({} cores)", h.cpu, h.cores)]);
+    t.push(["memory".into(), fmt_size(h.memory_bytes)]);
+    t
+}
