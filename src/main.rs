@@ -139,9 +139,7 @@ fn say(out: &Output, text: &str) {
 
 /// The JSON document on stdout, when asked for.
 fn finish(out: &Output, doc: &Document) {
-    if out.json {
-        println!("{}", doc.to_json());
-    }
+    out.json.then(|| println!("{}", doc.to_json()));
 }
 
 fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
@@ -175,17 +173,7 @@ fn cmd_quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
             plan.file.display()
         )));
     }
-    let first = &plan.runs[0].plan.spec;
-    say(
-        &plan.out,
-        &format!(
-            "iomark quick benchmark: {} tests of {} s each on {} ({})\n",
-            plan.runs.len(),
-            first.runtime_s.unwrap_or(0.0) + first.ramp_s,
-            plan.file.display(),
-            iomark::units::fmt_size(first.size.unwrap_or(0)),
-        ),
-    );
+    say(&plan.out, &notes::quick_header(&plan));
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let life = TargetLife::new(&plan.file.display().to_string(), false);
@@ -216,48 +204,14 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
     let failure = if plan.kind.is_dirty() {
         runner.dirty(&plan)?
     } else {
-        let remaining = plan.runs.len() - resumed_runs(&plan)?;
+        let remaining = plan.runs.len().saturating_sub(notes::resumed_runs(&plan)?);
         say(&out, &notes::suite_header(&plan, remaining));
         runner.suite(&plan)?
     };
     let doc = &runner.store.doc;
-    if let Some(p) = &doc.purge {
-        say(&out, &format!("purge: {} ({})\n", p.method, p.note));
-    }
-    say(&out, &text::study_tables(doc));
-    if plan.kind.is_dirty() {
-        say(&out, &notes::steady_verdict(doc).unwrap_or_default());
-        say(&out, &notes::amplification(doc).unwrap_or_default());
-        if let Some(rep) = doc
-            .runs
-            .first()
-            .filter(|_| plan.kind == iomark::plan::StudyKind::Wsat)
-        {
-            say(
-                &out,
-                &rep.repetitions
-                    .first()
-                    .map(text::wsat_minutes)
-                    .unwrap_or_default(),
-            );
-        }
-    } else {
-        say(&out, &notes::run_notes(doc));
-    }
+    say(&out, &notes::study_ending(doc, plan.kind));
     finish(&out, doc);
     Ok(exit_for(stop, failure))
-}
-
-/// Runs of a resumed document that are complete (0 when not resuming).
-fn resumed_runs(plan: &SuitePlan) -> Result<usize> {
-    Ok(match &plan.resume {
-        Some(p) => Document::load(p)?
-            .runs
-            .iter()
-            .filter(|r| r.status == iomark::results::schema::Status::Complete)
-            .count(),
-        None => 0,
-    })
 }
 
 fn cmd_verify(args: &iomark::cli::VerifyArgs) -> Result<i32> {

@@ -7,6 +7,7 @@
 pub mod amplification;
 mod gate;
 mod interval;
+mod launch;
 mod rep;
 pub mod run;
 pub mod stream;

@@ -230,6 +230,28 @@ pub fn verify(file: &std::fs::File, map: &GenMap) -> Result<VerifyReport> {
     Ok(rep)
 }
 
+/// `iomark verify`: opens `target` for reading (O_DIRECT unless `buffered`) and checks
+/// every block the state file says was written.
+pub fn verify_target(target: &Path, map: &GenMap, buffered: bool) -> Result<VerifyReport> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let p = target.display();
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(if buffered {
+            0
+        } else {
+            crate::io::sys::O_DIRECT
+        })
+        .open(target)
+        .map_err(|e| match e.raw_os_error() {
+            Some(crate::io::sys::EINVAL) => Error::input(format!(
+                "the filesystem under {p} refuses O_DIRECT; use --buffered"
+            )),
+            _ => Error::input(format!("cannot open {p}: {}", describe_io(&e))),
+        })?;
+    verify(&file, map)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,26 +306,4 @@ mod tests {
         assert_eq!((r.good, r.misplaced, r.stale), (5, 1, 1));
         assert_eq!(r.first_bad[0].offset, 2 * 4096);
     }
-}
-
-/// `iomark verify`: opens `target` for reading (O_DIRECT unless `buffered`) and checks
-/// every block the state file says was written.
-pub fn verify_target(target: &Path, map: &GenMap, buffered: bool) -> Result<VerifyReport> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let p = target.display();
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(if buffered {
-            0
-        } else {
-            crate::io::sys::O_DIRECT
-        })
-        .open(target)
-        .map_err(|e| match e.raw_os_error() {
-            Some(crate::io::sys::EINVAL) => Error::input(format!(
-                "the filesystem under {p} refuses O_DIRECT; use --buffered"
-            )),
-            _ => Error::input(format!("cannot open {p}: {}", describe_io(&e))),
-        })?;
-    verify(&file, map)
 }

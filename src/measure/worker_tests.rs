@@ -2,9 +2,16 @@
 //! transfers, errors at an offset, a full queue, fsyncs.
 
 use super::*;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+
 use crate::io::engine::{BufferPool, Completion, Engine, Op, Queued, Request};
+use crate::measure::gate::Gate;
 use crate::measure::interval::IntervalMsg;
+use crate::measure::interval::Live;
 use crate::plan::spec::Rw;
+use crate::plan::spec::{EngineKind, Spec};
+use crate::stop::StopFlag;
 
 /// Completes requests at `submit`, as its options say.
 struct Fake {

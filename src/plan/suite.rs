@@ -9,6 +9,8 @@
 //! adds a dimension (`suite qd --bs 4k,64k` runs the sweep once per block size).
 
 use crate::error::{Error, Result};
+use crate::plan::matrix::matrix_runs;
+pub use crate::plan::matrix::{Matrix, NOT_IN_MATRIX};
 
 /// One option: its long name without `--`, and its value (`None` for a flag).
 pub type Opt = (String, Option<String>);
@@ -30,7 +32,7 @@ pub struct PlannedRun {
     pub protected: Vec<&'static str>,
 }
 
-fn o(k: &str, v: &str) -> Opt {
+pub(super) fn o(k: &str, v: &str) -> Opt {
     (k.to_string(), Some(v.to_string()))
 }
 
@@ -124,7 +126,6 @@ fn corners_tests(qds: (&str, [&str; 2])) -> Vec<TestDef> {
     ]
 }
 
-/// Expands preset `name` with the user's options (for `matrix`, `matrix` is the parsed file).
 /// Options that shape the data written: they do not apply to read-only runs.
 const DATA_KEYS: [&str; 7] = [
     "data",
@@ -136,22 +137,9 @@ const DATA_KEYS: [&str; 7] = [
     "dedup-set",
 ];
 
-/// Options a matrix file may not set: the safety switches (only the person running iomark
-/// may allow destruction) and what belongs to the whole study.
-pub const NOT_IN_MATRIX: [&str; 9] = [
-    "overwrite",
-    "allow-write-device",
-    "destroy-data",
-    "keep",
-    "output",
-    "json",
-    "quiet",
-    "verify-state",
-    "resume",
-];
-
-/// Expands a study. With `existing_target`, the presets' default `--size` (meant for the
-/// file a study creates) is dropped, so an existing file or device is used whole.
+/// Expands study `name` with the user's options (for `matrix`, `matrix` is the parsed
+/// file). With `existing_target`, the presets' default `--size` (meant for the file a
+/// study creates) is dropped, so an existing file or device is used whole.
 pub fn expand(
     name: &str,
     user: &[Opt],
@@ -159,6 +147,26 @@ pub fn expand(
     existing_target: bool,
 ) -> Result<Vec<PlannedRun>> {
     let mut runs = match name {
+        "matrix" => matrix_runs(matrix, user)?,
+        _ => preset_runs(name, user)?,
+    };
+    if existing_target && name != "matrix" {
+        for r in runs.iter_mut() {
+            r.opts.retain(|(k, _)| k != "size");
+        }
+    }
+    check_options_apply(name, user, &runs)?;
+    check_single_workload(name, user)?;
+    let runs = multiply_by_user_lists(runs, user);
+    if runs.is_empty() {
+        return Err(Error::input("the study has no runs; check the lists given"));
+    }
+    Ok(runs)
+}
+
+/// The planned runs of preset `name` (every study but `matrix`).
+fn preset_runs(name: &str, user: &[Opt]) -> Result<Vec<PlannedRun>> {
+    Ok(match name {
         "quick" => sweep(
             vec![o("size", "1g"), o("runtime", "3s"), o("ramp", "1s")],
             corners_tests(("8", ["32", "1"])),
@@ -169,170 +177,157 @@ pub fn expand(
             corners_tests(("8", ["32", "1"])),
             user,
         ),
-        "qd" => {
-            let qds: Vec<String> = powers(1, 256).iter().map(|v| v.to_string()).collect();
-            sweep(
-                vec![
-                    o("size", "1g"),
-                    o("runtime", "10s"),
-                    o("ramp", "2s"),
-                    o("bs", "4k"),
-                ],
-                vec![
-                    TestDef {
-                        name: "randread",
-                        fixed: vec![o("rw", "randread")],
-                        param: "qd",
-                        values: qds.clone(),
-                    },
-                    TestDef {
-                        name: "randwrite",
-                        fixed: vec![o("rw", "randwrite")],
-                        param: "qd",
-                        values: qds,
-                    },
-                ],
-                user,
-            )
-        }
-        "bs" => {
-            let sizes: Vec<String> = powers(512, 16 << 20)
-                .iter()
-                .map(|&v| crate::units::fmt_size_short(v))
-                .collect();
-            let tests = ["read", "write", "randread", "randwrite"]
-                .iter()
-                .map(|&rw| TestDef {
-                    name: rw,
-                    fixed: vec![o("rw", rw)],
-                    param: "bs",
-                    values: sizes.clone(),
-                })
-                .collect();
-            sweep(
-                vec![
-                    o("size", "1g"),
-                    o("runtime", "5s"),
-                    o("ramp", "1s"),
-                    o("qd", "8"),
-                ],
-                tests,
-                user,
-            )
-        }
-        "cache" => {
-            let modes = vec!["direct".to_string(), "buffered".to_string()];
-            let tests = [
-                ("randread 4k", "randread", "4k"),
-                ("randread 128k", "randread", "128k"),
-                ("randwrite 4k", "randwrite", "4k"),
-                ("randwrite 128k", "randwrite", "128k"),
-            ]
-            .iter()
-            .map(|&(name, rw, bs)| TestDef {
-                name,
-                fixed: vec![o("rw", rw), o("bs", bs)],
-                param: "cache",
-                values: modes.clone(),
-            })
-            .collect();
-            sweep(
-                vec![
-                    o("size", "1g"),
-                    o("runtime", "10s"),
-                    o("ramp", "2s"),
-                    o("qd", "8"),
-                ],
-                tests,
-                user,
-            )
-        }
+        "qd" => qd(user),
+        "bs" => bs(user),
+        "cache" => cache(user),
         "compress" => compress(user),
-        // SNIA PTS-style steady state: precondition (the span written twice sequentially,
-        // 128 KiB, incompressible unless the data options say otherwise), then rounds of
-        // the test workload; `main` runs the rounds until steady or the round limit.
-        "steady" => vec![
-            PlannedRun {
-                test: "precondition".into(),
-                param: "pass".into(),
-                value: "2x".into(),
-                opts: vec![
-                    o("size", "1g"),
-                    o("rw", "write"),
-                    o("bs", "128k"),
-                    o("qd", "8"),
-                    o("io-size", "2x"),
-                ],
-                protected: vec![
-                    "rw",
-                    "bs",
-                    "io-size",
-                    "runtime",
-                    "ramp",
-                    "repeat",
-                    "qd",
-                    "rwmixread",
-                ],
-            },
-            PlannedRun {
-                test: "round".into(),
-                param: "round".into(),
-                value: "1".into(),
-                opts: vec![
-                    o("size", "1g"),
-                    o("rw", "randwrite"),
-                    o("bs", "4k"),
-                    o("qd", "32"),
-                    o("runtime", "1m"),
-                    o("ramp", "0"),
-                ],
-                protected: vec!["runtime", "repeat", "ramp"],
-            },
-        ],
-        // Write saturation: random 4 KiB writes over the span until 4x the span is written
-        // (or --runtime passes), sampled every second.
-        "wsat" => vec![PlannedRun {
-            test: "wsat".into(),
-            param: "volume".into(),
-            value: "4x".into(),
-            opts: vec![
-                o("size", "1g"),
-                o("rw", "randwrite"),
-                o("bs", "4k"),
-                o("qd", "32"),
-                o("io-size", "4x"),
-                o("interval", "1s"),
-            ],
-            protected: vec!["repeat"],
-        }],
-        "matrix" => {
-            let m = matrix.ok_or_else(|| {
-                Error::input("suite matrix needs a file: iomark suite matrix FILE.toml [TARGET]")
-            })?;
-            if let Some((k, _)) = user
-                .iter()
-                .find(|(k, _)| m.vary.iter().any(|(v, _)| v == k))
-            {
-                return Err(Error::input(format!(
-                    "--{k} is varied by the matrix file; change its list there instead"
-                )));
-            }
-            m.expand()
-        }
+        "steady" => steady(),
+        "wsat" => wsat(),
         other => {
             return Err(Error::input(format!(
                 "unknown suite '{other}'; use one of {}",
                 PRESETS.join(", ")
             )));
         }
+    })
+}
+
+/// Queue depths 1 to 256 for random 4 KiB reads and writes.
+fn qd(user: &[Opt]) -> Vec<PlannedRun> {
+    let qds: Vec<String> = powers(1, 256).iter().map(|v| v.to_string()).collect();
+    let tests = ["randread", "randwrite"]
+        .iter()
+        .map(|&rw| TestDef {
+            name: rw,
+            fixed: vec![o("rw", rw)],
+            param: "qd",
+            values: qds.clone(),
+        })
+        .collect();
+    let defaults = vec![
+        o("size", "1g"),
+        o("runtime", "10s"),
+        o("ramp", "2s"),
+        o("bs", "4k"),
+    ];
+    sweep(defaults, tests, user)
+}
+
+/// Block sizes 512 B to 16 MiB for the four corners at queue depth 8.
+fn bs(user: &[Opt]) -> Vec<PlannedRun> {
+    let sizes: Vec<String> = powers(512, 16 << 20)
+        .iter()
+        .map(|&v| crate::units::fmt_size_short(v))
+        .collect();
+    let tests = ["read", "write", "randread", "randwrite"]
+        .iter()
+        .map(|&rw| TestDef {
+            name: rw,
+            fixed: vec![o("rw", rw)],
+            param: "bs",
+            values: sizes.clone(),
+        })
+        .collect();
+    let defaults = vec![
+        o("size", "1g"),
+        o("runtime", "5s"),
+        o("ramp", "1s"),
+        o("qd", "8"),
+    ];
+    sweep(defaults, tests, user)
+}
+
+/// Direct against buffered I/O for random reads and writes at 4 KiB and 128 KiB.
+fn cache(user: &[Opt]) -> Vec<PlannedRun> {
+    let modes = vec!["direct".to_string(), "buffered".to_string()];
+    let tests = [
+        ("randread 4k", "randread", "4k"),
+        ("randread 128k", "randread", "128k"),
+        ("randwrite 4k", "randwrite", "4k"),
+        ("randwrite 128k", "randwrite", "128k"),
+    ]
+    .iter()
+    .map(|&(name, rw, bs)| TestDef {
+        name,
+        fixed: vec![o("rw", rw), o("bs", bs)],
+        param: "cache",
+        values: modes.clone(),
+    })
+    .collect();
+    let defaults = vec![
+        o("size", "1g"),
+        o("runtime", "10s"),
+        o("ramp", "2s"),
+        o("qd", "8"),
+    ];
+    sweep(defaults, tests, user)
+}
+
+/// SNIA PTS-style steady state: precondition (the span written twice sequentially,
+/// 128 KiB, incompressible unless the data options say otherwise), then rounds of the test
+/// workload; `main` runs the rounds until steady or the round limit.
+fn steady() -> Vec<PlannedRun> {
+    let precondition = PlannedRun {
+        test: "precondition".into(),
+        param: "pass".into(),
+        value: "2x".into(),
+        opts: vec![
+            o("size", "1g"),
+            o("rw", "write"),
+            o("bs", "128k"),
+            o("qd", "8"),
+            o("io-size", "2x"),
+        ],
+        protected: vec![
+            "rw",
+            "bs",
+            "io-size",
+            "runtime",
+            "ramp",
+            "repeat",
+            "qd",
+            "rwmixread",
+        ],
     };
-    if existing_target && name != "matrix" {
-        for r in runs.iter_mut() {
-            r.opts.retain(|(k, _)| k != "size");
-        }
-    }
-    // An option the user gave that no run of this study can take is an error, not a
-    // silent no-op (e.g. --runtime for steady, whose rounds use --round-time).
+    let round = PlannedRun {
+        test: "round".into(),
+        param: "round".into(),
+        value: "1".into(),
+        opts: vec![
+            o("size", "1g"),
+            o("rw", "randwrite"),
+            o("bs", "4k"),
+            o("qd", "32"),
+            o("runtime", "1m"),
+            o("ramp", "0"),
+        ],
+        protected: vec!["runtime", "repeat", "ramp"],
+    };
+    vec![precondition, round]
+}
+
+/// Write saturation: random 4 KiB writes over the span until 4x the span is written (or
+/// --runtime passes), sampled every second.
+fn wsat() -> Vec<PlannedRun> {
+    vec![PlannedRun {
+        test: "wsat".into(),
+        param: "volume".into(),
+        value: "4x".into(),
+        opts: vec![
+            o("size", "1g"),
+            o("rw", "randwrite"),
+            o("bs", "4k"),
+            o("qd", "32"),
+            o("io-size", "4x"),
+            o("interval", "1s"),
+        ],
+        protected: vec!["repeat"],
+    }]
+}
+
+/// An option the user gave that no run of this study can take is an error, not a silent
+/// no-op (e.g. --runtime for steady, whose rounds use --round-time).
+fn check_options_apply(name: &str, user: &[Opt], runs: &[PlannedRun]) -> Result<()> {
     for (k, _) in user {
         if !runs.is_empty() && runs.iter().all(|r| r.protected.contains(&k.as_str())) {
             return Err(Error::input(format!(
@@ -345,6 +340,11 @@ pub fn expand(
             )));
         }
     }
+    Ok(())
+}
+
+/// The dirty-drive studies run one workload: a comma list (but for --data) is an error.
+fn check_single_workload(name: &str, user: &[Opt]) -> Result<()> {
     if matches!(name, "steady" | "wsat")
         && let Some((k, _)) = user
             .iter()
@@ -354,7 +354,12 @@ pub fn expand(
             "suite {name} runs one workload; --{k} takes one value here, not a list"
         )));
     }
-    // The user's other comma lists multiply the plan.
+    Ok(())
+}
+
+/// The user's comma lists for options the study does not sweep multiply the plan: each
+/// run is repeated once per value (preparation runs that protect the option run once).
+fn multiply_by_user_lists(mut runs: Vec<PlannedRun>, user: &[Opt]) -> Vec<PlannedRun> {
     let swept: Vec<String> = runs.iter().map(|r| r.param.clone()).collect();
     for (key, value) in user {
         let Some(v) = value else { continue };
@@ -378,10 +383,7 @@ pub fn expand(
         }
         runs = more;
     }
-    if runs.is_empty() {
-        return Err(Error::input("the study has no runs; check the lists given"));
-    }
-    Ok(runs)
+    runs
 }
 
 /// The SandForce study: for each level, fill the span with data of that level, then the
@@ -430,186 +432,6 @@ fn compress(user: &[Opt]) -> Vec<PlannedRun> {
         }
     }
     out
-}
-
-/// A matrix file: fixed options and lists whose cartesian product is the study.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Matrix {
-    pub target: Option<String>,
-    pub fixed: Vec<Opt>,
-    /// In file order; the last list is the swept parameter (the tables' rows).
-    pub vary: Vec<(String, Vec<String>)>,
-}
-
-impl Matrix {
-    /// Parses the TOML text of `path`. `kind(name)` says whether `name` is a run option
-    /// and whether it takes a value (`Some(true)`), is a flag (`Some(false)`), or is
-    /// unknown (`None`).
-    pub fn parse(path: &str, text: &str, kind: &dyn Fn(&str) -> Option<bool>) -> Result<Matrix> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            let msg = e.message().trim().to_string();
-            let line = e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].lines().count().max(1))
-                .unwrap_or(1);
-            Error::input(format!("{path} line {line}: {msg}"))
-        })?;
-        let line_of = |key: &str| -> usize {
-            text.lines()
-                .position(|l| {
-                    let t = l.trim_start();
-                    t.strip_prefix(key)
-                        .is_some_and(|r| r.trim_start().starts_with('='))
-                        || t.starts_with(&format!("[{key}]"))
-                })
-                .map_or(1, |i| i + 1)
-        };
-        let err =
-            |key: &str, what: String| Error::input(format!("{path} line {}: {what}", line_of(key)));
-        let mut m = Matrix {
-            target: None,
-            fixed: Vec::new(),
-            vary: Vec::new(),
-        };
-        let scalar = |key: &str, v: &toml::Value| -> Result<Option<String>> {
-            let name = key.replace('_', "-");
-            if NOT_IN_MATRIX.contains(&name.as_str()) {
-                return Err(err(
-                    key,
-                    format!(
-                        "'{key}' cannot be set in a matrix file; give it on the command line (safety switches are for the person running iomark)"
-                    ),
-                ));
-            }
-            let takes_value = kind(&name).ok_or_else(|| {
-                err(key, format!("unknown option '{key}'; use run option names such as rw, bs, qd, jobs, runtime, compress"))
-            })?;
-            match (v, takes_value) {
-                (toml::Value::String(s), true) => Ok(Some(s.clone())),
-                (toml::Value::Integer(i), true) => Ok(Some(i.to_string())),
-                (toml::Value::Float(f), true) => Ok(Some(f.to_string())),
-                (toml::Value::Boolean(b), false) => Ok(b.then(String::new)),
-                (_, false) => Err(err(
-                    key,
-                    format!("'{key}' is a switch: write {key} = true or false"),
-                )),
-                (other, true) => Err(err(
-                    key,
-                    format!(
-                        "'{key}' takes a string or a number, not {}",
-                        other.type_str()
-                    ),
-                )),
-            }
-        };
-        for (key, v) in &table {
-            match (key.as_str(), v) {
-                ("target", toml::Value::String(s)) => m.target = Some(s.clone()),
-                ("target", _) => {
-                    return Err(err(
-                        "target",
-                        "target must be a string (a file or device path)".into(),
-                    ));
-                }
-                ("fixed", toml::Value::Table(t)) => {
-                    for (k, v) in t {
-                        if let Some(val) = scalar(k, v)? {
-                            let name = k.replace('_', "-");
-                            m.fixed
-                                .push((name, if val.is_empty() { None } else { Some(val) }));
-                        }
-                    }
-                }
-                ("vary", toml::Value::Table(t)) => {
-                    for (k, v) in t {
-                        let toml::Value::Array(items) = v else {
-                            return Err(err(
-                                k,
-                                format!("'{k}' under [vary] must be a list, e.g. {k} = [1, 8, 32]"),
-                            ));
-                        };
-                        if items.is_empty() {
-                            return Err(err(
-                                k,
-                                format!("'{k}' is an empty list; give at least one value"),
-                            ));
-                        }
-                        let mut vals = Vec::new();
-                        for it in items {
-                            match scalar(k, it)? {
-                                Some(s) if !s.is_empty() => vals.push(s),
-                                _ => {
-                                    return Err(err(
-                                        k,
-                                        format!(
-                                            "'{k}' lists switches; a switch cannot be varied in a matrix"
-                                        ),
-                                    ));
-                                }
-                            }
-                        }
-                        m.vary.push((k.replace('_', "-"), vals));
-                    }
-                }
-                ("fixed" | "vary", _) => return Err(err(key, format!("[{key}] must be a table"))),
-                (k, v) => {
-                    // Top-level options are fixed options too.
-                    if let Some(val) = scalar(k, v)? {
-                        let name = k.replace('_', "-");
-                        m.fixed
-                            .push((name, if val.is_empty() { None } else { Some(val) }));
-                    }
-                }
-            }
-        }
-        if m.vary.is_empty() {
-            return Err(Error::input(format!(
-                "{path}: no [vary] lists; a matrix needs at least one list, e.g. [vary] qd = [1, 8, 32]"
-            )));
-        }
-        Ok(m)
-    }
-
-    fn expand(&self) -> Vec<PlannedRun> {
-        let (last_key, last_vals) = self.vary.last().expect("at least one list").clone();
-        let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
-        for (k, vals) in &self.vary[..self.vary.len() - 1] {
-            combos = combos
-                .into_iter()
-                .flat_map(|c| {
-                    vals.iter().map(move |v| {
-                        let mut c2 = c.clone();
-                        c2.push((k.clone(), v.clone()));
-                        c2
-                    })
-                })
-                .collect();
-        }
-        let mut out = Vec::new();
-        for c in combos {
-            let test = if c.is_empty() {
-                "matrix".to_string()
-            } else {
-                c.iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            };
-            for v in &last_vals {
-                let mut opts = self.fixed.clone();
-                opts.extend(c.iter().map(|(k, v)| o(k, v)));
-                opts.push(o(&last_key, v));
-                out.push(PlannedRun {
-                    test: test.clone(),
-                    param: last_key.clone(),
-                    value: v.clone(),
-                    opts,
-                    protected: Vec::new(),
-                });
-            }
-        }
-        out
-    }
 }
 
 /// Merges a planned run's options with the user's: the user's win, except on protected
@@ -733,42 +555,6 @@ mod tests {
             "reads carry no data options"
         );
         assert_eq!(runs[5].value, "20");
-    }
-
-    #[test]
-    fn matrix_file() {
-        let kind = |n: &str| match n {
-            "rw" | "bs" | "qd" | "runtime" => Some(true),
-            "buffered" => Some(false),
-            _ => None,
-        };
-        let text = "target = \"/tmp/x\"\nruntime = \"2s\"\n[fixed]\nbuffered = true\n[vary]\nrw = [\"randread\", \"randwrite\"]\nbs = [\"4k\", \"64k\"]\nqd = [1, 8, 32]\n";
-        let m = Matrix::parse("m.toml", text, &kind).unwrap();
-        let runs = m.expand();
-        assert_eq!(runs.len(), 12);
-        assert_eq!(runs[0].param, "qd");
-        assert_eq!(runs[0].test, "rw=randread bs=4k");
-        assert_eq!(m.target.as_deref(), Some("/tmp/x"));
-        assert!(m.fixed.contains(&("buffered".to_string(), None)));
-        let bad = [
-            ("[vary]\nqd = []\n", "line 2", "empty list"),
-            ("[vary]\nfoo = [1]\n", "line 2", "unknown option 'foo'"),
-            (
-                "runtime = 3\n[vary]\nqd = [true]\n",
-                "line 3",
-                "takes a string or a number",
-            ),
-            ("[vary]\nqd = 4\n", "line 2", "must be a list"),
-            ("qd = [1\n", "line 1", ""),
-            ("runtime = \"1s\"\n", "", "no [vary]"),
-        ];
-        for (t, line, needle) in bad {
-            let e = Matrix::parse("m.toml", t, &kind).unwrap_err().to_string();
-            assert!(
-                e.contains(line) && e.contains(needle) && !e.contains('\n'),
-                "{t:?}: {e}"
-            );
-        }
     }
 
     #[test]

@@ -133,3 +133,50 @@ pub fn data_figures(output: &str, m: &DataMeasure, data: &str, dedup_unit: u64) 
         m.dedup_pct
     )
 }
+
+/// What a study prints after its runs: the purge, the tables, then for dirty-drive
+/// studies the verdict, write amplification and (wsat) the per-minute table, for the
+/// others the notes runs earned.
+pub fn study_ending(doc: &Document, kind: crate::plan::StudyKind) -> String {
+    let mut s = String::new();
+    if let Some(p) = &doc.purge {
+        s.push_str(&format!("purge: {} ({})\n", p.method, p.note));
+    }
+    s.push_str(&crate::report::text::study_tables(doc));
+    if kind.is_dirty() {
+        s.push_str(&steady_verdict(doc).unwrap_or_default());
+        s.push_str(&amplification(doc).unwrap_or_default());
+        if kind == crate::plan::StudyKind::Wsat
+            && let Some(rep) = doc.runs.first().and_then(|r| r.repetitions.first())
+        {
+            s.push_str(&crate::report::text::wsat_minutes(rep));
+        }
+    } else {
+        s.push_str(&run_notes(doc));
+    }
+    s
+}
+
+/// Runs of the document a plan resumes that are complete (0 when not resuming).
+pub fn resumed_runs(plan: &SuitePlan) -> crate::error::Result<usize> {
+    Ok(match &plan.resume {
+        Some(p) => Document::load(p)?
+            .runs
+            .iter()
+            .filter(|r| r.status == crate::results::schema::Status::Complete)
+            .count(),
+        None => 0,
+    })
+}
+
+/// "iomark quick benchmark: 6 tests of 4 s each on ./.iomark-quick-1.dat (1.0 GiB)".
+pub fn quick_header(plan: &crate::plan::QuickPlan) -> String {
+    let first = &plan.runs[0].plan.spec;
+    format!(
+        "iomark quick benchmark: {} tests of {} s each on {} ({})\n",
+        plan.runs.len(),
+        first.runtime_s.unwrap_or(0.0) + first.ramp_s,
+        plan.file.display(),
+        fmt_size(first.size.unwrap_or(0)),
+    )
+}

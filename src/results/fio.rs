@@ -98,6 +98,16 @@ pub fn from_fio(v: &Value) -> std::result::Result<Document, String> {
         .and_then(Value::as_array)
         .ok_or("fio output without \"jobs\"")?;
     let global = v.get("global options").cloned().unwrap_or(Value::Null);
+    let mut doc = fio_document(v);
+    for (name, clones) in &group_clones(jobs) {
+        let spec = job_spec(name, clones[0], &global, &doc.tool.version)?;
+        doc.runs.push(job_run(name, clones, spec));
+    }
+    Ok(doc)
+}
+
+/// An empty document for fio's output: the tool, its version and the start time.
+fn fio_document(v: &Value) -> Document {
     let mut doc = Document::new(Host {
         hostname: "fio".into(),
         kernel: String::new(),
@@ -114,8 +124,13 @@ pub fn from_fio(v: &Value) -> std::result::Result<Document, String> {
     if let Some(t) = v.get("time").and_then(Value::as_str) {
         doc.started = t.to_string();
     }
-    // Without group_reporting fio writes one entry per clone of a job (numjobs): they are
-    // one workload, so their counters are added up (latency figures: the first clone's).
+    doc
+}
+
+/// fio's job entries grouped by job name, in order of first appearance. Without
+/// group_reporting fio writes one entry per clone of a job (numjobs): they are one
+/// workload, so their counters are added up (latency figures: the first clone's).
+fn group_clones(jobs: &[Value]) -> Vec<(String, Vec<&Value>)> {
     let mut groups: Vec<(String, Vec<&Value>)> = Vec::new();
     for job in jobs {
         let name = job
@@ -128,147 +143,195 @@ pub fn from_fio(v: &Value) -> std::result::Result<Document, String> {
             None => groups.push((name, vec![job])),
         }
     }
-    for (name, clones) in &groups {
-        let name = name.as_str();
-        let job = clones[0];
-        let rw_s = opt(job, &global, "rw")
-            .or_else(|| opt(job, &global, "readwrite"))
-            .unwrap_or("read");
-        // "randread:8" (fio's sequential-skip suffix) names the same pattern.
-        let rw_s = rw_s.split(':').next().unwrap_or(rw_s);
-        let rw = match rw_s {
-            "read" => Rw::Read,
-            "write" => Rw::Write,
-            "randread" => Rw::RandRead,
-            "randwrite" => Rw::RandWrite,
-            "rw" | "readwrite" => Rw::Rw,
-            "randrw" => Rw::RandRw,
-            other => return Err(format!("job {name}: rw={other} has no iomark equivalent")),
-        };
-        let mut spec = Spec::new(opt(job, &global, "filename").unwrap_or(name));
-        spec.rw = rw;
-        spec.rwmixread = opt(job, &global, "rwmixread")
-            .and_then(|s| s.parse().ok())
-            .or_else(|| {
-                opt(job, &global, "rwmixwrite")
-                    .and_then(|s| s.parse::<u8>().ok())
-                    .map(|w| 100u8.saturating_sub(w))
-            })
-            .unwrap_or(50);
-        spec.rwmixread = rw.read_pct(spec.rwmixread);
-        // "bs=4k,64k" gives reads and writes their own sizes: keep the one that ran.
-        let bs_list: Vec<u64> = opt(job, &global, "bs")
-            .or_else(|| opt(job, &global, "blocksize"))
-            .map(|s| s.split(',').filter_map(fio_size).collect())
-            .unwrap_or_default();
-        spec.bs = match (bs_list.as_slice(), rw.read_pct(50)) {
-            ([r, w, ..], 0) => {
-                let _ = r;
-                *w
-            }
-            ([r, ..], _) => *r,
-            _ => 4096,
-        };
-        spec.qd = opt(job, &global, "iodepth")
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(1);
-        spec.jobs = opt(job, &global, "numjobs")
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(1);
-        spec.size = opt(job, &global, "size").and_then(fio_size);
-        spec.direct = opt(job, &global, "direct").is_some_and(|d| d == "1" || d == "true");
-        spec.engine = match opt(job, &global, "ioengine") {
-            Some("io_uring") => EngineKind::IoUring,
-            Some("null") => EngineKind::Null,
-            _ => EngineKind::Psync,
-        };
-        spec.engine_note = Some(format!(
-            "imported from fio {}: ioengine={}",
-            doc.tool.version,
-            opt(job, &global, "ioengine").unwrap_or("psync")
-        ));
-        spec.runtime_s = opt(job, &global, "runtime")
-            .and_then(|s| crate::units::parse_duration(s).ok())
-            .map(|d| d.as_secs_f64());
-        spec.data = DataSpec::default();
-        let mut read = dir_stats(job.get("read").unwrap_or(&Value::Null));
-        let mut write = dir_stats(job.get("write").unwrap_or(&Value::Null));
-        for c in &clones[1..] {
-            for (acc, d) in [(&mut read, "read"), (&mut write, "write")] {
-                let x = dir_stats(c.get(d).unwrap_or(&Value::Null));
-                acc.ios += x.ios;
-                acc.bytes += x.bytes;
-                acc.iops += x.iops;
-                acc.bw_bytes += x.bw_bytes;
-            }
+    groups
+}
+
+/// The job's access pattern from `rw` (or `readwrite`).
+fn job_rw(name: &str, job: &Value, global: &Value) -> std::result::Result<Rw, String> {
+    let rw_s = opt(job, global, "rw")
+        .or_else(|| opt(job, global, "readwrite"))
+        .unwrap_or("read");
+    // "randread:8" (fio's sequential-skip suffix) names the same pattern.
+    let rw_s = rw_s.split(':').next().unwrap_or(rw_s);
+    Ok(match rw_s {
+        "read" => Rw::Read,
+        "write" => Rw::Write,
+        "randread" => Rw::RandRead,
+        "randwrite" => Rw::RandWrite,
+        "rw" | "readwrite" => Rw::Rw,
+        "randrw" => Rw::RandRw,
+        other => return Err(format!("job {name}: rw={other} has no iomark equivalent")),
+    })
+}
+
+/// The job's block size. "bs=4k,64k" gives reads and writes their own sizes: keep the one
+/// that ran.
+fn job_bs(job: &Value, global: &Value, rw: Rw) -> u64 {
+    let bs_list: Vec<u64> = opt(job, global, "bs")
+        .or_else(|| opt(job, global, "blocksize"))
+        .map(|s| s.split(',').filter_map(fio_size).collect())
+        .unwrap_or_default();
+    match (bs_list.as_slice(), rw.read_pct(50)) {
+        ([r, w, ..], 0) => {
+            let _ = r;
+            *w
         }
-        let runtime_ms = num(job.get("read").unwrap_or(&Value::Null), "runtime")
-            .max(num(job.get("write").unwrap_or(&Value::Null), "runtime"))
-            .max(num(job, "job_runtime"));
-        let elapsed_s = runtime_ms / 1000.0;
-        let cpu_s = |k: &str| num(job, k) / 100.0 * elapsed_s;
-        let total = read.ios + write.ios;
-        let rep = Repetition {
-            index: 1,
-            status: if num(job, "error") == 0.0 {
-                Status::Complete
-            } else {
-                Status::Interrupted
-            },
-            elapsed_s,
-            read,
-            write,
-            fsyncs: 0,
-            cpu: Cpu {
-                user_s: cpu_s("usr_cpu"),
-                sys_s: cpu_s("sys_cpu"),
-                per_io_ns: if total > 0 {
-                    (cpu_s("usr_cpu") + cpu_s("sys_cpu")) * 1e9 / total as f64
-                } else {
-                    0.0
-                },
-            },
-            device: None,
-            series: Vec::new(),
-            data: None,
-            verify: None,
-        };
-        let reps = vec![rep];
-        doc.runs.push(Run {
-            name: format!("{name} (fio)"),
-            status: reps[0].status,
-            target: TargetDesc {
-                kind: TargetKind::File,
-                path: spec.target.clone(),
-                offset: 0,
-                span_bytes: spec.size.unwrap_or(0),
-                align: 1,
-                created: false,
-                device: None,
-                filesystem: None,
-            },
-            summary: Summary::of(&reps),
-            repetitions: reps,
-            warnings: {
-                let mut w = vec!["imported from fio: percentiles are fio's completion latency (clat), min/mean/max its total latency".to_string()];
-                if clones.len() > 1 {
-                    w.push(format!(
-                        "fio reported {} clones of this job separately (no group_reporting): IOPS and bytes are their sum, latency figures the first clone's",
-                        clones.len()
-                    ));
-                }
-                w
-            },
-            error: None,
-            repetitions_planned: 1,
-            cache_bound: false,
-            study: None,
-            write_amplification: None,
-            write_amplification_sources: Vec::new(),
-            spec,
-        });
+        ([r, ..], _) => *r,
+        _ => 4096,
     }
-    Ok(doc)
+}
+
+/// The workload of a job, from its options (the job's own, else the global ones).
+fn job_spec(
+    name: &str,
+    job: &Value,
+    global: &Value,
+    version: &str,
+) -> std::result::Result<Spec, String> {
+    let rw = job_rw(name, job, global)?;
+    let mut spec = Spec::new(opt(job, global, "filename").unwrap_or(name));
+    spec.rw = rw;
+    spec.rwmixread = opt(job, global, "rwmixread")
+        .and_then(|s| s.parse().ok())
+        .or_else(|| {
+            opt(job, global, "rwmixwrite")
+                .and_then(|s| s.parse::<u8>().ok())
+                .map(|w| 100u8.saturating_sub(w))
+        })
+        .unwrap_or(50);
+    spec.rwmixread = rw.read_pct(spec.rwmixread);
+    spec.bs = job_bs(job, global, rw);
+    spec.qd = opt(job, global, "iodepth")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    spec.jobs = opt(job, global, "numjobs")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    spec.size = opt(job, global, "size").and_then(fio_size);
+    spec.direct = opt(job, global, "direct").is_some_and(|d| d == "1" || d == "true");
+    spec.engine = match opt(job, global, "ioengine") {
+        Some("io_uring") => EngineKind::IoUring,
+        Some("null") => EngineKind::Null,
+        _ => EngineKind::Psync,
+    };
+    spec.engine_note = Some(format!(
+        "imported from fio {version}: ioengine={}",
+        opt(job, global, "ioengine").unwrap_or("psync")
+    ));
+    spec.runtime_s = opt(job, global, "runtime")
+        .and_then(|s| crate::units::parse_duration(s).ok())
+        .map(|d| d.as_secs_f64());
+    spec.data = DataSpec::default();
+    Ok(spec)
+}
+
+/// Read and write figures of a job: the first clone's, with the other clones' counters
+/// (I/Os, bytes, IOPS, bandwidth) added.
+fn clone_stats(clones: &[&Value]) -> (DirStats, DirStats) {
+    let job = clones[0];
+    let mut read = dir_stats(job.get("read").unwrap_or(&Value::Null));
+    let mut write = dir_stats(job.get("write").unwrap_or(&Value::Null));
+    for c in &clones[1..] {
+        for (acc, d) in [(&mut read, "read"), (&mut write, "write")] {
+            let x = dir_stats(c.get(d).unwrap_or(&Value::Null));
+            acc.ios += x.ios;
+            acc.bytes += x.bytes;
+            acc.iops += x.iops;
+            acc.bw_bytes += x.bw_bytes;
+        }
+    }
+    (read, write)
+}
+
+/// The job's one repetition: its figures, runtime, CPU time and status.
+fn job_repetition(clones: &[&Value]) -> Repetition {
+    let job = clones[0];
+    let (read, write) = clone_stats(clones);
+    let runtime_ms = num(job.get("read").unwrap_or(&Value::Null), "runtime")
+        .max(num(job.get("write").unwrap_or(&Value::Null), "runtime"))
+        .max(num(job, "job_runtime"));
+    let elapsed_s = runtime_ms / 1000.0;
+    let cpu_s = |k: &str| num(job, k) / 100.0 * elapsed_s;
+    let total = read.ios + write.ios;
+    Repetition {
+        index: 1,
+        status: if num(job, "error") == 0.0 {
+            Status::Complete
+        } else {
+            Status::Interrupted
+        },
+        elapsed_s,
+        read,
+        write,
+        fsyncs: 0,
+        cpu: Cpu {
+            user_s: cpu_s("usr_cpu"),
+            sys_s: cpu_s("sys_cpu"),
+            per_io_ns: if total > 0 {
+                (cpu_s("usr_cpu") + cpu_s("sys_cpu")) * 1e9 / total as f64
+            } else {
+                0.0
+            },
+        },
+        device: None,
+        series: Vec::new(),
+        data: None,
+        verify: None,
+    }
+}
+
+/// The warnings every imported run carries, and one more when clones were summed.
+fn import_warnings(clones: usize) -> Vec<String> {
+    let mut w = vec!["imported from fio: percentiles are fio's completion latency (clat), min/mean/max its total latency".to_string()];
+    if clones > 1 {
+        w.push(format!(
+            "fio reported {clones} clones of this job separately (no group_reporting): IOPS and bytes are their sum, latency figures the first clone's"
+        ));
+    }
+    w
+}
+
+/// One run of the document for a fio job (all its clones).
+fn job_run(name: &str, clones: &[&Value], spec: Spec) -> Run {
+    let reps = vec![job_repetition(clones)];
+    Run {
+        name: format!("{name} (fio)"),
+        status: reps[0].status,
+        target: TargetDesc {
+            kind: TargetKind::File,
+            path: spec.target.clone(),
+            offset: 0,
+            span_bytes: spec.size.unwrap_or(0),
+            align: 1,
+            created: false,
+            device: None,
+            filesystem: None,
+        },
+        summary: Summary::of(&reps),
+        repetitions: reps,
+        warnings: import_warnings(clones.len()),
+        error: None,
+        repetitions_planned: 1,
+        cache_bound: false,
+        study: None,
+        write_amplification: None,
+        write_amplification_sources: Vec::new(),
+        spec,
+    }
+}
+
+/// Loads every input (iomark or fio JSON), labelled by file name.
+pub fn load_all(files: &[std::path::PathBuf]) -> Result<Vec<(String, Document)>> {
+    files
+        .iter()
+        .map(|f| {
+            let label = f.file_name().map_or_else(
+                || f.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            load(f).map(|d| (label, d))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -306,18 +369,4 @@ mod tests {
         assert_eq!(rep.elapsed_s, 2.0);
         assert!((rep.cpu.user_s - 0.2).abs() < 1e-9);
     }
-}
-
-/// Loads every input (iomark or fio JSON), labelled by file name.
-pub fn load_all(files: &[std::path::PathBuf]) -> Result<Vec<(String, Document)>> {
-    files
-        .iter()
-        .map(|f| {
-            let label = f.file_name().map_or_else(
-                || f.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
-            load(f).map(|d| (label, d))
-        })
-        .collect()
 }

@@ -1,0 +1,119 @@
+//! Starting a worker: the closed set of engines and the one factory that builds the
+//! worker's engine, waits at the gate and runs the loop, monomorphised per engine so the
+//! engine calls inline. Also the message a failed I/O becomes.
+
+use std::sync::atomic::Ordering;
+
+use crate::error::{Error, describe_io};
+use crate::io::engine::{BufferPool, NullEngine, Op, PsyncEngine, UringEngine};
+use crate::io::sys;
+use std::os::fd::BorrowedFd;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+
+use crate::measure::gate::Gate;
+use crate::measure::interval::{IntervalMsg, Live};
+use crate::measure::worker::{Worker, WorkerOut};
+use crate::plan::spec::EngineKind;
+use crate::plan::spec::Spec;
+use crate::stop::StopFlag;
+
+/// A failed I/O, as a message that says where and what to try.
+pub(crate) fn io_error(path: &str, op: Op, offset: u64, errno: i32) -> Error {
+    let what = match op {
+        Op::Read => "reading",
+        Op::Write => "writing",
+        Op::Fsync => "syncing",
+    };
+    let e = std::io::Error::from_raw_os_error(errno);
+    let hint = match errno {
+        sys::ENOSPC => "; free space or use a smaller --size",
+        sys::EINVAL => {
+            "; the target may not accept this block size or alignment (try --buffered or another --bs)"
+        }
+        sys::EIO => "; the device reported a hardware or media error",
+        _ => "",
+    };
+    let at = if op == Op::Fsync {
+        String::new()
+    } else {
+        format!(" at offset {offset}")
+    };
+    Error::Runtime(format!(
+        "{what} {path}{at} failed: {}{hint}",
+        describe_io(&e)
+    ))
+}
+
+/// The engines, closed: one factory ([`run_worker`]), one monomorphised loop per engine.
+#[allow(clippy::large_enum_variant)] // one per worker, built once
+enum AnyEngine<'fd> {
+    Null(NullEngine),
+    Psync(PsyncEngine<'fd>),
+    Uring(UringEngine<'fd>),
+}
+
+/// Builds the worker's engine, waits at the gate, runs the loop.
+pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
+    let spec = ctx.spec;
+    let qd = spec.qd as usize;
+    // Set up, then wait at the gate whatever happened, so the main thread never waits
+    // for a worker that gave up.
+    let engine = BufferPool::new(qd, spec.bs as usize, ctx.align as usize)
+        .map_err(|e| Error::io("allocating I/O buffers", &e))
+        .and_then(|pool| match (spec.engine, ctx.fd) {
+            (EngineKind::Null, _) => Ok(AnyEngine::Null(NullEngine::new(pool, qd))),
+            (EngineKind::Psync, Some(fd)) => Ok(AnyEngine::Psync(PsyncEngine::new(fd, pool, qd))),
+            (EngineKind::IoUring, Some(fd)) => UringEngine::new(fd, pool, qd)
+                .map(AnyEngine::Uring)
+                .map_err(|e| {
+                    Error::Runtime(format!(
+                        "io_uring setup failed: {}; try --engine psync",
+                        describe_io(&e)
+                    ))
+                }),
+            (_, None) => Err(Error::Runtime(
+                "no file descriptor for a real engine".into(),
+            )),
+        });
+    if engine.is_err() {
+        ctx.halt.store(true, Ordering::Relaxed);
+    }
+    let Some(t0) = ctx.gate.arrive_and_wait() else {
+        return WorkerOut::empty(engine.err());
+    };
+    match engine {
+        Ok(AnyEngine::Null(e)) => Worker::new(e, ctx, t0).run(),
+        Ok(AnyEngine::Psync(e)) => Worker::new(e, ctx, t0).run(),
+        Ok(AnyEngine::Uring(e)) => Worker::new(e, ctx, t0).run(),
+        Err(e) => WorkerOut::empty(Some(e)),
+    }
+}
+
+/// Everything a worker needs, borrowed from the repetition.
+pub(crate) struct WorkerCtx<'a> {
+    pub(crate) spec: &'a Spec,
+    pub(crate) job: u32,
+    pub(crate) rep: u32,
+    /// Distinguishes the data and offset streams of this run and repetition.
+    pub(crate) stream: u64,
+    pub(crate) base: u64,
+    pub(crate) span: u64,
+    pub(crate) fd: Option<BorrowedFd<'a>>,
+    pub(crate) align: u64,
+    pub(crate) ramp_ns: u64,
+    /// End of the measured window (ramp included), when time-based.
+    pub(crate) end_ns: Option<u64>,
+    /// I/Os to issue after the ramp, when size-based.
+    pub(crate) ios_per_job: Option<u64>,
+    pub(crate) interval_ns: u64,
+    pub(crate) stop: &'a StopFlag,
+    /// Raised by a worker that failed, so the others stop too.
+    pub(crate) halt: &'a AtomicBool,
+    pub(crate) live: &'a Live,
+    pub(crate) gate: &'a Gate,
+    pub(crate) tx: mpsc::Sender<IntervalMsg>,
+    pub(crate) path: &'a str,
+    pub(crate) corpus: Option<&'a Arc<Vec<u8>>>,
+}

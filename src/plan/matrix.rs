@@ -1,0 +1,304 @@
+//! Matrix files: the TOML text of `iomark suite matrix FILE.toml` parsed into fixed options
+//! and lists, and expanded into the cartesian product of those lists as planned runs.
+//! Responsible for the file's checks (known run options, value types, no safety switches,
+//! at least one list) and for messages that name the offending line. It must not do I/O
+//! (the caller reads the file and hands in its text) and does not know the command line:
+//! whether a name is a run option is asked of the `kind` function the caller passes.
+
+use crate::error::{Error, Result};
+use crate::plan::suite::{Opt, PlannedRun, o};
+
+/// Options a matrix file may not set: the safety switches (only the person running iomark
+/// may allow destruction) and what belongs to the whole study.
+pub const NOT_IN_MATRIX: [&str; 9] = [
+    "overwrite",
+    "allow-write-device",
+    "destroy-data",
+    "keep",
+    "output",
+    "json",
+    "quiet",
+    "verify-state",
+    "resume",
+];
+
+/// A matrix file: fixed options and lists whose cartesian product is the study.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Matrix {
+    pub target: Option<String>,
+    pub fixed: Vec<Opt>,
+    /// In file order; the last list is the swept parameter (the tables' rows).
+    pub vary: Vec<(String, Vec<String>)>,
+}
+
+/// The planned runs of `suite matrix`: the file is required, and the user may not give an
+/// option the file varies.
+pub(super) fn matrix_runs(matrix: Option<&Matrix>, user: &[Opt]) -> Result<Vec<PlannedRun>> {
+    let m = matrix.ok_or_else(|| {
+        Error::input("suite matrix needs a file: iomark suite matrix FILE.toml [TARGET]")
+    })?;
+    if let Some((k, _)) = user
+        .iter()
+        .find(|(k, _)| m.vary.iter().any(|(v, _)| v == k))
+    {
+        return Err(Error::input(format!(
+            "--{k} is varied by the matrix file; change its list there instead"
+        )));
+    }
+    Ok(m.expand())
+}
+
+/// Parses the TOML text, turning a syntax error into a one-line message with its line.
+fn parse_table(path: &str, text: &str) -> Result<toml::Table> {
+    text.parse().map_err(|e: toml::de::Error| {
+        let msg = e.message().trim().to_string();
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].lines().count().max(1))
+            .unwrap_or(1);
+        Error::input(format!("{path} line {line}: {msg}"))
+    })
+}
+
+/// The line (from 1) where `key` is set or its table starts; 1 if not found.
+fn line_of(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            let t = l.trim_start();
+            t.strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with('='))
+                || t.starts_with(&format!("[{key}]"))
+        })
+        .map_or(1, |i| i + 1)
+}
+
+/// The file being parsed: what its messages and checks need.
+struct Parser<'a> {
+    path: &'a str,
+    text: &'a str,
+    kind: &'a dyn Fn(&str) -> Option<bool>,
+}
+
+impl Parser<'_> {
+    /// An error about `key`, naming the file and the key's line.
+    fn err(&self, key: &str, what: String) -> Error {
+        Error::input(format!(
+            "{} line {}: {what}",
+            self.path,
+            line_of(self.text, key)
+        ))
+    }
+
+    /// One value of option `key`: `Some(text)` for a value, `Some("")` for a switch that is
+    /// on, `None` for a switch that is off.
+    fn scalar(&self, key: &str, v: &toml::Value) -> Result<Option<String>> {
+        let name = key.replace('_', "-");
+        if NOT_IN_MATRIX.contains(&name.as_str()) {
+            return Err(self.err(
+                key,
+                format!(
+                    "'{key}' cannot be set in a matrix file; give it on the command line (safety switches are for the person running iomark)"
+                ),
+            ));
+        }
+        let takes_value = (self.kind)(&name).ok_or_else(|| {
+            self.err(key, format!("unknown option '{key}'; use run option names such as rw, bs, qd, jobs, runtime, compress"))
+        })?;
+        match (v, takes_value) {
+            (toml::Value::String(s), true) => Ok(Some(s.clone())),
+            (toml::Value::Integer(i), true) => Ok(Some(i.to_string())),
+            (toml::Value::Float(f), true) => Ok(Some(f.to_string())),
+            (toml::Value::Boolean(b), false) => Ok(b.then(String::new)),
+            (_, false) => Err(self.err(
+                key,
+                format!("'{key}' is a switch: write {key} = true or false"),
+            )),
+            (other, true) => Err(self.err(
+                key,
+                format!(
+                    "'{key}' takes a string or a number, not {}",
+                    other.type_str()
+                ),
+            )),
+        }
+    }
+
+    /// Adds a fixed option (top level or under `[fixed]`); a switch that is off adds nothing.
+    fn push_fixed(&self, fixed: &mut Vec<Opt>, key: &str, v: &toml::Value) -> Result<()> {
+        if let Some(val) = self.scalar(key, v)? {
+            let name = key.replace('_', "-");
+            fixed.push((name, if val.is_empty() { None } else { Some(val) }));
+        }
+        Ok(())
+    }
+
+    /// The values of a list under `[vary]`: a non-empty list of values, not switches.
+    fn vary_list(&self, k: &str, v: &toml::Value) -> Result<Vec<String>> {
+        let toml::Value::Array(items) = v else {
+            return Err(self.err(
+                k,
+                format!("'{k}' under [vary] must be a list, e.g. {k} = [1, 8, 32]"),
+            ));
+        };
+        if items.is_empty() {
+            return Err(self.err(
+                k,
+                format!("'{k}' is an empty list; give at least one value"),
+            ));
+        }
+        let mut vals = Vec::new();
+        for it in items {
+            match self.scalar(k, it)? {
+                Some(s) if !s.is_empty() => vals.push(s),
+                _ => {
+                    return Err(self.err(
+                        k,
+                        format!("'{k}' lists switches; a switch cannot be varied in a matrix"),
+                    ));
+                }
+            }
+        }
+        Ok(vals)
+    }
+
+    /// Reads the top-level entries of the file into a matrix (not yet checked for lists).
+    fn read(&self, table: &toml::Table) -> Result<Matrix> {
+        let mut m = Matrix {
+            target: None,
+            fixed: Vec::new(),
+            vary: Vec::new(),
+        };
+        for (key, v) in table {
+            match (key.as_str(), v) {
+                ("target", toml::Value::String(s)) => m.target = Some(s.clone()),
+                ("target", _) => {
+                    return Err(self.err(
+                        "target",
+                        "target must be a string (a file or device path)".into(),
+                    ));
+                }
+                ("fixed", toml::Value::Table(t)) => {
+                    for (k, v) in t {
+                        self.push_fixed(&mut m.fixed, k, v)?;
+                    }
+                }
+                ("vary", toml::Value::Table(t)) => {
+                    for (k, v) in t {
+                        let vals = self.vary_list(k, v)?;
+                        m.vary.push((k.replace('_', "-"), vals));
+                    }
+                }
+                ("fixed" | "vary", _) => {
+                    return Err(self.err(key, format!("[{key}] must be a table")));
+                }
+                // Top-level options are fixed options too.
+                (k, v) => self.push_fixed(&mut m.fixed, k, v)?,
+            }
+        }
+        Ok(m)
+    }
+}
+
+/// The cartesian product of `lists`, in order (the first list varies slowest).
+fn combinations(lists: &[(String, Vec<String>)]) -> Vec<Vec<(String, String)>> {
+    let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
+    for (k, vals) in lists {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                vals.iter().map(move |v| {
+                    let mut c2 = c.clone();
+                    c2.push((k.clone(), v.clone()));
+                    c2
+                })
+            })
+            .collect();
+    }
+    combos
+}
+
+impl Matrix {
+    /// Parses the TOML text of `path`. `kind(name)` says whether `name` is a run option
+    /// and whether it takes a value (`Some(true)`), is a flag (`Some(false)`), or is
+    /// unknown (`None`).
+    pub fn parse(path: &str, text: &str, kind: &dyn Fn(&str) -> Option<bool>) -> Result<Matrix> {
+        let table = parse_table(path, text)?;
+        let m = Parser { path, text, kind }.read(&table)?;
+        if m.vary.is_empty() {
+            return Err(Error::input(format!(
+                "{path}: no [vary] lists; a matrix needs at least one list, e.g. [vary] qd = [1, 8, 32]"
+            )));
+        }
+        Ok(m)
+    }
+
+    /// The runs: one test per combination of all lists but the last, which is swept.
+    pub(super) fn expand(&self) -> Vec<PlannedRun> {
+        let (last_key, last_vals) = self.vary.last().expect("at least one list").clone();
+        let mut out = Vec::new();
+        for c in combinations(&self.vary[..self.vary.len() - 1]) {
+            let test = if c.is_empty() {
+                "matrix".to_string()
+            } else {
+                c.iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            for v in &last_vals {
+                let mut opts = self.fixed.clone();
+                opts.extend(c.iter().map(|(k, v)| o(k, v)));
+                opts.push(o(&last_key, v));
+                out.push(PlannedRun {
+                    test: test.clone(),
+                    param: last_key.clone(),
+                    value: v.clone(),
+                    opts,
+                    protected: Vec::new(),
+                });
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matrix_file() {
+        let kind = |n: &str| match n {
+            "rw" | "bs" | "qd" | "runtime" => Some(true),
+            "buffered" => Some(false),
+            _ => None,
+        };
+        let text = "target = \"/tmp/x\"\nruntime = \"2s\"\n[fixed]\nbuffered = true\n[vary]\nrw = [\"randread\", \"randwrite\"]\nbs = [\"4k\", \"64k\"]\nqd = [1, 8, 32]\n";
+        let m = Matrix::parse("m.toml", text, &kind).unwrap();
+        let runs = m.expand();
+        assert_eq!(runs.len(), 12);
+        assert_eq!(runs[0].param, "qd");
+        assert_eq!(runs[0].test, "rw=randread bs=4k");
+        assert_eq!(m.target.as_deref(), Some("/tmp/x"));
+        assert!(m.fixed.contains(&("buffered".to_string(), None)));
+        let bad = [
+            ("[vary]\nqd = []\n", "line 2", "empty list"),
+            ("[vary]\nfoo = [1]\n", "line 2", "unknown option 'foo'"),
+            (
+                "runtime = 3\n[vary]\nqd = [true]\n",
+                "line 3",
+                "takes a string or a number",
+            ),
+            ("[vary]\nqd = 4\n", "line 2", "must be a list"),
+            ("qd = [1\n", "line 1", ""),
+            ("runtime = \"1s\"\n", "", "no [vary]"),
+        ];
+        for (t, line, needle) in bad {
+            let e = Matrix::parse("m.toml", t, &kind).unwrap_err().to_string();
+            assert!(
+                e.contains(line) && e.contains(needle) && !e.contains('\n'),
+                "{t:?}: {e}"
+            );
+        }
+    }
+}
