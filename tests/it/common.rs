@@ -1,15 +1,23 @@
-//! Shared helpers for integration tests: skipping with a reason (or failing when
-//! IOMARK_REQUIRE_ALL=1), running the binary, and loop devices that clean up after
-//! themselves even when a test fails.
+//! Shared helpers for the integration tests: temporary directories, skipping with a
+//! reason (or failing when IOMARK_REQUIRE_ALL=1), running the binary and reading its JSON,
+//! loop devices, mounts and zram devices that clean up after themselves even when a test
+//! fails, mkfs and checksums.
 
-#![allow(dead_code)]
-
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Output};
 
-/// Returns true when the test may go on; otherwise prints why it is skipped, or panics
-/// when CI demands every test run (IOMARK_REQUIRE_ALL=1).
-pub fn require(ok: bool, what: &str) -> bool {
+use serde_json::Value;
+
+/// A temporary directory under the project's target dir: a real disk filesystem that
+/// takes O_DIRECT (unlike a tmpfs /tmp), removed on drop.
+pub fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+/// Returns true when the test may go on (`ok`); otherwise prints `skipped: <what>`, or
+/// panics when CI demands every test run (IOMARK_REQUIRE_ALL=1).
+pub fn require(what: &str, ok: bool) -> bool {
     if ok {
         return true;
     }
@@ -18,6 +26,11 @@ pub fn require(ok: bool, what: &str) -> bool {
     }
     eprintln!("skipped: {what}");
     false
+}
+
+/// `require` for a command on PATH: `what` says what it is and where it comes from.
+pub fn require_tool(cmd: &str, what: &str) -> bool {
+    require(what, have(cmd))
 }
 
 pub fn is_root() -> bool {
@@ -34,25 +47,107 @@ pub fn have(cmd: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// The binary, with RUST_BACKTRACE unset so that errors print as users see them.
 pub fn iomark() -> assert_cmd::Command {
     let mut c = assert_cmd::Command::cargo_bin("iomark").expect("binary built");
     c.env_remove("RUST_BACKTRACE");
     c
 }
 
-/// Runs iomark with `args` plus `--json --quiet`, expects success, returns the document.
-pub fn run_json(args: &[&str]) -> serde_json::Value {
-    let out = iomark()
-        .args(args)
-        .args(["--json", "--quiet"])
-        .output()
-        .expect("iomark runs");
+/// The binary as a plain `std::process::Command`, for tests that spawn it and signal it
+/// or run it through another program; RUST_BACKTRACE unset as in `iomark()`.
+pub fn iomark_process() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_iomark"));
+    c.env_remove("RUST_BACKTRACE");
+    c
+}
+
+/// Sends signal `sig` to a child process of this test.
+pub fn signal(child: &Child, sig: i32) {
+    // Safety: a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, sig) };
+}
+
+/// Asserts that a finished command succeeded, showing its stderr if not.
+pub fn assert_success(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs iomark with `args`, expects success (else fails showing its stderr), returns
+/// what it printed on stdout.
+pub fn stdout_of<S: AsRef<OsStr> + std::fmt::Debug>(args: &[S]) -> Vec<u8> {
+    let out = iomark().args(args).output().expect("iomark runs");
     assert!(
         out.status.success(),
         "iomark {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("stdout is the JSON document")
+    out.stdout
+}
+
+/// Runs iomark with `args` plus `--json --quiet`, expects success, returns the document.
+pub fn run_json(args: &[&str]) -> Value {
+    let out = stdout_of(&[args, &["--json", "--quiet"]].concat());
+    serde_json::from_slice(&out).expect("stdout is the JSON document")
+}
+
+/// The plan of `iomark suite <args> --dry-run --json` (expects success).
+pub fn dry_run(args: &[&str]) -> Value {
+    let out = stdout_of(&[&["suite"], args, &["--dry-run", "--json"]].concat());
+    serde_json::from_slice(&out).expect("stdout is the plan")
+}
+
+/// `iomark compare <files> --format json` (expects success), parsed.
+pub fn compare_json(files: &[PathBuf]) -> Value {
+    let mut args = vec![OsStr::new("compare")];
+    args.extend(files.iter().map(|f| f.as_os_str()));
+    args.extend([OsStr::new("--format"), OsStr::new("json")]);
+    serde_json::from_slice(&stdout_of(&args)).expect("stdout is the comparison")
+}
+
+/// A JSON file (a results document, say) read and parsed.
+pub fn read_json(path: &Path) -> Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// Writes `doc` to `<dir>/<name>.json` and returns the path.
+pub fn write_json(dir: &Path, name: &str, doc: &Value) -> PathBuf {
+    let p = dir.join(format!("{name}.json"));
+    std::fs::write(&p, doc.to_string()).unwrap();
+    p
+}
+
+/// `iomark report <files> -o <out>` (expects success); returns the page.
+pub fn report(files: &[&Path], out: &Path) -> String {
+    let o = iomark()
+        .arg("report")
+        .args(files)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert_success(&o);
+    std::fs::read_to_string(out).unwrap()
+}
+
+/// The whitespace-separated numbers of a sysfs file (a block device's `stat`, zram's
+/// `mm_stat`).
+pub fn sys_numbers(path: &str) -> Vec<u64> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    text.split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+/// A block device's or partition's counters, /sys/class/block/<name>/stat.
+pub fn block_stat(name: &str) -> Vec<u64> {
+    sys_numbers(&format!("/sys/class/block/{name}/stat"))
 }
 
 /// A loop device over a file in /dev/shm, detached and deleted on drop.
@@ -75,7 +170,7 @@ impl LoopDev {
         if !part.exists() {
             // Kernels built without MSDOS partition parsing do not scan the table: add
             // the partition by hand (BLKPG), as the table describes it.
-            if !require(have("addpart"), "addpart (util-linux), to add a partition") {
+            if !require_tool("addpart", "addpart (util-linux), to add a partition") {
                 return None;
             }
             let ok = Command::new("addpart")
@@ -101,8 +196,8 @@ impl LoopDev {
     }
 
     fn create(size: u64, direct_io: bool, mbr: bool) -> Option<LoopDev> {
-        if !require(is_root(), "root (for loop devices)")
-            || !require(have("losetup"), "losetup (util-linux)")
+        if !require("root (for loop devices)", is_root())
+            || !require_tool("losetup", "losetup (util-linux)")
         {
             return None;
         }
@@ -140,7 +235,7 @@ impl LoopDev {
         if !out.status.success() {
             let _ = std::fs::remove_file(&backing);
             let why = String::from_utf8_lossy(&out.stderr).trim().to_string();
-            require(false, &format!("a loop device (losetup failed: {why})"));
+            require(&format!("a loop device (losetup failed: {why})"), false);
             return None;
         }
         let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
@@ -154,11 +249,7 @@ impl LoopDev {
 
     /// (read_ios, read_sectors, write_ios, write_sectors) from /sys/block/<dev>/stat.
     pub fn stat(&self) -> [u64; 4] {
-        let text = std::fs::read_to_string(format!("/sys/block/{}/stat", self.name())).unwrap();
-        let f: Vec<u64> = text
-            .split_whitespace()
-            .map(|v| v.parse().unwrap())
-            .collect();
+        let f = block_stat(&self.name());
         [f[0], f[2], f[4], f[6]]
     }
 
@@ -170,7 +261,7 @@ impl LoopDev {
 /// Makes an ext4 filesystem on `dev` (no lazy initialisation, so it stays quiet once
 /// mounted); false (after `require`) when mkfs.ext4 is missing.
 pub fn mkfs_ext4(dev: &Path) -> bool {
-    if !require(have("mkfs.ext4"), "mkfs.ext4 (e2fsprogs)") {
+    if !require_tool("mkfs.ext4", "mkfs.ext4 (e2fsprogs)") {
         return false;
     }
     let ok = Command::new("mkfs.ext4")
@@ -215,7 +306,7 @@ impl Mounted {
 
     /// Mounts `what` (a device, or a filesystem type's source with `-t`) with `args`.
     pub fn mount(what: &Path, args: &[&str]) -> Option<Mounted> {
-        if !require(have("mount"), "mount") {
+        if !require_tool("mount", "mount") {
             return None;
         }
         let dir = tempfile::tempdir().unwrap();
@@ -284,10 +375,10 @@ pub struct Zram {
 
 impl Zram {
     pub fn new(algo: &str, size: &str) -> Option<Zram> {
-        if !require(is_root(), "root (for zram)")
+        if !require("root (for zram)", is_root())
             || !require(
-                std::path::Path::new("/sys/class/zram-control/hot_add").exists(),
                 "zram (/sys/class/zram-control)",
+                Path::new("/sys/class/zram-control/hot_add").exists(),
             )
         {
             return None;
@@ -311,8 +402,7 @@ impl Zram {
     }
     /// (original bytes, compressed bytes) from mm_stat.
     pub fn mm_stat(&self) -> (u64, u64) {
-        let t = std::fs::read_to_string(self.sys("mm_stat")).unwrap();
-        let v: Vec<u64> = t.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        let v = sys_numbers(&self.sys("mm_stat"));
         (v[0], v[1])
     }
 }

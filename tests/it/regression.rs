@@ -1,28 +1,8 @@
 //! Regression tests, named after what a review caught.
 
-mod common;
-
-use common::iomark;
 use serde_json::Value;
 
-fn tmp() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
-fn dry_json(args: &[&str]) -> Value {
-    let out = iomark()
-        .arg("suite")
-        .args(args)
-        .args(["--dry-run", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use crate::common::{assert_success, compare_json, dry_run, iomark, run_json, tmp, write_json};
 
 #[test]
 fn matrix_size_is_kept_on_an_existing_target() {
@@ -31,14 +11,14 @@ fn matrix_size_is_kept_on_an_existing_target() {
     std::fs::write(&t, vec![1u8; 32 << 20]).unwrap();
     let m = dir.path().join("m.toml");
     std::fs::write(&m, "size = \"8m\"\n[vary]\nqd = [1, 2]\n").unwrap();
-    let plan = dry_json(&["matrix", m.to_str().unwrap(), t.to_str().unwrap()]);
+    let plan = dry_run(&["matrix", m.to_str().unwrap(), t.to_str().unwrap()]);
     for r in plan["runs"].as_array().unwrap() {
         assert_eq!(r["spec"]["size"], 8 << 20, "the file's size stands");
     }
     // A preset's default size is dropped for an existing target; the user's is kept.
-    let plan = dry_json(&["qd", "--qd", "1", t.to_str().unwrap()]);
+    let plan = dry_run(&["qd", "--qd", "1", t.to_str().unwrap()]);
     assert!(plan["runs"][0]["spec"]["size"].is_null());
-    let plan = dry_json(&["qd", "--qd", "1", "--size", "4m,8m", t.to_str().unwrap()]);
+    let plan = dry_run(&["qd", "--qd", "1", "--size", "4m,8m", t.to_str().unwrap()]);
     let sizes: Vec<&Value> = plan["runs"]
         .as_array()
         .unwrap()
@@ -147,7 +127,7 @@ fn options_a_study_cannot_use_are_refused() {
 fn data_options_in_a_preset_apply_to_its_writes_only() {
     let dir = tmp();
     let t = dir.path().join("t.dat");
-    let plan = dry_json(&["quick", "--compress", "50", t.to_str().unwrap()]);
+    let plan = dry_run(&["quick", "--compress", "50", t.to_str().unwrap()]);
     for r in plan["runs"].as_array().unwrap() {
         let writes = r["spec"]["rw"].as_str().unwrap().contains("write");
         let kind = r["spec"]["data"]["kind"].as_str().unwrap();
@@ -171,18 +151,14 @@ fn data_options_in_a_preset_apply_to_its_writes_only() {
         .arg(&t)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
 }
 
 #[test]
 fn compare_baseline_is_the_first_document_that_has_the_run() {
     let dir = tmp();
     let f = dir.path().join("c.dat");
-    let read = common::run_json(&[
+    let read = run_json(&[
         "run",
         "--rw",
         "randread",
@@ -192,7 +168,7 @@ fn compare_baseline_is_the_first_document_that_has_the_run() {
         "2",
         f.to_str().unwrap(),
     ]);
-    let write = common::run_json(&[
+    let write = run_json(&[
         "run",
         "--rw",
         "randwrite",
@@ -204,19 +180,9 @@ fn compare_baseline_is_the_first_document_that_has_the_run() {
     ]);
     let paths: Vec<std::path::PathBuf> = [("a", &read), ("b", &write), ("c", &write)]
         .iter()
-        .map(|(n, d)| {
-            let p = dir.path().join(format!("{n}.json"));
-            std::fs::write(&p, d.to_string()).unwrap();
-            p
-        })
+        .map(|(n, d)| write_json(dir.path(), n, d))
         .collect();
-    let out = iomark()
-        .arg("compare")
-        .args(&paths)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cmp = compare_json(&paths);
     let row = cmp["rows"]
         .as_array()
         .unwrap()

@@ -1,15 +1,7 @@
 //! End-to-end tests of the `iomark` binary on small files in temporary directories.
 
-mod common;
-
-use common::{iomark, run_json};
+use crate::common::{assert_success, iomark, read_json, require, run_json, tmp};
 use serde_json::Value;
-
-fn tmp() -> tempfile::TempDir {
-    // Under the project's target dir: a real disk filesystem that takes O_DIRECT.
-    let base = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
-    tempfile::tempdir_in(base).unwrap()
-}
 
 fn get<'a>(v: &'a Value, path: &str) -> &'a Value {
     let mut cur = v;
@@ -139,7 +131,7 @@ fn engines_agree_on_what_a_size_based_workload_moves() {
     let mut seen = Vec::new();
     for engine in ["psync", "io_uring", "null"] {
         if engine == "io_uring" && iomark::io::engine::probe_io_uring().is_err() {
-            assert!(common::require(false, "io_uring"));
+            assert!(require("io_uring", false));
             continue;
         }
         let f = dir.path().join(format!("c-{engine}.dat"));
@@ -242,11 +234,7 @@ fn null_engine_needs_only_a_size_and_creates_nothing() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["runs"][0]["repetitions"][0]["write"]["ios"], 16384);
     assert!(doc["runs"][0]["repetitions"][0]["device"].is_null());
@@ -300,11 +288,7 @@ fn keep_leaves_the_file_and_iomark_may_write_its_own_file_again() {
         .output()
         .unwrap();
     if marked {
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_success(&out);
     } else {
         assert_eq!(out.status.code(), Some(2));
     }
@@ -331,7 +315,7 @@ fn output_file_is_written_and_stdout_has_the_summary() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("IOPS") && text.contains("p99"), "{text}");
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
+    let doc = read_json(&out_json);
     assert_eq!(doc["runs"][0]["repetitions"][0]["read"]["ios"], 512);
 }
 
@@ -376,11 +360,7 @@ fn quick_benchmark_runs_every_test_and_removes_its_file() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let names: Vec<&str> = doc["runs"]
         .as_array()

@@ -2,17 +2,15 @@
 //! against the results document, a real browser rendering it, Welch's test on synthetic
 //! repetitions, fio's JSON imported with fio's own figures, and bad inputs.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::iomark;
 use scraper::{Html, Selector};
 use serde_json::Value;
 
-fn tmp() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
+use crate::common::{
+    assert_success, compare_json, have, iomark, read_json, require, require_tool, run_json,
+    stdout_of, tmp, write_json,
+};
 
 fn suite(dir: &Path, args: &[&str]) -> PathBuf {
     let out = dir.join(format!("{}.json", args[0]));
@@ -36,20 +34,12 @@ fn suite(dir: &Path, args: &[&str]) -> PathBuf {
         .arg(&t)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     out
 }
 
 fn html_of(files: &[&Path], out: &Path) -> Html {
-    let o = iomark()
-        .arg("report")
-        .args(files)
-        .arg("-o")
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    Html::parse_document(&std::fs::read_to_string(out).unwrap())
+    Html::parse_document(&crate::common::report(files, out))
 }
 
 fn sel(s: &str) -> Selector {
@@ -72,8 +62,8 @@ fn html_report_of_a_compress_and_a_qd_study() {
     let qd = suite(dir.path(), &["qd", "--qd", "1,4,16"]);
     let page = dir.path().join("r.html");
     let html = html_of(&[&comp, &qd], &page);
-    let cdoc: Value = serde_json::from_str(&std::fs::read_to_string(&comp).unwrap()).unwrap();
-    let qdoc: Value = serde_json::from_str(&std::fs::read_to_string(&qd).unwrap()).unwrap();
+    let cdoc = read_json(&comp);
+    let qdoc = read_json(&qd);
 
     // Summary table: one row per run of both documents, plus the header.
     let rows = html.select(&sel("table.summary tr")).count();
@@ -159,9 +149,9 @@ fn html_report_of_a_compress_and_a_qd_study() {
 fn report_renders_in_a_real_browser() {
     let chromium = ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
-        .find(|c| common::have(c));
+        .find(|c| have(c));
     let Some(chromium) = chromium else {
-        common::require(false, "chromium (headless browser)");
+        require("chromium (headless browser)", false);
         return;
     };
     let dir = tmp();
@@ -234,7 +224,7 @@ fn with_iops(doc: &Value, iops: &[f64]) -> Value {
 fn compare_tells_significant_from_noise() {
     let dir = tmp();
     let f = dir.path().join("c.dat");
-    let base = common::run_json(&[
+    let base = run_json(&[
         "run",
         "--rw",
         "randread",
@@ -249,24 +239,9 @@ fn compare_tells_significant_from_noise() {
     let c = [1003.0, 992.0, 1008.0, 997.0, 1001.0];
     let files: Vec<PathBuf> = [("a", &a[..]), ("b", &b[..]), ("c", &c[..])]
         .iter()
-        .map(|(n, v)| {
-            let p = dir.path().join(format!("{n}.json"));
-            std::fs::write(&p, with_iops(&base, v).to_string()).unwrap();
-            p
-        })
+        .map(|(n, v)| write_json(dir.path(), n, &with_iops(&base, v)))
         .collect();
-    let out = iomark()
-        .arg("compare")
-        .args(&files)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cmp = compare_json(&files);
     let cells = &cmp["rows"][0]["cells"];
     assert_eq!(cells[0]["verdict"]["verdict"], "baseline");
     assert_eq!(cells[1]["verdict"]["verdict"], "significant", "{cells}");
@@ -311,18 +286,8 @@ fn check_fio_import(fio_json: &Path) {
         let t = std::fs::read_to_string(fio_json).unwrap();
         serde_json::from_str(&t[t.find('{').unwrap()..]).unwrap()
     };
-    let out = iomark()
-        .arg("report")
-        .arg(fio_json)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = stdout_of(&["report", fio_json.to_str().unwrap(), "--format", "json"]);
+    let doc: Value = serde_json::from_slice(&out).unwrap();
     for (job, run) in fio["jobs"]
         .as_array()
         .unwrap()
@@ -382,7 +347,7 @@ fn fio_fixtures_import_with_fios_figures() {
 
 #[test]
 fn fio_run_now_imports_with_fios_figures() {
-    if !common::require(common::have("fio"), "fio") {
+    if !require_tool("fio", "fio") {
         return;
     }
     let dir = tmp();

@@ -1,26 +1,13 @@
 //! The data iomark writes, checked with real tools: the external zstd, lz4 and gzip
 //! commands, content hashing of dedup units, and a private zram device's own `mm_stat`.
 
-mod common;
-
 use std::collections::HashSet;
 use std::process::{Command, Stdio};
 
-use common::{iomark, require, run_json};
+use crate::common::{Zram, require_tool, run_json, stdout_of, tmp};
 
 fn data_stream(args: &[&str]) -> Vec<u8> {
-    let out = iomark()
-        .arg("data")
-        .args(args)
-        .args(["-o", "-", "-q"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "iomark data {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    stdout_of(&[&["data"], args, &["-o", "-", "-q"]].concat())
 }
 
 /// Percentage of space a command-line compressor saves on `data`.
@@ -44,7 +31,7 @@ fn saved_by(cmd: &str, level: &str, data: &[u8]) -> f64 {
 #[test]
 fn compressibility_matches_external_compressors() {
     for tool in ["zstd", "lz4", "gzip"] {
-        if !require(common::have(tool), &format!("the {tool} command")) {
+        if !require_tool(tool, &format!("the {tool} command")) {
             return;
         }
     }
@@ -153,7 +140,7 @@ fn same_seed_same_stream_other_seed_other_stream() {
 fn data_stream_is_what_a_write_run_writes() {
     // `iomark data` reproduces the bytes of `run --rw write`: a sequential write of a
     // new, kept file with the same seed and options holds exactly that stream.
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tmp();
     let f = dir.path().join("w.dat");
     run_json(&[
         "run",
@@ -190,7 +177,7 @@ fn data_stream_is_what_a_write_run_writes() {
 
 #[test]
 fn run_reports_measured_data_for_writes_only() {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tmp();
     let f = dir.path().join("m.dat");
     let doc = run_json(&[
         "run",
@@ -223,7 +210,7 @@ fn run_reports_measured_data_for_writes_only() {
 
 #[test]
 fn files_profile_writes_the_files_contents() {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tmp();
     let src = dir.path().join("src");
     std::fs::create_dir(&src).unwrap();
     // Non-periodic content, so a 16-byte window locates its position uniquely.
@@ -257,7 +244,7 @@ fn files_profile_writes_the_files_contents() {
 #[test]
 fn zram_stores_what_the_compressibility_says() {
     for (pct, check) in [(50u32, 0u8), (98, 1), (0, 2)] {
-        let Some(z) = common::Zram::new("lz4", "512M") else {
+        let Some(z) = Zram::new("lz4", "512M") else {
             return;
         };
         let p = pct.to_string();

@@ -1,16 +1,16 @@
 //! Ctrl-C and SIGTERM: iomark stops within a second, keeps what it measured (marked
 //! interrupted) in the results file, removes the file it created, and exits 130 / 143.
 
-mod common;
-
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::common::{iomark_process, read_json, signal, tmp};
+
 fn interrupt_with(sig: i32, want_code: i32) {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tmp();
     let target = dir.path().join("t.dat");
     let results = dir.path().join("r.json");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_iomark"))
+    let mut child = iomark_process()
         .args([
             "run",
             "--rw",
@@ -26,7 +26,6 @@ fn interrupt_with(sig: i32, want_code: i32) {
         ])
         .arg(&results)
         .arg(&target)
-        .env_remove("RUST_BACKTRACE")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -40,8 +39,7 @@ fn interrupt_with(sig: i32, want_code: i32) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    // Safety: sending a signal to our own child process.
-    unsafe { libc::kill(child.id() as i32, sig) };
+    signal(&child, sig);
     let sent = Instant::now();
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -57,8 +55,7 @@ fn interrupt_with(sig: i32, want_code: i32) {
     assert!(took < Duration::from_secs(2), "stopping took {took:?}");
     assert_eq!(status.code(), Some(want_code));
     assert!(!target.exists(), "the file iomark created is removed");
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).expect("valid JSON");
+    let doc = read_json(&results);
     let run = &doc["runs"][0];
     assert_eq!(run["status"], "interrupted");
     let rep = &run["repetitions"][0];

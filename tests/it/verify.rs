@@ -2,11 +2,9 @@
 //! is one corrupt block at the right offset; a block moved elsewhere is misplaced; an
 //! older copy of a block (from an earlier run) is stale; anything bad exits 1.
 
-mod common;
-
 use std::os::unix::fs::FileExt;
 
-use common::{iomark, run_json};
+use crate::common::{assert_success, iomark, run_json, tmp};
 
 const BS: u64 = 4096;
 
@@ -38,7 +36,7 @@ fn write_block(f: &std::path::Path, i: u64, b: &[u8]) {
 
 #[test]
 fn clean_run_then_corrupt_misplaced_and_stale_blocks() {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tmp();
     let f = dir.path().join("v.dat");
     let st = dir.path().join("v.state");
     let p = f.to_str().unwrap();
@@ -158,7 +156,7 @@ fn clean_run_then_corrupt_misplaced_and_stale_blocks() {
 fn mixed_random_run_with_verify_reads_back_clean() {
     // Reads and writes interleaved at QD 16 on two jobs: every written block comes back
     // good, the run exits 0, and the file it created is gone.
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tmp();
     let f = dir.path().join("w.dat");
     let out = iomark()
         .args([
@@ -168,11 +166,7 @@ fn mixed_random_run_with_verify_reads_back_clean() {
         .arg(&f)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let v = &doc["runs"][0]["repetitions"][0]["verify"];
     assert!(v["blocks"].as_u64().unwrap() > 100, "{v}");

@@ -1,9 +1,11 @@
 //! Property tests (proptest) standing in for fuzzing: the size, duration and matrix-file
 //! parsers and the results loader never panic, whatever they are given, and sizes
 //! round-trip through their short form.
-//! Run longer with e.g. `PROPTEST_CASES=200000 cargo test --release --test fuzz`.
+//! Run longer with e.g. `PROPTEST_CASES=200000 cargo test --release --test it fuzz::`.
 
 use proptest::prelude::*;
+
+use crate::common::tmp;
 
 use iomark::results::schema::Document;
 use iomark::units::{fmt_size_short, parse_duration, parse_size};
@@ -42,7 +44,7 @@ proptest! {
 
     #[test]
     fn results_loader_never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tmp();
         let p = dir.path().join("r.json");
         std::fs::write(&p, &bytes).unwrap();
         prop_assert!(Document::load(&p).is_err() || !bytes.is_empty());
@@ -51,7 +53,7 @@ proptest! {
     #[test]
     fn results_loader_never_panics_on_mutated_documents(cut in 0usize..4000, junk in ".{0,8}") {
         // A real document, cut short or with junk spliced in.
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tmp();
         let p = dir.path().join("r.json");
         let doc = Document::new(iomark::results::env::Host::capture()).to_json();
         let cut = cut.min(doc.len());

@@ -3,9 +3,10 @@
 //! of --allow-write-device; a full filesystem stops the run with exit 1 and keeps what was
 //! measured. Every check compares the device's bytes before and after.
 
-mod common;
-
-use common::{LoopDev, Mounted, checksum, iomark, mkfs_ext4, run_json};
+use crate::common::{
+    LoopDev, Mounted, assert_success, checksum, iomark, is_root, mkfs_ext4, read_json, require,
+    require_tool, run_json, tmp,
+};
 
 fn write_cmd(dev: &std::path::Path, extra: &[&str]) -> std::process::Output {
     iomark()
@@ -44,11 +45,7 @@ fn ext4_device_needs_destroy_data() {
     );
     // Both flags: the user said so, the writes go through.
     let out = write_cmd(dev.path(), &["--allow-write-device", "--destroy-data"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_ne!(checksum(dev.path()), before, "and then it was written");
 }
 
@@ -122,7 +119,7 @@ fn blank_device_is_written_with_allow_write_device() {
 
 #[test]
 fn full_filesystem_stops_with_exit_1_and_keeps_results() {
-    if !common::require(common::is_root(), "root (to mount a small tmpfs)") {
+    if !require("root (to mount a small tmpfs)", is_root()) {
         return;
     }
     let Some(mnt) = Mounted::mount(
@@ -131,7 +128,7 @@ fn full_filesystem_stops_with_exit_1_and_keeps_results() {
     ) else {
         return;
     };
-    let out_dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let out_dir = tmp();
     let results = out_dir.path().join("r.json");
     // A sparse 64 MiB file on an 8 MiB filesystem: writes into its holes run out of space.
     let f = mnt.path().join("sparse.dat");
@@ -161,8 +158,7 @@ fn full_filesystem_stops_with_exit_1_and_keeps_results() {
         err.contains("No space left") && err.contains("sparse.dat"),
         "{err}"
     );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    let doc = read_json(&results);
     let run = &doc["runs"][0];
     assert_eq!(run["status"], "interrupted");
     assert!(run["error"].as_str().unwrap().contains("No space left"));
@@ -188,10 +184,9 @@ fn full_filesystem_stops_with_exit_1_and_keeps_results() {
 
 #[test]
 fn swap_device_is_never_written() {
-    if !common::require(
-        common::have("mkswap") && common::have("swapon"),
-        "mkswap and swapon (util-linux)",
-    ) {
+    if !require_tool("mkswap", "mkswap (util-linux)")
+        || !require_tool("swapon", "swapon (util-linux)")
+    {
         return;
     }
     let Some(dev) = LoopDev::new(32 << 20, false) else {

@@ -1,11 +1,11 @@
 //! Every bad command line in `tests/data/bad-commands.txt` gets a one-line error on stderr,
 //! exit status 2, and no panic or backtrace.
 
-mod common;
+use crate::common::{iomark, tmp};
 
 #[test]
 fn bad_command_lines_exit_2_with_one_line() {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tmp();
     let file = dir.path().join("foreign.dat");
     std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
     let emptydir = dir.path().join("empty");
@@ -14,7 +14,10 @@ fn bad_command_lines_exit_2_with_one_line() {
     std::fs::write(&other, r#"{"name": "some other tool", "results": []}"#).unwrap();
     let newer = dir.path().join("newer.json");
     std::fs::write(&newer, r#"{"schema": "iomark/2", "runs": []}"#).unwrap();
-    let table = include_str!("data/bad-commands.txt");
+    let table = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/bad-commands.txt"
+    ));
     let mut checked = 0;
     for line in table
         .lines()
@@ -28,7 +31,7 @@ fn bad_command_lines_exit_2_with_one_line() {
             .replace("{other}", other.to_str().unwrap())
             .replace("{newer}", newer.to_str().unwrap());
         let args: Vec<&str> = line.split(' ').collect();
-        let out = common::iomark()
+        let out = iomark()
             .env("RUST_BACKTRACE", "1")
             .args(&args)
             .output()

@@ -2,9 +2,9 @@
 //! a loop device over /dev/shm), write amplification from zram's accounting and from the
 //! block counters under ext4, and "not reported" where a device has no such counters.
 
-mod common;
-
-use common::{LoopDev, Mounted, iomark, run_json};
+use crate::common::{
+    LoopDev, Mounted, Zram, assert_success, iomark, read_json, report, run_json, tmp,
+};
 use serde_json::Value;
 
 fn steady(dev: &str, dir: &std::path::Path) -> Value {
@@ -27,12 +27,8 @@ fn steady(dev: &str, dir: &std::path::Path) -> Value {
         .arg(dev)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
+    assert_success(&out);
+    let doc = read_json(&out_json);
     // Purge, precondition, rounds and a verdict.
     assert_eq!(doc["purge"]["method"], "discard");
     assert_eq!(doc["purge"]["supported"], true, "{}", doc["purge"]);
@@ -62,27 +58,15 @@ fn steady(dev: &str, dir: &std::path::Path) -> Value {
         assert_eq!(rounds.len(), 6, "runs to --max-rounds when not steady");
     }
     // The HTML report shows the rounds with the window.
-    let page = dir.join("steady.html");
-    assert!(
-        iomark()
-            .arg("report")
-            .arg(&out_json)
-            .arg("-o")
-            .arg(&page)
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = report(&[&out_json], &dir.join("steady.html"));
     assert!(html.contains("IOPS per round") && html.contains("class=\"band\""));
     doc
 }
 
 #[test]
 fn steady_on_zram_and_on_a_loop_device() {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    if let Some(z) = common::Zram::new("lz4", "64M") {
+    let dir = tmp();
+    if let Some(z) = Zram::new("lz4", "64M") {
         let doc = steady(&z.dev(), dir.path());
         let wa = &doc["runs"][0]["write_amplification"];
         assert_eq!(wa["source"], "zram");
@@ -97,7 +81,7 @@ fn wsat_writes_its_volume_and_charts_it() {
     let Some(l) = LoopDev::new(32 << 20, true) else {
         return;
     };
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tmp();
     let out_json = dir.path().join("wsat.json");
     let out = iomark()
         .args([
@@ -113,41 +97,22 @@ fn wsat_writes_its_volume_and_charts_it() {
         .arg(l.path())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
+    assert_success(&out);
+    let doc = read_json(&out_json);
     let rep = &doc["runs"][0]["repetitions"][0];
     assert_eq!(
         rep["write"]["bytes"].as_u64().unwrap(),
         4 * (32 << 20),
         "4x the span"
     );
-    let page = dir.path().join("wsat.html");
-    assert!(
-        iomark()
-            .arg("report")
-            .arg(&out_json)
-            .arg("-o")
-            .arg(&page)
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
-    assert!(
-        std::fs::read_to_string(&page)
-            .unwrap()
-            .contains("IOPS vs data written")
-    );
+    let html = report(&[&out_json], &dir.path().join("wsat.html"));
+    assert!(html.contains("IOPS vs data written"));
 }
 
 #[test]
 fn write_amplification_on_zram_follows_compressibility() {
     for (pct, lo, hi) in [("50", 0.44, 0.56), ("0", 0.98, 1.02)] {
-        let Some(z) = common::Zram::new("lz4", "128M") else {
+        let Some(z) = Zram::new("lz4", "128M") else {
             return;
         };
         let doc = run_json(&[

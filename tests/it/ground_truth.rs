@@ -4,9 +4,7 @@
 //! counters in /sys/block/<dev>/stat, read by this test before and after, must agree with
 //! iomark's I/O and byte counts within 1%.
 
-mod common;
-
-use common::{LoopDev, run_json};
+use crate::common::{LoopDev, Mounted, block_stat, iomark, require, require_tool, run_json};
 
 fn within_1pct(what: &str, iomark: u64, kernel: u64) {
     let diff = (iomark as f64 - kernel as f64).abs();
@@ -81,7 +79,7 @@ fn loop_device_counters_match_iomark() {
         );
         check(&dev, "randread", &["--engine", "io_uring", "--qd", "8"]);
     } else {
-        common::require(false, "io_uring");
+        require("io_uring", false);
     }
 }
 
@@ -91,7 +89,7 @@ fn block_device_write_needs_allow_write_device() {
         return;
     };
     let before = dev.stat();
-    let out = common::iomark()
+    let out = iomark()
         .args(["run", "--rw", "randwrite", "--io-size", "1m"])
         .arg(dev.path())
         .output()
@@ -107,10 +105,7 @@ fn block_device_without_permission_is_bad_input() {
     let Some(dev) = LoopDev::new(8 << 20, true) else {
         return;
     };
-    if !common::require(
-        common::have("setpriv"),
-        "setpriv (util-linux), to drop root",
-    ) {
+    if !require_tool("setpriv", "setpriv (util-linux), to drop root") {
         return;
     }
     // As the unprivileged user `nobody`, the device node (root-only) cannot be opened.
@@ -139,13 +134,12 @@ fn file_on_a_partition_is_resolved_to_the_partition() {
     };
     let part = dev.partition();
     let pname = part.file_name().unwrap().to_string_lossy().into_owned();
-    let Some(mnt) = common::Mounted::ext4(&part) else {
+    let Some(mnt) = Mounted::ext4(&part) else {
         return;
     };
     let f = mnt.path().join("t.dat");
     let stat = || {
-        let t = std::fs::read_to_string(format!("/sys/class/block/{pname}/stat")).unwrap();
-        let v: Vec<u64> = t.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        let v = block_stat(&pname);
         (v[0], v[2] * 512)
     };
     // Lay the file out first (kept), then measure a direct read of it.

@@ -1,28 +1,16 @@
 //! Studies: plans (--dry-run) for every preset and a matrix file, interruption and
 //! --resume, cache labelling, and the matrix file's bad input.
 
-mod common;
-
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{iomark, run_json};
+use crate::common::{
+    assert_success, dry_run, iomark, iomark_process, read_json, run_json, signal, tmp,
+};
 
 /// The runs of a --dry-run plan: (test, param=value, rw, bs, qd, estimate).
 fn plan(args: &[&str]) -> Vec<Vec<String>> {
-    let out = iomark()
-        .args(["suite"])
-        .args(args)
-        .args(["--dry-run", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    doc["runs"]
+    dry_run(args)["runs"]
         .as_array()
         .unwrap()
         .iter()
@@ -43,10 +31,6 @@ fn plan(args: &[&str]) -> Vec<Vec<String>> {
             ]
         })
         .collect()
-}
-
-fn tmp() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
 }
 
 #[test]
@@ -209,13 +193,12 @@ fn interrupted_study_resumes_to_the_planned_document() {
         "--size",
         "16m",
     ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_iomark"))
+    let mut child = iomark_process()
         .args(args)
         .arg("-q")
         .arg("-o")
         .arg(&r)
         .arg(&t)
-        .env_remove("RUST_BACKTRACE")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -244,13 +227,11 @@ fn interrupted_study_resumes_to_the_planned_document() {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(250));
-    // Safety: a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    signal(&child, libc::SIGINT);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     assert!(!t.exists(), "the study's file is removed");
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&r).unwrap()).unwrap();
+    let doc = read_json(&r);
     let runs = doc["runs"].as_array().unwrap();
     let complete = runs.iter().filter(|x| x["status"] == "complete").count();
     let interrupted = runs.iter().filter(|x| x["status"] == "interrupted").count();
@@ -277,13 +258,8 @@ fn interrupted_study_resumes_to_the_planned_document() {
         .arg(&t)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&r).unwrap()).unwrap();
+    assert_success(&out);
+    let doc = read_json(&r);
     let runs = doc["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 8);
     assert!(runs.iter().all(|x| x["status"] == "complete"));

@@ -1,0 +1,18 @@
+//! The integration tests, one binary (one link instead of one per area): `cargo test`
+//! runs them with the rest, `cargo test --test it` alone, `cargo test --test it cli::`
+//! one area. Fixtures are in `tests/data/`; shared helpers in `common`.
+
+mod common;
+
+mod bad_input;
+mod cli;
+mod data;
+mod dirty;
+mod fuzz;
+mod ground_truth;
+mod interrupt;
+mod regression;
+mod report;
+mod safety;
+mod suite;
+mod verify;
