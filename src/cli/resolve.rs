@@ -448,7 +448,7 @@ impl RunOptions {
                 "--drop-caches writes /proc/sys/vm/drop_caches, which needs root; run as root or drop the option",
             ));
         }
-        if spec.engine == EngineKind::Psync && spec.qd > 1 && self.engine.is_none() {
+        if spec.qd > spec.engine.caps().max_qd && self.engine.is_none() {
             // The default engine fell back to psync: keep the concurrency asked for.
             spec.engine_note = Some(format!(
                 "{}; QD {} emulated by {} jobs",

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result, describe_io};
 use crate::io::env::BlockDev;
 use crate::io::sys;
-use crate::plan::spec::{EngineKind, Spec, TargetPolicy};
+use crate::plan::spec::{Spec, TargetPolicy};
 use crate::results::env::FsInfo;
 use crate::results::schema::{Purge, TargetKind};
 use crate::units::fmt_size;
@@ -117,7 +117,7 @@ impl Target {
         stop: &dyn Fn() -> bool,
         layout: &mut DataGen,
     ) -> Result<Target> {
-        if spec.engine == EngineKind::Null {
+        if !spec.engine.caps().needs_fd {
             let span = spec.size.ok_or_else(|| {
                 Error::input(
                     "--engine null does no I/O and needs --size to know the span (e.g. --size 1g)",

@@ -74,6 +74,17 @@ impl Rw {
     }
 }
 
+/// What an engine can do, so callers ask instead of comparing engine names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// It needs an open file descriptor (every engine that does real I/O).
+    pub needs_fd: bool,
+    /// It reaches the kernel at all (`null` does not).
+    pub does_io: bool,
+    /// The deepest queue one instance keeps in flight (psync: 1).
+    pub max_qd: u32,
+}
+
 /// The I/O engine, modelled on fio's ioengines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -87,6 +98,27 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
+    /// What the engine can do.
+    pub fn caps(self) -> Caps {
+        match self {
+            EngineKind::Null => Caps {
+                needs_fd: false,
+                does_io: false,
+                max_qd: 4096,
+            },
+            EngineKind::Psync => Caps {
+                needs_fd: true,
+                does_io: true,
+                max_qd: 1,
+            },
+            EngineKind::IoUring => Caps {
+                needs_fd: true,
+                does_io: true,
+                max_qd: 4096,
+            },
+        }
+    }
+
     /// The name used on the command line and in results.
     pub fn name(self) -> &'static str {
         match self {
@@ -358,7 +390,7 @@ impl Spec {
                     "--verify needs --bs of at least 512 (each block carries a 40-byte header)",
                 ));
             }
-            if self.engine == EngineKind::Null {
+            if !self.engine.caps().needs_fd {
                 return Err(Error::input(
                     "--verify reads back what was written; --engine null writes nothing",
                 ));

@@ -148,7 +148,7 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
                 fmt_size(d.write_bytes)
             );
         }
-        None if s.engine.name() != "null" => {
+        None if s.engine.caps().does_io => {
             let _ = writeln!(out, "  device: no block device visible under the target");
         }
         None => {}

@@ -51,16 +51,7 @@ pub enum Queued {
     Busy,
 }
 
-/// What an engine can do, so callers ask instead of comparing engine names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Caps {
-    /// It needs an open file descriptor (every engine that does real I/O).
-    pub needs_fd: bool,
-    /// It reaches the kernel at all (`null` does not).
-    pub does_io: bool,
-    /// The deepest queue one instance keeps in flight (psync: 1).
-    pub max_qd: u32,
-}
+pub use crate::plan::spec::Caps;
 
 /// An I/O engine. Methods are called from one worker thread only.
 pub trait Engine {
