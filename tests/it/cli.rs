@@ -353,7 +353,7 @@ fn quick_benchmark_runs_every_test_and_removes_its_file() {
             "--size",
             "16m",
             "--runtime",
-            "300ms",
+            "1s",
             "--ramp",
             "0",
             "--json",
