@@ -79,11 +79,7 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
             let m =
                 iomark::measure::stream::write_stream(&plan.spec, plan.size, &plan.output, stop)?;
             if !plan.quiet {
-                let d = &plan.spec.data;
-                eprintln!(
-                    "{}",
-                    notes::data_figures(&plan.output, &m, &d.describe(), d.dedup_unit)
-                );
+                eprintln!("{}", notes::data_figures(&plan, &m));
             }
             Ok(exit_for(stop, None))
         }
@@ -204,9 +200,12 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
     let failure = if plan.kind.is_dirty() {
         runner.dirty(&plan)?
     } else {
-        let remaining = plan.runs.len().saturating_sub(notes::resumed_runs(&plan)?);
-        say(&out, &notes::suite_header(&plan, remaining));
-        runner.suite(&plan)?
+        let done = runner.prepare(&plan)?;
+        say(
+            &out,
+            &notes::suite_header(&plan, done.iter().filter(|d| !**d).count()),
+        );
+        runner.run_suite(&plan, &done)?
     };
     let doc = &runner.store.doc;
     say(&out, &notes::study_ending(doc, plan.kind));

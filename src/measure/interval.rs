@@ -3,7 +3,7 @@
 //! after the repetition, turns them into the series of the results. Also the per-worker
 //! live counters the progress display reads.
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 
 use crate::results::schema::Point;
@@ -17,6 +17,44 @@ pub(crate) struct Live {
     pub(crate) ios: AtomicU64,
     pub(crate) bytes: AtomicU64,
     pub(crate) lat_ns: AtomicU64,
+}
+
+/// Running totals of counted I/Os: what a worker publishes through [`Live`], and what
+/// the progress display last saw of them.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LiveTotals {
+    pub(crate) ios: u64,
+    pub(crate) bytes: u64,
+    /// Sum of latencies, nanoseconds; wraps (only differences are used).
+    pub(crate) lat_ns: u64,
+}
+
+impl LiveTotals {
+    /// Counts one I/O.
+    #[inline(always)]
+    pub(crate) fn add(&mut self, bytes: u64, lat_ns: u64) {
+        self.ios += 1;
+        self.bytes += bytes;
+        self.lat_ns = self.lat_ns.wrapping_add(lat_ns);
+    }
+}
+
+impl Live {
+    /// Publishes a worker's totals.
+    pub(crate) fn publish(&self, t: LiveTotals) {
+        self.ios.store(t.ios, Ordering::Relaxed);
+        self.bytes.store(t.bytes, Ordering::Relaxed);
+        self.lat_ns.store(t.lat_ns, Ordering::Relaxed);
+    }
+
+    /// The sum over every worker's published totals.
+    pub(crate) fn sum(live: &[Live]) -> LiveTotals {
+        live.iter().fold(LiveTotals::default(), |t, l| LiveTotals {
+            ios: t.ios + l.ios.load(Ordering::Relaxed),
+            bytes: t.bytes + l.bytes.load(Ordering::Relaxed),
+            lat_ns: t.lat_ns.wrapping_add(l.lat_ns.load(Ordering::Relaxed)),
+        })
+    }
 }
 
 /// One interval's figures: what a worker sends, and what the main thread sums.

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::io::env::{BlockStat, CpuTimes};
 use crate::io::target::Target;
 use crate::measure::gate::Gate;
-use crate::measure::interval::{IntervalMsg, IntervalSum, Live, gather, series};
+use crate::measure::interval::{IntervalMsg, IntervalSum, Live, LiveTotals, gather, series};
 use crate::measure::launch::WorkerCtx;
 use crate::measure::launch::run_worker;
 use crate::measure::verify::GenMap;
@@ -254,7 +254,8 @@ struct Monitor {
     total_ios: Option<u64>,
     ramp_snapped: bool,
     /// When progress was last reported, and the live totals then.
-    last: (Instant, u64, u64, u64),
+    last_at: Instant,
+    last: LiveTotals,
 }
 
 const TICK: Duration = Duration::from_millis(250);
@@ -266,7 +267,8 @@ impl Monitor {
             win,
             total_ios,
             ramp_snapped: win.ramp_ns == 0,
-            last: (Instant::now(), 0, 0, 0),
+            last_at: Instant::now(),
+            last: LiveTotals::default(),
         }
     }
 
@@ -290,31 +292,27 @@ impl Monitor {
 
     /// The progress to report, when a tick has passed.
     fn tick(&mut self, live: &[Live]) -> Option<Progress> {
-        if self.last.0.elapsed() < TICK {
+        if self.last_at.elapsed() < TICK {
             return None;
         }
-        let ios: u64 = live.iter().map(|l| l.ios.load(Ordering::Relaxed)).sum();
-        let bytes: u64 = live.iter().map(|l| l.bytes.load(Ordering::Relaxed)).sum();
-        let lat: u64 = live
-            .iter()
-            .map(|l| l.lat_ns.load(Ordering::Relaxed))
-            .fold(0u64, u64::wrapping_add);
-        let dt = self.last.0.elapsed().as_secs_f64().max(1e-9);
-        let dios = ios.saturating_sub(self.last.1);
+        let now = Live::sum(live);
+        let dt = self.last_at.elapsed().as_secs_f64().max(1e-9);
+        let dios = now.ios.saturating_sub(self.last.ios);
         let p = Progress {
             elapsed_s: self.t0.elapsed().as_secs_f64(),
             planned_s: self.win.end_ns.map(|e| e as f64 / 1e9),
-            fraction: self.total_ios.map(|t| ios as f64 / t as f64),
+            fraction: self.total_ios.map(|t| now.ios as f64 / t as f64),
             iops: dios as f64 / dt,
-            bw_bytes: bytes.saturating_sub(self.last.2) as f64 / dt,
+            bw_bytes: now.bytes.saturating_sub(self.last.bytes) as f64 / dt,
             lat_mean_ns: if dios > 0 {
-                lat.wrapping_sub(self.last.3) as f64 / dios as f64
+                now.lat_ns.wrapping_sub(self.last.lat_ns) as f64 / dios as f64
             } else {
                 0.0
             },
             ramping: !self.ramp_snapped,
         };
-        self.last = (Instant::now(), ios, bytes, lat);
+        self.last_at = Instant::now();
+        self.last = now;
         Some(p)
     }
 }

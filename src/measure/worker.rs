@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use crate::error::Error;
 use crate::io::engine::{Completion, Engine, Op, Queued, Request};
-use crate::measure::interval::Interval;
+use crate::measure::interval::{Interval, LiveTotals};
 use crate::measure::launch::{WorkerCtx, io_error};
 use crate::results::stats::{Counter, LatHist};
 use crate::workload::data::DataGen;
@@ -129,7 +129,7 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     submit_err: Option<std::io::Error>,
     iv: Interval,
     /// Totals published to `ctx.live`.
-    live: (u64, u64, u64),
+    live: LiveTotals,
     last_counted_ns: u64,
     now: u64,
     out: WorkerOut,
@@ -188,7 +188,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             interrupted: false,
             submit_err: None,
             iv: Interval::new(),
-            live: (0, 0, 0),
+            live: LiveTotals::default(),
             last_counted_ns: 0,
             now: now_ns(t0),
             out: WorkerOut::empty(None),
@@ -438,10 +438,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         comps.clear();
         self.comps = comps;
         if now >= ramp {
-            let live = self.ctx.live;
-            live.ios.store(self.live.0, Ordering::Relaxed);
-            live.bytes.store(self.live.1, Ordering::Relaxed);
-            live.lat_ns.store(self.live.2, Ordering::Relaxed);
+            self.ctx.live.publish(self.live);
         }
     }
 
@@ -536,9 +533,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         iv.bytes += bytes;
         self.iv.sum.lat_sum_ns += lat as u128;
         self.iv.sum.hist.record(lat);
-        self.live.0 += 1;
-        self.live.1 += bytes;
-        self.live.2 = self.live.2.wrapping_add(lat);
+        self.live.add(bytes, lat);
         self.last_counted_ns = self.now - self.ctx.ramp_ns;
     }
 

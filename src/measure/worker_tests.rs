@@ -94,12 +94,17 @@ fn spec(rw: Rw, qd: u32) -> Spec {
 
 /// Runs one worker over a 64-block span, size-based (`ios` I/Os), on `eng`.
 fn run(spec: &Spec, eng: &mut Fake, ios: u64) -> (WorkerOut, Vec<IntervalMsg>) {
-    let (stop, halt, live, gate) = (
-        StopFlag::new(),
-        AtomicBool::new(false),
-        Live::default(),
-        Gate::default(),
-    );
+    run_stopped(spec, eng, ios, &StopFlag::new())
+}
+
+/// As [`run`], with the run's stop flag.
+fn run_stopped(
+    spec: &Spec,
+    eng: &mut Fake,
+    ios: u64,
+    stop: &StopFlag,
+) -> (WorkerOut, Vec<IntervalMsg>) {
+    let (halt, live, gate) = (AtomicBool::new(false), Live::default(), Gate::default());
     let (tx, rx) = mpsc::channel();
     let ctx = WorkerCtx {
         spec,
@@ -114,7 +119,7 @@ fn run(spec: &Spec, eng: &mut Fake, ios: u64) -> (WorkerOut, Vec<IntervalMsg>) {
         end_ns: None,
         ios_per_job: Some(ios),
         interval_ns: 1_000_000_000,
-        stop: &stop,
+        stop,
         halt: &halt,
         live: &live,
         gate: &gate,
@@ -202,36 +207,9 @@ fn fsync_every_n_writes_and_once_at_the_end() {
 fn a_stop_before_the_start_counts_nothing() {
     let s = spec(Rw::Read, 4);
     let mut eng = Fake::new(4);
-    let (stop, halt, live, gate) = (
-        StopFlag::new(),
-        AtomicBool::new(false),
-        Live::default(),
-        Gate::default(),
-    );
+    let stop = StopFlag::new();
     stop.raise(2);
-    let (tx, _rx) = mpsc::channel();
-    let ctx = WorkerCtx {
-        spec: &s,
-        job: 0,
-        rep: 0,
-        stream: 0,
-        base: 0,
-        span: 64 * 4096,
-        fd: None,
-        align: 4096,
-        ramp_ns: 0,
-        end_ns: None,
-        ios_per_job: Some(10),
-        interval_ns: 1_000_000_000,
-        stop: &stop,
-        halt: &halt,
-        live: &live,
-        gate: &gate,
-        tx,
-        path: "fake",
-        corpus: None,
-    };
-    let out = Worker::new(&mut eng, &ctx, Instant::now()).run();
+    let (out, _) = run_stopped(&s, &mut eng, 10, &stop);
     assert!(out.interrupted);
     assert_eq!(out.read.ios, 0);
     assert!(eng.log.is_empty());

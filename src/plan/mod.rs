@@ -172,18 +172,6 @@ pub enum Role {
     Round,
 }
 
-impl Role {
-    /// The `test` name a preparation or round run carries in results.
-    pub fn test_name(self) -> Option<&'static str> {
-        match self {
-            Role::Measure => None,
-            Role::Fill => Some("fill"),
-            Role::Precondition => Some("precondition"),
-            Role::Round => Some("round"),
-        }
-    }
-}
-
 impl StudyPoint {
     /// What the run is for, from its test name (the results keep the name).
     pub fn role(&self) -> Role {

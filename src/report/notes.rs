@@ -123,7 +123,12 @@ pub fn amplification(doc: &Document) -> Option<String> {
 }
 
 /// What `iomark data` measured of the stream it wrote.
-pub fn data_figures(output: &str, m: &DataMeasure, data: &str, dedup_unit: u64) -> String {
+pub fn data_figures(plan: &crate::plan::DataPlan, m: &DataMeasure) -> String {
+    let (output, data, dedup_unit) = (
+        &plan.output,
+        plan.spec.data.describe(),
+        plan.spec.data.dedup_unit,
+    );
     format!(
         "{output}: {} of {data}; measured chunk by chunk: lz4 {:.1}%, zstd-1 {:.1}% smaller; duplicate {}-units {:.1}%",
         fmt_size(m.compress_sampled_bytes),
@@ -155,18 +160,6 @@ pub fn study_ending(doc: &Document, kind: crate::plan::StudyKind) -> String {
         s.push_str(&run_notes(doc));
     }
     s
-}
-
-/// Runs of the document a plan resumes that are complete (0 when not resuming).
-pub fn resumed_runs(plan: &SuitePlan) -> crate::error::Result<usize> {
-    Ok(match &plan.resume {
-        Some(p) => Document::load(p)?
-            .runs
-            .iter()
-            .filter(|r| r.status == crate::results::schema::Status::Complete)
-            .count(),
-        None => 0,
-    })
 }
 
 /// "iomark quick benchmark: 6 tests of 4 s each on ./.iomark-quick-1.dat (1.0 GiB)".

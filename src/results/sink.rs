@@ -74,29 +74,3 @@ impl<S: Sink + ?Sized> Sink for &mut S {
         (**self).rep_finished(run)
     }
 }
-
-/// Two sinks, in order: both see every event; the run goes on only if both say so.
-pub struct Tee<A, B>(pub A, pub B);
-
-impl<A: Sink, B: Sink> Sink for Tee<A, B> {
-    fn run_started(&mut self, index: usize, of: usize, spec: &Spec) -> Result<bool> {
-        let a = self.0.run_started(index, of, spec)?;
-        Ok(self.1.run_started(index, of, spec)? && a)
-    }
-    fn plan_position(&mut self, started: std::time::Instant, left_s: f64) {
-        self.0.plan_position(started, left_s);
-        self.1.plan_position(started, left_s);
-    }
-    fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) -> Result<bool> {
-        let a = self.0.rep_started(spec, rep, of)?;
-        Ok(self.1.rep_started(spec, rep, of)? && a)
-    }
-    fn progress(&mut self, p: &Progress) -> Result<bool> {
-        let a = self.0.progress(p)?;
-        Ok(self.1.progress(p)? && a)
-    }
-    fn rep_finished(&mut self, run: &Run) -> Result<bool> {
-        let a = self.0.rep_finished(run)?;
-        Ok(self.1.rep_finished(run)? && a)
-    }
-}

@@ -82,35 +82,33 @@ impl<'a> StudyRunner<'a> {
             ..r.plan.policy.clone()
         };
         self.progress.run_started(idx, of, &r.plan.spec)?;
+        self.filed(idx, point, &r.plan, &policy)
+    }
+
+    /// Runs one run as the user gave it (`iomark run`): the target policy is the user's, so
+    /// a file the run creates is removed at its end unless `--keep`.
+    pub fn single(&mut self, plan: &RunPlan) -> Result<RunOutcome> {
+        self.filed(0, None, plan, &plan.policy)
+    }
+
+    /// Runs `plan` under `policy`, filing every repetition into the document at `idx`
+    /// labelled with `point`, and the finished run once more at the end.
+    fn filed(
+        &mut self,
+        idx: usize,
+        point: Option<crate::plan::StudyPoint>,
+        plan: &RunPlan,
+        policy: &TargetPolicy,
+    ) -> Result<RunOutcome> {
         let mut filing = Filing {
             store: &mut self.store,
             idx,
             point: point.clone(),
             next: &mut *self.progress,
         };
-        let mut out = run(&r.plan.spec, &policy, r.plan.repeat, self.stop, &mut filing)?;
+        let mut out = run(&plan.spec, policy, plan.repeat, self.stop, &mut filing)?;
         out.run.study = point;
         self.store.update(idx, &out.run)?;
-        Ok(out)
-    }
-
-    /// Runs one run as the user gave it (`iomark run`): the target policy is the user's, so
-    /// a file the run creates is removed at its end unless `--keep`.
-    pub fn single(&mut self, plan: &RunPlan) -> Result<RunOutcome> {
-        let mut filing = Filing {
-            store: &mut self.store,
-            idx: 0,
-            point: None,
-            next: &mut *self.progress,
-        };
-        let out = run(
-            &plan.spec,
-            &plan.policy,
-            plan.repeat,
-            self.stop,
-            &mut filing,
-        )?;
-        self.store.update(0, &out.run)?;
         Ok(out)
     }
 
@@ -166,12 +164,23 @@ impl<'a> StudyRunner<'a> {
 
     /// Runs a suite (not a dirty-drive study), continuing `plan.resume` if given.
     pub fn suite(&mut self, plan: &SuitePlan) -> Result<Option<Error>> {
-        let done = match &plan.resume {
-            Some(path) => self.resume(plan, path)?,
-            None => vec![false; plan.runs.len()],
-        };
+        let done = self.prepare(plan)?;
+        self.run_suite(plan, &done)
+    }
+
+    /// Before a suite runs: with `--resume`, loads the document and checks it against the
+    /// plan. Returns which runs are done already.
+    pub fn prepare(&mut self, plan: &SuitePlan) -> Result<Vec<bool>> {
+        match &plan.resume {
+            Some(path) => self.resume(plan, path),
+            None => Ok(vec![false; plan.runs.len()]),
+        }
+    }
+
+    /// Runs the runs of a suite not marked `done`.
+    pub fn run_suite(&mut self, plan: &SuitePlan, done: &[bool]) -> Result<Option<Error>> {
         let life = TargetLife::new(&plan.target, plan.keep);
-        self.run_plan(&plan.runs, &done, &life, true)
+        self.run_plan(&plan.runs, done, &life, true)
     }
 
     /// Loads the document to resume and checks that it came from this plan; returns which

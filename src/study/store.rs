@@ -27,11 +27,6 @@ impl Store {
         }
     }
 
-    /// Continues an existing document (resume).
-    pub fn with(doc: Document, path: Option<PathBuf>) -> Store {
-        Store { doc, path }
-    }
-
     /// Replaces (or appends) run `idx` and saves.
     pub fn update(&mut self, idx: usize, run: &Run) -> Result<()> {
         if idx < self.doc.runs.len() {
