@@ -1,39 +1,108 @@
 //! The library's error type and its mapping to exit codes.
 //!
-//! Two kinds matter to a user: bad input (a mistake they can fix by changing the command
-//! line or the target; exit status 2) and runtime failures (the device or the kernel said
-//! no while running; exit status 1). Every message is one line that names the problem and,
-//! where there is one, the fix. Nothing here prints.
+//! Each variant is a cause a caller (or a test) can match: a wrong option ([`Error::Usage`]),
+//! a target that cannot be used as given ([`Error::Target`]), a refusal to destroy data
+//! ([`Error::Guard`]), an input document that is not what was expected
+//! ([`Error::Document`]), a failed I/O call ([`Error::Io`], which keeps the
+//! [`std::io::Error`] as its source) and any other failure while running
+//! ([`Error::Runtime`]). The first four are the user's to fix (exit status 2), the last
+//! two happened while running (exit status 1); [`Error::exit_code`] is the one mapping.
+//! Every message is one line that names the problem and, where there is one, the fix.
+//! Nothing here prints.
 
 use std::io;
 
 /// Everything that can go wrong in iomark's library.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A mistake in the input: an option value, a target that cannot be used as given.
+    /// An option or value that cannot be used: out of range, contradicting another, unknown.
     #[error("{0}")]
-    Input(String),
-    /// A failure while running: an I/O error, a refused system call.
+    Usage(String),
+    /// A target that cannot be used as given: missing, a directory, not permitted,
+    /// read-only, misaligned, too small.
+    #[error("{0}")]
+    Target(String),
+    /// The guard refused to write: the target is in use, holds data, or is not iomark's.
+    #[error("{0}")]
+    Guard(String),
+    /// An input document (results, fio output, matrix, verify state, a study to resume)
+    /// that cannot be read or is not what was expected.
+    #[error("{0}")]
+    Document(String),
+    /// An I/O call that failed while running, with what was being done.
+    #[error("{what}: {}", describe_io(source))]
+    Io {
+        what: String,
+        #[source]
+        source: io::Error,
+    },
+    /// Any other failure while running: a lost worker thread, data read back wrong, a
+    /// device that ended early.
     #[error("{0}")]
     Runtime(String),
 }
 
 impl Error {
-    /// Builds an input error.
-    pub fn input(msg: impl Into<String>) -> Self {
-        Error::Input(msg.into())
+    /// A wrong option or value.
+    pub fn usage(msg: impl Into<String>) -> Self {
+        Error::Usage(msg.into())
     }
 
-    /// Builds a runtime error from an I/O error and what was being done.
+    /// A target that cannot be used as given.
+    pub fn target(msg: impl Into<String>) -> Self {
+        Error::Target(msg.into())
+    }
+
+    /// A refusal by the guard.
+    pub fn guard(msg: impl Into<String>) -> Self {
+        Error::Guard(msg.into())
+    }
+
+    /// An input document that cannot be read or is not what was expected.
+    pub fn document(msg: impl Into<String>) -> Self {
+        Error::Document(msg.into())
+    }
+
+    /// Any other failure while running.
+    pub fn runtime(msg: impl Into<String>) -> Self {
+        Error::Runtime(msg.into())
+    }
+
+    /// A failed I/O call and what was being done. The error is rebuilt from its errno (or
+    /// kind and text) so callers can keep theirs.
     pub fn io(what: impl std::fmt::Display, err: &io::Error) -> Self {
-        Error::Runtime(format!("{what}: {}", describe_io(err)))
+        let source = match err.raw_os_error() {
+            Some(code) => io::Error::from_raw_os_error(code),
+            None => io::Error::new(err.kind(), err.to_string()),
+        };
+        Error::Io {
+            what: what.to_string(),
+            source,
+        }
+    }
+
+    /// The errno of an I/O failure, if this is one.
+    pub fn errno(&self) -> Option<i32> {
+        match self {
+            Error::Io { source, .. } => source.raw_os_error(),
+            _ => None,
+        }
+    }
+
+    /// Whether the user can fix this by changing the command line, the target or a file.
+    pub fn is_users(&self) -> bool {
+        matches!(
+            self,
+            Error::Usage(_) | Error::Target(_) | Error::Guard(_) | Error::Document(_)
+        )
     }
 
     /// The process exit status for this error.
     pub fn exit_code(&self) -> i32 {
-        match self {
-            Error::Input(_) => ExitCode::BadInput as i32,
-            Error::Runtime(_) => ExitCode::Failure as i32,
+        if self.is_users() {
+            ExitCode::BadInput as i32
+        } else {
+            ExitCode::Failure as i32
         }
     }
 }
@@ -58,3 +127,26 @@ pub fn describe_io(err: &io::Error) -> String {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn users_mistakes_exit_2_and_failures_exit_1() {
+        for e in [
+            Error::usage("u"),
+            Error::target("t"),
+            Error::guard("g"),
+            Error::document("d"),
+        ] {
+            assert_eq!(e.exit_code(), 2, "{e:?}");
+        }
+        let io = Error::io("reading x", &io::Error::from_raw_os_error(5));
+        assert_eq!(io.exit_code(), 1);
+        assert_eq!(Error::runtime("r").exit_code(), 1);
+        assert_eq!(io.errno(), Some(5));
+        assert_eq!(io.to_string(), "reading x: Input/output error");
+        assert!(std::error::Error::source(&io).is_some());
+    }
+}

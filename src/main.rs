@@ -164,7 +164,7 @@ fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
 
 fn cmd_quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
     if plan.file.exists() {
-        return Err(Error::input(format!(
+        return Err(Error::guard(format!(
             "{} already exists; remove it or run in another directory",
             plan.file.display()
         )));

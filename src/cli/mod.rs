@@ -89,7 +89,7 @@ pub fn output_format(
         Some(p) => {
             let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
             Format::parse(&ext.to_lowercase()).ok_or_else(|| {
-                Error::input(format!(
+                Error::usage(format!(
                     "cannot tell the format of {} from its extension; use .html, .md, .csv or .json, or --format",
                     p.display()
                 ))

@@ -15,10 +15,10 @@ impl SuiteArgs {
     pub fn resolve(&self, user: &[crate::plan::suite::Opt], sys: &System) -> Result<SuitePlan> {
         let (matrix, target) = if self.name == "matrix" {
             let file = self.args.first().ok_or_else(|| {
-                Error::input("suite matrix needs a file: iomark suite matrix FILE.toml [TARGET]")
+                Error::usage("suite matrix needs a file: iomark suite matrix FILE.toml [TARGET]")
             })?;
             let text = std::fs::read_to_string(file).map_err(|e| {
-                Error::input(format!(
+                Error::usage(format!(
                     "cannot read {file}: {}",
                     crate::error::describe_io(&e)
                 ))
@@ -28,7 +28,7 @@ impl SuiteArgs {
             (Some((m, file.clone(), text)), target)
         } else {
             if self.args.len() > 1 {
-                return Err(Error::input(format!(
+                return Err(Error::usage(format!(
                     "suite {} takes one TARGET, got {}",
                     self.name,
                     self.args.join(" ")
@@ -45,7 +45,7 @@ impl SuiteArgs {
                 "null".to_string()
             }
             None => {
-                return Err(Error::input(format!(
+                return Err(Error::usage(format!(
                     "suite {} needs a TARGET (a file, created and removed, or a block device)",
                     self.name
                 )));
@@ -57,7 +57,7 @@ impl SuiteArgs {
             .cloned()
             .collect();
         if self.name != "steady" && (self.round_time.is_some() || self.max_rounds.is_some()) {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--round-time and --max-rounds belong to suite steady, not suite {}",
                 self.name
             )));
@@ -67,17 +67,17 @@ impl SuiteArgs {
             None => 25,
         };
         if !(5..=10_000).contains(&max_rounds) {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--max-rounds {max_rounds} is out of range; use 5 (the steady-state window) to 10000"
             )));
         }
         if user.iter().any(|(k, _)| k == "verify-state") {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--verify-state saves one run's blocks; use it with iomark run, not in a study",
             ));
         }
         if matches!(self.name.as_str(), "steady" | "wsat") && self.resume.is_some() {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--resume is not available for suite {}: its rounds depend on the drive's state, so start it again",
                 self.name
             )));
@@ -160,12 +160,12 @@ fn study_runs(
             None => e,
         };
         let cli = Cli::try_parse_from(&argv)
-            .map_err(|e| Error::input(at_line(one_line_clap_error(&e))))?;
+            .map_err(|e| Error::usage(at_line(one_line_clap_error(&e))))?;
         let Some(Command::Run(args)) = cli.command else {
             unreachable!("argv starts with `run`")
         };
         let plan = args.resolve(sys).map_err(|e| match e {
-            Error::Input(m) => Error::input(at_line(m)),
+            Error::Usage(m) => Error::usage(at_line(m)),
             other => other,
         })?;
         runs.push(StudyRun {
@@ -188,10 +188,10 @@ impl DataArgs {
             v.as_deref()
                 .map(|t| {
                     let x: f64 = t.trim().trim_end_matches('%').parse().map_err(|_| {
-                        Error::input(format!("{opt}: '{t}' is not a percentage (0 to 100)"))
+                        Error::usage(format!("{opt}: '{t}' is not a percentage (0 to 100)"))
                     })?;
                     if !(0.0..=100.0).contains(&x) {
-                        return Err(Error::input(format!(
+                        return Err(Error::usage(format!(
                             "{opt} {t} is out of range; use a percentage from 0 to 100"
                         )));
                     }
@@ -231,7 +231,7 @@ impl DataArgs {
             ("compressible", None) => DataKind::Compressible,
             ("pattern", Some(hex)) => {
                 if crate::plan::data::parse_hex(hex).is_none() {
-                    return Err(Error::input(format!(
+                    return Err(Error::usage(format!(
                         "--data pattern:{hex}: not an even number of hex digits (e.g. pattern:deadbeef)"
                     )));
                 }
@@ -243,7 +243,7 @@ impl DataArgs {
                 DataKind::Files
             }
             _ => {
-                return Err(Error::input(format!(
+                return Err(Error::usage(format!(
                     "--data {kind} is unknown; use random, zeros, pattern:HEX, compressible or files:PATH"
                 )));
             }
@@ -251,12 +251,12 @@ impl DataArgs {
         match (d.kind, compress) {
             (DataKind::Compressible, Some(c)) => d.compress = c,
             (DataKind::Compressible, None) => {
-                return Err(Error::input(
+                return Err(Error::usage(
                     "--data compressible needs --compress PCT (e.g. --compress 50)",
                 ));
             }
             (_, Some(_)) => {
-                return Err(Error::input(format!(
+                return Err(Error::usage(format!(
                     "--compress applies to compressible data, not to --data {kind}; drop one of them"
                 )));
             }
@@ -270,14 +270,14 @@ impl DataCmdArgs {
     pub fn resolve(&self) -> Result<DataPlan> {
         let size = size_opt("--size", &self.size)?;
         if size == 0 {
-            return Err(Error::input("--size must be greater than zero (e.g. 64m)"));
+            return Err(Error::usage("--size must be greater than zero (e.g. 64m)"));
         }
         let mut spec = Spec::new(self.output.clone());
         spec.rw = Rw::Write;
         spec.rwmixread = 0;
         spec.bs = size_opt("--bs", &self.bs)?;
         if spec.bs == 0 {
-            return Err(Error::input("--bs must be greater than zero (e.g. 4k)"));
+            return Err(Error::usage("--bs must be greater than zero (e.g. 4k)"));
         }
         spec.seed = count_opt("--seed", &self.seed, "a non-negative whole number")?;
         spec.data = self.data.resolve()?;
@@ -298,19 +298,19 @@ impl RunArgs {
 }
 
 fn size_opt(opt: &str, text: &str) -> Result<u64> {
-    parse_size(text).map_err(|e| Error::input(format!("{opt}: {e}")))
+    parse_size(text).map_err(|e| Error::usage(format!("{opt}: {e}")))
 }
 
 fn duration_opt(opt: &str, text: &str) -> Result<f64> {
     parse_duration(text)
         .map(|d| d.as_secs_f64())
-        .map_err(|e| Error::input(format!("{opt}: {e}")))
+        .map_err(|e| Error::usage(format!("{opt}: {e}")))
 }
 
 fn count_opt<T: std::str::FromStr>(opt: &str, text: &str, what: &str) -> Result<T> {
     text.trim()
         .parse()
-        .map_err(|_| Error::input(format!("{opt}: '{text}' is not {what}")))
+        .map_err(|_| Error::usage(format!("{opt}: '{text}' is not {what}")))
 }
 
 /// Picks the engine: the one asked for, or io_uring when the kernel allows it, else psync.
@@ -319,14 +319,14 @@ pub fn resolve_engine(asked: Option<&str>, sys: &System) -> Result<(EngineKind, 
     match asked {
         Some(name) => {
             let kind = EngineKind::parse(name).ok_or_else(|| {
-                Error::input(format!(
+                Error::usage(format!(
                     "--engine {name} is unknown; use psync, io_uring or null"
                 ))
             })?;
             if kind == EngineKind::IoUring
                 && let Err(why) = sys.io_uring.clone()
             {
-                return Err(Error::input(format!(
+                return Err(Error::usage(format!(
                     "--engine io_uring is not available: {why}; use --engine psync"
                 )));
             }
@@ -346,14 +346,14 @@ impl RunOptions {
     /// Resolves and validates everything, for `target` (none: only with --engine null).
     pub fn resolve(&self, target: Option<&str>, sys: &System) -> Result<RunPlan> {
         let rw = Rw::parse(&self.rw).ok_or_else(|| {
-            Error::input(format!(
+            Error::usage(format!(
                 "--rw {} is unknown; use read, write, randread, randwrite, rw or randrw",
                 self.rw
             ))
         })?;
         let rwmixread: i64 = count_opt("--rwmixread", &self.rwmixread, "a percentage")?;
         if !(0..=100).contains(&rwmixread) {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--rwmixread {rwmixread} is out of range; use a percentage from 0 to 100"
             )));
         }
@@ -362,7 +362,7 @@ impl RunOptions {
             (Some(t), _) => t.to_string(),
             (None, EngineKind::Null) => "null".to_string(),
             (None, _) => {
-                return Err(Error::input(
+                return Err(Error::usage(
                     "no TARGET given; name a file (e.g. ./test.dat) or a block device, or use --engine null",
                 ));
             }
@@ -372,22 +372,22 @@ impl RunOptions {
         let repeat: i64 = count_opt("--repeat", &self.repeat, "a whole number")?;
         let fsync: i64 = count_opt("--fsync", &self.fsync, "a whole number")?;
         if !(1..=4096).contains(&qd) {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--qd {qd} is out of range; use 1 to 4096"
             )));
         }
         if !(1..=1024).contains(&jobs) {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--jobs {jobs} is out of range; use 1 to 1024"
             )));
         }
         if !(1..=100_000).contains(&repeat) {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--repeat {repeat} is out of range; use 1 or more"
             )));
         }
         if fsync < 0 || fsync > u32::MAX as i64 {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--fsync {fsync} is out of range; use 0 (never) or a positive count of writes"
             )));
         }
@@ -413,12 +413,12 @@ impl RunOptions {
         match self.io_size.as_deref() {
             Some(t) if t.trim().ends_with(['x', 'X']) => {
                 let n: f64 = t.trim()[..t.trim().len() - 1].parse().map_err(|_| {
-                    Error::input(format!(
+                    Error::usage(format!(
                         "--io-size: '{t}' is not a size or a multiple of the span (e.g. 1g, 2x)"
                     ))
                 })?;
                 if !(n > 0.0 && n.is_finite()) {
-                    return Err(Error::input(format!(
+                    return Err(Error::usage(format!(
                         "--io-size {t} must be a positive multiple of the span"
                     )));
                 }
@@ -444,7 +444,7 @@ impl RunOptions {
             .unwrap_or(0.0);
         spec.drop_caches = self.drop_caches;
         if self.drop_caches && !sys.root {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--drop-caches writes /proc/sys/vm/drop_caches, which needs root; run as root or drop the option",
             ));
         }
@@ -481,7 +481,7 @@ impl QuickArgs {
     pub fn resolve(&self, sys: &System) -> Result<QuickPlan> {
         let dir = self.dir.clone().unwrap_or_else(|| PathBuf::from("."));
         if !dir.is_dir() {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "directory {} does not exist; create it or name another",
                 dir.display()
             )));

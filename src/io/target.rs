@@ -89,18 +89,18 @@ fn block_device_size(file: &File) -> io::Result<u64> {
 fn open_error(path: &Path, e: &io::Error, direct: bool, write: bool) -> Error {
     let p = path.display();
     match e.raw_os_error() {
-        Some(sys::EINVAL) if direct => Error::input(format!(
+        Some(sys::EINVAL) if direct => Error::target(format!(
             "the filesystem under {p} refuses O_DIRECT; use --buffered"
         )),
-        Some(sys::EACCES) | Some(sys::EPERM) => Error::input(format!(
+        Some(sys::EACCES) | Some(sys::EPERM) => Error::target(format!(
             "permission denied opening {p} for {}; run as a user who may, or choose another target",
             if write { "writing" } else { "reading" }
         )),
-        Some(sys::EROFS) => Error::input(format!(
+        Some(sys::EROFS) => Error::target(format!(
             "{p} is on a read-only filesystem; use a read workload or another target"
         )),
-        Some(sys::ENOENT) => Error::input(format!("{p} does not exist; check the path")),
-        Some(sys::EBUSY) => Error::input(format!(
+        Some(sys::ENOENT) => Error::target(format!("{p} does not exist; check the path")),
+        Some(sys::EBUSY) => Error::target(format!(
             "{p} is busy (in use by the kernel, e.g. mounted or part of a RAID/LVM); choose another target"
         )),
         _ => Error::io(format!("cannot open {p}"), e),
@@ -119,7 +119,7 @@ impl Target {
     ) -> Result<Target> {
         if !spec.engine.caps().needs_fd {
             let span = spec.size.ok_or_else(|| {
-                Error::input(
+                Error::usage(
                     "--engine null does no I/O and needs --size to know the span (e.g. --size 1g)",
                 )
             })?;
@@ -144,14 +144,14 @@ impl Target {
                 Self::create(spec, policy, path, stop, layout)
             }
             Err(e) => Err(open_error(&path, &e, false, false)),
-            Ok(md) if md.is_dir() => Err(Error::input(format!(
+            Ok(md) if md.is_dir() => Err(Error::target(format!(
                 "{} is a directory; give a file path inside it (e.g. {}/iomark.dat) or a block device",
                 path.display(),
                 path.display().to_string().trim_end_matches('/')
             ))),
             Ok(md) if md.file_type().is_block_device() => {
                 if writes && !policy.allow_write_device {
-                    return Err(Error::input(format!(
+                    return Err(Error::guard(format!(
                         "{} is a block device and --rw {} writes to it, destroying its contents; add --allow-write-device if that is what you want",
                         path.display(),
                         spec.rw.name()
@@ -164,7 +164,7 @@ impl Target {
             }
             Ok(md) if md.is_file() => {
                 if writes && !policy.overwrite && !is_marked(&path) {
-                    return Err(Error::input(format!(
+                    return Err(Error::guard(format!(
                         "{} exists and was not created by iomark; --rw {} would overwrite it: add --overwrite, or choose a new file name",
                         path.display(),
                         spec.rw.name()
@@ -172,7 +172,7 @@ impl Target {
                 }
                 Self::open_existing(spec, policy, path, TargetKind::File, writes)
             }
-            Ok(_) => Err(Error::input(format!(
+            Ok(_) => Err(Error::target(format!(
                 "{} is neither a regular file nor a block device; choose a file or a block device",
                 path.display()
             ))),
@@ -186,7 +186,7 @@ impl Target {
         if let Some(dev) = BlockDev::of_path(path)
             && let Some(use_) = crate::io::guard::in_use(&dev)
         {
-            return Err(Error::input(format!(
+            return Err(Error::guard(format!(
                 "refusing to write {p}: {use_}; iomark never writes a device in use, whatever the flags"
             )));
         }
@@ -197,7 +197,7 @@ impl Target {
         let size = block_device_size(&f)
             .map_err(|e| Error::io(format!("cannot read the size of {p}"), &e))?;
         if let Some(sig) = crate::io::guard::signature(&f, size) {
-            return Err(Error::input(format!(
+            return Err(Error::guard(format!(
                 "{p} holds a {sig}; writing would destroy it: add --destroy-data as well if that is what you want"
             )));
         }
@@ -243,7 +243,7 @@ impl Target {
             "file"
         };
         if spec.offset >= len && !(kind == TargetKind::File && writes) {
-            return Err(Error::input(format!(
+            return Err(Error::target(format!(
                 "--offset {} is at or past the end of {} ({}); use a smaller --offset",
                 fmt_size(spec.offset),
                 path.display(),
@@ -260,7 +260,7 @@ impl Target {
                 file.set_len(spec.offset + span)
                     .map_err(|e| Error::io(format!("cannot extend {}", path.display()), &e))?;
             } else {
-                return Err(Error::input(format!(
+                return Err(Error::target(format!(
                     "--offset {} plus --size {} runs past the end of the {what} {} ({}); use a smaller --size or --offset",
                     fmt_size(spec.offset),
                     fmt_size(span),
@@ -304,7 +304,7 @@ impl Target {
             _ => PathBuf::from("."),
         };
         if !parent.is_dir() {
-            return Err(Error::input(format!(
+            return Err(Error::target(format!(
                 "directory {} does not exist; create it first or choose another target",
                 parent.display()
             )));
@@ -346,12 +346,12 @@ impl Target {
         }
         let f = t.file.as_ref().expect("just opened");
         Self::lay_out(f, len, layout, stop).map_err(|e| match e.raw_os_error() {
-            Some(sys::ENOSPC) => Error::Runtime(format!(
+            Some(sys::ENOSPC) => Error::runtime(format!(
                 "no space left on the filesystem of {} for a {} file; free space or use a smaller --size",
                 path.display(),
                 fmt_size(len)
             )),
-            Some(sys::EINTR) => Error::Runtime(format!(
+            Some(sys::EINTR) => Error::runtime(format!(
                 "interrupted while laying out {}; nothing was measured",
                 path.display()
             )),
@@ -395,7 +395,7 @@ impl Target {
     /// Checks block size, offset and span against the target's direct-I/O alignment.
     fn check_geometry(&mut self, spec: &Spec) -> Result<()> {
         if spec.bs > self.span {
-            return Err(Error::input(format!(
+            return Err(Error::target(format!(
                 "--bs {} is larger than the span of {} ({}); use a smaller --bs or a larger --size",
                 fmt_size(spec.bs),
                 self.path.display(),
@@ -409,14 +409,14 @@ impl Target {
         self.align = direct_alignment(file, self.kind, self.device.as_ref());
         let a = self.align;
         if !spec.bs.is_multiple_of(a) {
-            return Err(Error::input(format!(
+            return Err(Error::target(format!(
                 "--bs {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",
                 spec.bs,
                 self.path.display()
             )));
         }
         if !spec.offset.is_multiple_of(a) {
-            return Err(Error::input(format!(
+            return Err(Error::target(format!(
                 "--offset {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",
                 spec.offset,
                 self.path.display()
@@ -498,13 +498,13 @@ impl Target {
                 .ok()
                 .map(|m| (m.dev(), m.ino()));
             if now.is_none() || now != self.identity {
-                return Err(Error::Runtime(format!(
+                return Err(Error::runtime(format!(
                     "{} is no longer the file iomark created; not removing it",
                     self.path.display()
                 )));
             }
             fs::remove_file(&self.path).map_err(|e| {
-                Error::Runtime(format!(
+                Error::runtime(format!(
                     "cannot remove {} that iomark created: {}",
                     self.path.display(),
                     describe_io(&e)

@@ -40,7 +40,7 @@ pub(crate) fn io_error(path: &str, op: Op, offset: u64, errno: i32) -> Error {
     } else {
         format!(" at offset {offset}")
     };
-    Error::Runtime(format!(
+    Error::runtime(format!(
         "{what} {path}{at} failed: {}{hint}",
         describe_io(&e)
     ))
@@ -68,14 +68,12 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
             (EngineKind::IoUring, Some(fd)) => UringEngine::new(fd, pool, qd)
                 .map(AnyEngine::Uring)
                 .map_err(|e| {
-                    Error::Runtime(format!(
+                    Error::runtime(format!(
                         "io_uring setup failed: {}; try --engine psync",
                         describe_io(&e)
                     ))
                 }),
-            (_, None) => Err(Error::Runtime(
-                "no file descriptor for a real engine".into(),
-            )),
+            (_, None) => Err(Error::runtime("no file descriptor for a real engine")),
         });
     if engine.is_err() {
         ctx.halt.store(true, Ordering::Relaxed);

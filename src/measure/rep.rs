@@ -238,7 +238,7 @@ fn drive(
             .into_iter()
             .map(|h| {
                 h.join().unwrap_or_else(|_| {
-                    WorkerOut::empty(Some(Error::Runtime("a worker thread panicked".into())))
+                    WorkerOut::empty(Some(Error::runtime("a worker thread panicked")))
                 })
             })
             .collect()
@@ -396,7 +396,7 @@ fn verify_back(
     match report {
         Ok(r) => {
             if r.bad() > 0 && error.is_none() {
-                *error = Some(Error::Runtime(format!(
+                *error = Some(Error::runtime(format!(
                     "{} on {}; the data read back is not what was written",
                     r.describe(),
                     target.path.display()

@@ -85,14 +85,14 @@ pub fn run(
 /// Checks what can only be checked once the target is open.
 fn check_target(spec: &Spec, target: &Target) -> Result<()> {
     if !spec.writes() && !target.created && spec.data != DataSpec::default() {
-        return Err(Error::input(format!(
+        return Err(Error::usage(format!(
             "--rw {} on the existing {} writes nothing, so the data options would change nothing; drop them, or name a new file (it is laid out with them)",
             spec.rw.name(),
             spec.target
         )));
     }
     if spec.verify && target.span / spec.bs > crate::measure::verify::MAX_BLOCKS {
-        return Err(Error::input(format!(
+        return Err(Error::usage(format!(
             "--verify tracks every block, and {} blocks of {} are too many; use a larger --bs or a smaller --size",
             target.span / spec.bs,
             crate::units::fmt_size(spec.bs)

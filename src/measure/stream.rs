@@ -40,7 +40,7 @@ pub fn produce_stream(
         .map_err(|e| Error::io("writing the data stream", &e))?;
     sampler
         .measure()
-        .ok_or_else(|| Error::Runtime("no data was produced".into()))
+        .ok_or_else(|| Error::runtime("no data was produced"))
 }
 
 /// `iomark data -o OUTPUT`: the stream to stdout (`-`) or to a new file (never an
@@ -57,11 +57,11 @@ pub fn write_stream(spec: &Spec, size: u64, output: &str, stop: &StopFlag) -> Re
         .create_new(true)
         .open(path)
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => Error::input(format!(
+            std::io::ErrorKind::AlreadyExists => Error::guard(format!(
                 "{} exists; iomark does not overwrite it: remove it or choose another name",
                 path.display()
             )),
-            _ => Error::input(format!(
+            _ => Error::target(format!(
                 "cannot create {}: {}",
                 path.display(),
                 crate::error::describe_io(&e)

@@ -112,24 +112,23 @@ impl GenMap {
             w.flush()
         };
         write().map_err(|e| {
-            Error::Runtime(format!(
-                "cannot write the verify state {}: {}",
-                path.display(),
-                describe_io(&e)
-            ))
+            Error::io(
+                format!("cannot write the verify state {}", path.display()),
+                &e,
+            )
         })
     }
 
     /// Loads a state file written by `save`.
     pub fn load(path: &Path) -> Result<GenMap> {
         let bad = |why: &str| {
-            Error::input(format!(
+            Error::document(format!(
                 "{} is not an iomark verify state ({why}); give the file a run wrote with --verify-state",
                 path.display()
             ))
         };
         let mut f = std::fs::File::open(path).map_err(|e| {
-            Error::input(format!(
+            Error::document(format!(
                 "cannot read {}: {}",
                 path.display(),
                 describe_io(&e)
@@ -244,10 +243,10 @@ pub fn verify_target(target: &Path, map: &GenMap, buffered: bool) -> Result<Veri
         })
         .open(target)
         .map_err(|e| match e.raw_os_error() {
-            Some(crate::io::sys::EINVAL) => Error::input(format!(
+            Some(crate::io::sys::EINVAL) => Error::target(format!(
                 "the filesystem under {p} refuses O_DIRECT; use --buffered"
             )),
-            _ => Error::input(format!("cannot open {p}: {}", describe_io(&e))),
+            _ => Error::target(format!("cannot open {p}: {}", describe_io(&e))),
         })?;
     verify(&file, map)
 }
@@ -285,7 +284,10 @@ mod tests {
         m.save(&p).unwrap();
         assert_eq!(GenMap::load(&p).unwrap(), m);
         std::fs::write(&p, b"nonsense").unwrap();
-        assert!(GenMap::load(&p).is_err());
+        assert!(matches!(
+            GenMap::load(&p),
+            Err(crate::error::Error::Document(_))
+        ));
     }
 
     #[test]

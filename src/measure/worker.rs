@@ -471,7 +471,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let done = sl.done + got;
         if got == 0 {
             // End of file or device: the span is larger than the target.
-            self.fail(Error::Runtime(format!(
+            self.fail(Error::runtime(format!(
                 "{} ended at offset {} before the span did; use a smaller --size",
                 self.ctx.path,
                 sl.offset + sl.done as u64

@@ -127,18 +127,18 @@ impl DataSpec {
     pub fn validate(&self, bs: u64) -> Result<()> {
         for (opt, v) in [("--compress", self.compress), ("--dedup", self.dedup)] {
             if !(0.0..=100.0).contains(&v) || v.is_nan() {
-                return Err(Error::input(format!(
+                return Err(Error::usage(format!(
                     "{opt} {v} is out of range; use a percentage from 0 to 100"
                 )));
             }
         }
         if self.compress_chunk == 0 || self.dedup_unit == 0 {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--compress-chunk and --dedup-unit must be greater than zero (e.g. 4k)",
             ));
         }
         if self.kind == DataKind::Compressible && !bs.is_multiple_of(self.compress_chunk) {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--compress-chunk {} does not divide --bs {}; use a chunk that divides the block size",
                 fmt_size(self.compress_chunk),
                 fmt_size(bs)
@@ -146,12 +146,12 @@ impl DataSpec {
         }
         if self.dedup > 0.0 {
             if !self.generated() {
-                return Err(Error::input(
+                return Err(Error::usage(
                     "--dedup works with random or compressible data, not with --data zeros, pattern or files",
                 ));
             }
             if !bs.is_multiple_of(self.dedup_unit) {
-                return Err(Error::input(format!(
+                return Err(Error::usage(format!(
                     "--dedup-unit {} does not divide --bs {}; use a unit that divides the block size",
                     fmt_size(self.dedup_unit),
                     fmt_size(bs)
@@ -160,20 +160,20 @@ impl DataSpec {
             if self.kind == DataKind::Compressible
                 && !self.dedup_unit.is_multiple_of(self.compress_chunk)
             {
-                return Err(Error::input(format!(
+                return Err(Error::usage(format!(
                     "--compress-chunk {} does not divide --dedup-unit {}; make the chunk divide the unit",
                     fmt_size(self.compress_chunk),
                     fmt_size(self.dedup_unit)
                 )));
             }
             if self.dedup_set == Some(0) {
-                return Err(Error::input(
+                return Err(Error::usage(
                     "--dedup-set must be at least 1; leave it out to repeat any earlier unit",
                 ));
             }
         }
         if self.kind == DataKind::Pattern && self.pattern.as_deref().and_then(parse_hex).is_none() {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--data pattern:HEX needs an even number of hex digits (e.g. pattern:deadbeef)",
             ));
         }

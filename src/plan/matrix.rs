@@ -35,13 +35,13 @@ pub struct Matrix {
 /// option the file varies.
 pub(super) fn matrix_runs(matrix: Option<&Matrix>, user: &[Opt]) -> Result<Vec<PlannedRun>> {
     let m = matrix.ok_or_else(|| {
-        Error::input("suite matrix needs a file: iomark suite matrix FILE.toml [TARGET]")
+        Error::usage("suite matrix needs a file: iomark suite matrix FILE.toml [TARGET]")
     })?;
     if let Some((k, _)) = user
         .iter()
         .find(|(k, _)| m.vary.iter().any(|(v, _)| v == k))
     {
-        return Err(Error::input(format!(
+        return Err(Error::usage(format!(
             "--{k} is varied by the matrix file; change its list there instead"
         )));
     }
@@ -56,7 +56,7 @@ fn parse_table(path: &str, text: &str) -> Result<toml::Table> {
             .span()
             .map(|s| text[..s.start.min(text.len())].lines().count().max(1))
             .unwrap_or(1);
-        Error::input(format!("{path} line {line}: {msg}"))
+        Error::document(format!("{path} line {line}: {msg}"))
     })
 }
 
@@ -82,7 +82,7 @@ struct Parser<'a> {
 impl Parser<'_> {
     /// An error about `key`, naming the file and the key's line.
     fn err(&self, key: &str, what: String) -> Error {
-        Error::input(format!(
+        Error::document(format!(
             "{} line {}: {what}",
             self.path,
             line_of(self.text, key)
@@ -225,7 +225,7 @@ impl Matrix {
         let table = parse_table(path, text)?;
         let m = Parser { path, text, kind }.read(&table)?;
         if m.vary.is_empty() {
-            return Err(Error::input(format!(
+            return Err(Error::document(format!(
                 "{path}: no [vary] lists; a matrix needs at least one list, e.g. [vary] qd = [1, 8, 32]"
             )));
         }
@@ -294,7 +294,9 @@ mod tests {
             ("runtime = \"1s\"\n", "", "no [vary]"),
         ];
         for (t, line, needle) in bad {
-            let e = Matrix::parse("m.toml", t, &kind).unwrap_err().to_string();
+            let e = Matrix::parse("m.toml", t, &kind).unwrap_err();
+            assert!(matches!(e, Error::Document(_)), "{t:?}: {e:?}");
+            let e = e.to_string();
             assert!(
                 e.contains(line) && e.contains(needle) && !e.contains('\n'),
                 "{t:?}: {e}"

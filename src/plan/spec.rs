@@ -295,25 +295,25 @@ impl Spec {
     /// Checks everything that can be checked without the target.
     pub fn validate(&self) -> Result<()> {
         if self.bs == 0 {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--bs must be greater than zero (examples: 4k, 128k, 1m)",
             ));
         }
         if self.bs > (1 << 30) {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--bs {} is larger than the 1 GiB iomark supports; use a smaller block size",
                 fmt_size(self.bs)
             )));
         }
         if self.size == Some(0) {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--size must be greater than zero (examples: 64m, 1g); leave it out to use the whole target",
             ));
         }
         if let Some(size) = self.size
             && self.bs > size
         {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--bs {} is larger than the span --size {}; use a smaller --bs or a larger --size",
                 fmt_size(self.bs),
                 fmt_size(size)
@@ -321,41 +321,41 @@ impl Spec {
         }
         let end = self.offset.checked_add(self.size.unwrap_or(0));
         if end.is_none_or(|e| e > i64::MAX as u64) {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--offset plus --size is beyond the largest offset Linux accepts (8 EiB); use smaller values",
             ));
         }
         if self.io_size.is_some_and(|v| v > i64::MAX as u64) {
-            return Err(Error::input("--io-size is too large; use at most 8 EiB"));
+            return Err(Error::usage("--io-size is too large; use at most 8 EiB"));
         }
         if self.io_size == Some(0) {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--io-size must be greater than zero; leave it out to move the span once",
             ));
         }
         if let Some(io) = self.io_size
             && io < self.bs
         {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--io-size {} is smaller than --bs {}; each job must move at least one block",
                 fmt_size(io),
                 fmt_size(self.bs)
             )));
         }
         if self.qd == 0 || self.qd > 4096 {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--qd {} is out of range; use 1 to 4096",
                 self.qd
             )));
         }
         if self.jobs == 0 || self.jobs > 1024 {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--jobs {} is out of range; use 1 to 1024",
                 self.jobs
             )));
         }
         if self.rwmixread > 100 {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--rwmixread {} is out of range; use a percentage from 0 to 100",
                 self.rwmixread
             )));
@@ -363,35 +363,35 @@ impl Spec {
         if let Some(rt) = self.runtime_s
             && rt <= 0.0
         {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--runtime must be greater than zero (examples: 10s, 1m); leave it out for a size-based run",
             ));
         }
         if self.interval_s < 0.01 {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--interval must be at least 10ms (examples: 1s, 500ms)",
             ));
         }
         if self.engine == EngineKind::Psync && self.qd > 1 {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--engine psync does one I/O at a time per job, so --qd {} cannot be honoured; use --engine io_uring, or --qd 1 with more --jobs",
                 self.qd
             )));
         }
         if self.verify {
             if !self.writes() {
-                return Err(Error::input(format!(
+                return Err(Error::usage(format!(
                     "--verify checks what a run writes, and --rw {} writes nothing; use a write or mixed workload, or `iomark verify` on a kept target",
                     self.rw.name()
                 )));
             }
             if self.bs < 512 {
-                return Err(Error::input(
+                return Err(Error::usage(
                     "--verify needs --bs of at least 512 (each block carries a 40-byte header)",
                 ));
             }
             if !self.engine.caps().needs_fd {
-                return Err(Error::input(
+                return Err(Error::usage(
                     "--verify reads back what was written; --engine null writes nothing",
                 ));
             }
@@ -399,7 +399,7 @@ impl Spec {
         // Checked for reads too: a new file is laid out with the data options.
         self.data.validate(self.bs)?;
         if self.engine == EngineKind::IoUring && self.qd > 32768 {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--qd is too deep for io_uring; use at most 4096",
             ));
         }

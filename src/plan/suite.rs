@@ -159,7 +159,7 @@ pub fn expand(
     check_single_workload(name, user)?;
     let runs = multiply_by_user_lists(runs, user);
     if runs.is_empty() {
-        return Err(Error::input("the study has no runs; check the lists given"));
+        return Err(Error::usage("the study has no runs; check the lists given"));
     }
     Ok(runs)
 }
@@ -184,7 +184,7 @@ fn preset_runs(name: &str, user: &[Opt]) -> Result<Vec<PlannedRun>> {
         "steady" => steady(),
         "wsat" => wsat(),
         other => {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "unknown suite '{other}'; use one of {}",
                 PRESETS.join(", ")
             )));
@@ -330,7 +330,7 @@ fn wsat() -> Vec<PlannedRun> {
 fn check_options_apply(name: &str, user: &[Opt], runs: &[PlannedRun]) -> Result<()> {
     for (k, _) in user {
         if !runs.is_empty() && runs.iter().all(|r| r.protected.contains(&k.as_str())) {
-            return Err(Error::input(format!(
+            return Err(Error::usage(format!(
                 "--{k} does not apply to suite {name}{}",
                 if name == "steady" && k == "runtime" {
                     "; use --round-time for the length of a round"
@@ -350,7 +350,7 @@ fn check_single_workload(name: &str, user: &[Opt]) -> Result<()> {
             .iter()
             .find(|(k, v)| k != "data" && v.as_deref().is_some_and(|v| v.contains(',')))
     {
-        return Err(Error::input(format!(
+        return Err(Error::usage(format!(
             "suite {name} runs one workload; --{k} takes one value here, not a list"
         )));
     }
@@ -516,7 +516,10 @@ mod tests {
         assert_eq!(n("bs"), 4 * 16);
         assert_eq!(n("cache"), 8);
         assert_eq!(n("compress"), 3 * 5);
-        assert!(expand("nope", &[], None, false).is_err());
+        assert!(matches!(
+            expand("nope", &[], None, false),
+            Err(crate::error::Error::Usage(_))
+        ));
     }
 
     #[test]

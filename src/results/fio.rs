@@ -23,18 +23,18 @@ use crate::results::stats::LatSummary;
 pub fn load(path: &Path) -> Result<Document> {
     let name = path.display();
     let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::input(format!("cannot read {name}: {}", describe_io(&e))))?;
+        .map_err(|e| Error::document(format!("cannot read {name}: {}", describe_io(&e))))?;
     // fio may print warnings before the JSON; start at the first brace.
     let json_start = text.find('{').unwrap_or(0);
     let v: Value = serde_json::from_str(&text[json_start..])
-        .map_err(|e| Error::input(format!("{name} is not JSON ({e}); give an iomark results file or fio --output-format=json output")))?;
+        .map_err(|e| Error::document(format!("{name} is not JSON ({e}); give an iomark results file or fio --output-format=json output")))?;
     if v.get("schema").is_some() {
         return Document::load(path);
     }
     if v.get("fio version").is_some() {
-        return from_fio(&v).map_err(|e| Error::input(format!("{name}: {e}")));
+        return from_fio(&v).map_err(|e| Error::document(format!("{name}: {e}")));
     }
-    Err(Error::input(format!(
+    Err(Error::document(format!(
         "{name} is JSON but neither an iomark results document (no \"schema\") nor fio output (no \"fio version\")"
     )))
 }

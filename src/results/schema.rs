@@ -343,32 +343,32 @@ impl Document {
     /// Reads a document, checking its schema.
     pub fn load(path: &Path) -> Result<Document> {
         let text = fs::read_to_string(path).map_err(|e| {
-            Error::input(format!(
+            Error::document(format!(
                 "cannot read {}: {}",
                 path.display(),
                 describe_io(&e)
             ))
         })?;
         let v: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| Error::input(format!("{} is not JSON: {e}", path.display())))?;
+            .map_err(|e| Error::document(format!("{} is not JSON: {e}", path.display())))?;
         match v.get("schema").and_then(|s| s.as_str()) {
             Some(SCHEMA) => {}
             Some(other) => {
-                return Err(Error::input(format!(
+                return Err(Error::document(format!(
                     "{} has schema {other}, which this iomark ({}) cannot read; use a matching iomark version",
                     path.display(),
                     env!("CARGO_PKG_VERSION")
                 )));
             }
             None => {
-                return Err(Error::input(format!(
+                return Err(Error::document(format!(
                     "{} is not an iomark results document (no \"schema\" key)",
                     path.display()
                 )));
             }
         }
         serde_json::from_value(v).map_err(|e| {
-            Error::input(format!(
+            Error::document(format!(
                 "{} is not a valid iomark/1 document: {e}",
                 path.display()
             ))
@@ -395,12 +395,9 @@ mod tests {
         doc.save(&p).unwrap();
         assert_eq!(Document::load(&p).unwrap(), doc);
         fs::write(&p, r#"{"schema":"iomark/9"}"#).unwrap();
-        assert!(
-            Document::load(&p)
-                .unwrap_err()
-                .to_string()
-                .contains("iomark/9")
-        );
+        let err = Document::load(&p).unwrap_err();
+        assert!(matches!(err, crate::error::Error::Document(_)), "{err:?}");
+        assert!(err.to_string().contains("iomark/9"));
         fs::write(&p, "not json").unwrap();
         assert!(
             Document::load(&p)

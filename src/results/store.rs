@@ -6,7 +6,7 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use crate::error::{Error, Result, describe_io};
+use crate::error::{Error, Result};
 
 /// Writes `bytes` to `path` atomically; `what` names the file in an error ("results").
 pub fn atomic_write(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
@@ -26,11 +26,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
     };
     write().map_err(|e| {
         let _ = fs::remove_file(&tmp);
-        Error::Runtime(format!(
-            "cannot write {what} to {}: {}",
-            path.display(),
-            describe_io(&e)
-        ))
+        Error::io(format!("cannot write {what} to {}", path.display()), &e)
     })
 }
 
@@ -50,6 +46,10 @@ mod tests {
         assert!(
             err.to_string().starts_with("cannot write results to"),
             "{err}"
+        );
+        assert!(
+            matches!(&err, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+            "{err:?}"
         );
     }
 }

@@ -216,7 +216,7 @@ impl<'a> StudyRunner<'a> {
 /// A document can be resumed by the plan that made it: same runs, same specs, in order.
 fn check_resume(plan: &SuitePlan, path: &std::path::Path, doc: &Document) -> Result<()> {
     if doc.runs.len() > plan.runs.len() {
-        return Err(Error::input(format!(
+        return Err(Error::document(format!(
             "{} holds {} runs but this study plans {}; resume with the same suite and options",
             path.display(),
             doc.runs.len(),
@@ -226,7 +226,7 @@ fn check_resume(plan: &SuitePlan, path: &std::path::Path, doc: &Document) -> Res
     for (i, r) in doc.runs.iter().enumerate() {
         let want = &plan.runs[i];
         if r.spec != want.plan.spec || r.study.as_ref() != Some(&want.point) {
-            return Err(Error::input(format!(
+            return Err(Error::document(format!(
                 "{} was made by another plan: run {} there is '{}', here '{}'; resume with the same suite and options",
                 path.display(),
                 i + 1,

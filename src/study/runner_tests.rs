@@ -140,6 +140,7 @@ fn resume_runs_only_what_is_not_complete() {
     let mut runner = StudyRunner::new(Store::new(None), &mut discard, &stop);
     let err = runner.suite(&suite(other, Some(path))).unwrap_err();
     assert!(err.to_string().contains("made by another plan"), "{err}");
+    assert!(matches!(err, crate::error::Error::Document(_)), "{err:?}");
 }
 
 #[test]

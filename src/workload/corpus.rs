@@ -11,7 +11,7 @@ pub fn load_corpus(path: &str, max: usize) -> Result<Arc<Vec<u8>>> {
     let root = PathBuf::from(path);
     let mut files = Vec::new();
     let md = std::fs::metadata(&root).map_err(|e| {
-        Error::input(format!(
+        Error::usage(format!(
             "--data files:{path}: {}; name a readable file or directory",
             crate::error::describe_io(&e)
         ))
@@ -37,7 +37,7 @@ pub fn load_corpus(path: &str, max: usize) -> Result<Arc<Vec<u8>>> {
         }
     }
     if corpus.is_empty() {
-        return Err(Error::input(format!(
+        return Err(Error::usage(format!(
             "--data files:{path} holds no readable data ({} files, {unreadable} unreadable); name files with content",
             files.len()
         )));
