@@ -8,9 +8,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::error::{Error, Result};
-use crate::plan::data::{CompressMethod, DataKind, DataSpec};
-use crate::plan::spec::{EngineKind, Rw, Spec, TargetPolicy};
-use crate::plan::{DataPlan, QuickPlan, RunPlan, StudyKind, StudyRun, SuitePlan, System};
+use crate::plan::spec::{Rw, Spec};
+use crate::plan::{DataPlan, QuickPlan, RunPlan, StudyKind, SuitePlan, System};
 
 /// A storage I/O benchmark: IOPS, MB/s and latency percentiles of files and block devices.
 ///
@@ -120,55 +119,14 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "N")]
     pub max_rounds: Option<String>,
     #[command(flatten)]
-    pub opts: RunOptions,
+    pub opts: RunOptionArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
-/// The options the user typed for a subcommand (not defaults), as (long name, value).
+/// The run options the user typed for a subcommand (not defaults), as (long name, value).
 pub fn explicit_options(m: &clap::ArgMatches) -> Vec<crate::plan::suite::Opt> {
-    use clap::parser::ValueSource;
-    let cmd = Cli::command_for_suite();
-    let mut out = Vec::new();
-    for arg in cmd.get_arguments() {
-        let id = arg.get_id().as_str();
-        let Some(long) = arg.get_long() else { continue };
-        if m.value_source(id) != Some(ValueSource::CommandLine)
-            || Cli::run_option_kind(long).is_none()
-        {
-            continue;
-        }
-        if arg.get_action().takes_values() {
-            if let Some(vals) = m.get_raw(id) {
-                for v in vals {
-                    out.push((long.to_string(), Some(v.to_string_lossy().into_owned())));
-                }
-            }
-        } else if m.get_flag(id) {
-            out.push((long.to_string(), None));
-        }
-    }
-    out
-}
-
-impl Cli {
-    fn command_for_suite() -> clap::Command {
-        use clap::CommandFactory;
-        Cli::command()
-            .find_subcommand("suite")
-            .expect("the suite subcommand exists")
-            .clone()
-    }
-
-    /// Whether `name` is a run option: `Some(true)` takes a value, `Some(false)` a switch.
-    pub fn run_option_kind(name: &str) -> Option<bool> {
-        use clap::CommandFactory;
-        let cmd = Cli::command();
-        let run = cmd
-            .find_subcommand("run")
-            .expect("the run subcommand exists");
-        run.get_arguments()
-            .find(|a| a.get_long() == Some(name))
-            .map(|a| a.get_action().takes_values())
-    }
+    options::typed(m, |_| true)
 }
 
 #[derive(Debug, Args)]
@@ -185,47 +143,6 @@ pub struct VerifyArgs {
     /// Print the report as JSON on stdout.
     #[arg(long)]
     pub json: bool,
-}
-
-/// What is written: shared by `run` and `data`.
-#[derive(Debug, Args, Clone, Default)]
-pub struct DataArgs {
-    /// Content of writes: random, zeros, pattern:HEX, compressible (implied by
-    /// --compress), or files:PATH (the contents of a file or of the files under a
-    /// directory, up to 256 MiB, cycled).
-    #[arg(long, value_name = "KIND")]
-    pub data: Option<String>,
-    /// Target compressibility in percent: each --compress-chunk shrinks to about
-    /// (100 − PCT)% under a fast LZ compressor.
-    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
-    pub compress: Option<String>,
-    /// The unit a compressibility target applies to (a device's compression unit).
-    #[arg(
-        long,
-        default_value = "4k",
-        value_name = "SIZE",
-        allow_hyphen_values = true
-    )]
-    pub compress_chunk: String,
-    /// How compressible data is built: zerofill (random bytes then zeros, as fio) or
-    /// repeat (random literals and copies of earlier substrings; lz4, zstd and gzip agree).
-    #[arg(long, default_value = "zerofill", value_name = "METHOD",
-          value_parser = ["zerofill", "repeat"])]
-    pub compress_method: String,
-    /// Percentage of dedup units that repeat a unit already written.
-    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
-    pub dedup: Option<String>,
-    /// Size of one dedup unit.
-    #[arg(
-        long,
-        default_value = "4k",
-        value_name = "SIZE",
-        allow_hyphen_values = true
-    )]
-    pub dedup_unit: String,
-    /// Repeats come from at most N distinct units [default: any unit written before].
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub dedup_set: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -256,7 +173,7 @@ pub struct DataCmdArgs {
     #[arg(long, short = 'q')]
     pub quiet: bool,
     #[command(flatten)]
-    pub data: DataArgs,
+    pub data: DataOptionArgs,
 }
 
 /// Options shared by every command that writes results.
@@ -291,155 +208,7 @@ pub struct RunArgs {
     #[arg(value_name = "TARGET")]
     pub target: Option<String>,
     #[command(flatten)]
-    pub opts: RunOptions,
-}
-
-/// Every option of a workload (shared by `run` and `suite`).
-#[derive(Debug, Args, Clone)]
-pub struct RunOptions {
-    /// Access pattern.
-    #[arg(long, default_value = "read", value_name = "RW",
-          value_parser = ["read", "write", "randread", "randwrite", "rw", "randrw"])]
-    pub rw: String,
-    /// Percentage of reads in a mix (--rw rw or randrw).
-    #[arg(
-        long,
-        default_value = "50",
-        value_name = "PCT",
-        allow_hyphen_values = true
-    )]
-    pub rwmixread: String,
-    /// Block size: the size of every I/O (e.g. 512, 4k, 128KiB, 1m).
-    #[arg(
-        long,
-        default_value = "4k",
-        value_name = "SIZE",
-        allow_hyphen_values = true
-    )]
-    pub bs: String,
-    /// Span of the target used, from --offset [default: the whole device or existing
-    /// file; 1g for a new file].
-    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
-    pub size: Option<String>,
-    /// Where the span starts in the target.
-    #[arg(
-        long,
-        default_value = "0",
-        value_name = "SIZE",
-        allow_hyphen_values = true
-    )]
-    pub offset: String,
-    /// I/Os in flight per job (queue depth).
-    #[arg(
-        long,
-        visible_alias = "iodepth",
-        default_value = "1",
-        value_name = "N",
-        allow_hyphen_values = true
-    )]
-    pub qd: String,
-    /// Worker threads. Each job works over the whole span, as fio's jobs do on one file,
-    /// and moves --io-size on its own; sequential jobs start at evenly spaced offsets so
-    /// they do not read the same blocks in lockstep.
-    #[arg(
-        long,
-        visible_alias = "numjobs",
-        default_value = "1",
-        value_name = "N",
-        allow_hyphen_values = true
-    )]
-    pub jobs: String,
-    /// Run for this long after the ramp (e.g. 30s, 2m), going over the span as often as
-    /// needed; without it the run is size-based. With --io-size too, whichever ends first.
-    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    pub runtime: Option<String>,
-    /// Bytes each job moves in a size-based run, or a multiple of the span (2x)
-    /// [default: the span once].
-    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
-    pub io_size: Option<String>,
-    /// Run this long before measuring; the ramp is excluded from every figure.
-    #[arg(
-        long,
-        default_value = "0",
-        value_name = "DURATION",
-        allow_hyphen_values = true
-    )]
-    pub ramp: String,
-    /// Bypass the page cache with O_DIRECT (the default).
-    #[arg(long, overrides_with = "buffered")]
-    pub direct: bool,
-    /// Go through the page cache instead of O_DIRECT.
-    #[arg(long, overrides_with = "direct")]
-    pub buffered: bool,
-    /// I/O engine [default: io_uring where the kernel allows it, else psync].
-    #[arg(long, value_name = "ENGINE", value_parser = ["psync", "io_uring", "null"])]
-    pub engine: Option<String>,
-    /// fsync after every N writes of each job (0: never).
-    #[arg(
-        long,
-        default_value = "0",
-        value_name = "N",
-        allow_hyphen_values = true
-    )]
-    pub fsync: String,
-    /// Flush at the end of each job, inside the timed window (as IOzone's -e).
-    #[arg(long)]
-    pub end_fsync: bool,
-    /// Seed of every random choice; the same seed gives the same offsets and data.
-    #[arg(
-        long,
-        default_value = "1063500",
-        value_name = "N",
-        allow_hyphen_values = true
-    )]
-    pub seed: String,
-    /// Run the workload N times; the summary gives mean, stddev, min and max.
-    #[arg(
-        long,
-        default_value = "1",
-        value_name = "N",
-        allow_hyphen_values = true
-    )]
-    pub repeat: String,
-    /// Length of one interval of the time series.
-    #[arg(
-        long,
-        default_value = "1s",
-        value_name = "DURATION",
-        allow_hyphen_values = true
-    )]
-    pub interval: String,
-    /// Keep the file iomark created instead of removing it at the end.
-    #[arg(long)]
-    pub keep: bool,
-    /// Allow writing an existing file that iomark did not create.
-    #[arg(long)]
-    pub overwrite: bool,
-    /// Allow writing a block device (destroys its contents).
-    #[arg(long)]
-    pub allow_write_device: bool,
-    /// Also allow writing a block device that holds a partition table or a filesystem
-    /// or volume signature. A device in use (mounted, swap, LVM/RAID) is never written.
-    #[arg(long)]
-    pub destroy_data: bool,
-    /// Stamp every written block with a header (offset, seed, generation, CRC32C) and read
-    /// every block back after the writes: good, corrupt, misplaced and stale blocks are
-    /// reported, and any bad one makes the exit status 1. Jobs split the span.
-    #[arg(long)]
-    pub verify: bool,
-    /// Rest between repetitions (and between the runs of a study), e.g. 5s.
-    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    pub pause: Option<String>,
-    /// Drop the kernel's page cache before each buffered repetition (needs root).
-    #[arg(long)]
-    pub drop_caches: bool,
-    /// With --verify: save what every block must hold, for a later `iomark verify`.
-    #[arg(long, value_name = "FILE", requires = "verify")]
-    pub verify_state: Option<PathBuf>,
-
-    #[command(flatten)]
-    pub data: DataArgs,
-
+    pub opts: RunOptionArgs,
     #[command(flatten)]
     pub out: OutputArgs,
 }
@@ -500,5 +269,6 @@ pub fn one_line_clap_error(err: &clap::Error) -> String {
     line
 }
 
+mod options;
 mod resolve;
-pub use resolve::resolve_engine;
+pub use options::{DataOptionArgs, RunOptionArgs};

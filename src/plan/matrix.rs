@@ -2,8 +2,8 @@
 //! and lists, and expanded into the cartesian product of those lists as planned runs.
 //! Responsible for the file's checks (known run options, value types, no safety switches,
 //! at least one list) and for messages that name the offending line. It must not do I/O
-//! (the caller reads the file and hands in its text) and does not know the command line:
-//! whether a name is a run option is asked of the `kind` function the caller passes.
+//! (the caller reads the file and hands in its text); whether a name is a run option is
+//! asked of the option table (`crate::plan::options`).
 
 use crate::error::{Error, Result};
 use crate::plan::suite::{Opt, PlannedRun, o};
@@ -76,7 +76,6 @@ fn line_of(text: &str, key: &str) -> usize {
 struct Parser<'a> {
     path: &'a str,
     text: &'a str,
-    kind: &'a dyn Fn(&str) -> Option<bool>,
 }
 
 impl Parser<'_> {
@@ -101,7 +100,7 @@ impl Parser<'_> {
                 ),
             ));
         }
-        let takes_value = (self.kind)(&name).ok_or_else(|| {
+        let takes_value = crate::plan::options::kind(&name).ok_or_else(|| {
             self.err(key, format!("unknown option '{key}'; use run option names such as rw, bs, qd, jobs, runtime, compress"))
         })?;
         match (v, takes_value) {
@@ -218,12 +217,10 @@ fn combinations(lists: &[(String, Vec<String>)]) -> Vec<Vec<(String, String)>> {
 }
 
 impl Matrix {
-    /// Parses the TOML text of `path`. `kind(name)` says whether `name` is a run option
-    /// and whether it takes a value (`Some(true)`), is a flag (`Some(false)`), or is
-    /// unknown (`None`).
-    pub fn parse(path: &str, text: &str, kind: &dyn Fn(&str) -> Option<bool>) -> Result<Matrix> {
+    /// Parses the TOML text of `path`.
+    pub fn parse(path: &str, text: &str) -> Result<Matrix> {
         let table = parse_table(path, text)?;
-        let m = Parser { path, text, kind }.read(&table)?;
+        let m = Parser { path, text }.read(&table)?;
         if m.vary.is_empty() {
             return Err(Error::document(format!(
                 "{path}: no [vary] lists; a matrix needs at least one list, e.g. [vary] qd = [1, 8, 32]"
@@ -268,13 +265,8 @@ mod tests {
 
     #[test]
     fn matrix_file() {
-        let kind = |n: &str| match n {
-            "rw" | "bs" | "qd" | "runtime" => Some(true),
-            "buffered" => Some(false),
-            _ => None,
-        };
         let text = "target = \"/tmp/x\"\nruntime = \"2s\"\n[fixed]\nbuffered = true\n[vary]\nrw = [\"randread\", \"randwrite\"]\nbs = [\"4k\", \"64k\"]\nqd = [1, 8, 32]\n";
-        let m = Matrix::parse("m.toml", text, &kind).unwrap();
+        let m = Matrix::parse("m.toml", text).unwrap();
         let runs = m.expand();
         assert_eq!(runs.len(), 12);
         assert_eq!(runs[0].param, "qd");
@@ -294,7 +286,7 @@ mod tests {
             ("runtime = \"1s\"\n", "", "no [vary]"),
         ];
         for (t, line, needle) in bad {
-            let e = Matrix::parse("m.toml", t, &kind).unwrap_err();
+            let e = Matrix::parse("m.toml", t).unwrap_err();
             assert!(matches!(e, Error::Document(_)), "{t:?}: {e:?}");
             let e = e.to_string();
             assert!(

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 pub mod data;
 pub mod matrix;
+pub mod options;
+pub mod resolve;
 pub mod spec;
 pub mod suite;
 

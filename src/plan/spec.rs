@@ -223,6 +223,60 @@ pub struct TargetPolicy {
     pub verify_state: Option<std::path::PathBuf>,
 }
 
+/// The allowed range of a whole-number option and what to say outside it: the one place
+/// these ranges are written (resolution checks the typed value, `Spec::validate` the spec).
+pub struct Bounds {
+    pub opt: &'static str,
+    pub lo: i64,
+    pub hi: i64,
+    pub hint: &'static str,
+}
+
+impl Bounds {
+    /// Refuses a value outside the range.
+    pub fn check(&self, v: i64) -> Result<()> {
+        if (self.lo..=self.hi).contains(&v) {
+            Ok(())
+        } else {
+            Err(Error::usage(format!(
+                "{} {v} is out of range; {}",
+                self.opt, self.hint
+            )))
+        }
+    }
+}
+
+pub const QD: Bounds = Bounds {
+    opt: "--qd",
+    lo: 1,
+    hi: 4096,
+    hint: "use 1 to 4096",
+};
+pub const JOBS: Bounds = Bounds {
+    opt: "--jobs",
+    lo: 1,
+    hi: 1024,
+    hint: "use 1 to 1024",
+};
+pub const RWMIXREAD: Bounds = Bounds {
+    opt: "--rwmixread",
+    lo: 0,
+    hi: 100,
+    hint: "use a percentage from 0 to 100",
+};
+pub const REPEAT: Bounds = Bounds {
+    opt: "--repeat",
+    lo: 1,
+    hi: 100_000,
+    hint: "use 1 to 100000",
+};
+pub const FSYNC: Bounds = Bounds {
+    opt: "--fsync",
+    lo: 0,
+    hi: u32::MAX as i64,
+    hint: "use 0 (never) or a positive count of writes",
+};
+
 impl Spec {
     /// A short name for a run: `randread 4k qd32`, with jobs and mix when they matter.
     pub fn name(&self) -> String {
@@ -342,24 +396,9 @@ impl Spec {
                 fmt_size(self.bs)
             )));
         }
-        if self.qd == 0 || self.qd > 4096 {
-            return Err(Error::usage(format!(
-                "--qd {} is out of range; use 1 to 4096",
-                self.qd
-            )));
-        }
-        if self.jobs == 0 || self.jobs > 1024 {
-            return Err(Error::usage(format!(
-                "--jobs {} is out of range; use 1 to 1024",
-                self.jobs
-            )));
-        }
-        if self.rwmixread > 100 {
-            return Err(Error::usage(format!(
-                "--rwmixread {} is out of range; use a percentage from 0 to 100",
-                self.rwmixread
-            )));
-        }
+        QD.check(self.qd.into())?;
+        JOBS.check(self.jobs.into())?;
+        RWMIXREAD.check(self.rwmixread.into())?;
         if let Some(rt) = self.runtime_s
             && rt <= 0.0
         {

@@ -64,11 +64,11 @@ proptest! {
 
     #[test]
     fn matrix_parser_never_panics(text in "(\\[(vary|fixed|x)\\]\n)?((rw|bs|qd|jobs|runtime|size|buffered|direct|target|[a-z_]{1,8}) = (\"[a-z0-9]{0,4}\"|[0-9]{1,3}|true|\\[[0-9, \"a-z]{0,12}\\]|\\[)\n){0,4}(\\[vary\\]\n)?((rw|bs|qd|compress|buffered|[a-z_]{1,8}) = \\[[0-9, ]{0,8}\\]\n){0,2}") {
-        let _ = iomark::plan::suite::Matrix::parse("m.toml", &text, &iomark::cli::Cli::run_option_kind);
+        let _ = iomark::plan::suite::Matrix::parse("m.toml", &text);
     }
 
     #[test]
     fn matrix_parser_never_panics_on_anything(text in ".{0,80}") {
-        let _ = iomark::plan::suite::Matrix::parse("m.toml", &text, &iomark::cli::Cli::run_option_kind);
+        let _ = iomark::plan::suite::Matrix::parse("m.toml", &text);
     }
 }

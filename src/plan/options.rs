@@ -1,0 +1,506 @@
+//! The run options: one table naming every option of a workload (shared by `run`, `suite`,
+//! matrix files and the study presets), and [`RunOptions`], the text a user gave for them.
+//!
+//! The command line builds its `run`/`suite` arguments from [`TABLE`] and fills a
+//! [`RunOptions`] from what was typed; a study fills one from its merged option list with
+//! [`RunOptions::from_opts`]. Both then go through the one resolution
+//! (`crate::plan::resolve`), so an option is spelled, defaulted and checked in one place,
+//! whichever way it arrived. Nothing here knows about clap.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::error::{Error, Result};
+use crate::plan::suite::Opt;
+
+/// Where an option is listed in `--help`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// The workload: pattern, sizes, depth, time, engine.
+    Workload,
+    /// What is written.
+    Data,
+    /// What iomark may do to the target.
+    Target,
+}
+
+/// One run option.
+#[derive(Debug)]
+pub struct OptDef {
+    /// The long name, without dashes.
+    pub name: &'static str,
+    /// fio's name for it, accepted as well.
+    pub alias: Option<&'static str>,
+    /// The value's placeholder (`SIZE`, `N`); `None` for a switch.
+    pub value: Option<&'static str>,
+    /// The value used when the option is not given.
+    pub default: Option<&'static str>,
+    /// The only values accepted, where there is a fixed set.
+    pub choices: &'static [&'static str],
+    /// A switch that turning this one on turns off (last one wins).
+    pub clears: Option<&'static str>,
+    /// This option needs that one.
+    pub requires: Option<&'static str>,
+    pub group: Group,
+    /// One paragraph of help.
+    pub help: &'static str,
+}
+
+impl OptDef {
+    /// Whether the option takes a value (otherwise it is a switch).
+    pub fn takes_value(&self) -> bool {
+        self.value.is_some()
+    }
+}
+
+const fn value(
+    name: &'static str,
+    placeholder: &'static str,
+    default: Option<&'static str>,
+    group: Group,
+    help: &'static str,
+) -> OptDef {
+    OptDef {
+        name,
+        alias: None,
+        value: Some(placeholder),
+        default,
+        choices: &[],
+        clears: None,
+        requires: None,
+        group,
+        help,
+    }
+}
+
+const fn switch(name: &'static str, group: Group, help: &'static str) -> OptDef {
+    OptDef {
+        name,
+        alias: None,
+        value: None,
+        default: None,
+        choices: &[],
+        clears: None,
+        requires: None,
+        group,
+        help,
+    }
+}
+
+use Group::{Data, Target, Workload};
+
+/// Every run option, in the order `--help` lists them.
+pub const TABLE: &[OptDef] = &[
+    OptDef {
+        choices: &["read", "write", "randread", "randwrite", "rw", "randrw"],
+        ..value("rw", "RW", Some("read"), Workload, "Access pattern.")
+    },
+    value(
+        "rwmixread",
+        "PCT",
+        Some("50"),
+        Workload,
+        "Percentage of reads in a mix (--rw rw or randrw).",
+    ),
+    value(
+        "bs",
+        "SIZE",
+        Some("4k"),
+        Workload,
+        "Block size: the size of every I/O (e.g. 512, 4k, 128KiB, 1m).",
+    ),
+    value(
+        "size",
+        "SIZE",
+        None,
+        Workload,
+        "Span of the target used, from --offset [default: the whole device or existing file; 1g for a new file].",
+    ),
+    value(
+        "offset",
+        "SIZE",
+        Some("0"),
+        Workload,
+        "Where the span starts in the target.",
+    ),
+    OptDef {
+        alias: Some("iodepth"),
+        ..value(
+            "qd",
+            "N",
+            Some("1"),
+            Workload,
+            "I/Os in flight per job (queue depth).",
+        )
+    },
+    OptDef {
+        alias: Some("numjobs"),
+        ..value(
+            "jobs",
+            "N",
+            Some("1"),
+            Workload,
+            "Worker threads. Each job works over the whole span, as fio's jobs do on one file, and moves --io-size on its own; sequential jobs start at evenly spaced offsets so they do not read the same blocks in lockstep.",
+        )
+    },
+    value(
+        "runtime",
+        "DURATION",
+        None,
+        Workload,
+        "Run for this long after the ramp (e.g. 30s, 2m), going over the span as often as needed; without it the run is size-based. With --io-size too, whichever ends first.",
+    ),
+    value(
+        "io-size",
+        "SIZE",
+        None,
+        Workload,
+        "Bytes each job moves in a size-based run, or a multiple of the span (2x) [default: the span once].",
+    ),
+    value(
+        "ramp",
+        "DURATION",
+        Some("0"),
+        Workload,
+        "Run this long before measuring; the ramp is excluded from every figure.",
+    ),
+    OptDef {
+        clears: Some("buffered"),
+        ..switch(
+            "direct",
+            Workload,
+            "Bypass the page cache with O_DIRECT (the default).",
+        )
+    },
+    OptDef {
+        clears: Some("direct"),
+        ..switch(
+            "buffered",
+            Workload,
+            "Go through the page cache instead of O_DIRECT.",
+        )
+    },
+    OptDef {
+        choices: &["psync", "io_uring", "null"],
+        ..value(
+            "engine",
+            "ENGINE",
+            None,
+            Workload,
+            "I/O engine [default: io_uring where the kernel allows it, else psync].",
+        )
+    },
+    value(
+        "fsync",
+        "N",
+        Some("0"),
+        Workload,
+        "fsync after every N writes of each job (0: never).",
+    ),
+    switch(
+        "end-fsync",
+        Workload,
+        "Flush at the end of each job, inside the timed window (as IOzone's -e).",
+    ),
+    value(
+        "seed",
+        "N",
+        Some("1063500"),
+        Workload,
+        "Seed of every random choice; the same seed gives the same offsets and data.",
+    ),
+    value(
+        "repeat",
+        "N",
+        Some("1"),
+        Workload,
+        "Run the workload N times; the summary gives mean, stddev, min and max.",
+    ),
+    value(
+        "interval",
+        "DURATION",
+        Some("1s"),
+        Workload,
+        "Length of one interval of the time series.",
+    ),
+    value(
+        "pause",
+        "DURATION",
+        None,
+        Workload,
+        "Rest between repetitions (and between the runs of a study), e.g. 5s.",
+    ),
+    switch(
+        "drop-caches",
+        Workload,
+        "Drop the kernel's page cache before each buffered repetition (needs root).",
+    ),
+    value(
+        "data",
+        "KIND",
+        None,
+        Data,
+        "Content of writes: random, zeros, pattern:HEX, compressible (implied by --compress), or files:PATH (the contents of a file or of the files under a directory, up to 256 MiB, cycled).",
+    ),
+    value(
+        "compress",
+        "PCT",
+        None,
+        Data,
+        "Target compressibility in percent: each --compress-chunk shrinks to about (100 - PCT)% under a fast LZ compressor.",
+    ),
+    value(
+        "compress-chunk",
+        "SIZE",
+        Some("4k"),
+        Data,
+        "The unit a compressibility target applies to (a device's compression unit).",
+    ),
+    OptDef {
+        choices: &["zerofill", "repeat"],
+        ..value(
+            "compress-method",
+            "METHOD",
+            Some("zerofill"),
+            Data,
+            "How compressible data is built: zerofill (random bytes then zeros, as fio) or repeat (random literals and copies of earlier substrings; lz4, zstd and gzip agree).",
+        )
+    },
+    value(
+        "dedup",
+        "PCT",
+        None,
+        Data,
+        "Percentage of dedup units that repeat a unit already written.",
+    ),
+    value(
+        "dedup-unit",
+        "SIZE",
+        Some("4k"),
+        Data,
+        "Size of one dedup unit.",
+    ),
+    value(
+        "dedup-set",
+        "N",
+        None,
+        Data,
+        "Repeats come from at most N distinct units [default: any unit written before].",
+    ),
+    switch(
+        "keep",
+        Target,
+        "Keep the file iomark created instead of removing it at the end.",
+    ),
+    switch(
+        "overwrite",
+        Target,
+        "Allow writing an existing file that iomark did not create.",
+    ),
+    switch(
+        "allow-write-device",
+        Target,
+        "Allow writing a block device (destroys its contents).",
+    ),
+    switch(
+        "destroy-data",
+        Target,
+        "Also allow writing a block device that holds a partition table or a filesystem or volume signature. A device in use (mounted, swap, LVM/RAID) is never written.",
+    ),
+    switch(
+        "verify",
+        Target,
+        "Stamp every written block with a header (offset, seed, generation, CRC32C) and read every block back after the writes: good, corrupt, misplaced and stale blocks are reported, and any bad one makes the exit status 1. Jobs split the span.",
+    ),
+    OptDef {
+        requires: Some("verify"),
+        ..value(
+            "verify-state",
+            "FILE",
+            None,
+            Target,
+            "With --verify: save what every block must hold, for a later `iomark verify`.",
+        )
+    },
+];
+
+/// The option called `name` (its long name or fio's alias).
+pub fn find(name: &str) -> Option<&'static OptDef> {
+    TABLE
+        .iter()
+        .find(|d| d.name == name || d.alias == Some(name))
+}
+
+/// Whether `name` is a run option: `Some(true)` takes a value, `Some(false)` is a switch.
+pub fn kind(name: &str) -> Option<bool> {
+    find(name).map(OptDef::takes_value)
+}
+
+/// The text given for every run option, defaults filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOptions {
+    values: BTreeMap<&'static str, String>,
+    switches: BTreeSet<&'static str>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        let values = TABLE
+            .iter()
+            .filter_map(|d| d.default.map(|v| (d.name, v.to_string())))
+            .collect();
+        RunOptions {
+            values,
+            switches: BTreeSet::new(),
+        }
+    }
+}
+
+impl RunOptions {
+    /// The options of an option list (a study's merged run), over the defaults.
+    pub fn from_opts(opts: &[Opt]) -> Result<RunOptions> {
+        let mut o = RunOptions::default();
+        for (k, v) in opts {
+            o.set(k, v.as_deref())?;
+        }
+        Ok(o)
+    }
+
+    /// Sets one option; a later value replaces an earlier one.
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<()> {
+        let def = find(name).ok_or_else(|| {
+            Error::usage(format!(
+                "--{name} is not a run option; see iomark run --help"
+            ))
+        })?;
+        match (def.value, value) {
+            (Some(_), Some(v)) => {
+                if !def.choices.is_empty() && !def.choices.contains(&v) {
+                    return Err(Error::usage(format!(
+                        "--{} {v} is unknown; use {}",
+                        def.name,
+                        one_of(def.choices)
+                    )));
+                }
+                self.values.insert(def.name, v.to_string());
+            }
+            (Some(p), None) => {
+                return Err(Error::usage(format!("--{} needs a value ({p})", def.name)));
+            }
+            (None, Some(v)) => {
+                return Err(Error::usage(format!(
+                    "--{} is a switch and takes no value (got '{v}')",
+                    def.name
+                )));
+            }
+            (None, None) => {
+                if let Some(other) = def.clears {
+                    self.switches.remove(other);
+                }
+                self.switches.insert(def.name);
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses an option given without the one it needs.
+    pub fn check_requires(&self) -> Result<()> {
+        for d in TABLE {
+            if let Some(needed) = d.requires
+                && self.given(d.name)
+                && !self.given(needed)
+            {
+                return Err(Error::usage(format!(
+                    "--{} needs --{needed}; add it or drop --{}",
+                    d.name, d.name
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The text of a value option: given or default; `None` when neither.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        debug_assert!(
+            find(name).is_some_and(OptDef::takes_value),
+            "{name} is not a value option"
+        );
+        self.values.get(name).map(String::as_str)
+    }
+
+    /// The text of a value option that has a default.
+    pub fn text_or_default(&self, name: &str) -> &str {
+        self.text(name)
+            .unwrap_or_else(|| panic!("--{name} has a default in the table"))
+    }
+
+    /// Whether a switch is on.
+    pub fn on(&self, name: &str) -> bool {
+        debug_assert!(
+            find(name).is_some_and(|d| !d.takes_value()),
+            "{name} is not a switch"
+        );
+        self.switches.contains(name)
+    }
+
+    /// Whether an option was given (a switch on, or a value present).
+    fn given(&self, name: &str) -> bool {
+        self.switches.contains(name) || self.values.contains_key(name)
+    }
+}
+
+/// "a, b or c".
+fn one_of(choices: &[&str]) -> String {
+    match choices {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_aliases_and_last_one_wins() {
+        let o = RunOptions::from_opts(&[
+            ("iodepth".into(), Some("8".into())),
+            ("qd".into(), Some("16".into())),
+            ("buffered".into(), None),
+            ("direct".into(), None),
+        ])
+        .unwrap();
+        assert_eq!(o.text("qd"), Some("16"));
+        assert_eq!(o.text("bs"), Some("4k"));
+        assert_eq!(o.text("size"), None);
+        assert!(o.on("direct") && !o.on("buffered"));
+    }
+
+    #[test]
+    fn refuses_unknown_names_values_and_shapes() {
+        let err = |opts: &[Opt]| RunOptions::from_opts(opts).unwrap_err().to_string();
+        assert!(err(&[("nope".into(), None)]).contains("--nope is not a run option"));
+        assert!(err(&[("rw".into(), Some("sideways".into()))]).contains("use read, write"));
+        assert!(err(&[("qd".into(), None)]).contains("needs a value"));
+        assert!(err(&[("keep".into(), Some("1".into()))]).contains("takes no value"));
+        let o = RunOptions::from_opts(&[("verify-state".into(), Some("s".into()))]).unwrap();
+        assert!(
+            o.check_requires()
+                .unwrap_err()
+                .to_string()
+                .contains("needs --verify")
+        );
+    }
+
+    #[test]
+    fn every_name_is_unique() {
+        let mut seen = BTreeSet::new();
+        for d in TABLE {
+            assert!(seen.insert(d.name), "{} twice", d.name);
+            if let Some(a) = d.alias {
+                assert!(seen.insert(a), "{a} twice");
+            }
+            assert!(d.default.is_none() || d.takes_value(), "{}", d.name);
+        }
+    }
+}

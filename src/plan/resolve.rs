@@ -1,0 +1,313 @@
+//! Resolution of the run options into validated plans: every option parsed, checked and
+//! turned into a [`Spec`] and a [`TargetPolicy`]. The command line and the studies both
+//! come here, so each check is written once (the rest are in `Spec::validate` and
+//! `DataSpec::validate`). No I/O on targets: what the system offers comes in a [`System`].
+
+use crate::error::{Error, Result};
+use crate::plan::data::{CompressMethod, DataKind, DataSpec};
+use crate::plan::options::RunOptions;
+use crate::plan::spec::{self, EngineKind, Rw, Spec, TargetPolicy};
+use crate::plan::{Output, RunPlan, StudyPoint, StudyRun, System};
+use crate::units::{parse_duration, parse_size};
+
+pub fn size_opt(opt: &str, text: &str) -> Result<u64> {
+    parse_size(text).map_err(|e| Error::usage(format!("{opt}: {e}")))
+}
+
+pub fn duration_opt(opt: &str, text: &str) -> Result<f64> {
+    parse_duration(text)
+        .map(|d| d.as_secs_f64())
+        .map_err(|e| Error::usage(format!("{opt}: {e}")))
+}
+
+pub fn count_opt<T: std::str::FromStr>(opt: &str, text: &str, what: &str) -> Result<T> {
+    text.trim()
+        .parse()
+        .map_err(|_| Error::usage(format!("{opt}: '{text}' is not {what}")))
+}
+
+/// Picks the engine: the one asked for, or io_uring when the kernel allows it, else psync.
+/// Returns the engine and a note when it differs from what a user would expect.
+pub fn resolve_engine(asked: Option<&str>, sys: &System) -> Result<(EngineKind, Option<String>)> {
+    match asked {
+        Some(name) => {
+            let kind = EngineKind::parse(name).ok_or_else(|| {
+                Error::usage(format!(
+                    "--engine {name} is unknown; use psync, io_uring or null"
+                ))
+            })?;
+            if kind == EngineKind::IoUring
+                && let Err(why) = sys.io_uring.clone()
+            {
+                return Err(Error::usage(format!(
+                    "--engine io_uring is not available: {why}; use --engine psync"
+                )));
+            }
+            Ok((kind, None))
+        }
+        None => match sys.io_uring.clone() {
+            Ok(()) => Ok((EngineKind::IoUring, None)),
+            Err(why) => Ok((
+                EngineKind::Psync,
+                Some(format!("io_uring is not available ({why}); using psync")),
+            )),
+        },
+    }
+}
+
+impl RunOptions {
+    /// Resolves and validates everything, for `target` (none: only with --engine null).
+    pub fn resolve(&self, target: Option<&str>, out: Output, sys: &System) -> Result<RunPlan> {
+        self.check_requires()?;
+        let rw = Rw::parse(self.text_or_default("rw")).ok_or_else(|| {
+            Error::usage(format!(
+                "--rw {} is unknown; use read, write, randread, randwrite, rw or randrw",
+                self.text_or_default("rw")
+            ))
+        })?;
+        let rwmixread: i64 = count_opt(
+            "--rwmixread",
+            self.text_or_default("rwmixread"),
+            "a percentage",
+        )?;
+        spec::RWMIXREAD.check(rwmixread)?;
+        let (engine, engine_note) = resolve_engine(self.text("engine"), sys)?;
+        let target = match (target, engine) {
+            (Some(t), _) => t.to_string(),
+            (None, EngineKind::Null) => "null".to_string(),
+            (None, _) => {
+                return Err(Error::usage(
+                    "no TARGET given; name a file (e.g. ./test.dat) or a block device, or use --engine null",
+                ));
+            }
+        };
+        let qd: i64 = count_opt("--qd", self.text_or_default("qd"), "a whole number")?;
+        let jobs: i64 = count_opt("--jobs", self.text_or_default("jobs"), "a whole number")?;
+        let repeat: i64 = count_opt("--repeat", self.text_or_default("repeat"), "a whole number")?;
+        let fsync: i64 = count_opt("--fsync", self.text_or_default("fsync"), "a whole number")?;
+        spec::QD.check(qd)?;
+        spec::JOBS.check(jobs)?;
+        spec::REPEAT.check(repeat)?;
+        spec::FSYNC.check(fsync)?;
+        let seed: u64 = count_opt(
+            "--seed",
+            self.text_or_default("seed"),
+            "a non-negative whole number",
+        )?;
+        let mut spec = Spec::new(target);
+        spec.rw = rw;
+        // Recorded as what ran: 100 for pure reads, 0 for pure writes.
+        spec.rwmixread = rw.read_pct(rwmixread as u8);
+        spec.bs = size_opt("--bs", self.text_or_default("bs"))?;
+        spec.size = self
+            .text("size")
+            .map(|s| size_opt("--size", s))
+            .transpose()?;
+        spec.offset = size_opt("--offset", self.text_or_default("offset"))?;
+        spec.qd = qd as u32;
+        spec.jobs = jobs as u32;
+        spec.runtime_s = self
+            .text("runtime")
+            .map(|s| duration_opt("--runtime", s))
+            .transpose()?;
+        match self.text("io-size") {
+            Some(t) if t.trim().ends_with(['x', 'X']) => {
+                let n: f64 = t.trim()[..t.trim().len() - 1].parse().map_err(|_| {
+                    Error::usage(format!(
+                        "--io-size: '{t}' is not a size or a multiple of the span (e.g. 1g, 2x)"
+                    ))
+                })?;
+                if !(n > 0.0 && n.is_finite()) {
+                    return Err(Error::usage(format!(
+                        "--io-size {t} must be a positive multiple of the span"
+                    )));
+                }
+                spec.io_spans = Some(n);
+            }
+            other => spec.io_size = other.map(|s| size_opt("--io-size", s)).transpose()?,
+        }
+        spec.ramp_s = duration_opt("--ramp", self.text_or_default("ramp"))?;
+        spec.direct = !self.on("buffered");
+        spec.engine = engine;
+        spec.engine_note = engine_note;
+        spec.fsync = fsync as u32;
+        spec.end_fsync = self.on("end-fsync");
+        spec.seed = seed;
+        spec.interval_s = duration_opt("--interval", self.text_or_default("interval"))?;
+        spec.data = self.data_spec()?;
+        spec.verify = self.on("verify");
+        spec.pause_s = self
+            .text("pause")
+            .map(|p| duration_opt("--pause", p))
+            .transpose()?
+            .unwrap_or(0.0);
+        spec.drop_caches = self.on("drop-caches");
+        if self.on("drop-caches") && !sys.root {
+            return Err(Error::usage(
+                "--drop-caches writes /proc/sys/vm/drop_caches, which needs root; run as root or drop the option",
+            ));
+        }
+        if spec.qd > spec.engine.caps().max_qd && self.text("engine").is_none() {
+            // The default engine fell back to psync: keep the concurrency asked for.
+            spec.engine_note = Some(format!(
+                "{}; QD {} emulated by {} jobs",
+                spec.engine_note.take().unwrap_or_default(),
+                spec.qd,
+                spec.qd * spec.jobs
+            ));
+            spec.io_share = spec.qd;
+            spec.jobs *= spec.qd;
+            spec.qd = 1;
+        }
+        spec.validate()?;
+        Ok(RunPlan {
+            spec,
+            policy: TargetPolicy {
+                keep: self.on("keep"),
+                overwrite: self.on("overwrite"),
+                allow_write_device: self.on("allow-write-device"),
+                destroy_data: self.on("destroy-data"),
+                verify_state: self.text("verify-state").map(std::path::PathBuf::from),
+            },
+            repeat: repeat as u32,
+            out,
+        })
+    }
+}
+
+impl RunOptions {
+    /// Resolves the data options; they are checked against the block size later.
+    pub fn data_spec(&self) -> Result<DataSpec> {
+        let pct = |opt: &str, v: Option<&str>| -> Result<Option<f64>> {
+            v.map(|t| {
+                let x: f64 = t.trim().trim_end_matches('%').parse().map_err(|_| {
+                    Error::usage(format!("{opt}: '{t}' is not a percentage (0 to 100)"))
+                })?;
+                if !(0.0..=100.0).contains(&x) {
+                    return Err(Error::usage(format!(
+                        "{opt} {t} is out of range; use a percentage from 0 to 100"
+                    )));
+                }
+                Ok(x)
+            })
+            .transpose()
+        };
+        let compress = pct("--compress", self.text("compress"))?;
+        let dedup = pct("--dedup", self.text("dedup"))?;
+        let mut d = DataSpec {
+            compress_chunk: size_opt("--compress-chunk", self.text_or_default("compress-chunk"))?,
+            dedup_unit: size_opt("--dedup-unit", self.text_or_default("dedup-unit"))?,
+            compress_method: if self.text_or_default("compress-method") == "repeat" {
+                CompressMethod::Repeat
+            } else {
+                CompressMethod::Zerofill
+            },
+            dedup: dedup.unwrap_or(0.0),
+            ..DataSpec::default()
+        };
+        if let Some(n) = self.text("dedup-set") {
+            let v: u64 = count_opt("--dedup-set", n, "a whole number")?;
+            d.dedup_set = Some(v);
+        }
+        let kind = self.text("data").unwrap_or(if compress.is_some() {
+            "compressible"
+        } else {
+            "random"
+        });
+        let (name, arg) = match kind.split_once(':') {
+            Some((n, a)) => (n, Some(a)),
+            None => (kind, None),
+        };
+        d.kind = match (name, arg) {
+            ("random", None) => DataKind::Random,
+            ("zeros", None) => DataKind::Zeros,
+            ("compressible", None) => DataKind::Compressible,
+            ("pattern", Some(hex)) => {
+                if crate::plan::data::parse_hex(hex).is_none() {
+                    return Err(Error::usage(format!(
+                        "--data pattern:{hex}: not an even number of hex digits (e.g. pattern:deadbeef)"
+                    )));
+                }
+                d.pattern = Some(hex.trim_start_matches("0x").to_lowercase());
+                DataKind::Pattern
+            }
+            ("files", Some(path)) if !path.is_empty() => {
+                d.files = Some(path.to_string());
+                DataKind::Files
+            }
+            _ => {
+                return Err(Error::usage(format!(
+                    "--data {kind} is unknown; use random, zeros, pattern:HEX, compressible or files:PATH"
+                )));
+            }
+        };
+        match (d.kind, compress) {
+            (DataKind::Compressible, Some(c)) => d.compress = c,
+            (DataKind::Compressible, None) => {
+                return Err(Error::usage(
+                    "--data compressible needs --compress PCT (e.g. --compress 50)",
+                ));
+            }
+            (_, Some(_)) => {
+                return Err(Error::usage(format!(
+                    "--compress applies to compressible data, not to --data {kind}; drop one of them"
+                )));
+            }
+            _ => {}
+        }
+        Ok(d)
+    }
+}
+
+/// Resolves every planned run of a study into a run plan, labelled with its study point.
+/// `matrix` (file name, text) lets a message name the line of the option it is about.
+pub fn study_runs(
+    name: &str,
+    planned: &[crate::plan::suite::PlannedRun],
+    study_user: &[crate::plan::suite::Opt],
+    target: &str,
+    matrix: Option<(&str, &str)>,
+    sys: &System,
+) -> Result<Vec<StudyRun>> {
+    let mut runs = Vec::new();
+    for p in planned {
+        let opts = crate::plan::suite::dedup(crate::plan::suite::merge(p, study_user));
+        let at_line = |e: String| match &matrix {
+            Some((file, text)) => {
+                // Name the matrix line of the first option the message mentions.
+                let line = opts
+                    .iter()
+                    .find(|(k, _)| e.contains(&format!("--{k}")))
+                    .and_then(|(k, _)| {
+                        let key_u = k.replace('-', "_");
+                        text.lines().position(|l| {
+                            let t = l.trim_start();
+                            [k.as_str(), key_u.as_str()].iter().any(|key| {
+                                t.strip_prefix(key)
+                                    .is_some_and(|r| r.trim_start().starts_with('='))
+                            })
+                        })
+                    })
+                    .map_or(String::new(), |i| format!(" line {}", i + 1));
+                format!("{file}{line}: {e}")
+            }
+            None => e,
+        };
+        let plan = RunOptions::from_opts(&opts)
+            .and_then(|o| o.resolve(Some(target), Output::default(), sys))
+            .map_err(|e| match e {
+                Error::Usage(m) => Error::usage(at_line(m)),
+                other => other,
+            })?;
+        runs.push(StudyRun {
+            plan,
+            point: StudyPoint {
+                suite: name.to_string(),
+                test: p.test.clone(),
+                param: p.param.clone(),
+                value: p.value.clone(),
+            },
+        });
+    }
+    Ok(runs)
+}
