@@ -44,12 +44,12 @@ pub enum Error {
 
 impl Error {
     /// A wrong option or value.
-    pub fn usage(msg: impl Into<String>) -> Self {
+    pub(crate) fn usage(msg: impl Into<String>) -> Self {
         Error::Usage(msg.into())
     }
 
     /// A target that cannot be used as given.
-    pub fn target(msg: impl Into<String>) -> Self {
+    pub(crate) fn target(msg: impl Into<String>) -> Self {
         Error::Target(msg.into())
     }
 
@@ -59,12 +59,12 @@ impl Error {
     }
 
     /// An input document that cannot be read or is not what was expected.
-    pub fn document(msg: impl Into<String>) -> Self {
+    pub(crate) fn document(msg: impl Into<String>) -> Self {
         Error::Document(msg.into())
     }
 
     /// Any other failure while running.
-    pub fn runtime(msg: impl Into<String>) -> Self {
+    pub(crate) fn runtime(msg: impl Into<String>) -> Self {
         Error::Runtime(msg.into())
     }
 
@@ -90,7 +90,7 @@ impl Error {
     }
 
     /// Whether the user can fix this by changing the command line, the target or a file.
-    pub fn is_users(&self) -> bool {
+    pub(crate) fn is_users(&self) -> bool {
         matches!(
             self,
             Error::Usage(_) | Error::Target(_) | Error::Guard(_) | Error::Document(_)
@@ -118,7 +118,7 @@ pub enum ExitCode {
 }
 
 /// The errno's meaning without Rust's "(os error N)" suffix, lower-cased like strerror.
-pub fn describe_io(err: &io::Error) -> String {
+pub(crate) fn describe_io(err: &io::Error) -> String {
     let s = err.to_string();
     match s.find(" (os error") {
         Some(i) => s[..i].to_string(),

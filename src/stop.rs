@@ -25,22 +25,22 @@ impl StopFlag {
     pub fn signal(&self) -> usize {
         self.0.load(Ordering::Relaxed)
     }
-    pub fn is_set(&self) -> bool {
+    pub(crate) fn is_set(&self) -> bool {
         self.signal() != 0
     }
     /// Asks the run to stop as if `sig` had arrived.
-    pub fn raise(&self, sig: usize) {
+    pub(crate) fn raise(&self, sig: usize) {
         self.0.store(sig, Ordering::Relaxed);
     }
     /// Sleeps `secs`, waking early when asked to stop.
-    pub fn pause(&self, secs: f64) {
+    pub(crate) fn pause(&self, secs: f64) {
         let end = Instant::now() + Duration::from_secs_f64(secs.max(0.0));
         while Instant::now() < end && !self.is_set() {
             std::thread::sleep(Duration::from_millis(50).min(end - Instant::now()));
         }
     }
     /// The name of the signal that stopped the run, for messages.
-    pub fn signal_name(&self) -> &'static str {
+    pub(crate) fn signal_name(&self) -> &'static str {
         match self.signal() as i32 {
             2 => "SIGINT",
             15 => "SIGTERM",

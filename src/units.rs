@@ -105,7 +105,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
 }
 
 /// Formats a byte count with binary units: `4 KiB`, `1 MiB`, `1.5 GiB`, `512 B`.
-pub fn fmt_size(bytes: u64) -> String {
+pub(crate) fn fmt_size(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut v = bytes as f64;
     let mut i = 0;
@@ -131,7 +131,7 @@ pub fn fmt_size_short(bytes: u64) -> String {
 }
 
 /// Formats nanoseconds with a unit that keeps three significant figures.
-pub fn fmt_ns(ns: f64) -> String {
+pub(crate) fn fmt_ns(ns: f64) -> String {
     if ns < 1e3 {
         format!("{ns:.0} ns")
     } else if ns < 1e6 {

@@ -192,7 +192,7 @@ pub struct OutputArgs {
 
 impl OutputArgs {
     /// The clap-free output choices.
-    pub fn to_output(&self) -> crate::plan::Output {
+    pub(crate) fn to_output(&self) -> crate::plan::Output {
         crate::plan::Output {
             output: self.output.clone(),
             json: self.json,
@@ -271,4 +271,4 @@ pub fn one_line_clap_error(err: &clap::Error) -> String {
 
 mod options;
 mod resolve;
-pub use options::{DataOptionArgs, RunOptionArgs};
+pub(crate) use options::{DataOptionArgs, RunOptionArgs};

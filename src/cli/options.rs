@@ -63,7 +63,7 @@ fn augment(cmd: clap::Command, keep: fn(&OptDef) -> bool) -> clap::Command {
 }
 
 /// The options of the table typed on the command line, in table order.
-pub fn typed(m: &ArgMatches, keep: fn(&OptDef) -> bool) -> Vec<Opt> {
+pub(crate) fn typed(m: &ArgMatches, keep: fn(&OptDef) -> bool) -> Vec<Opt> {
     let mut out = Vec::new();
     for d in TABLE.iter().filter(|d| keep(d)) {
         if m.value_source(d.name) != Some(ValueSource::CommandLine) {

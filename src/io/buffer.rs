@@ -6,7 +6,7 @@ use std::io;
 
 /// Page-aligned (or more) memory for `slots` buffers of `slot_len` bytes each, as direct
 /// I/O requires. Freed on drop.
-pub struct BufferPool {
+pub(crate) struct BufferPool {
     ptr: *mut u8,
     layout: std::alloc::Layout,
     slot_len: usize,
@@ -19,7 +19,7 @@ unsafe impl Send for BufferPool {}
 
 impl BufferPool {
     /// Allocates zeroed buffers aligned to `align` (a power of two, at least 4096 is used).
-    pub fn new(slots: usize, slot_len: usize, align: usize) -> io::Result<BufferPool> {
+    pub(crate) fn new(slots: usize, slot_len: usize, align: usize) -> io::Result<BufferPool> {
         let align = align.max(4096).next_power_of_two();
         let slot_len_aligned = slot_len.div_ceil(align) * align;
         let total = slot_len_aligned
@@ -44,19 +44,19 @@ impl BufferPool {
     }
 
     /// Number of slots.
-    pub fn slots(&self) -> usize {
+    pub(crate) fn slots(&self) -> usize {
         self.slots
     }
 
     /// Start of a slot's buffer.
-    pub fn slot_ptr(&self, slot: u32) -> *mut u8 {
+    pub(crate) fn slot_ptr(&self, slot: u32) -> *mut u8 {
         assert!((slot as usize) < self.slots, "slot out of range");
         // Safety: slot < slots, so the offset stays inside the allocation.
         unsafe { self.ptr.add(slot as usize * self.slot_len) }
     }
 
     /// Length of each slot's buffer (the block size rounded up to the alignment).
-    pub fn slot_len(&self) -> usize {
+    pub(crate) fn slot_len(&self) -> usize {
         self.slot_len
     }
 
@@ -67,7 +67,7 @@ impl BufferPool {
     /// No request on `slot` may be in flight: the kernel writes into (or reads from) a
     /// slot's memory until that request's completion has been reaped, and a slice handed
     /// out meanwhile would alias memory another party is changing.
-    pub unsafe fn slot_mut(&mut self, slot: u32) -> &mut [u8] {
+    pub(crate) unsafe fn slot_mut(&mut self, slot: u32) -> &mut [u8] {
         // Safety: the slot lies inside our allocation, `&mut self` guarantees no other
         // reference into the pool is alive on this side, and the caller guarantees that
         // the kernel is not using the slot (no request on it in flight).

@@ -44,7 +44,7 @@ impl Host {
 
 /// A block device (or partition) as the kernel names it in sysfs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BlockDev {
+pub(crate) struct BlockDev {
     /// Kernel name, e.g. `sda1`, `nvme0n1`, `loop3`, `vda`.
     pub name: String,
     /// The device's sysfs directory (for a partition, the partition's).
@@ -53,7 +53,7 @@ pub struct BlockDev {
 
 /// Kernel block-layer counters of one device at one moment (`/sys/block/<dev>/stat`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct BlockStat {
+pub(crate) struct BlockStat {
     pub read_ios: u64,
     pub read_sectors: u64,
     pub write_ios: u64,
@@ -63,7 +63,7 @@ pub struct BlockStat {
 impl BlockDev {
     /// The device with this `major:minor`, when sysfs knows it (major 0 — btrfs subvolumes,
     /// tmpfs, overlayfs — has no block device and gives `None`).
-    pub fn from_devno(major: u32, minor: u32) -> Option<BlockDev> {
+    pub(crate) fn from_devno(major: u32, minor: u32) -> Option<BlockDev> {
         if major == 0 {
             return None;
         }
@@ -78,7 +78,7 @@ impl BlockDev {
 
     /// The device under `path`: the device itself for a block device node, else the
     /// device holding the file's filesystem.
-    pub fn of_path(path: &Path) -> Option<BlockDev> {
+    pub(crate) fn of_path(path: &Path) -> Option<BlockDev> {
         use std::os::unix::fs::{FileTypeExt, MetadataExt};
         let md = fs::metadata(path).ok()?;
         let dev = if md.file_type().is_block_device() {
@@ -93,7 +93,7 @@ impl BlockDev {
     }
 
     /// The whole disk this device belongs to (itself unless it is a partition).
-    pub fn disk_dir(&self) -> PathBuf {
+    pub(crate) fn disk_dir(&self) -> PathBuf {
         if self.sysfs.join("partition").exists() {
             self.sysfs
                 .parent()
@@ -104,7 +104,7 @@ impl BlockDev {
     }
 
     /// Reads the counters now; `None` if the device went away.
-    pub fn stat(&self) -> Option<BlockStat> {
+    pub(crate) fn stat(&self) -> Option<BlockStat> {
         let text = fs::read_to_string(self.sysfs.join("stat")).ok()?;
         let f: Vec<u64> = text
             .split_whitespace()
@@ -125,7 +125,7 @@ impl BlockDev {
     }
 
     /// Model, scheduler, logical block size and rotational flag of the whole disk.
-    pub fn info(&self) -> DeviceInfo {
+    pub(crate) fn info(&self) -> DeviceInfo {
         let disk = self.disk_dir();
         let scheduler = read_trim(disk.join("queue/scheduler")).map(|s| {
             // "mq-deadline kyber [none]": the bracketed one is active.
@@ -152,7 +152,7 @@ impl BlockDev {
 }
 
 impl DeviceDelta {
-    pub fn between(name: &str, before: BlockStat, after: BlockStat) -> DeviceDelta {
+    pub(crate) fn between(name: &str, before: BlockStat, after: BlockStat) -> DeviceDelta {
         DeviceDelta {
             name: name.to_string(),
             read_ios: after.read_ios.saturating_sub(before.read_ios),
@@ -165,7 +165,7 @@ impl DeviceDelta {
 
 impl FsInfo {
     /// The filesystem holding `path` (the longest mount point that prefixes it).
-    pub fn of_path(path: &Path) -> Option<FsInfo> {
+    pub(crate) fn of_path(path: &Path) -> Option<FsInfo> {
         let abs = fs::canonicalize(path)
             .or_else(|_| {
                 path.parent()
@@ -211,7 +211,7 @@ fn unescape_mount(s: &str) -> String {
 
 /// Bytes of memory the kernel reports available for new allocations (page cache that can
 /// be reclaimed included): `MemAvailable` from /proc/meminfo.
-pub fn mem_available() -> Option<u64> {
+pub(crate) fn mem_available() -> Option<u64> {
     let s = fs::read_to_string("/proc/meminfo").ok()?;
     let kb: u64 = s
         .lines()
@@ -225,14 +225,14 @@ pub fn mem_available() -> Option<u64> {
 
 /// Writes dirty pages out and drops the clean page cache, dentries and inodes
 /// (`/proc/sys/vm/drop_caches`; root only).
-pub fn drop_page_cache() -> std::io::Result<()> {
+pub(crate) fn drop_page_cache() -> std::io::Result<()> {
     crate::io::sys::sync_all();
     fs::write("/proc/sys/vm/drop_caches", "3")
 }
 
 /// zram's own accounting: (original bytes stored, compressed bytes) from
 /// `/sys/block/zramN/mm_stat`; `None` for other devices.
-pub fn zram_mm_stat(dev: &BlockDev) -> Option<(u64, u64)> {
+pub(crate) fn zram_mm_stat(dev: &BlockDev) -> Option<(u64, u64)> {
     if !dev.name.starts_with("zram") {
         return None;
     }
@@ -246,7 +246,7 @@ pub fn zram_mm_stat(dev: &BlockDev) -> Option<(u64, u64)> {
 
 /// Host and media write counters a drive reports through SMART.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct SmartWrites {
+pub(crate) struct SmartWrites {
     /// Bytes the host wrote, as the drive counts them (NVMe Data Units Written, ATA 241).
     pub host_bytes: Option<u64>,
     /// Bytes written to the media (vendor attributes such as NAND writes), when reported.
@@ -257,7 +257,7 @@ pub struct SmartWrites {
 
 /// Reads a drive's write counters with `smartctl -j -a` (smartmontools). `Err` says why
 /// there are none: smartctl missing, or a device without SMART.
-pub fn smart_writes(dev: &BlockDev) -> Result<SmartWrites, String> {
+pub(crate) fn smart_writes(dev: &BlockDev) -> Result<SmartWrites, String> {
     let disk = dev.disk_dir();
     let name = disk
         .file_name()
@@ -281,7 +281,7 @@ pub fn smart_writes(dev: &BlockDev) -> Result<SmartWrites, String> {
 }
 
 /// The write counters in smartctl's JSON, if any.
-pub fn parse_smart(v: &serde_json::Value) -> Option<SmartWrites> {
+pub(crate) fn parse_smart(v: &serde_json::Value) -> Option<SmartWrites> {
     let mut w = SmartWrites::default();
     if let Some(units) = v
         .pointer("/nvme_smart_health_information_log/data_units_written")
@@ -329,20 +329,20 @@ pub fn parse_smart(v: &serde_json::Value) -> Option<SmartWrites> {
 
 /// CPU time this process has used so far, in seconds (all threads).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct CpuTimes {
+pub(crate) struct CpuTimes {
     pub user_s: f64,
     pub sys_s: f64,
 }
 
 impl CpuTimes {
-    pub fn now() -> CpuTimes {
+    pub(crate) fn now() -> CpuTimes {
         match crate::io::sys::process_cpu() {
             Some((user_s, sys_s)) => CpuTimes { user_s, sys_s },
             None => CpuTimes::default(),
         }
     }
 
-    pub fn since(self, before: CpuTimes) -> CpuTimes {
+    pub(crate) fn since(self, before: CpuTimes) -> CpuTimes {
         CpuTimes {
             user_s: (self.user_s - before.user_s).max(0.0),
             sys_s: (self.sys_s - before.sys_s).max(0.0),

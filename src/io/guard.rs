@@ -13,7 +13,7 @@ use crate::io::env::BlockDev;
 
 /// Why a device must not be written at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum InUse {
+pub(crate) enum InUse {
     Mounted { dev: String, at: String },
     Swap { dev: String },
     Held { dev: String, by: String },
@@ -59,7 +59,7 @@ fn family(dev: &BlockDev) -> Vec<(String, String)> {
 }
 
 /// Whether the device (or any of its partitions) is in use.
-pub fn in_use(dev: &BlockDev) -> Option<InUse> {
+pub(crate) fn in_use(dev: &BlockDev) -> Option<InUse> {
     let fam = family(dev);
     if let Ok(mi) = fs::read_to_string("/proc/self/mountinfo") {
         for line in mi.lines() {
@@ -112,7 +112,7 @@ fn at(buf: &[u8], off: usize, magic: &[u8]) -> bool {
 
 /// Looks for a partition table or a filesystem/volume signature in the first 264 KiB
 /// and the last 512 KiB of the device; returns what it found.
-pub fn signature(file: &File, size: u64) -> Option<&'static str> {
+pub(crate) fn signature(file: &File, size: u64) -> Option<&'static str> {
     let head_len = (264 << 10).min(size) as usize;
     let mut head = vec![0u8; head_len];
     let n = read_fully(file, &mut head, 0);

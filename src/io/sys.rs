@@ -7,9 +7,8 @@ use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::path::Path;
 
-pub use libc::{
+pub(crate) use libc::{
     EACCES, EBUSY, EINTR, EINVAL, EIO, ENOENT, ENOSPC, EOPNOTSUPP, EPERM, EROFS, O_DIRECT, O_EXCL,
-    SIGINT, SIGTERM,
 };
 
 const BLKSSZGET: libc::c_ulong = 0x1268;
@@ -32,7 +31,7 @@ fn check(rc: libc::c_int) -> io::Result<()> {
 ///
 /// `buf..buf+len` must be valid for writes and not be read or written by anyone else
 /// until the call returns.
-pub unsafe fn pread(fd: BorrowedFd, buf: *mut u8, len: usize, offset: u64) -> i64 {
+pub(crate) unsafe fn pread(fd: BorrowedFd, buf: *mut u8, len: usize, offset: u64) -> i64 {
     retry(|| {
         // Safety: the caller guarantees that the buffer is valid for `len` bytes.
         unsafe { libc::pread(fd.as_raw_fd(), buf.cast(), len, offset as libc::off_t) }
@@ -46,7 +45,7 @@ pub unsafe fn pread(fd: BorrowedFd, buf: *mut u8, len: usize, offset: u64) -> i6
 ///
 /// `buf..buf+len` must be valid for reads and not be written by anyone else until the
 /// call returns.
-pub unsafe fn pwrite(fd: BorrowedFd, buf: *const u8, len: usize, offset: u64) -> i64 {
+pub(crate) unsafe fn pwrite(fd: BorrowedFd, buf: *const u8, len: usize, offset: u64) -> i64 {
     retry(|| {
         // Safety: the caller guarantees that the buffer is valid for `len` bytes.
         unsafe { libc::pwrite(fd.as_raw_fd(), buf.cast(), len, offset as libc::off_t) }
@@ -54,7 +53,7 @@ pub unsafe fn pwrite(fd: BorrowedFd, buf: *const u8, len: usize, offset: u64) ->
 }
 
 /// Flushes the file's data and metadata; 0 or a negative errno.
-pub fn fsync(fd: BorrowedFd) -> i64 {
+pub(crate) fn fsync(fd: BorrowedFd) -> i64 {
     // Safety: fsync on a descriptor the borrow keeps open.
     retry(|| unsafe { libc::fsync(fd.as_raw_fd()) } as isize)
 }
@@ -73,7 +72,7 @@ fn retry(mut f: impl FnMut() -> isize) -> i64 {
 }
 
 /// The logical block size of a block device (`BLKSSZGET`).
-pub fn logical_block_size(fd: BorrowedFd) -> Option<u64> {
+pub(crate) fn logical_block_size(fd: BorrowedFd) -> Option<u64> {
     let mut lbs: libc::c_int = 0;
     // Safety: BLKSSZGET writes one int into `lbs`, which we own.
     let rc = unsafe { libc::ioctl(fd.as_raw_fd(), BLKSSZGET as _, &mut lbs) };
@@ -81,7 +80,7 @@ pub fn logical_block_size(fd: BorrowedFd) -> Option<u64> {
 }
 
 /// The size of a block device in bytes (`BLKGETSIZE64`).
-pub fn block_device_size(fd: BorrowedFd) -> io::Result<u64> {
+pub(crate) fn block_device_size(fd: BorrowedFd) -> io::Result<u64> {
     let mut size: u64 = 0;
     // Safety: BLKGETSIZE64 writes one u64 into `size`, which we own.
     check(unsafe { libc::ioctl(fd.as_raw_fd(), BLKGETSIZE64 as _, &mut size) })?;
@@ -90,7 +89,7 @@ pub fn block_device_size(fd: BorrowedFd) -> io::Result<u64> {
 
 /// The direct-I/O alignment the kernel reports for an open file (statx `STATX_DIOALIGN`,
 /// Linux 6.1+): the larger of the offset and memory alignments.
-pub fn dio_alignment(fd: BorrowedFd) -> Option<u64> {
+pub(crate) fn dio_alignment(fd: BorrowedFd) -> Option<u64> {
     // Safety: an all-zero statx is a valid value of this plain C struct.
     let mut stx: libc::statx = unsafe { std::mem::zeroed() };
     // Safety: statx writes into the struct we own; the empty path with AT_EMPTY_PATH makes
@@ -109,7 +108,7 @@ pub fn dio_alignment(fd: BorrowedFd) -> Option<u64> {
 }
 
 /// Switches an open descriptor to O_DIRECT.
-pub fn set_direct(fd: BorrowedFd) -> io::Result<()> {
+pub(crate) fn set_direct(fd: BorrowedFd) -> io::Result<()> {
     // Safety: fcntl F_GETFL on a descriptor the borrow keeps open.
     let flags = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
     check(flags)?;
@@ -119,7 +118,7 @@ pub fn set_direct(fd: BorrowedFd) -> io::Result<()> {
 
 /// Reserves `len` bytes for a file (`posix_fallocate`); a filesystem that cannot is not
 /// an error.
-pub fn reserve(fd: BorrowedFd, len: u64) -> io::Result<()> {
+pub(crate) fn reserve(fd: BorrowedFd, len: u64) -> io::Result<()> {
     // Safety: plain system call on a descriptor the borrow keeps open.
     let rc = unsafe { libc::posix_fallocate(fd.as_raw_fd(), 0, len as libc::off_t) };
     if rc != 0 && rc != EOPNOTSUPP {
@@ -129,14 +128,14 @@ pub fn reserve(fd: BorrowedFd, len: u64) -> io::Result<()> {
 }
 
 /// Discards `len` bytes at `start` of a block device (`BLKDISCARD`).
-pub fn discard(fd: BorrowedFd, start: u64, len: u64) -> io::Result<()> {
+pub(crate) fn discard(fd: BorrowedFd, start: u64, len: u64) -> io::Result<()> {
     let range: [u64; 2] = [start, len];
     // Safety: BLKDISCARD reads a [start, length] pair of u64 from the pointer.
     check(unsafe { libc::ioctl(fd.as_raw_fd(), BLKDISCARD as _, range.as_ptr()) })
 }
 
 /// Punches a hole of `len` bytes at `start` in a file, keeping its size.
-pub fn punch_hole(fd: BorrowedFd, start: u64, len: u64) -> io::Result<()> {
+pub(crate) fn punch_hole(fd: BorrowedFd, start: u64, len: u64) -> io::Result<()> {
     // Safety: fallocate on a descriptor the borrow keeps open, with a byte range.
     check(unsafe {
         libc::fallocate(
@@ -149,14 +148,14 @@ pub fn punch_hole(fd: BorrowedFd, start: u64, len: u64) -> io::Result<()> {
 }
 
 /// Drops a block device's buffer cache (`BLKFLSBUF`); best effort.
-pub fn flush_device_cache(fd: BorrowedFd) {
+pub(crate) fn flush_device_cache(fd: BorrowedFd) {
     // Safety: BLKFLSBUF takes no argument memory.
     unsafe { libc::ioctl(fd.as_raw_fd(), BLKFLSBUF as _, 0) };
 }
 
 /// Writes a file's dirty pages and drops its cached pages in `start..start+len`; best
 /// effort.
-pub fn drop_file_cache(fd: BorrowedFd, start: u64, len: u64) {
+pub(crate) fn drop_file_cache(fd: BorrowedFd, start: u64, len: u64) {
     // Safety: plain system calls on a descriptor the borrow keeps open.
     unsafe {
         libc::fdatasync(fd.as_raw_fd());
@@ -170,7 +169,7 @@ pub fn drop_file_cache(fd: BorrowedFd, start: u64, len: u64) {
 }
 
 /// Writes every dirty page of the system out (`sync`).
-pub fn sync_all() {
+pub(crate) fn sync_all() {
     // Safety: sync has no preconditions.
     unsafe { libc::sync() };
 }
@@ -182,7 +181,7 @@ pub fn is_root() -> bool {
 }
 
 /// The process's user and system CPU time so far, in seconds.
-pub fn process_cpu() -> Option<(f64, f64)> {
+pub(crate) fn process_cpu() -> Option<(f64, f64)> {
     // Safety: an all-zero rusage is a valid value of this plain C struct.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     // Safety: getrusage only writes into the struct we hand it.
@@ -194,12 +193,12 @@ pub fn process_cpu() -> Option<(f64, f64)> {
 }
 
 /// The major and minor numbers of a device number.
-pub fn major_minor(dev: u64) -> (u32, u32) {
+pub(crate) fn major_minor(dev: u64) -> (u32, u32) {
     (libc::major(dev), libc::minor(dev))
 }
 
 /// Whether `path` has the extended attribute `name`.
-pub fn has_xattr(path: &Path, name: &str) -> bool {
+pub(crate) fn has_xattr(path: &Path, name: &str) -> bool {
     let (Ok(p), Ok(n)) = (
         CString::new(path.as_os_str().as_encoded_bytes()),
         CString::new(name),
@@ -213,7 +212,7 @@ pub fn has_xattr(path: &Path, name: &str) -> bool {
 
 /// Sets the extended attribute `name` of `path` to `value`; best effort (a filesystem
 /// without user xattrs refuses).
-pub fn set_xattr(path: &Path, name: &str, value: &[u8]) {
+pub(crate) fn set_xattr(path: &Path, name: &str, value: &[u8]) {
     let (Ok(p), Ok(n)) = (
         CString::new(path.as_os_str().as_encoded_bytes()),
         CString::new(name),

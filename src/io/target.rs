@@ -23,7 +23,7 @@ use crate::units::fmt_size;
 use crate::workload::data::DataGen;
 
 /// Size of a file iomark creates when `--size` is not given.
-pub const DEFAULT_NEW_FILE_SIZE: u64 = 1 << 30;
+pub(crate) const DEFAULT_NEW_FILE_SIZE: u64 = 1 << 30;
 
 /// The extended attribute that marks a file as iomark's own.
 const MARK_XATTR: &str = "user.iomark";
@@ -32,7 +32,7 @@ const MARK_XATTR: &str = "user.iomark";
 
 /// An opened target, ready for I/O.
 #[derive(Debug)]
-pub struct Target {
+pub(crate) struct Target {
     pub kind: TargetKind,
     pub path: PathBuf,
     file: Option<File>,
@@ -111,7 +111,7 @@ impl Target {
     /// Opens the target of `spec`, creating and laying out a new file when needed.
     /// `stop` is polled while a new file is laid out, so Ctrl-C is not ignored there;
     /// `layout` makes the bytes a new file is filled with (the workload's data profile).
-    pub fn open(
+    pub(crate) fn open(
         spec: &Spec,
         policy: &TargetPolicy,
         stop: &dyn Fn() -> bool,
@@ -427,7 +427,7 @@ impl Target {
 
     /// Discards the span (BLKDISCARD on a device, FALLOC_FL_PUNCH_HOLE on a file), the
     /// "purge" of the SNIA tests: what was done, and whether the target took it.
-    pub fn purge(&self) -> Purge {
+    pub(crate) fn purge(&self) -> Purge {
         let purge = |method: &str, result: Option<io::Result<()>>, what: &str, refused: &str| {
             let (supported, note) = match result {
                 None => (false, "nothing to purge: no target".to_string()),
@@ -464,18 +464,18 @@ impl Target {
     }
 
     /// The open file or device; `None` for the null engine.
-    pub fn file(&self) -> Option<&File> {
+    pub(crate) fn file(&self) -> Option<&File> {
         self.file.as_ref()
     }
 
     /// The descriptor engines use; `None` for the null engine.
-    pub fn fd(&self) -> Option<BorrowedFd<'_>> {
+    pub(crate) fn fd(&self) -> Option<BorrowedFd<'_>> {
         self.file.as_ref().map(|f| f.as_fd())
     }
 
     /// Drops the target's pages from the page cache, so a run starts cold (as fio's
     /// default `invalidate=1` does). Failures are ignored: this is best effort.
-    pub fn drop_cache(&self) {
+    pub(crate) fn drop_cache(&self) {
         let Some(f) = &self.file else { return };
         match self.kind {
             TargetKind::BlockDevice => sys::flush_device_cache(f.as_fd()),
@@ -484,7 +484,7 @@ impl Target {
     }
 
     /// Closes the target and removes the file if iomark created it and `--keep` is off.
-    pub fn finish(mut self) -> Result<()> {
+    pub(crate) fn finish(mut self) -> Result<()> {
         self.file = None;
         self.remove_created()
     }

@@ -30,7 +30,7 @@ pub struct RunOutcome {
 /// Runs `spec` `repeat` times on its target. The sink hears of every repetition (with the
 /// run so far, to save it) and may stop the run. An `Err` means nothing was measured (the
 /// target could not be opened, the plan does not fit it).
-pub fn run(
+pub(crate) fn run(
     spec: &Spec,
     policy: &TargetPolicy,
     repeat: u32,

@@ -14,7 +14,7 @@ use crate::workload::seed::job_data;
 /// Writes `size` bytes of the stream job 1 of the first repetition of `spec` writes, in
 /// `spec.bs` pieces, to `out`, and measures all of it. A closed pipe ends the stream
 /// quietly.
-pub fn produce_stream(
+pub(crate) fn produce_stream(
     spec: &Spec,
     size: u64,
     out: &mut dyn Write,

@@ -28,13 +28,13 @@ use crate::error::{Error, Result, describe_io};
 use crate::results::schema::{BadBlock, BlockState, VerifyReport};
 
 /// Size of the header at the start of each block.
-pub const HEADER: usize = 40;
+pub(crate) const HEADER: usize = 40;
 const MAGIC: &[u8; 8] = b"IOMARKv1";
 const STATE_MAGIC: &[u8; 8] = b"IOMKVST1";
 
 /// Writes the header into `block` (whose payload is already filled).
 #[inline]
-pub fn stamp(block: &mut [u8], offset: u64, seed: u64, generation: u64) {
+pub(crate) fn stamp(block: &mut [u8], offset: u64, seed: u64, generation: u64) {
     let crc = crc32c::crc32c(&block[HEADER..]);
     let bs = block.len() as u32;
     block[0..8].copy_from_slice(MAGIC);
@@ -50,7 +50,7 @@ fn le64(b: &[u8], at: usize) -> u64 {
 }
 
 /// Checks one block read back from `offset`.
-pub fn check(block: &[u8], offset: u64, seed: u64, generation: u64) -> BlockState {
+pub(crate) fn check(block: &[u8], offset: u64, seed: u64, generation: u64) -> BlockState {
     if block.len() < HEADER
         || &block[0..8] != MAGIC
         || u32::from_le_bytes(block[36..40].try_into().expect("4 bytes")) as usize != block.len()
@@ -85,10 +85,10 @@ pub struct GenMap {
 }
 
 /// Largest map iomark keeps: 2^27 blocks (1 GiB of generations).
-pub const MAX_BLOCKS: u64 = 1 << 27;
+pub(crate) const MAX_BLOCKS: u64 = 1 << 27;
 
 impl GenMap {
-    pub fn new(base: u64, span: u64, bs: u64, seed: u64) -> GenMap {
+    pub(crate) fn new(base: u64, span: u64, bs: u64, seed: u64) -> GenMap {
         GenMap {
             base,
             bs,
@@ -98,7 +98,7 @@ impl GenMap {
     }
 
     /// Saves the map as a state file for `iomark verify`.
-    pub fn save(&self, path: &Path) -> Result<()> {
+    pub(crate) fn save(&self, path: &Path) -> Result<()> {
         let write = || -> std::io::Result<()> {
             let f = std::fs::File::create(path)?;
             let mut w = std::io::BufWriter::new(f);
@@ -165,7 +165,7 @@ impl GenMap {
 
 /// Reads back every block the map says was written and checks it. `file` must accept
 /// reads at block-aligned offsets into a 4096-aligned buffer (O_DIRECT or not).
-pub fn verify(file: &std::fs::File, map: &GenMap) -> Result<VerifyReport> {
+pub(crate) fn verify(file: &std::fs::File, map: &GenMap) -> Result<VerifyReport> {
     let bs = map.bs as usize;
     // Read a run of consecutive blocks at once (up to 1 MiB), aligned for O_DIRECT.
     let per_read = ((1usize << 20) / bs).max(1);

@@ -33,7 +33,7 @@ pub enum CompressMethod {
 }
 
 impl CompressMethod {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             CompressMethod::Zerofill => "zerofill",
             CompressMethod::Repeat => "repeat",
@@ -83,7 +83,7 @@ impl Default for DataSpec {
 }
 
 /// Parses `HEX` of `pattern:HEX` (an optional `0x`, an even number of hex digits).
-pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn parse_hex(text: &str) -> Option<Vec<u8>> {
     let t = text
         .trim()
         .trim_start_matches("0x")
@@ -99,7 +99,7 @@ pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
 
 impl DataSpec {
     /// A short description for the terminal, e.g. `compressible 50% (zerofill/4k), dedup 25%`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut s = match self.kind {
             DataKind::Random => "random".to_string(),
             DataKind::Zeros => "zeros".to_string(),
@@ -124,7 +124,7 @@ impl DataSpec {
     }
 
     /// Checks the options against each other and against the block size.
-    pub fn validate(&self, bs: u64) -> Result<()> {
+    pub(crate) fn validate(&self, bs: u64) -> Result<()> {
         for (opt, v) in [("--compress", self.compress), ("--dedup", self.dedup)] {
             if !(0.0..=100.0).contains(&v) || v.is_nan() {
                 return Err(Error::usage(format!(

@@ -10,7 +10,7 @@ use crate::plan::suite::{Opt, PlannedRun, o};
 
 /// Options a matrix file may not set: the safety switches (only the person running iomark
 /// may allow destruction) and what belongs to the whole study.
-pub const NOT_IN_MATRIX: [&str; 9] = [
+pub(crate) const NOT_IN_MATRIX: [&str; 9] = [
     "overwrite",
     "allow-write-device",
     "destroy-data",

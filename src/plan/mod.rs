@@ -61,7 +61,7 @@ pub struct SuitePlan {
 
 /// Seconds a run is expected to take (`None` for a size-based run, which depends on the
 /// device): repetitions × (ramp + runtime), plus the pauses.
-pub fn estimate_s(plan: &RunPlan) -> Option<f64> {
+pub(crate) fn estimate_s(plan: &RunPlan) -> Option<f64> {
     let s = &plan.spec;
     s.runtime_s.map(|rt| {
         let reps = plan.repeat as f64;
@@ -124,7 +124,7 @@ pub enum StudyKind {
 }
 
 impl StudyKind {
-    pub const ALL: [StudyKind; 9] = [
+    pub(crate) const ALL: [StudyKind; 9] = [
         StudyKind::Quick,
         StudyKind::Corners,
         StudyKind::Compress,
@@ -137,7 +137,7 @@ impl StudyKind {
     ];
 
     /// The name on the command line and in results (`suite`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             StudyKind::Quick => "quick",
             StudyKind::Corners => "corners",
@@ -151,7 +151,7 @@ impl StudyKind {
         }
     }
 
-    pub fn parse(name: &str) -> Option<StudyKind> {
+    pub(crate) fn parse(name: &str) -> Option<StudyKind> {
         StudyKind::ALL.into_iter().find(|k| k.name() == name)
     }
 
@@ -163,7 +163,7 @@ impl StudyKind {
 
 /// What a run is for within a study.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// A measurement the study reports.
     Measure,
     /// Fills the target with the data the next runs read (compress study).
@@ -176,7 +176,7 @@ pub enum Role {
 
 impl StudyPoint {
     /// What the run is for, from its test name (the results keep the name).
-    pub fn role(&self) -> Role {
+    pub(crate) fn role(&self) -> Role {
         match self.test.as_str() {
             "fill" => Role::Fill,
             "precondition" => Role::Precondition,
@@ -186,7 +186,7 @@ impl StudyPoint {
     }
 
     /// Whether the run only prepares the target for the runs after it.
-    pub fn is_preparation(&self) -> bool {
+    pub(crate) fn is_preparation(&self) -> bool {
         matches!(self.role(), Role::Fill | Role::Precondition)
     }
 }

@@ -14,7 +14,7 @@ use crate::plan::suite::Opt;
 
 /// Where an option is listed in `--help`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Group {
+pub(crate) enum Group {
     /// The workload: pattern, sizes, depth, time, engine.
     Workload,
     /// What is written.
@@ -25,7 +25,7 @@ pub enum Group {
 
 /// One run option.
 #[derive(Debug)]
-pub struct OptDef {
+pub(crate) struct OptDef {
     /// The long name, without dashes.
     pub name: &'static str,
     /// fio's name for it, accepted as well.
@@ -47,7 +47,7 @@ pub struct OptDef {
 
 impl OptDef {
     /// Whether the option takes a value (otherwise it is a switch).
-    pub fn takes_value(&self) -> bool {
+    pub(crate) fn takes_value(&self) -> bool {
         self.value.is_some()
     }
 }
@@ -89,7 +89,7 @@ const fn switch(name: &'static str, group: Group, help: &'static str) -> OptDef 
 use Group::{Data, Target, Workload};
 
 /// Every run option, in the order `--help` lists them.
-pub const TABLE: &[OptDef] = &[
+pub(crate) const TABLE: &[OptDef] = &[
     OptDef {
         choices: &["read", "write", "randread", "randwrite", "rw", "randrw"],
         ..value("rw", "RW", Some("read"), Workload, "Access pattern.")
@@ -324,14 +324,14 @@ pub const TABLE: &[OptDef] = &[
 ];
 
 /// The option called `name` (its long name or fio's alias).
-pub fn find(name: &str) -> Option<&'static OptDef> {
+pub(crate) fn find(name: &str) -> Option<&'static OptDef> {
     TABLE
         .iter()
         .find(|d| d.name == name || d.alias == Some(name))
 }
 
 /// Whether `name` is a run option: `Some(true)` takes a value, `Some(false)` is a switch.
-pub fn kind(name: &str) -> Option<bool> {
+pub(crate) fn kind(name: &str) -> Option<bool> {
     find(name).map(OptDef::takes_value)
 }
 
@@ -357,7 +357,7 @@ impl Default for RunOptions {
 
 impl RunOptions {
     /// The options of an option list (a study's merged run), over the defaults.
-    pub fn from_opts(opts: &[Opt]) -> Result<RunOptions> {
+    pub(crate) fn from_opts(opts: &[Opt]) -> Result<RunOptions> {
         let mut o = RunOptions::default();
         for (k, v) in opts {
             o.set(k, v.as_deref())?;
@@ -366,7 +366,7 @@ impl RunOptions {
     }
 
     /// Sets one option; a later value replaces an earlier one.
-    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<()> {
+    pub(crate) fn set(&mut self, name: &str, value: Option<&str>) -> Result<()> {
         let def = find(name).ok_or_else(|| {
             Error::usage(format!(
                 "--{name} is not a run option; see iomark run --help"
@@ -403,7 +403,7 @@ impl RunOptions {
     }
 
     /// Refuses an option given without the one it needs.
-    pub fn check_requires(&self) -> Result<()> {
+    pub(crate) fn check_requires(&self) -> Result<()> {
         for d in TABLE {
             if let Some(needed) = d.requires
                 && self.given(d.name)
@@ -419,7 +419,7 @@ impl RunOptions {
     }
 
     /// The text of a value option: given or default; `None` when neither.
-    pub fn text(&self, name: &str) -> Option<&str> {
+    pub(crate) fn text(&self, name: &str) -> Option<&str> {
         debug_assert!(
             find(name).is_some_and(OptDef::takes_value),
             "{name} is not a value option"
@@ -428,13 +428,13 @@ impl RunOptions {
     }
 
     /// The text of a value option that has a default.
-    pub fn text_or_default(&self, name: &str) -> &str {
+    pub(crate) fn text_or_default(&self, name: &str) -> &str {
         self.text(name)
             .unwrap_or_else(|| panic!("--{name} has a default in the table"))
     }
 
     /// Whether a switch is on.
-    pub fn on(&self, name: &str) -> bool {
+    pub(crate) fn on(&self, name: &str) -> bool {
         debug_assert!(
             find(name).is_some_and(|d| !d.takes_value()),
             "{name} is not a switch"

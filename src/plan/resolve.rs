@@ -10,17 +10,17 @@ use crate::plan::spec::{self, EngineKind, Rw, Spec, TargetPolicy};
 use crate::plan::{Output, RunPlan, StudyPoint, StudyRun, System};
 use crate::units::{parse_duration, parse_size};
 
-pub fn size_opt(opt: &str, text: &str) -> Result<u64> {
+pub(crate) fn size_opt(opt: &str, text: &str) -> Result<u64> {
     parse_size(text).map_err(|e| Error::usage(format!("{opt}: {e}")))
 }
 
-pub fn duration_opt(opt: &str, text: &str) -> Result<f64> {
+pub(crate) fn duration_opt(opt: &str, text: &str) -> Result<f64> {
     parse_duration(text)
         .map(|d| d.as_secs_f64())
         .map_err(|e| Error::usage(format!("{opt}: {e}")))
 }
 
-pub fn count_opt<T: std::str::FromStr>(opt: &str, text: &str, what: &str) -> Result<T> {
+pub(crate) fn count_opt<T: std::str::FromStr>(opt: &str, text: &str, what: &str) -> Result<T> {
     text.trim()
         .parse()
         .map_err(|_| Error::usage(format!("{opt}: '{text}' is not {what}")))
@@ -28,7 +28,10 @@ pub fn count_opt<T: std::str::FromStr>(opt: &str, text: &str, what: &str) -> Res
 
 /// Picks the engine: the one asked for, or io_uring when the kernel allows it, else psync.
 /// Returns the engine and a note when it differs from what a user would expect.
-pub fn resolve_engine(asked: Option<&str>, sys: &System) -> Result<(EngineKind, Option<String>)> {
+pub(crate) fn resolve_engine(
+    asked: Option<&str>,
+    sys: &System,
+) -> Result<(EngineKind, Option<String>)> {
     match asked {
         Some(name) => {
             let kind = EngineKind::parse(name).ok_or_else(|| {
@@ -57,7 +60,12 @@ pub fn resolve_engine(asked: Option<&str>, sys: &System) -> Result<(EngineKind, 
 
 impl RunOptions {
     /// Resolves and validates everything, for `target` (none: only with --engine null).
-    pub fn resolve(&self, target: Option<&str>, out: Output, sys: &System) -> Result<RunPlan> {
+    pub(crate) fn resolve(
+        &self,
+        target: Option<&str>,
+        out: Output,
+        sys: &System,
+    ) -> Result<RunPlan> {
         self.check_requires()?;
         let rw = Rw::parse(self.text_or_default("rw")).ok_or_else(|| {
             Error::usage(format!(
@@ -177,7 +185,7 @@ impl RunOptions {
 
 impl RunOptions {
     /// Resolves the data options; they are checked against the block size later.
-    pub fn data_spec(&self) -> Result<DataSpec> {
+    pub(crate) fn data_spec(&self) -> Result<DataSpec> {
         let pct = |opt: &str, v: Option<&str>| -> Result<Option<f64>> {
             v.map(|t| {
                 let x: f64 = t.trim().trim_end_matches('%').parse().map_err(|_| {
@@ -261,7 +269,7 @@ impl RunOptions {
 
 /// Resolves every planned run of a study into a run plan, labelled with its study point.
 /// `matrix` (file name, text) lets a message name the line of the option it is about.
-pub fn study_runs(
+pub(crate) fn study_runs(
     name: &str,
     planned: &[crate::plan::suite::PlannedRun],
     study_user: &[crate::plan::suite::Opt],

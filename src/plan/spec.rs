@@ -28,7 +28,7 @@ pub enum Rw {
 
 impl Rw {
     /// All patterns, in the order the help lists them.
-    pub const ALL: [Rw; 6] = [
+    pub(crate) const ALL: [Rw; 6] = [
         Rw::Read,
         Rw::Write,
         Rw::RandRead,
@@ -38,7 +38,7 @@ impl Rw {
     ];
 
     /// The name used on the command line and in results.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Rw::Read => "read",
             Rw::Write => "write",
@@ -50,22 +50,22 @@ impl Rw {
     }
 
     /// Parses a command-line name.
-    pub fn parse(s: &str) -> Option<Rw> {
+    pub(crate) fn parse(s: &str) -> Option<Rw> {
         Rw::ALL.into_iter().find(|r| r.name() == s)
     }
 
     /// Whether offsets are drawn at random (otherwise they are sequential).
-    pub fn is_random(self) -> bool {
+    pub(crate) fn is_random(self) -> bool {
         matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw)
     }
 
     /// Whether the pattern mixes reads and writes.
-    pub fn is_mixed(self) -> bool {
+    pub(crate) fn is_mixed(self) -> bool {
         matches!(self, Rw::Rw | Rw::RandRw)
     }
 
     /// The percentage of operations that are reads, given `--rwmixread` for mixes.
-    pub fn read_pct(self, rwmixread: u8) -> u8 {
+    pub(crate) fn read_pct(self, rwmixread: u8) -> u8 {
         match self {
             Rw::Read | Rw::RandRead => 100,
             Rw::Write | Rw::RandWrite => 0,
@@ -76,7 +76,7 @@ impl Rw {
 
 /// What an engine can do, so callers ask instead of comparing engine names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Caps {
+pub(crate) struct Caps {
     /// It needs an open file descriptor (every engine that does real I/O).
     pub needs_fd: bool,
     /// It reaches the kernel at all (`null` does not).
@@ -99,7 +99,7 @@ pub enum EngineKind {
 
 impl EngineKind {
     /// What the engine can do.
-    pub fn caps(self) -> Caps {
+    pub(crate) fn caps(self) -> Caps {
         match self {
             EngineKind::Null => Caps {
                 needs_fd: false,
@@ -120,7 +120,7 @@ impl EngineKind {
     }
 
     /// The name used on the command line and in results.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             EngineKind::Psync => "psync",
             EngineKind::IoUring => "io_uring",
@@ -129,7 +129,7 @@ impl EngineKind {
     }
 
     /// Parses a command-line name.
-    pub fn parse(s: &str) -> Option<EngineKind> {
+    pub(crate) fn parse(s: &str) -> Option<EngineKind> {
         match s {
             "psync" => Some(EngineKind::Psync),
             "io_uring" | "io-uring" | "uring" => Some(EngineKind::IoUring),
@@ -225,7 +225,7 @@ pub struct TargetPolicy {
 
 /// The allowed range of a whole-number option and what to say outside it: the one place
 /// these ranges are written (resolution checks the typed value, `Spec::validate` the spec).
-pub struct Bounds {
+pub(crate) struct Bounds {
     pub opt: &'static str,
     pub lo: i64,
     pub hi: i64,
@@ -234,7 +234,7 @@ pub struct Bounds {
 
 impl Bounds {
     /// Refuses a value outside the range.
-    pub fn check(&self, v: i64) -> Result<()> {
+    pub(crate) fn check(&self, v: i64) -> Result<()> {
         if (self.lo..=self.hi).contains(&v) {
             Ok(())
         } else {
@@ -246,31 +246,31 @@ impl Bounds {
     }
 }
 
-pub const QD: Bounds = Bounds {
+pub(crate) const QD: Bounds = Bounds {
     opt: "--qd",
     lo: 1,
     hi: 4096,
     hint: "use 1 to 4096",
 };
-pub const JOBS: Bounds = Bounds {
+pub(crate) const JOBS: Bounds = Bounds {
     opt: "--jobs",
     lo: 1,
     hi: 1024,
     hint: "use 1 to 1024",
 };
-pub const RWMIXREAD: Bounds = Bounds {
+pub(crate) const RWMIXREAD: Bounds = Bounds {
     opt: "--rwmixread",
     lo: 0,
     hi: 100,
     hint: "use a percentage from 0 to 100",
 };
-pub const REPEAT: Bounds = Bounds {
+pub(crate) const REPEAT: Bounds = Bounds {
     opt: "--repeat",
     lo: 1,
     hi: 100_000,
     hint: "use 1 to 100000",
 };
-pub const FSYNC: Bounds = Bounds {
+pub(crate) const FSYNC: Bounds = Bounds {
     opt: "--fsync",
     lo: 0,
     hi: u32::MAX as i64,
@@ -279,7 +279,7 @@ pub const FSYNC: Bounds = Bounds {
 
 impl Spec {
     /// A short name for a run: `randread 4k qd32`, with jobs and mix when they matter.
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         let spec = self;
         let mut s = format!(
             "{} {} qd{}",
@@ -307,7 +307,7 @@ impl Spec {
     }
 
     /// A spec with iomark's defaults for everything but the target.
-    pub fn new(target: impl Into<String>) -> Spec {
+    pub(crate) fn new(target: impl Into<String>) -> Spec {
         Spec {
             target: target.into(),
             rw: Rw::RandRead,
@@ -337,17 +337,17 @@ impl Spec {
     }
 
     /// Whether any operation of this workload writes.
-    pub fn writes(&self) -> bool {
+    pub(crate) fn writes(&self) -> bool {
         self.rw.read_pct(self.rwmixread) < 100
     }
 
     /// Whether any operation of this workload reads.
-    pub fn reads(&self) -> bool {
+    pub(crate) fn reads(&self) -> bool {
         self.rw.read_pct(self.rwmixread) > 0
     }
 
     /// Checks everything that can be checked without the target.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.bs == 0 {
             return Err(Error::usage(
                 "--bs must be greater than zero (examples: 4k, 128k, 1m)",

@@ -9,20 +9,20 @@
 //! adds a dimension (`suite qd --bs 4k,64k` runs the sweep once per block size).
 
 use crate::error::{Error, Result};
+pub use crate::plan::matrix::Matrix;
 use crate::plan::matrix::matrix_runs;
-pub use crate::plan::matrix::{Matrix, NOT_IN_MATRIX};
 
 /// One option: its long name without `--`, and its value (`None` for a flag).
-pub type Opt = (String, Option<String>);
+pub(crate) type Opt = (String, Option<String>);
 
 /// The presets `iomark suite` knows.
-pub const PRESETS: [&str; 9] = [
+pub(crate) const PRESETS: [&str; 9] = [
     "quick", "corners", "compress", "qd", "bs", "cache", "steady", "wsat", "matrix",
 ];
 
 /// A run of a study, before it is resolved into a spec.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PlannedRun {
+pub(crate) struct PlannedRun {
     pub test: String,
     pub param: String,
     pub value: String,
@@ -140,7 +140,7 @@ const DATA_KEYS: [&str; 7] = [
 /// Expands study `name` with the user's options (for `matrix`, `matrix` is the parsed
 /// file). With `existing_target`, the presets' default `--size` (meant for the file a
 /// study creates) is dropped, so an existing file or device is used whole.
-pub fn expand(
+pub(crate) fn expand(
     name: &str,
     user: &[Opt],
     matrix: Option<&Matrix>,
@@ -436,7 +436,7 @@ fn compress(user: &[Opt]) -> Vec<PlannedRun> {
 
 /// Merges a planned run's options with the user's: the user's win, except on protected
 /// options and the swept parameter (whose user value became the sweep).
-pub fn merge(run: &PlannedRun, user: &[Opt]) -> Vec<Opt> {
+pub(crate) fn merge(run: &PlannedRun, user: &[Opt]) -> Vec<Opt> {
     let mut opts = run.opts.clone();
     let reads_only = |opts: &[Opt], user: &[Opt]| {
         let rw = user
@@ -468,7 +468,7 @@ pub fn merge(run: &PlannedRun, user: &[Opt]) -> Vec<Opt> {
 }
 
 /// Keeps the last value of each option (and the last of --direct/--buffered), in order.
-pub fn dedup(opts: Vec<Opt>) -> Vec<Opt> {
+pub(crate) fn dedup(opts: Vec<Opt>) -> Vec<Opt> {
     let mut out: Vec<Opt> = Vec::new();
     for (k, v) in opts {
         let same = |ok: &String| {
@@ -484,7 +484,7 @@ pub fn dedup(opts: Vec<Opt>) -> Vec<Opt> {
 
 /// The queue depth where IOPS stops growing: the first depth after which the next deeper
 /// queue measured adds less than 5% IOPS. `points` are (qd, IOPS) in any order.
-pub fn saturation(points: &[(u64, f64)]) -> Option<u64> {
+pub(crate) fn saturation(points: &[(u64, f64)]) -> Option<u64> {
     let mut points = points.to_vec();
     points.sort_by_key(|p| p.0);
     for w in points.windows(2) {

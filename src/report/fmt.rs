@@ -25,7 +25,7 @@ pub(crate) fn fmt_mbps(bw_bytes: f64) -> String {
 }
 
 /// 75 → "1:15", 3725 → "1:02:05".
-pub fn fmt_duration(secs: f64) -> String {
+pub(crate) fn fmt_duration(secs: f64) -> String {
     let s = secs.max(0.0).round() as u64;
     if s >= 3600 {
         format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)

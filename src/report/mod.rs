@@ -35,7 +35,7 @@ pub enum Format {
 }
 
 impl Format {
-    pub fn parse(s: &str) -> Option<Format> {
+    pub(crate) fn parse(s: &str) -> Option<Format> {
         match s {
             "html" | "htm" => Some(Format::Html),
             "md" | "markdown" => Some(Format::Md),

@@ -8,7 +8,7 @@ use crate::results::schema::{DataMeasure, Document};
 use crate::units::{fmt_size, fmt_size_short};
 
 /// Seconds of timed runs in a plan, and how many runs are size-based (no estimate).
-pub fn plan_time(plan: &SuitePlan) -> (f64, usize) {
+pub(crate) fn plan_time(plan: &SuitePlan) -> (f64, usize) {
     let total = plan.runs.iter().filter_map(|r| estimate_s(&r.plan)).sum();
     let size_based = plan
         .runs
@@ -64,7 +64,7 @@ pub fn dry_run_json(plan: &SuitePlan) -> String {
 }
 
 /// Every warning of every run, one line each, naming the run.
-pub fn run_notes(doc: &Document) -> String {
+pub(crate) fn run_notes(doc: &Document) -> String {
     let mut s = String::new();
     for r in &doc.runs {
         for w in &r.warnings {
@@ -75,7 +75,7 @@ pub fn run_notes(doc: &Document) -> String {
 }
 
 /// The steady-state verdict, when the document has one.
-pub fn steady_verdict(doc: &Document) -> Option<String> {
+pub(crate) fn steady_verdict(doc: &Document) -> Option<String> {
     let s = doc.steady_state.as_ref()?;
     Some(match (s.reached, s.window) {
         (true, Some([a, b])) => format!(
@@ -97,7 +97,7 @@ pub fn steady_verdict(doc: &Document) -> Option<String> {
 }
 
 /// Write amplification of every run that has a figure, with the source and its note.
-pub fn amplification(doc: &Document) -> Option<String> {
+pub(crate) fn amplification(doc: &Document) -> Option<String> {
     let first = doc
         .runs
         .iter()

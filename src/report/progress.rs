@@ -52,12 +52,12 @@ impl TermProgress {
     }
 
     /// For a study: when it started and the estimated seconds left from this run on.
-    pub fn set_study(&mut self, started: Instant, left_s: f64) {
+    pub(crate) fn set_study(&mut self, started: Instant, left_s: f64) {
         self.study = Some((started, left_s));
     }
 
     /// Sets the position in a plan of several runs.
-    pub fn set_run(&mut self, index: usize, of: usize) {
+    pub(crate) fn set_run(&mut self, index: usize, of: usize) {
         self.run_index = index;
         self.runs = of;
     }

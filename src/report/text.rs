@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 // Re-exported for the callers that took them from here (the binary, `progress.rs`).
-pub use crate::report::fmt::fmt_duration;
+pub(crate) use crate::report::fmt::fmt_duration;
 pub(crate) use crate::report::fmt::{fmt_count, fmt_mbps};
 use crate::report::tables;
 use crate::results::schema::{DirStats, Document, Repetition, Run, Status};
@@ -220,7 +220,7 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
 }
 
 /// Write saturation per minute: IOPS and the total written by the end of each minute.
-pub fn wsat_minutes(rep: &Repetition) -> String {
+pub(crate) fn wsat_minutes(rep: &Repetition) -> String {
     format!(
         "\nwrite saturation per minute\n{}",
         tables::wsat_minutes(rep).terminal()
@@ -229,7 +229,7 @@ pub fn wsat_minutes(rep: &Repetition) -> String {
 
 /// One table per test of a study: the swept parameter as rows, mean ± stddev columns;
 /// for a queue-depth sweep, where IOPS stop growing.
-pub fn study_tables(doc: &Document) -> String {
+pub(crate) fn study_tables(doc: &Document) -> String {
     let mut out = String::new();
     for st in tables::studies(doc) {
         let _ = writeln!(out, "\n{}", st.test);

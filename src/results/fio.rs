@@ -20,7 +20,7 @@ use crate::results::schema::{
 use crate::results::stats::LatSummary;
 
 /// Loads an iomark results document or a fio JSON output file.
-pub fn load(path: &Path) -> Result<Document> {
+pub(crate) fn load(path: &Path) -> Result<Document> {
     let name = path.display();
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::document(format!("cannot read {name}: {}", describe_io(&e))))?;
@@ -92,7 +92,7 @@ fn fio_size(s: &str) -> Option<u64> {
 }
 
 /// Maps fio's JSON output onto a results document: one run per fio job entry.
-pub fn from_fio(v: &Value) -> std::result::Result<Document, String> {
+pub(crate) fn from_fio(v: &Value) -> std::result::Result<Document, String> {
     let jobs = v
         .get("jobs")
         .and_then(Value::as_array)

@@ -15,7 +15,7 @@ use crate::results::env::{DeviceDelta, DeviceInfo, FsInfo, Host};
 use crate::results::stats::{LatSummary, Spread};
 
 /// The schema version this build writes.
-pub const SCHEMA: &str = "iomark/1";
+pub(crate) const SCHEMA: &str = "iomark/1";
 
 /// A whole results document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -242,7 +242,7 @@ pub struct Summary {
 impl Summary {
     /// The direction that did most of the I/O (reads on a tie): its latencies describe
     /// the run.
-    pub fn main(&self) -> &DirSummary {
+    pub(crate) fn main(&self) -> &DirSummary {
         if self.read.iops.mean >= self.write.iops.mean {
             &self.read
         } else {
@@ -251,12 +251,12 @@ impl Summary {
     }
 
     /// One figure of reads and writes together (e.g. total IOPS).
-    pub fn total(&self, f: fn(&DirSummary) -> &Spread) -> Spread {
+    pub(crate) fn total(&self, f: fn(&DirSummary) -> &Spread) -> Spread {
         f(&self.read).plus(f(&self.write))
     }
 
     /// Summarises complete repetitions (all of them when none completed).
-    pub fn of(reps: &[Repetition]) -> Summary {
+    pub(crate) fn of(reps: &[Repetition]) -> Summary {
         let complete: Vec<&Repetition> = reps
             .iter()
             .filter(|r| r.status == Status::Complete)
@@ -286,7 +286,7 @@ impl Summary {
 }
 
 /// RFC 3339 UTC timestamp of now (no time-zone database needed).
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -334,7 +334,7 @@ impl Document {
 
     /// Writes the document to `path` atomically: a temporary file beside it, then rename,
     /// so a reader (or a crash) never sees half a document.
-    pub fn save(&self, path: &Path) -> Result<()> {
+    pub(crate) fn save(&self, path: &Path) -> Result<()> {
         let mut text = self.to_json();
         text.push('\n');
         crate::results::store::atomic_write(path, text.as_bytes(), "results")

@@ -54,7 +54,9 @@ pub trait Sink {
 }
 
 /// A sink that ignores everything.
-pub struct Discard;
+#[cfg(test)]
+pub(crate) struct Discard;
+#[cfg(test)]
 impl Sink for Discard {}
 
 impl<S: Sink + ?Sized> Sink for &mut S {

@@ -12,18 +12,18 @@ const MAX_TRACKABLE_NS: u64 = 3_600_000_000_000;
 
 /// A latency histogram in nanoseconds (HDR, `sigfig` significant decimal digits).
 #[derive(Debug, Clone)]
-pub struct LatHist {
+pub(crate) struct LatHist {
     h: Histogram<u64>,
 }
 
 impl LatHist {
     /// Three significant digits: every percentile within 0.1% of the true value.
-    pub fn precise() -> LatHist {
+    pub(crate) fn precise() -> LatHist {
         Self::with_sigfig(3)
     }
 
     /// Two significant digits, for the per-interval series (1% resolution, 8× smaller).
-    pub fn coarse() -> LatHist {
+    pub(crate) fn coarse() -> LatHist {
         Self::with_sigfig(2)
     }
 
@@ -34,24 +34,20 @@ impl LatHist {
         LatHist { h }
     }
 
-    /// Records one latency; values beyond an hour are stored as an hour.
-    #[inline(always)]
-    pub fn record(&mut self, ns: u64) {
-        self.h.saturating_record(ns.max(1));
-    }
-
     /// Number of values recorded.
-    pub fn count(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn count(&self) -> u64 {
         self.h.len()
     }
 
-    /// Forgets every value, keeping the memory.
-    pub fn reset(&mut self) {
-        self.h.reset();
+    /// Records one latency; values beyond an hour are stored as an hour.
+    #[inline(always)]
+    pub(crate) fn record(&mut self, ns: u64) {
+        self.h.saturating_record(ns.max(1));
     }
 
     /// The value at quantile `q` (0..=1); 0 when empty.
-    pub fn quantile(&self, q: f64) -> u64 {
+    pub(crate) fn quantile(&self, q: f64) -> u64 {
         if self.h.is_empty() {
             0
         } else {
@@ -60,7 +56,7 @@ impl LatHist {
     }
 
     /// Summary figures in nanoseconds; all zero when empty.
-    pub fn summary(&self) -> LatSummary {
+    pub(crate) fn summary(&self) -> LatSummary {
         if self.h.is_empty() {
             return LatSummary::default();
         }
@@ -108,7 +104,7 @@ pub struct LatSummary {
 
 /// Counts of completed I/Os and bytes in one direction.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counter {
+pub(crate) struct Counter {
     pub ios: u64,
     pub bytes: u64,
 }
@@ -144,7 +140,7 @@ pub struct Spread {
 impl Spread {
     /// The spread of the sum of two independent quantities (reads plus writes): means,
     /// minima and maxima add, variances add; no interval or CV is claimed for the sum.
-    pub fn plus(&self, o: &Spread) -> Spread {
+    pub(crate) fn plus(&self, o: &Spread) -> Spread {
         Spread {
             mean: self.mean + o.mean,
             stddev: (self.stddev.powi(2) + o.stddev.powi(2)).sqrt(),
@@ -172,7 +168,7 @@ impl Spread {
     /// "Note on a method for calculating corrected sums of squares and products";
     /// Knuth, TAOCP vol. 2, 4.2.2), which stays accurate when the values are large and
     /// close together, as IOPS figures are.
-    pub fn of(values: &[f64]) -> Spread {
+    pub(crate) fn of(values: &[f64]) -> Spread {
         if values.is_empty() {
             return Spread::default();
         }

@@ -77,7 +77,7 @@ fn window_stats(w: &[f64]) -> (f64, f64, f64) {
 }
 
 /// Evaluates a series of per-round IOPS.
-pub fn evaluate(iops: &[f64], c: Criteria) -> SteadyState {
+pub(crate) fn evaluate(iops: &[f64], c: Criteria) -> SteadyState {
     let mut st = SteadyState {
         reached: false,
         round: None,
@@ -109,7 +109,7 @@ pub fn evaluate(iops: &[f64], c: Criteria) -> SteadyState {
 
 /// Whether another round should run: not once steady state is reached, nor past
 /// `max_rounds`.
-pub fn another_round(iops: &[f64], max_rounds: u32, c: Criteria) -> bool {
+pub(crate) fn another_round(iops: &[f64], max_rounds: u32, c: Criteria) -> bool {
     (iops.len() as u32) < max_rounds && !evaluate(iops, c).reached
 }
 

@@ -16,7 +16,7 @@ use crate::workload::data::DataGen;
 
 /// Opens the target of `spec` (a write workload, so the safety rules for writing apply)
 /// and purges its span.
-pub fn purge(spec: &Spec, policy: &TargetPolicy, stop: &StopFlag) -> Result<Purge> {
+pub(crate) fn purge(spec: &Spec, policy: &TargetPolicy, stop: &StopFlag) -> Result<Purge> {
     let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, load_for(&spec.data)?);
     let target = Target::open(spec, policy, &|| stop.is_set(), &mut layout)?;
     let purge = target.purge();

@@ -37,13 +37,13 @@ impl TargetLife {
     }
 
     /// Whether the study created the target (it is there now and was not before).
-    pub fn created(&self) -> bool {
+    pub(crate) fn created(&self) -> bool {
         !self.existed && self.path.exists()
     }
 
     /// Removes the target if the study created it (even if the run that made it failed
     /// afterwards) and it is a regular file, unless it is to be kept.
-    pub fn end(&self) {
+    pub(crate) fn end(&self) {
         if !self.existed && !self.keep && self.path.is_file() {
             let _ = std::fs::remove_file(&self.path);
         }
@@ -68,7 +68,7 @@ impl<'a> StudyRunner<'a> {
 
     /// Runs one run of a plan into the document at `idx`. `created` says the study made
     /// the target (so later runs may write it again).
-    pub fn run_one(
+    pub(crate) fn run_one(
         &mut self,
         idx: usize,
         of: usize,
@@ -163,7 +163,8 @@ impl<'a> StudyRunner<'a> {
     }
 
     /// Runs a suite (not a dirty-drive study), continuing `plan.resume` if given.
-    pub fn suite(&mut self, plan: &SuitePlan) -> Result<Option<Error>> {
+    #[cfg(test)]
+    pub(crate) fn suite(&mut self, plan: &SuitePlan) -> Result<Option<Error>> {
         let done = self.prepare(plan)?;
         self.run_suite(plan, &done)
     }

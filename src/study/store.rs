@@ -28,7 +28,7 @@ impl Store {
     }
 
     /// Replaces (or appends) run `idx` and saves.
-    pub fn update(&mut self, idx: usize, run: &Run) -> Result<()> {
+    pub(crate) fn update(&mut self, idx: usize, run: &Run) -> Result<()> {
         if idx < self.doc.runs.len() {
             self.doc.runs[idx] = run.clone();
         } else {
@@ -38,7 +38,7 @@ impl Store {
     }
 
     /// Saves the document as it is, if it has a path.
-    pub fn save(&self) -> Result<()> {
+    pub(crate) fn save(&self) -> Result<()> {
         match &self.path {
             Some(p) => self.doc.save(p),
             None => Ok(()),

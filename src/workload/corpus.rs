@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 
 /// The `files:` corpus: up to `max` bytes of the regular files under `path` (in name
 /// order), read once. Errors are bad input: the user named the path.
-pub fn load_corpus(path: &str, max: usize) -> Result<Arc<Vec<u8>>> {
+pub(crate) fn load_corpus(path: &str, max: usize) -> Result<Arc<Vec<u8>>> {
     let root = PathBuf::from(path);
     let mut files = Vec::new();
     let md = std::fs::metadata(&root).map_err(|e| {
@@ -63,11 +63,11 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
 }
 
 /// At most this much of a `files:` corpus is read into memory and cycled.
-pub const CORPUS_MAX: usize = 256 << 20;
+pub(crate) const CORPUS_MAX: usize = 256 << 20;
 
 /// The corpus a data spec needs: loaded for `--data files:PATH`, none otherwise. The one
 /// place that decides when a corpus is read.
-pub fn load_for(data: &crate::plan::data::DataSpec) -> Result<Option<Arc<Vec<u8>>>> {
+pub(crate) fn load_for(data: &crate::plan::data::DataSpec) -> Result<Option<Arc<Vec<u8>>>> {
     use crate::plan::data::DataKind;
     match (&data.kind, &data.files) {
         (DataKind::Files, Some(path)) => Ok(Some(load_corpus(path, CORPUS_MAX)?)),

@@ -150,11 +150,6 @@ impl DataGen {
         }
     }
 
-    /// Random data with no options: the default profile.
-    pub fn random(seed: u64, stream: u64) -> DataGen {
-        DataGen::new(&DataSpec::default(), seed, stream, None)
-    }
-
     /// Fills `buf` with the next payload. `buf.len()` is a multiple of the unit for
     /// generated data (validated with the block size).
     #[inline]
@@ -248,7 +243,7 @@ impl DataGen {
 
 /// A fast 64-bit content hash for duplicate detection (not cryptographic): four
 /// multiply-rotate lanes over 8-byte words, then a murmur-style finaliser.
-pub fn content_hash(data: &[u8]) -> u64 {
+pub(crate) fn content_hash(data: &[u8]) -> u64 {
     const K: [u64; 4] = [
         0x9E37_79B9_7F4A_7C15,
         0xC2B2_AE3D_27D4_EB4F,

@@ -8,7 +8,7 @@
 //! allocates after construction.
 
 /// SplitMix64 step: used to expand one seed into generator state.
-pub fn splitmix64(state: &mut u64) -> u64 {
+pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -18,14 +18,14 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 
 /// xoshiro256++: fast, small-state, statistically strong for simulation use.
 #[derive(Debug, Clone)]
-pub struct Rng {
+pub(crate) struct Rng {
     s: [u64; 4],
 }
 
 impl Rng {
     /// A generator for `seed` and `stream` (e.g. the job number): distinct streams of one
     /// seed are independent, and the same pair always gives the same sequence.
-    pub fn new(seed: u64, stream: u64) -> Rng {
+    pub(crate) fn new(seed: u64, stream: u64) -> Rng {
         let mut sm = seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03);
         let s = [
             splitmix64(&mut sm),
@@ -38,7 +38,7 @@ impl Rng {
 
     /// The next 64 random bits.
     #[inline(always)]
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;
         let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
         let t = s[1] << 17;
@@ -53,7 +53,7 @@ impl Rng {
 
     /// A uniform integer in `0..n` without bias (Lemire). `n` must be non-zero.
     #[inline(always)]
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
         let mut m = (self.next_u64() as u128) * (n as u128);
         if (m as u64) < n {
@@ -67,7 +67,7 @@ impl Rng {
 
     /// Fills `buf` with random bytes.
     #[inline]
-    pub fn fill(&mut self, buf: &mut [u8]) {
+    pub(crate) fn fill(&mut self, buf: &mut [u8]) {
         let mut chunks = buf.chunks_exact_mut(8);
         for c in &mut chunks {
             c.copy_from_slice(&self.next_u64().to_le_bytes());
@@ -83,7 +83,7 @@ impl Rng {
 
 /// Produces the offsets of one job's I/Os within `[base, base + span)`.
 #[derive(Debug, Clone)]
-pub struct Offsets {
+pub(crate) struct Offsets {
     base: u64,
     bs: u64,
     blocks: u64,
@@ -96,7 +96,14 @@ impl Offsets {
     /// `span / bs` whole blocks are addressed; a partial block at the end is never used.
     /// Sequential jobs start at `start_block` (so several jobs do not move in lockstep)
     /// and wrap around at the end of the span.
-    pub fn new(base: u64, span: u64, bs: u64, random: bool, start_block: u64, rng: Rng) -> Self {
+    pub(crate) fn new(
+        base: u64,
+        span: u64,
+        bs: u64,
+        random: bool,
+        start_block: u64,
+        rng: Rng,
+    ) -> Self {
         let blocks = (span / bs).max(1);
         Offsets {
             base,
@@ -108,14 +115,9 @@ impl Offsets {
         }
     }
 
-    /// Number of addressable blocks.
-    pub fn blocks(&self) -> u64 {
-        self.blocks
-    }
-
     /// The next offset in bytes.
     #[inline(always)]
-    pub fn next_offset(&mut self) -> u64 {
+    pub(crate) fn next_offset(&mut self) -> u64 {
         let block = if self.random {
             self.rng.below(self.blocks)
         } else {
@@ -132,13 +134,13 @@ impl Offsets {
 
 /// Decides for each I/O whether it reads, honouring `--rwmixread` exactly in expectation.
 #[derive(Debug, Clone)]
-pub struct Mix {
+pub(crate) struct Mix {
     read_pct: u64,
     rng: Rng,
 }
 
 impl Mix {
-    pub fn new(read_pct: u8, rng: Rng) -> Mix {
+    pub(crate) fn new(read_pct: u8, rng: Rng) -> Mix {
         Mix {
             read_pct: read_pct as u64,
             rng,
@@ -147,7 +149,7 @@ impl Mix {
 
     /// True when the next I/O is a read.
     #[inline(always)]
-    pub fn is_read(&mut self) -> bool {
+    pub(crate) fn is_read(&mut self) -> bool {
         match self.read_pct {
             0 => false,
             100 => true,

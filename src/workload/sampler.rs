@@ -54,7 +54,7 @@ impl Sampler {
     }
 
     /// A sampler that measures everything it sees (for `iomark data`).
-    pub fn exhaustive(spec: &DataSpec) -> Sampler {
+    pub(crate) fn exhaustive(spec: &DataSpec) -> Sampler {
         Sampler {
             exhaustive: true,
             max_entries: usize::MAX,
@@ -116,7 +116,7 @@ impl Sampler {
     }
 
     /// Adds another job's sampler (same options) to this one.
-    pub fn merge(&mut self, other: &Sampler) {
+    pub(crate) fn merge(&mut self, other: &Sampler) {
         self.samples.extend_from_slice(&other.samples);
         self.raw += other.raw;
         self.lz4 += other.lz4;
@@ -133,7 +133,7 @@ impl Sampler {
 
     /// Compresses the samples chunk by chunk and counts duplicates; `None` when nothing
     /// was written.
-    pub fn measure(&self) -> Option<DataMeasure> {
+    pub(crate) fn measure(&self) -> Option<DataMeasure> {
         let (mut raw, mut lz4, mut zstd) = (self.raw, self.lz4, self.zstd);
         let mut out = Vec::new();
         for c in self.samples.chunks(self.chunk) {

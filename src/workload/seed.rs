@@ -14,7 +14,7 @@ use crate::plan::spec::Spec;
 use crate::workload::data::DataGen;
 
 /// The stream of repetition `rep` (0-based) of `spec`.
-pub fn spec_stream(spec: &Spec, rep: u32) -> u64 {
+pub(crate) fn spec_stream(spec: &Spec, rep: u32) -> u64 {
     let text = format!("{}/{}/{}", spec.rw.name(), spec.bs, spec.rwmixread);
     // FNV-1a 64 (Fowler, Noll, Vo).
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -27,18 +27,18 @@ pub fn spec_stream(spec: &Spec, rep: u32) -> u64 {
 
 /// The stream of job `job` (0-based) within a run's stream. The two low bits are left
 /// free for the offset (1), mix (2) and data (3) streams.
-pub fn job_stream(run_stream: u64, job: u32) -> u64 {
+pub(crate) fn job_stream(run_stream: u64, job: u32) -> u64 {
     run_stream ^ ((job as u64) << 2)
 }
 
 /// The data stream of a job's stream.
-pub fn data_stream(job_stream: u64) -> u64 {
+pub(crate) fn data_stream(job_stream: u64) -> u64 {
     job_stream | 3
 }
 
 /// The data generator of job `job` (0-based) in repetition `rep` (0-based) of `spec`:
 /// `iomark data` uses it to produce exactly the bytes that job writes.
-pub fn job_data(spec: &Spec, rep: u32, job: u32, corpus: Option<Arc<Vec<u8>>>) -> DataGen {
+pub(crate) fn job_data(spec: &Spec, rep: u32, job: u32, corpus: Option<Arc<Vec<u8>>>) -> DataGen {
     let stream = data_stream(job_stream(spec_stream(spec, rep), job));
     DataGen::new(&spec.data, spec.seed, stream, corpus)
 }

@@ -8,14 +8,14 @@ mod uring;
 
 use std::io;
 
-pub use crate::io::buffer::BufferPool;
-pub use null::NullEngine;
-pub use psync::PsyncEngine;
-pub use uring::UringEngine;
+pub(crate) use crate::io::buffer::BufferPool;
+pub(crate) use null::NullEngine;
+pub(crate) use psync::PsyncEngine;
+pub(crate) use uring::UringEngine;
 
 /// What a request does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
+pub(crate) enum Op {
     Read,
     Write,
     /// Flush the file's data and metadata to stable storage.
@@ -24,7 +24,7 @@ pub enum Op {
 
 /// One I/O to issue. `slot` names the buffer (and is returned in the completion).
 #[derive(Debug, Clone, Copy)]
-pub struct Request {
+pub(crate) struct Request {
     pub slot: u32,
     pub op: Op,
     pub offset: u64,
@@ -36,14 +36,14 @@ pub struct Request {
 
 /// A finished request: `result` is the bytes transferred, or a negative errno.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Completion {
+pub(crate) struct Completion {
     pub slot: u32,
     pub result: i64,
 }
 
 /// What `queue` did with a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Queued {
+pub(crate) enum Queued {
     /// The request is in the batch; it reaches the kernel at the next `submit`.
     Queued,
     /// The engine has no room (a full submission ring): `submit` what is queued, reap,
@@ -51,10 +51,8 @@ pub enum Queued {
     Busy,
 }
 
-pub use crate::plan::spec::Caps;
-
 /// An I/O engine. Methods are called from one worker thread only.
-pub trait Engine {
+pub(crate) trait Engine {
     /// Adds a request to the batch, or says the engine is busy.
     fn queue(&mut self, req: Request) -> io::Result<Queued>;
     /// Issues the batch and returns once at least `wait_for` requests have completed

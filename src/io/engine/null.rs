@@ -5,13 +5,13 @@ use std::io;
 
 use super::{BufferPool, Completion, Engine, Op, Queued, Request};
 
-pub struct NullEngine {
+pub(crate) struct NullEngine {
     pool: BufferPool,
     done: Vec<Completion>,
 }
 
 impl NullEngine {
-    pub fn new(pool: BufferPool, qd: usize) -> NullEngine {
+    pub(crate) fn new(pool: BufferPool, qd: usize) -> NullEngine {
         NullEngine {
             pool,
             done: Vec::with_capacity(qd.max(1)),

@@ -7,7 +7,7 @@ use std::os::fd::BorrowedFd;
 use super::{BufferPool, Completion, Engine, Op, Queued, Request};
 use crate::io::sys;
 
-pub struct PsyncEngine<'fd> {
+pub(crate) struct PsyncEngine<'fd> {
     fd: BorrowedFd<'fd>,
     pool: BufferPool,
     queued: Vec<Request>,
@@ -16,7 +16,7 @@ pub struct PsyncEngine<'fd> {
 
 impl<'fd> PsyncEngine<'fd> {
     /// An engine on `fd`; the borrow keeps the file open for the engine's life.
-    pub fn new(fd: BorrowedFd<'fd>, pool: BufferPool, qd: usize) -> PsyncEngine<'fd> {
+    pub(crate) fn new(fd: BorrowedFd<'fd>, pool: BufferPool, qd: usize) -> PsyncEngine<'fd> {
         PsyncEngine {
             fd,
             pool,

@@ -13,7 +13,7 @@ use io_uring::{IoUring, opcode, squeue, types};
 
 use super::{BufferPool, Completion, Engine, Op, Queued, Request};
 
-pub struct UringEngine<'fd> {
+pub(crate) struct UringEngine<'fd> {
     // Both dropped by hand in `Drop`: first every in-flight request is waited for, then
     // the ring goes, and only then the buffers the kernel may have been writing into.
     ring: ManuallyDrop<IoUring>,
@@ -28,7 +28,11 @@ pub struct UringEngine<'fd> {
 
 impl<'fd> UringEngine<'fd> {
     /// Sets up a ring deep enough for `qd` requests on `fd`.
-    pub fn new(fd: BorrowedFd<'fd>, pool: BufferPool, qd: usize) -> io::Result<UringEngine<'fd>> {
+    pub(crate) fn new(
+        fd: BorrowedFd<'fd>,
+        pool: BufferPool,
+        qd: usize,
+    ) -> io::Result<UringEngine<'fd>> {
         let entries = (qd.max(1) as u32).next_power_of_two();
         // Single issuer + deferred task work: completions are posted only when this thread
         // asks for them (in `submit`), so it is not interrupted while it prepares the next
@@ -56,11 +60,6 @@ impl<'fd> UringEngine<'fd> {
             fixed_buffers,
             _fd: PhantomData,
         })
-    }
-
-    /// Whether registered (fixed) buffers are in use.
-    pub fn fixed_buffers(&self) -> bool {
-        self.fixed_buffers
     }
 
     fn entry(&self, req: &Request) -> squeue::Entry {
