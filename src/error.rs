@@ -40,6 +40,9 @@ pub enum Error {
     /// device that ended early.
     #[error("{0}")]
     Runtime(String),
+    /// Standard output could not be written: full, or a pipe whose reader has gone.
+    #[error("cannot write to standard output: {}", describe_io(.0))]
+    Stdout(#[source] io::Error),
 }
 
 impl Error {
@@ -97,9 +100,17 @@ impl Error {
         )
     }
 
+    /// Whether this is standard output closed by its reader (`iomark … | head`): the
+    /// process ends quietly, as a tool killed by SIGPIPE would.
+    pub fn is_closed_pipe(&self) -> bool {
+        matches!(self, Error::Stdout(e) if e.kind() == io::ErrorKind::BrokenPipe)
+    }
+
     /// The process exit status for this error.
     pub fn exit_code(&self) -> i32 {
-        if self.is_users() {
+        if self.is_closed_pipe() {
+            ExitCode::ClosedPipe as i32
+        } else if self.is_users() {
             ExitCode::BadInput as i32
         } else {
             ExitCode::Failure as i32
@@ -113,6 +124,8 @@ pub enum ExitCode {
     Success = 0,
     Failure = 1,
     BadInput = 2,
+    /// 128 + SIGPIPE: standard output's reader went away.
+    ClosedPipe = 141,
     Interrupted = 130,
     Terminated = 143,
 }
@@ -148,5 +161,11 @@ mod tests {
         assert_eq!(io.errno(), Some(5));
         assert_eq!(io.to_string(), "reading x: Input/output error");
         assert!(std::error::Error::source(&io).is_some());
+        let pipe = Error::Stdout(io::Error::from(io::ErrorKind::BrokenPipe));
+        assert!(pipe.is_closed_pipe());
+        assert_eq!(pipe.exit_code(), 141);
+        let full = Error::Stdout(io::Error::from_raw_os_error(28));
+        assert!(!full.is_closed_pipe());
+        assert_eq!(full.exit_code(), 1);
     }
 }

@@ -23,8 +23,9 @@ fn main() {
     let stop = StopFlag::new();
     let code = match real_main(&stop) {
         Ok(code) => code,
+        Err(e) if e.is_closed_pipe() => e.exit_code(),
         Err(e) => {
-            eprintln!("iomark: {e}");
+            complain(&e.to_string());
             match stop.signal() {
                 // Stopped by a signal before anything was measured (e.g. during layout).
                 0 | STOP_REQUESTED => e.exit_code(),
@@ -57,11 +58,11 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
         Ok(c) => c,
         Err(e) => match e.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                let _ = e.print();
+                put(&e.render().to_string())?;
                 return Ok(0);
             }
             _ => {
-                eprintln!("iomark: {}", one_line_clap_error(&e));
+                complain(&one_line_clap_error(&e));
                 return Ok(ExitCode::BadInput as i32);
             }
         },
@@ -79,7 +80,7 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
             let m =
                 iomark::measure::stream::write_stream(&plan.spec, plan.size, &plan.output, stop)?;
             if !plan.quiet {
-                eprintln!("{}", notes::data_figures(&plan, &m));
+                complain_plain(&notes::data_figures(&plan, &m));
             }
             Ok(exit_for(stop, None))
         }
@@ -120,34 +121,57 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
     }
 }
 
+/// Writes to stdout and flushes. A full disk is an error (exit 1); a reader that has gone
+/// (`iomark … | head`) ends the process quietly once the caller has cleaned up.
+fn put(text: &str) -> Result<()> {
+    let mut o = std::io::stdout().lock();
+    o.write_all(text.as_bytes())
+        .and_then(|()| o.flush())
+        .map_err(Error::Stdout)
+}
+
+/// A line on stderr. Never panics: when stderr itself cannot be written there is nobody
+/// left to tell, and the exit status still says what happened.
+fn complain_plain(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// An error or warning line on stderr, prefixed with the program's name.
+fn complain(line: &str) {
+    complain_plain(&format!("iomark: {line}"));
+}
+
 /// Prints human text: on stdout, or stderr when stdout carries the JSON.
-fn say(out: &Output, text: &str) {
+fn say(out: &Output, text: &str) -> Result<()> {
     if out.quiet {
-        return;
+        return Ok(());
     }
     if out.json {
-        eprint!("{text}");
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        Ok(())
     } else {
-        print!("{text}");
-        let _ = std::io::stdout().flush();
+        put(text)
     }
 }
 
 /// The JSON document on stdout, when asked for.
-fn finish(out: &Output, doc: &Document) {
-    out.json.then(|| println!("{}", doc.to_json()));
+fn finish(out: &Output, doc: &Document) -> Result<()> {
+    match out.json {
+        true => put(&format!("{}\n", doc.to_json())),
+        false => Ok(()),
+    }
 }
 
 fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
     if let Some(e) = failure {
-        eprintln!("iomark: {e}");
+        complain(&e.to_string());
         return e.exit_code();
     }
     match stop.signal() {
         0 => 0,
         STOP_REQUESTED => ExitCode::Failure as i32,
         sig => {
-            eprintln!("iomark: interrupted; the measurements so far are kept");
+            complain("interrupted; the measurements so far are kept");
             128 + sig as i32
         }
     }
@@ -157,8 +181,8 @@ fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let out = runner.single(&plan)?;
-    say(&plan.out, &text::run_summary(&out.run));
-    finish(&plan.out, &runner.store.doc);
+    say(&plan.out, &text::run_summary(&out.run))?;
+    finish(&plan.out, &runner.store.doc)?;
     Ok(exit_for(stop, out.failure))
 }
 
@@ -169,26 +193,26 @@ fn cmd_quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
             plan.file.display()
         )));
     }
-    say(&plan.out, &notes::quick_header(&plan));
+    say(&plan.out, &notes::quick_header(&plan))?;
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let life = TargetLife::new(&plan.file.display().to_string(), false);
     let failure = runner.run_plan(&plan.runs, &[], &life, false)?;
     let doc = &runner.store.doc;
-    say(&plan.out, &format!("\n{}", text::plan_table(doc)));
+    say(&plan.out, &format!("\n{}", text::plan_table(doc)))?;
     if let Some(note) = doc.runs.first().and_then(|r| r.warnings.first()) {
-        say(&plan.out, &format!("note: {note}\n"));
+        say(&plan.out, &format!("note: {note}\n"))?;
     }
-    finish(&plan.out, doc);
+    finish(&plan.out, doc)?;
     Ok(exit_for(stop, failure))
 }
 
 fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
     if plan.dry_run {
-        match plan.out.json {
-            true => println!("{}", notes::dry_run_json(&plan)),
-            false => print!("{}", text::plan_listing(&plan)),
-        }
+        put(&match plan.out.json {
+            true => format!("{}\n", notes::dry_run_json(&plan)),
+            false => text::plan_listing(&plan),
+        })?;
         return Ok(0);
     }
     let out = Output {
@@ -204,12 +228,12 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
         say(
             &out,
             &notes::suite_header(&plan, done.iter().filter(|d| !**d).count()),
-        );
+        )?;
         runner.run_suite(&plan, &done)?
     };
     let doc = &runner.store.doc;
-    say(&out, &notes::study_ending(doc, plan.kind));
-    finish(&out, doc);
+    say(&out, &notes::study_ending(doc, plan.kind))?;
+    finish(&out, doc)?;
     Ok(exit_for(stop, failure))
 }
 
@@ -217,15 +241,19 @@ fn cmd_verify(args: &iomark::cli::VerifyArgs) -> Result<i32> {
     let map = iomark::measure::verify::GenMap::load(&args.state)?;
     let report = iomark::measure::verify::verify_target(&args.target, &map, args.buffered)?;
     if args.json {
-        println!(
-            "{}",
+        put(&format!(
+            "{}\n",
             serde_json::to_string_pretty(&report).expect("report serializes")
-        );
+        ))?;
     } else {
-        println!("{}: {}", args.target.display(), report.describe());
+        put(&format!(
+            "{}: {}\n",
+            args.target.display(),
+            report.describe()
+        ))?;
     }
     if report.blocks == 0 {
-        eprintln!("iomark: the state file records no written blocks; nothing was checked");
+        complain("the state file records no written blocks; nothing was checked");
         return Ok(ExitCode::Failure as i32);
     }
     Ok(if report.bad() > 0 {
@@ -238,10 +266,7 @@ fn cmd_verify(args: &iomark::cli::VerifyArgs) -> Result<i32> {
 /// Writes `text` to `output` (atomically) or stdout.
 fn emit(text: &str, output: Option<&std::path::Path>) -> Result<i32> {
     match output {
-        None => {
-            print!("{text}");
-            let _ = std::io::stdout().flush();
-        }
+        None => put(text)?,
         Some(p) => iomark::results::store::atomic_write(p, text.as_bytes(), "the report")?,
     }
     Ok(0)

@@ -24,20 +24,26 @@ pub(crate) fn produce_stream(
     let mut sampler = Sampler::exhaustive(&spec.data);
     let mut buf = vec![0u8; spec.bs as usize];
     let mut left = size;
+    let mut closed = false;
     while left > 0 && !stop.is_set() {
         data.fill(&mut buf);
         let n = left.min(buf.len() as u64) as usize;
         sampler.observe(&buf[..n]);
         if let Err(e) = out.write_all(&buf[..n]) {
             if e.kind() == std::io::ErrorKind::BrokenPipe {
+                closed = true;
                 break;
             }
             return Err(Error::io("writing the data stream", &e));
         }
         left -= n as u64;
     }
-    out.flush()
-        .map_err(|e| Error::io("writing the data stream", &e))?;
+    if !closed
+        && let Err(e) = out.flush()
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(Error::io("writing the data stream", &e));
+    }
     sampler
         .measure()
         .ok_or_else(|| Error::runtime("no data was produced"))
@@ -68,5 +74,16 @@ pub fn write_stream(spec: &Spec, size: u64, output: &str, stop: &StopFlag) -> Re
             )),
         })?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-    produce_stream(spec, size, &mut w, stop)
+    let measured = produce_stream(spec, size, &mut w, stop);
+    drop(w);
+    if stop.is_set() || measured.is_err() {
+        // A cut stream is not the stream asked for: do not leave it behind.
+        let _ = std::fs::remove_file(path);
+        measured?;
+        return Err(Error::runtime(format!(
+            "interrupted; the partial {} was removed",
+            path.display()
+        )));
+    }
+    measured
 }

@@ -83,3 +83,30 @@ fn sigint_keeps_partial_results_and_exits_130() {
 fn sigterm_keeps_partial_results_and_exits_143() {
     interrupt_with(libc::SIGTERM, 143);
 }
+
+/// `iomark data -o FILE` cut by Ctrl-C removes the partial stream: a cut stream is not
+/// the one asked for (issue 11, item 8).
+#[test]
+fn an_interrupted_data_stream_leaves_no_partial_file() {
+    let dir = tmp();
+    let out = dir.path().join("stream.bin");
+    let mut child = iomark_process()
+        .args(["data", "--size", "64g", "-o"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !(out.exists() && std::fs::metadata(&out).unwrap().len() > 0) {
+        assert!(t.elapsed() < Duration::from_secs(30), "no stream appeared");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(&child, libc::SIGINT);
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(!out.exists(), "the partial stream was left behind: {err}");
+    assert!(err.contains("partial") && err.contains("removed"), "{err}");
+}

@@ -11,6 +11,7 @@ mod dirty;
 mod fuzz;
 mod ground_truth;
 mod interrupt;
+mod output;
 mod regression;
 mod report;
 mod safety;
