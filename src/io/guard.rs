@@ -388,6 +388,31 @@ mod tests {
     }
 
     #[test]
+    fn articles_follow_how_names_are_read() {
+        for (phrase, want) in [
+            ("ext4 filesystem", "an"),
+            ("f2fs filesystem", "an"),
+            ("hfsplus filesystem", "an"),
+            ("iso9660 filesystem", "an"),
+            ("erofs filesystem", "an"),
+            ("MD RAID member", "an"),
+            ("LVM2 physical volume", "an"),
+            ("XFS filesystem", "an"),
+            ("NTFS filesystem", "an"),
+            ("exFAT filesystem", "an"),
+            ("minix filesystem", "a"),
+            ("squashfs filesystem", "a"),
+            ("bfs filesystem", "a"),
+            ("VDO volume", "a"),
+            ("GPT partition table", "a"),
+            ("udf filesystem", "a"),
+            ("swap signature", "a"),
+        ] {
+            assert_eq!(with_article(phrase), format!("{want} {phrase}"));
+        }
+    }
+
+    #[test]
     fn tiny_devices_do_not_panic() {
         let (f, size) = image(&[], 100);
         assert_eq!(signature(f.as_file(), size), None);
