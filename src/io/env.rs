@@ -76,20 +76,17 @@ impl BlockDev {
             .then_some(BlockDev { name, sysfs })
     }
 
-    /// The device under `path`: the device itself for a block device node, else the
-    /// device holding the file's filesystem.
-    pub(crate) fn of_path(path: &Path) -> Option<BlockDev> {
+    /// The device under an open file, from its `fstat` (never its path): the device
+    /// itself for a block device, else the device holding the file's filesystem.
+    pub(crate) fn of_metadata(md: &fs::Metadata) -> Option<BlockDev> {
         use std::os::unix::fs::{FileTypeExt, MetadataExt};
-        let md = fs::metadata(path).ok()?;
         let dev = if md.file_type().is_block_device() {
             md.rdev()
         } else {
             md.dev()
         };
-        {
-            let (major, minor) = crate::io::sys::major_minor(dev);
-            BlockDev::from_devno(major, minor)
-        }
+        let (major, minor) = crate::io::sys::major_minor(dev);
+        BlockDev::from_devno(major, minor)
     }
 
     /// The whole disk this device belongs to (itself unless it is a partition).

@@ -1,22 +1,40 @@
 //! The block device guard: before iomark writes a block device it looks at what the
-//! device is used for and what it holds. In use (mounted, swap, held by LVM, RAID or
-//! device-mapper, itself or any partition): refused, always. Carrying a partition table
-//! or a filesystem or volume signature: refused unless `--destroy-data`. Reads never need
-//! either. This module reads `/proc`, `/sys` and the device's first and last sectors; it
-//! never writes.
+//! device is used for and what it holds, through the descriptor it will write (never by
+//! path: see `Target::open`). In use (mounted, swap, held by LVM, RAID or device-mapper,
+//! the backing device of a loop device, itself or any partition): refused, always.
+//! Carrying a partition table or a filesystem, RAID or volume signature: refused unless
+//! `--destroy-data`. Signatures are probed by libblkid (`blkid.rs`), then partitions the
+//! kernel lists in sysfs, then iomark's own list of magics (`signature`), which also
+//! stands in when libblkid cannot probe. Reads never need either. This module reads
+//! `/proc`, `/sys` and the device; it never writes.
 
 use std::fs::{self, File};
-use std::os::unix::fs::{FileExt, MetadataExt};
-use std::path::Path;
+use std::os::fd::AsFd;
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
 
+use crate::io::blkid::{self, Probe};
 use crate::io::env::BlockDev;
 
 /// Why a device must not be written at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum InUse {
-    Mounted { dev: String, at: String },
-    Swap { dev: String },
-    Held { dev: String, by: String },
+    Mounted {
+        dev: String,
+        at: String,
+    },
+    Swap {
+        dev: String,
+    },
+    Held {
+        dev: String,
+        by: String,
+    },
+    /// The backing device of a loop device (which the kernel does not list in `holders/`).
+    LoopBacking {
+        dev: String,
+        by: String,
+    },
 }
 
 impl std::fmt::Display for InUse {
@@ -27,35 +45,78 @@ impl std::fmt::Display for InUse {
             InUse::Held { dev, by } => {
                 write!(f, "{dev} is held by {by} (LVM, RAID or device-mapper)")
             }
+            InUse::LoopBacking { dev, by } => {
+                write!(f, "{dev} backs the loop device {by}")
+            }
         }
     }
 }
 
+/// The partitions the kernel lists for a whole disk (none for a partition): their sysfs
+/// directories, in name order.
+fn partitions(dev: &BlockDev) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if dev.sysfs == dev.disk_dir()
+        && let Ok(rd) = fs::read_dir(&dev.sysfs)
+    {
+        out.extend(
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.join("partition").exists()),
+        );
+    }
+    out.sort();
+    out
+}
+
 /// The device and its partitions: (kernel name, "major:minor").
 fn family(dev: &BlockDev) -> Vec<(String, String)> {
-    let disk = dev.disk_dir();
-    let mut out = Vec::new();
-    let mut add = |dir: &Path| {
-        if let (Some(name), Ok(devno)) = (
-            dir.file_name().map(|n| n.to_string_lossy().into_owned()),
-            fs::read_to_string(dir.join("dev")),
-        ) {
-            out.push((name, devno.trim().to_string()));
-        }
-    };
     // The device itself (a partition is checked on its own, with its whole disk's other
     // partitions left alone: writing sda2 does not touch sda1).
-    add(&dev.sysfs);
-    if dev.sysfs == disk
-        && let Ok(rd) = fs::read_dir(&disk)
-    {
-        for e in rd.flatten() {
-            if e.path().join("partition").exists() {
-                add(&e.path());
+    std::iter::once(dev.sysfs.clone())
+        .chain(partitions(dev))
+        .filter_map(|dir| {
+            let name = dir.file_name()?.to_string_lossy().into_owned();
+            let devno = fs::read_to_string(dir.join("dev")).ok()?;
+            Some((name, devno.trim().to_string()))
+        })
+        .collect()
+}
+
+/// The loop device whose backing file is one of `fam` (compared by device number when
+/// the backing path still stats as a block device, else by name).
+fn loop_backed(fam: &[(String, String)]) -> Option<(String, String)> {
+    let mut loops: Vec<PathBuf> = fs::read_dir("/sys/block")
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("loop/backing_file").exists())
+        .collect();
+    loops.sort();
+    for l in loops {
+        let Ok(text) = fs::read_to_string(l.join("loop/backing_file")) else {
+            continue;
+        };
+        let backing = text.trim_end_matches('\n');
+        let backing = backing.strip_suffix(" (deleted)").unwrap_or(backing);
+        let hit = match fs::metadata(backing) {
+            Ok(md) if md.file_type().is_block_device() => {
+                let (major, minor) = crate::io::sys::major_minor(md.rdev());
+                let devno = format!("{major}:{minor}");
+                fam.iter().find(|(_, d)| *d == devno)
             }
+            Ok(_) => None,
+            // The node is gone (or in another mount namespace): compare kernel names.
+            Err(_) => Path::new(backing)
+                .file_name()
+                .and_then(|b| fam.iter().find(|(name, _)| b == name.as_str())),
+        };
+        if let Some((name, _)) = hit {
+            let by = l.file_name()?.to_string_lossy().into_owned();
+            return Some((name.clone(), by));
         }
     }
-    out
+    None
 }
 
 /// Whether the device (or any of its partitions) is in use.
@@ -103,7 +164,80 @@ pub(crate) fn in_use(dev: &BlockDev) -> Option<InUse> {
             }
         }
     }
-    None
+    loop_backed(&fam).map(|(dev, by)| InUse::LoopBacking { dev, by })
+}
+
+/// What a device holds that writing would destroy, and who found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Holding {
+    /// With its article: "an ext4 filesystem", "a partition table".
+    pub what: String,
+    /// "libblkid", "the kernel, which lists loop3p1 in sysfs", …
+    pub by: String,
+}
+
+impl std::fmt::Display for Holding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (found by {})", self.what, self.by)
+    }
+}
+
+/// "a" or "an" before `phrase` as it is read aloud: "an ext4", "an f2fs", "an MD RAID
+/// member", "a squashfs", "a GPT".
+pub(crate) fn with_article(phrase: &str) -> String {
+    // Names read letter by letter whose first letter sounds like a vowel.
+    const LETTERS: [&str; 10] = [
+        "f2fs", "hfs", "hpfs", "lvm", "md", "mbr", "nss", "ntfs", "sgi", "xfs",
+    ];
+    let lower = phrase.to_ascii_lowercase();
+    let an =
+        lower.starts_with(['a', 'e', 'i', 'o']) || LETTERS.iter().any(|l| lower.starts_with(l));
+    format!("{} {phrase}", if an { "an" } else { "a" })
+}
+
+/// Whether the device open as `file` (`dev` in sysfs, `size` bytes) holds anything that
+/// writing would destroy: libblkid's probe first, then the partitions the kernel lists
+/// (a table whose bytes were wiped may still be live there), then iomark's own list of
+/// magics, which is also what remains when libblkid cannot probe.
+pub(crate) fn holds(file: &File, dev: Option<&BlockDev>, size: u64) -> Option<Holding> {
+    let blkid_failed = match blkid::probe(file.as_fd()) {
+        Ok(Probe::Found(sig)) => {
+            return Some(Holding {
+                what: with_article(&sig.describe()),
+                by: "libblkid".into(),
+            });
+        }
+        Ok(Probe::Ambiguous(one)) => {
+            let among = one.map_or(String::new(), |s| {
+                format!(", among them {}", with_article(&s.describe()))
+            });
+            return Some(Holding {
+                what: format!("more than one signature{among}"),
+                by: "libblkid, which calls the result ambiguous".into(),
+            });
+        }
+        Ok(Probe::Nothing) => None,
+        Err(why) => Some(why),
+    };
+    if let Some(dev) = dev {
+        let parts: Vec<String> = partitions(dev)
+            .iter()
+            .filter_map(|p| Some(p.file_name()?.to_string_lossy().into_owned()))
+            .collect();
+        if !parts.is_empty() {
+            return Some(Holding {
+                what: "a partition table".into(),
+                by: format!("the kernel, which lists {} in sysfs", parts.join(", ")),
+            });
+        }
+    }
+    signature(file, size).map(|sig| Holding {
+        what: with_article(sig),
+        by: match blkid_failed {
+            None => "iomark's own signature list; libblkid found nothing".into(),
+            Some(why) => format!("iomark's own signature list; libblkid could not probe: {why}"),
+        },
+    })
 }
 
 fn at(buf: &[u8], off: usize, magic: &[u8]) -> bool {
@@ -250,6 +384,31 @@ mod tests {
         for (patch, want) in cases {
             let (f, size) = image(patch, 4 << 20);
             assert_eq!(signature(f.as_file(), size), *want, "{patch:?}");
+        }
+    }
+
+    #[test]
+    fn articles_follow_how_names_are_read() {
+        for (phrase, want) in [
+            ("ext4 filesystem", "an"),
+            ("f2fs filesystem", "an"),
+            ("hfsplus filesystem", "an"),
+            ("iso9660 filesystem", "an"),
+            ("erofs filesystem", "an"),
+            ("MD RAID member", "an"),
+            ("LVM2 physical volume", "an"),
+            ("XFS filesystem", "an"),
+            ("NTFS filesystem", "an"),
+            ("exFAT filesystem", "an"),
+            ("minix filesystem", "a"),
+            ("squashfs filesystem", "a"),
+            ("bfs filesystem", "a"),
+            ("VDO volume", "a"),
+            ("GPT partition table", "a"),
+            ("udf filesystem", "a"),
+            ("swap signature", "a"),
+        ] {
+            assert_eq!(with_article(phrase), format!("{want} {phrase}"));
         }
     }
 

@@ -1,5 +1,6 @@
 //! Everything that touches the system: engines, targets, the device guard, the environment.
 
+pub mod blkid;
 pub mod buffer;
 pub mod engine;
 pub mod env;

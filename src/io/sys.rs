@@ -5,10 +5,10 @@
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
-use std::path::Path;
 
 pub(crate) use libc::{
-    EACCES, EBUSY, EINTR, EINVAL, EIO, ENOENT, ENOSPC, EOPNOTSUPP, EPERM, EROFS, O_DIRECT, O_EXCL,
+    EACCES, EBUSY, EINTR, EINVAL, EIO, ELOOP, ENOENT, ENOSPC, EOPNOTSUPP, EPERM, EROFS, O_DIRECT,
+    O_EXCL, O_NOCTTY, O_NOFOLLOW, O_NONBLOCK,
 };
 
 const BLKSSZGET: libc::c_ulong = 0x1268;
@@ -109,11 +109,17 @@ pub(crate) fn dio_alignment(fd: BorrowedFd) -> Option<u64> {
 
 /// Switches an open descriptor to O_DIRECT.
 pub(crate) fn set_direct(fd: BorrowedFd) -> io::Result<()> {
-    // Safety: fcntl F_GETFL on a descriptor the borrow keeps open.
+    set_status_flags(fd, libc::O_DIRECT, 0)
+}
+
+/// Sets the file status flags `set` and clears `clear` on an open descriptor (`F_SETFL`:
+/// O_DIRECT, O_NONBLOCK, O_APPEND, O_NOATIME, O_ASYNC).
+pub(crate) fn set_status_flags(fd: BorrowedFd, set: i32, clear: i32) -> io::Result<()> {
+    // SAFETY: fcntl F_GETFL on a descriptor the borrow keeps open.
     let flags = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
     check(flags)?;
-    // Safety: fcntl F_SETFL with flags read just above.
-    check(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_DIRECT) })
+    // SAFETY: fcntl F_SETFL with flags read just above.
+    check(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, (flags | set) & !clear) })
 }
 
 /// Reserves `len` bytes for a file (`posix_fallocate`); a filesystem that cannot is not
@@ -197,32 +203,27 @@ pub(crate) fn major_minor(dev: u64) -> (u32, u32) {
     (libc::major(dev), libc::minor(dev))
 }
 
-/// Whether `path` has the extended attribute `name`.
-pub(crate) fn has_xattr(path: &Path, name: &str) -> bool {
-    let (Ok(p), Ok(n)) = (
-        CString::new(path.as_os_str().as_encoded_bytes()),
-        CString::new(name),
-    ) else {
+/// Whether the open file has the extended attribute `name` (`fgetxattr`).
+pub(crate) fn has_xattr(fd: BorrowedFd, name: &str) -> bool {
+    let Ok(n) = CString::new(name) else {
         return false;
     };
-    // Safety: both strings are NUL-terminated; a null buffer with size 0 asks only for the
-    // attribute's length.
-    unsafe { libc::getxattr(p.as_ptr(), n.as_ptr(), std::ptr::null_mut(), 0) >= 0 }
+    // SAFETY: a NUL-terminated name; a null buffer with size 0 asks only for the
+    // attribute's length; the borrow keeps the descriptor open.
+    unsafe { libc::fgetxattr(fd.as_raw_fd(), n.as_ptr(), std::ptr::null_mut(), 0) >= 0 }
 }
 
-/// Sets the extended attribute `name` of `path` to `value`; best effort (a filesystem
-/// without user xattrs refuses).
-pub(crate) fn set_xattr(path: &Path, name: &str, value: &[u8]) {
-    let (Ok(p), Ok(n)) = (
-        CString::new(path.as_os_str().as_encoded_bytes()),
-        CString::new(name),
-    ) else {
+/// Sets the extended attribute `name` of the open file to `value` (`fsetxattr`); best
+/// effort (a filesystem without user xattrs refuses).
+pub(crate) fn set_xattr(fd: BorrowedFd, name: &str, value: &[u8]) {
+    let Ok(n) = CString::new(name) else {
         return;
     };
-    // Safety: NUL-terminated strings and a valid value buffer of the given length.
+    // SAFETY: a NUL-terminated name and a valid value buffer of the given length; the
+    // borrow keeps the descriptor open.
     unsafe {
-        libc::setxattr(
-            p.as_ptr(),
+        libc::fsetxattr(
+            fd.as_raw_fd(),
             n.as_ptr(),
             value.as_ptr().cast(),
             value.len(),

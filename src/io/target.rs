@@ -53,12 +53,19 @@ pub(crate) struct Target {
     pub fs: Option<FsInfo>,
 }
 
-fn is_marked(path: &Path) -> bool {
-    sys::has_xattr(path, MARK_XATTR)
+fn is_marked(file: &File) -> bool {
+    sys::has_xattr(file.as_fd(), MARK_XATTR)
 }
 
-fn mark(path: &Path) {
-    sys::set_xattr(path, MARK_XATTR, b"created");
+fn mark(file: &File) {
+    sys::set_xattr(file.as_fd(), MARK_XATTR, b"created");
+}
+
+fn in_use_refusal(path: &Path, use_: &crate::io::guard::InUse) -> Error {
+    Error::guard(format!(
+        "refusing to write {}: {use_}; iomark never writes a device in use, whatever the flags",
+        path.display()
+    ))
 }
 
 /// The alignment O_DIRECT needs on `file`: statx's DIO alignment where the kernel reports
@@ -75,10 +82,6 @@ fn direct_alignment(file: &File, kind: TargetKind, device: Option<&BlockDev>) ->
     device
         .and_then(|d| d.info().logical_block_size)
         .unwrap_or(512)
-}
-
-fn file_identity(f: &File) -> Option<(u64, u64)> {
-    f.metadata().ok().map(|m| (m.dev(), m.ino()))
 }
 
 fn block_device_size(file: &File) -> io::Result<u64> {
@@ -139,103 +142,180 @@ impl Target {
         }
         let path = PathBuf::from(&spec.target);
         let writes = spec.writes();
-        match fs::metadata(&path) {
+        // The path is looked at once. A symbolic link the user named is resolved here, and
+        // what it resolved to is opened without following links (O_NOFOLLOW), so what is
+        // checked is what is written: every decision after the open is taken on the
+        // descriptor (fstat, the device number's sysfs entry, libblkid through the
+        // descriptor, the mark through fgetxattr), none on the path.
+        let named = match fs::symlink_metadata(&path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                Self::create(spec, policy, path, stop, layout)
+                return Self::create(spec, policy, path, stop, layout);
             }
-            Err(e) => Err(open_error(&path, &e, false, false)),
-            Ok(md) if md.is_dir() => Err(Error::target(format!(
-                "{} is a directory; give a file path inside it (e.g. {}/iomark.dat) or a block device",
-                path.display(),
-                path.display().to_string().trim_end_matches('/')
-            ))),
-            Ok(md) if md.file_type().is_block_device() => {
-                if writes && !policy.allow_write_device {
-                    return Err(Error::guard(format!(
-                        "{} is a block device and --rw {} writes to it, destroying its contents; add --allow-write-device if that is what you want",
-                        path.display(),
-                        spec.rw.name()
-                    )));
-                }
-                if writes {
-                    Self::guard_device(&path, policy)?;
-                }
-                Self::open_existing(spec, policy, path, TargetKind::BlockDevice, writes)
-            }
-            Ok(md) if md.is_file() => {
-                if writes && !policy.overwrite && !is_marked(&path) {
+            Err(e) => return Err(open_error(&path, &e, false, false)),
+            Ok(md) => md,
+        };
+        let resolved = if named.file_type().is_symlink() {
+            fs::canonicalize(&path).map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound => Error::target(format!(
+                    "{} is a symbolic link to nothing; point it at a file or a block device, or give a new file name",
+                    path.display()
+                )),
+                _ => open_error(&path, &e, false, false),
+            })?
+        } else {
+            path.clone()
+        };
+        // A first look by path, only so that a directory, a character device or a device
+        // the user did not allow writing is refused without being opened at all; the same
+        // rules are applied again to what was opened.
+        let md =
+            fs::symlink_metadata(&resolved).map_err(|e| open_error(&path, &e, false, false))?;
+        Self::kind_allowed(&md, &path, spec, policy)?;
+        let file = Self::open_nofollow(&path, &resolved, writes)?;
+        let md = file
+            .metadata()
+            .map_err(|e| Error::io(format!("cannot stat {}", path.display()), &e))?;
+        let kind = Self::kind_allowed(&md, &path, spec, policy)?;
+        sys::set_status_flags(file.as_fd(), 0, sys::O_NONBLOCK)
+            .map_err(|e| Error::io(format!("cannot set up {}", path.display()), &e))?;
+        if writes {
+            match kind {
+                TargetKind::BlockDevice => Self::guard_device(&file, &md, &path, policy)?,
+                _ if !policy.overwrite && !is_marked(&file) => {
                     return Err(Error::guard(format!(
                         "{} exists and was not created by iomark; --rw {} would overwrite it: add --overwrite, or choose a new file name",
                         path.display(),
                         spec.rw.name()
                     )));
                 }
-                Self::open_existing(spec, policy, path, TargetKind::File, writes)
+                _ => {}
             }
-            Ok(_) => Err(Error::target(format!(
-                "{} is neither a regular file nor a block device; choose a file or a block device",
-                path.display()
-            ))),
         }
+        if spec.direct {
+            sys::set_direct(file.as_fd()).map_err(|e| open_error(&path, &e, true, writes))?;
+        }
+        Self::from_open(spec, policy, path, &resolved, file, &md, kind, writes)
     }
 
-    /// Refuses a device in use (always) or one that holds data (without --destroy-data),
-    /// before it is opened for writing.
-    fn guard_device(path: &Path, policy: &TargetPolicy) -> Result<()> {
+    /// The kind of target `md` describes, if iomark may use it as asked: a directory, a
+    /// file that is neither regular nor a block device, and a device written without
+    /// `--allow-write-device` are refused.
+    fn kind_allowed(
+        md: &fs::Metadata,
+        path: &Path,
+        spec: &Spec,
+        policy: &TargetPolicy,
+    ) -> Result<TargetKind> {
         let p = path.display();
-        if let Some(dev) = BlockDev::of_path(path)
-            && let Some(use_) = crate::io::guard::in_use(&dev)
-        {
-            return Err(Error::guard(format!(
-                "refusing to write {p}: {use_}; iomark never writes a device in use, whatever the flags"
+        if md.is_dir() {
+            return Err(Error::target(format!(
+                "{p} is a directory; give a file path inside it (e.g. {}/iomark.dat) or a block device",
+                p.to_string().trim_end_matches('/')
             )));
+        }
+        if md.file_type().is_block_device() {
+            if spec.writes() && !policy.allow_write_device {
+                return Err(Error::guard(format!(
+                    "{p} is a block device and --rw {} writes to it, destroying its contents; add --allow-write-device if that is what you want",
+                    spec.rw.name()
+                )));
+            }
+            return Ok(TargetKind::BlockDevice);
+        }
+        if md.is_file() {
+            return Ok(TargetKind::File);
+        }
+        Err(Error::target(format!(
+            "{p} is neither a regular file nor a block device; choose a file or a block device"
+        )))
+    }
+
+    /// Opens `resolved` (what `path`, as the user gave it, names) without following a
+    /// link, non-blocking until its type is known (a FIFO swapped in would hang a plain
+    /// open), and for writing with O_EXCL: the kernel then refuses (EBUSY) a block device
+    /// that is mounted or claimed by RAID, LVM, device-mapper or swap, and no one can
+    /// mount or claim it while iomark holds it. (Linux ignores O_EXCL without O_CREAT for
+    /// anything but a block device.)
+    fn open_nofollow(path: &Path, resolved: &Path, writes: bool) -> Result<File> {
+        let mut flags = sys::O_NOFOLLOW | sys::O_NONBLOCK | sys::O_NOCTTY;
+        if writes {
+            flags |= sys::O_EXCL;
+        }
+        OpenOptions::new()
+            .read(true)
+            .write(writes)
+            .custom_flags(flags)
+            .open(resolved)
+            .map_err(|e| match e.raw_os_error() {
+                Some(sys::ELOOP) => Error::target(format!(
+                    "{} changed into a symbolic link while iomark opened it; run again, or give the path it points to",
+                    path.display()
+                )),
+                Some(sys::EBUSY) => {
+                    // Something holds the device; say what, when the guard can tell. (This
+                    // look by path only explains a refusal that stands either way.)
+                    fs::metadata(resolved)
+                        .ok()
+                        .and_then(|md| BlockDev::of_metadata(&md))
+                        .and_then(|dev| crate::io::guard::in_use(&dev))
+                        .map_or_else(
+                            || open_error(path, &e, false, writes),
+                            |u| in_use_refusal(path, &u),
+                        )
+                }
+                _ => open_error(path, &e, false, writes),
+            })
+    }
+
+    /// Refuses a device in use (always) or one that holds data (without --destroy-data).
+    /// `file` is the device as opened for writing, `md` its fstat: nothing here looks at
+    /// a path.
+    fn guard_device(
+        file: &File,
+        md: &fs::Metadata,
+        path: &Path,
+        policy: &TargetPolicy,
+    ) -> Result<()> {
+        let p = path.display();
+        let Some(dev) = BlockDev::of_metadata(md) else {
+            let (major, minor) = sys::major_minor(md.rdev());
+            return Err(Error::guard(format!(
+                "iomark cannot tell whether {p} is in use: /sys/dev/block/{major}:{minor} is missing (is sysfs mounted on /sys?); writing refused"
+            )));
+        };
+        if let Some(use_) = crate::io::guard::in_use(&dev) {
+            return Err(in_use_refusal(path, &use_));
         }
         if policy.destroy_data {
             return Ok(());
         }
-        let f = File::open(path).map_err(|e| open_error(path, &e, false, false))?;
-        let size = block_device_size(&f)
+        let size = block_device_size(file)
             .map_err(|e| Error::io(format!("cannot read the size of {p}"), &e))?;
-        if let Some(sig) = crate::io::guard::signature(&f, size) {
+        if let Some(found) = crate::io::guard::holds(file, Some(&dev), size) {
             return Err(Error::guard(format!(
-                "{p} holds a {sig}; writing would destroy it: add --destroy-data as well if that is what you want"
+                "{p} holds {found}; writing would destroy it: add --destroy-data as well if that is what you want"
             )));
         }
         Ok(())
     }
 
-    fn flags(direct: bool) -> i32 {
-        if direct { sys::O_DIRECT } else { 0 }
-    }
-
-    fn open_existing(
+    /// A target from the file `open` opened and checked.
+    #[allow(clippy::too_many_arguments)]
+    fn from_open(
         spec: &Spec,
         policy: &TargetPolicy,
         path: PathBuf,
+        resolved: &Path,
+        file: File,
+        md: &fs::Metadata,
         kind: TargetKind,
         writes: bool,
     ) -> Result<Target> {
-        // O_EXCL on a block device opened for writing makes the kernel refuse (EBUSY) a
-        // device that is mounted or held by RAID, LVM or device-mapper.
-        let excl = if kind == TargetKind::BlockDevice && writes {
-            sys::O_EXCL
-        } else {
-            0
-        };
-        let file = OpenOptions::new()
-            .read(true)
-            .write(writes)
-            .custom_flags(Self::flags(spec.direct) | excl)
-            .open(&path)
-            .map_err(|e| open_error(&path, &e, spec.direct, writes))?;
         let len = match kind {
             TargetKind::BlockDevice => block_device_size(&file).map_err(|e| {
                 Error::io(format!("cannot read the size of {}", path.display()), &e)
             })?,
-            _ => file
-                .metadata()
-                .map_err(|e| Error::io(format!("cannot stat {}", path.display()), &e))?
-                .len(),
+            _ => md.len(),
         };
         let what = if kind == TargetKind::BlockDevice {
             "device"
@@ -269,9 +349,9 @@ impl Target {
                 )));
             }
         }
-        let device = BlockDev::of_path(&path);
+        let device = BlockDev::of_metadata(md);
         let fs = if kind == TargetKind::File {
-            FsInfo::of_path(&path)
+            FsInfo::of_path(resolved)
         } else {
             None
         };
@@ -317,7 +397,9 @@ impl Target {
             .create_new(true)
             .open(&path)
             .map_err(|e| open_error(&path, &e, false, true))?;
-        let identity = file_identity(&file);
+        let md = file.metadata().ok();
+        let identity = md.as_ref().map(|m| (m.dev(), m.ino()));
+        mark(&file);
         let mut t = Target {
             kind: TargetKind::File,
             path: path.clone(),
@@ -330,18 +412,17 @@ impl Target {
             created: true,
             identity,
             keep: false,
-            device: BlockDev::of_path(&path),
+            device: md.as_ref().and_then(BlockDev::of_metadata),
             fs: FsInfo::of_path(&path),
         };
-        mark(&path);
         // Check what can fail cheaply before writing a whole file.
         t.check_geometry(spec)?;
         if spec.direct {
-            // Probe O_DIRECT on a second descriptor: some filesystems refuse it.
-            OpenOptions::new()
-                .read(true)
-                .custom_flags(sys::O_DIRECT)
-                .open(&path)
+            // Some filesystems refuse O_DIRECT: try it on the descriptor, and switch back
+            // for the buffered layout.
+            let f = t.file.as_ref().expect("just opened").as_fd();
+            sys::set_direct(f)
+                .and_then(|()| sys::set_status_flags(f, 0, sys::O_DIRECT))
                 .map_err(|e| open_error(&path, &e, true, true))?;
         }
         let f = t.file.as_ref().expect("just opened");
@@ -519,5 +600,51 @@ impl Drop for Target {
     fn drop(&mut self) {
         self.file = None;
         let _ = self.remove_created();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::data::DataSpec;
+    use crate::plan::spec::{EngineKind, Rw};
+
+    fn open(path: &Path, rw: Rw, policy: &TargetPolicy) -> Result<Target> {
+        let mut spec = Spec::new(path.display().to_string());
+        spec.rw = rw;
+        spec.engine = EngineKind::Psync;
+        spec.direct = false;
+        spec.size = Some(64 << 10);
+        let mut layout = DataGen::new(&DataSpec::default(), 1, 1, None);
+        Target::open(&spec, policy, &|| false, &mut layout)
+    }
+
+    #[test]
+    fn refusals_say_which_kind_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let foreign = dir.path().join("foreign.dat");
+        std::fs::write(&foreign, vec![7u8; 64 << 10]).unwrap();
+        let policy = TargetPolicy::default();
+        assert!(matches!(
+            open(&foreign, Rw::Write, &policy),
+            Err(Error::Guard(_))
+        ));
+        assert!(
+            open(&foreign, Rw::Read, &policy).is_ok(),
+            "reads need no flag"
+        );
+        let overwrite = TargetPolicy {
+            overwrite: true,
+            ..TargetPolicy::default()
+        };
+        assert!(open(&foreign, Rw::Write, &overwrite).is_ok());
+        assert!(matches!(
+            open(dir.path(), Rw::Read, &policy),
+            Err(Error::Target(_))
+        ));
+        assert!(matches!(
+            open(&dir.path().join("no/such/dir/x"), Rw::Write, &policy),
+            Err(Error::Target(_))
+        ));
     }
 }

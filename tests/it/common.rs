@@ -47,9 +47,18 @@ pub fn have(cmd: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// The binary under test: this build's, or the one named by IOMARK_TEST_BIN (to show
+/// that a regression test fails on an older build).
+pub fn iomark_bin() -> PathBuf {
+    std::env::var_os("IOMARK_TEST_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_iomark")),
+        PathBuf::from,
+    )
+}
+
 /// The binary, with RUST_BACKTRACE unset so that errors print as users see them.
 pub fn iomark() -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::cargo_bin("iomark").expect("binary built");
+    let mut c = assert_cmd::Command::new(iomark_bin());
     c.env_remove("RUST_BACKTRACE");
     c
 }
@@ -57,7 +66,7 @@ pub fn iomark() -> assert_cmd::Command {
 /// The binary as a plain `std::process::Command`, for tests that spawn it and signal it
 /// or run it through another program; RUST_BACKTRACE unset as in `iomark()`.
 pub fn iomark_process() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_iomark"));
+    let mut c = Command::new(iomark_bin());
     c.env_remove("RUST_BACKTRACE");
     c
 }
@@ -75,6 +84,15 @@ pub fn assert_success(out: &Output) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Asserts that iomark refused (exit status 2) with one line of stderr containing
+/// `needle`.
+pub fn assert_refused(out: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(needle), "expected {needle:?} in: {err}");
 }
 
 /// Runs iomark with `args`, expects success (else fails showing its stderr), returns
@@ -150,10 +168,12 @@ pub fn block_stat(name: &str) -> Vec<u64> {
     sys_numbers(&format!("/sys/class/block/{name}/stat"))
 }
 
-/// A loop device over a file in /dev/shm, detached and deleted on drop.
+/// A loop device over a file in /dev/shm (detached and the file deleted on drop), or
+/// over another device (`over`; detached on drop).
 pub struct LoopDev {
     pub dev: PathBuf,
-    backing: PathBuf,
+    /// The file iomark's tests made for it; `None` over a device.
+    backing: Option<PathBuf>,
 }
 
 impl LoopDev {
@@ -188,6 +208,29 @@ impl LoopDev {
         }
         assert!(part.exists(), "{} did not appear", part.display());
         Some(d)
+    }
+
+    /// A loop device over `lower` (a device or file that stays), starting `offset` bytes
+    /// in (`losetup -o OFFSET`).
+    pub fn over(lower: &Path, offset: u64) -> Option<LoopDev> {
+        if !require("root (for loop devices)", is_root())
+            || !require_tool("losetup", "losetup (util-linux)")
+        {
+            return None;
+        }
+        let out = Command::new("losetup")
+            .args(["-f", "--show", "-o", &offset.to_string()])
+            .arg(lower)
+            .output()
+            .expect("losetup runs");
+        assert!(
+            out.status.success(),
+            "losetup over {}: {}",
+            lower.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        Some(LoopDev { dev, backing: None })
     }
 
     /// The first partition's device node (`/dev/loopNp1`).
@@ -239,7 +282,10 @@ impl LoopDev {
             return None;
         }
         let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-        Some(LoopDev { dev, backing })
+        Some(LoopDev {
+            dev,
+            backing: Some(backing),
+        })
     }
 
     /// Kernel name, e.g. `loop3`.
@@ -356,7 +402,9 @@ impl Drop for LoopDev {
             let _ = Command::new("delpart").arg(&self.dev).arg("1").status();
         }
         let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
-        let _ = std::fs::remove_file(&self.backing);
+        if let Some(b) = &self.backing {
+            let _ = std::fs::remove_file(b);
+        }
     }
 }
 
@@ -411,5 +459,102 @@ impl Drop for Zram {
     fn drop(&mut self) {
         let _ = std::fs::write(self.sys("reset"), "1");
         let _ = std::fs::write("/sys/class/zram-control/hot_remove", self.id.to_string());
+    }
+}
+
+/// Writes `bytes` at `offset` of a device or file and syncs it.
+pub fn write_at(path: &Path, offset: u64, bytes: &[u8]) {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .unwrap_or_else(|e| panic!("opening {}: {e}", path.display()));
+    f.write_all_at(bytes, offset).unwrap();
+    f.sync_all().unwrap();
+}
+
+/// What `blkid -p` (low-level probing, no cache) finds on `dev`, as `KEY=value` lines
+/// (`TYPE=ext4`, `PTTYPE=dos`); empty when it finds nothing. `None` (after `require`)
+/// without blkid.
+pub fn blkid_probe(dev: &Path) -> Option<String> {
+    if !require_tool("blkid", "blkid (util-linux)") {
+        return None;
+    }
+    let out = Command::new("blkid")
+        .args(["-p", "-o", "export"])
+        .arg(dev)
+        .output()
+        .expect("blkid runs");
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Runs `cmd args…` (from `package`) and asserts it succeeded; false (after `require`)
+/// when the command is missing.
+pub fn run_tool(cmd: &str, package: &str, args: &[&OsStr]) -> bool {
+    if !require_tool(cmd, &format!("{cmd} ({package})")) {
+        return false;
+    }
+    let out = Command::new(cmd).args(args).output().expect("tool runs");
+    assert!(
+        out.status.success(),
+        "{cmd} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
+}
+
+/// A symbolic link flipped between two targets as fast as a thread can rename, until
+/// dropped (which stops and joins the thread, even when the test fails).
+pub struct FlippingLink {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<u64>>,
+}
+
+impl FlippingLink {
+    /// Starts flipping `link` between `a` and `b` (each flip an atomic rename of a fresh
+    /// link over it, so the link always exists).
+    pub fn start(link: &Path, a: &Path, b: &Path) -> FlippingLink {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let tmp = link.with_extension("flip");
+        std::os::unix::fs::symlink(a, link).unwrap();
+        let (link, a, b, flag) = (
+            link.to_path_buf(),
+            a.to_path_buf(),
+            b.to_path_buf(),
+            stop.clone(),
+        );
+        let thread = std::thread::spawn(move || {
+            let mut flips = 0u64;
+            while !flag.load(Ordering::Relaxed) {
+                let to = if flips.is_multiple_of(2) { &b } else { &a };
+                std::os::unix::fs::symlink(to, &tmp).unwrap();
+                std::fs::rename(&tmp, &link).unwrap();
+                flips += 1;
+            }
+            flips
+        });
+        FlippingLink {
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Stops flipping; returns how many flips there were.
+    pub fn stop(mut self) -> u64 {
+        self.halt()
+    }
+
+    fn halt(&mut self) -> u64 {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread
+            .take()
+            .map_or(0, |t| t.join().unwrap_or_default())
+    }
+}
+
+impl Drop for FlippingLink {
+    fn drop(&mut self) {
+        self.halt();
     }
 }

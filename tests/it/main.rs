@@ -10,6 +10,7 @@ mod data;
 mod dirty;
 mod fuzz;
 mod ground_truth;
+mod guard;
 mod interrupt;
 mod output;
 mod regression;

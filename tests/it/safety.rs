@@ -4,8 +4,8 @@
 //! measured. Every check compares the device's bytes before and after.
 
 use crate::common::{
-    LoopDev, Mounted, assert_success, checksum, iomark, is_root, mkfs_ext4, read_json, require,
-    require_tool, run_json, tmp,
+    LoopDev, Mounted, assert_refused, assert_success, checksum, iomark, is_root, mkfs_ext4,
+    read_json, require, require_tool, run_json, tmp,
 };
 
 fn write_cmd(dev: &std::path::Path, extra: &[&str]) -> std::process::Output {
@@ -17,13 +17,6 @@ fn write_cmd(dev: &std::path::Path, extra: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-fn refused(out: &std::process::Output, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(err.contains(needle), "expected {needle:?} in: {err}");
-}
-
 #[test]
 fn ext4_device_needs_destroy_data() {
     let Some(dev) = LoopDev::new(64 << 20, true) else {
@@ -33,10 +26,10 @@ fn ext4_device_needs_destroy_data() {
         return;
     }
     let before = checksum(dev.path());
-    refused(&write_cmd(dev.path(), &[]), "--allow-write-device");
-    refused(
+    assert_refused(&write_cmd(dev.path(), &[]), "--allow-write-device");
+    assert_refused(
         &write_cmd(dev.path(), &["--allow-write-device"]),
-        "ext2/3/4 filesystem",
+        "an ext4 filesystem (found by libblkid)",
     );
     assert_eq!(
         checksum(dev.path()),
@@ -70,7 +63,7 @@ fn gpt_labelled_device_needs_destroy_data() {
         f.sync_all().unwrap();
     }
     let before = checksum(dev.path());
-    refused(
+    assert_refused(
         &write_cmd(dev.path(), &["--allow-write-device"]),
         "GPT partition table",
     );
@@ -92,7 +85,7 @@ fn mounted_device_is_never_written() {
     };
     let before = checksum(dev.path());
     let out = write_cmd(dev.path(), &["--allow-write-device", "--destroy-data"]);
-    refused(&out, "mounted");
+    assert_refused(&out, "mounted");
     assert_eq!(
         checksum(dev.path()),
         before,
@@ -212,7 +205,7 @@ fn swap_device_is_never_written() {
     let _off = Off(dev.path());
     // The kernel itself may page out to an active swap device at any moment, so its bytes
     // cannot be compared; the refusal comes before iomark opens the device for writing.
-    refused(
+    assert_refused(
         &write_cmd(dev.path(), &["--allow-write-device", "--destroy-data"]),
         "in use as swap",
     );
