@@ -4,6 +4,7 @@
 //! interrupted).
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -13,11 +14,11 @@ use clap::error::ErrorKind;
 use iomark::cli::{Cli, Command, one_line_clap_error};
 use iomark::error::{Error, ExitCode, Result};
 use iomark::plan::{Output, QuickPlan, RunPlan, SuitePlan};
-use iomark::report::{notes, progress::TermProgress, text};
+use iomark::report::{self, Command as Job, notes, progress::TermProgress, text};
 use iomark::results::schema::Document;
 use iomark::stop::{STOP_REQUESTED, StopFlag};
 use iomark::study::runner::{StudyRunner, TargetLife};
-use iomark::study::store::Store;
+use iomark::study::store::{Store, check_outputs};
 
 fn main() {
     let stop = StopFlag::new();
@@ -85,25 +86,8 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
             Ok(exit_for(stop, None))
         }
         Some(Command::Verify(args)) => cmd_verify(&args),
-        Some(Command::Report(args)) => {
-            let format =
-                iomark::cli::output_format(args.format.as_deref(), args.output.as_deref())?;
-            let docs = iomark::results::fio::load_all(&args.files)?;
-            emit(
-                &iomark::report::report(&docs, format),
-                args.output.as_deref(),
-            )
-        }
-        Some(Command::Compare(args)) => {
-            let format =
-                iomark::cli::output_format(args.format.as_deref(), args.output.as_deref())?;
-            let docs = iomark::results::fio::load_all(&args.files)?;
-            let c = iomark::report::compare::compare(&docs);
-            emit(
-                &iomark::report::comparison(&c, format),
-                args.output.as_deref(),
-            )
-        }
+        Some(Command::Report(args)) => cmd_report(Job::Report, &args.files, &args.to),
+        Some(Command::Compare(args)) => cmd_report(Job::Compare, &args.files, &args.to),
         Some(Command::Suite(args)) => {
             let sub = matches
                 .subcommand_matches("suite")
@@ -178,6 +162,13 @@ fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
 }
 
 fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
+    let target = plan
+        .spec
+        .engine
+        .caps()
+        .needs_fd
+        .then(|| Path::new(&plan.spec.target));
+    check_outputs(&plan.out, target, plan.policy.verify_state.as_deref())?;
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let out = runner.single(&plan)?;
@@ -193,6 +184,7 @@ fn cmd_quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
             plan.file.display()
         )));
     }
+    check_outputs(&plan.out, Some(&plan.file), None)?;
     say(&plan.out, &notes::quick_header(&plan))?;
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
@@ -219,6 +211,8 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
         output: plan.out.output.clone().or_else(|| plan.resume.clone()),
         ..plan.out.clone()
     };
+    let target = (plan.target != "null").then(|| Path::new(&plan.target));
+    check_outputs(&out, target, None)?;
     let mut progress = TermProgress::new(out.quiet);
     let mut runner = StudyRunner::new(Store::new(out.output.clone()), &mut progress, stop);
     let failure = if plan.kind.is_dirty() {
@@ -240,34 +234,20 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
 fn cmd_verify(args: &iomark::cli::VerifyArgs) -> Result<i32> {
     let map = iomark::measure::verify::GenMap::load(&args.state)?;
     let report = iomark::measure::verify::verify_target(&args.target, &map, args.buffered)?;
-    if args.json {
-        put(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&report).expect("report serializes")
-        ))?;
-    } else {
-        put(&format!(
-            "{}: {}\n",
-            args.target.display(),
-            report.describe()
-        ))?;
-    }
+    put(&match args.json {
+        true => serde_json::to_string_pretty(&report).expect("report serializes") + "\n",
+        false => format!("{}: {}\n", args.target.display(), report.describe()),
+    })?;
     if report.blocks == 0 {
         complain("the state file records no written blocks; nothing was checked");
         return Ok(ExitCode::Failure as i32);
     }
-    Ok(if report.bad() > 0 {
-        ExitCode::Failure as i32
-    } else {
-        0
-    })
+    Ok(i32::from(report.bad() > 0) * ExitCode::Failure as i32)
 }
 
-/// Writes `text` to `output` (atomically) or stdout.
-fn emit(text: &str, output: Option<&std::path::Path>) -> Result<i32> {
-    match output {
-        None => put(text)?,
-        Some(p) => iomark::results::store::atomic_write(p, text.as_bytes(), "the report")?,
-    }
-    Ok(0)
+/// `iomark report` and `iomark compare`: the text on stdout unless written to -o.
+fn cmd_report(job: Job, files: &[PathBuf], to: &iomark::cli::ReportOutput) -> Result<i32> {
+    let format = iomark::cli::output_format(to.format.as_deref(), to.output.as_deref())?;
+    let text = report::run_command(job, files, format, to.output.as_deref(), to.force)?;
+    text.map_or(Ok(()), |t| put(&t)).map(|()| 0)
 }

@@ -53,12 +53,8 @@ pub struct ReportArgs {
     /// Results documents (iomark JSON, or fio --output-format=json output).
     #[arg(value_name = "RESULTS", required = true)]
     pub files: Vec<PathBuf>,
-    /// Write to FILE (the format follows its extension) instead of stdout.
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// html, md, csv or json [default: from the output's extension, else md].
-    #[arg(long, value_name = "FORMAT", value_parser = ["html", "md", "csv", "json"])]
-    pub format: Option<String>,
+    #[command(flatten)]
+    pub to: ReportOutput,
 }
 
 #[derive(Debug, Args)]
@@ -66,12 +62,22 @@ pub struct CompareArgs {
     /// Two or more results documents; the first is the baseline.
     #[arg(value_name = "RESULTS", num_args = 2.., required = true)]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub to: ReportOutput,
+}
+
+/// Where `report` and `compare` write, and in which format.
+#[derive(Debug, Args)]
+pub struct ReportOutput {
     /// Write to FILE (the format follows its extension) instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// html, md, csv or json [default: from the output's extension, else md].
     #[arg(long, value_name = "FORMAT", value_parser = ["html", "md", "csv", "json"])]
     pub format: Option<String>,
+    /// Replace an existing output file even when it is not an earlier iomark output.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The format asked for, or the output file's extension, or Markdown.
@@ -188,6 +194,10 @@ pub struct OutputArgs {
     /// No progress display and no summary (errors and warnings still print).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Replace an existing -o (or --verify-state) file even when it is not an earlier
+    /// iomark document.
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl OutputArgs {
@@ -197,6 +207,7 @@ impl OutputArgs {
             output: self.output.clone(),
             json: self.json,
             quiet: self.quiet,
+            force: self.force,
         }
     }
 }

@@ -32,6 +32,11 @@ pub(crate) const HEADER: usize = 40;
 const MAGIC: &[u8; 8] = b"IOMARKv1";
 const STATE_MAGIC: &[u8; 8] = b"IOMKVST1";
 
+/// Whether the first bytes of a file are a verify state iomark wrote.
+pub fn is_state(head: &[u8]) -> bool {
+    head.starts_with(STATE_MAGIC)
+}
+
 /// Writes the header into `block` (whose payload is already filled).
 #[inline]
 pub(crate) fn stamp(block: &mut [u8], offset: u64, seed: u64, generation: u64) {

@@ -32,6 +32,8 @@ pub struct Output {
     pub json: bool,
     /// No progress display.
     pub quiet: bool,
+    /// Replace an existing output file that is not an earlier iomark document.
+    pub force: bool,
 }
 
 /// One resolved run of a study.

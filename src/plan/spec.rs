@@ -76,7 +76,7 @@ impl Rw {
 
 /// What an engine can do, so callers ask instead of comparing engine names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Caps {
+pub struct Caps {
     /// It needs an open file descriptor (every engine that does real I/O).
     pub needs_fd: bool,
     /// It reaches the kernel at all (`null` does not).
@@ -99,7 +99,7 @@ pub enum EngineKind {
 
 impl EngineKind {
     /// What the engine can do.
-    pub(crate) fn caps(self) -> Caps {
+    pub fn caps(self) -> Caps {
         match self {
             EngineKind::Null => Caps {
                 needs_fd: false,

@@ -88,9 +88,14 @@ pub(crate) struct Row {
     pub cells: Vec<Option<Cell>>,
 }
 
+/// The `tool` of a comparison document.
+pub(crate) const COMPARISON_TOOL: &str = "iomark comparison";
+
 /// The comparison of several documents.
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
+    /// What this is, so a later run can tell its own output from another file.
+    pub(crate) tool: &'static str,
     /// A label per document (its file name).
     pub(crate) labels: Vec<String>,
     pub(crate) rows: Vec<Row>,
@@ -194,6 +199,7 @@ pub fn compare(docs: &[(String, Document)]) -> Comparison {
         }
     }
     Comparison {
+        tool: COMPARISON_TOOL,
         labels: docs.iter().map(|(l, _)| l.clone()).collect(),
         rows,
     }

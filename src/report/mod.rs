@@ -35,6 +35,25 @@ pub enum Format {
 }
 
 impl Format {
+    /// Whether the first bytes of a file are an earlier iomark output in this format (a
+    /// report or a comparison), which `-o` may replace without `--force`.
+    pub fn is_ours(self, head: &[u8]) -> bool {
+        let text = String::from_utf8_lossy(head);
+        match self {
+            Format::Html => {
+                text.contains("<meta name=\"generator\" content=\"iomark\">")
+                    || text.contains("<title>iomark ")
+            }
+            Format::Md => text.starts_with("# iomark "),
+            Format::Csv => text.starts_with("run,"),
+            Format::Json => {
+                crate::results::store::is_results_document(head)
+                    || (text.trim_start().starts_with('{')
+                        && text.contains(&format!("\"tool\": \"{}\"", compare::COMPARISON_TOOL)))
+            }
+        }
+    }
+
     pub(crate) fn parse(s: &str) -> Option<Format> {
         match s {
             "html" | "htm" => Some(Format::Html),
@@ -53,6 +72,42 @@ pub fn report(docs: &[(String, Document)], format: Format) -> String {
         Format::Md => export::report_markdown(docs),
         Format::Csv => export::report_csv(docs),
         Format::Json => export::report_json(docs),
+    }
+}
+
+/// `iomark report` or `iomark compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Report,
+    Compare,
+}
+
+/// Runs `iomark report` or `compare` over `files`: the output is checked first (a new
+/// file, an earlier iomark output in this format, or anything regular with `force`),
+/// then the documents are read and the result written there atomically. Returns the
+/// text for stdout when there is no `output`.
+pub fn run_command(
+    cmd: Command,
+    files: &[std::path::PathBuf],
+    format: Format,
+    output: Option<&std::path::Path>,
+    force: bool,
+) -> crate::error::Result<Option<String>> {
+    let what = match cmd {
+        Command::Report => "the report",
+        Command::Compare => "the comparison",
+    };
+    if let Some(p) = output {
+        crate::results::store::check_output(p, what, &|h| format.is_ours(h), force, None)?;
+    }
+    let docs = crate::results::fio::load_all(files)?;
+    let text = match cmd {
+        Command::Report => report(&docs, format),
+        Command::Compare => comparison(&compare::compare(&docs), format),
+    };
+    match output {
+        Some(p) => crate::results::store::atomic_write(p, text.as_bytes(), what).map(|()| None),
+        None => Ok(Some(text)),
     }
 }
 

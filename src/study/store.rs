@@ -12,6 +12,42 @@ use crate::results::env::Host;
 use crate::results::schema::{Document, Run};
 use crate::results::sink::{Progress, Sink};
 
+/// Checks, before anything runs, where a command's files will go: the results document
+/// (`out.output`) and the verify state may each be a new file or an earlier one of
+/// their kind (or anything regular with `--force`), never the target, nor each other.
+pub fn check_outputs(
+    out: &crate::plan::Output,
+    target: Option<&std::path::Path>,
+    verify_state: Option<&std::path::Path>,
+) -> Result<()> {
+    use crate::results::store::{check_output, is_results_document, same_file};
+    if let Some(p) = &out.output {
+        check_output(
+            p,
+            "the results document",
+            &is_results_document,
+            out.force,
+            target,
+        )?;
+    }
+    if let Some(v) = verify_state {
+        check_output(
+            v,
+            "the verify state",
+            &crate::measure::verify::is_state,
+            out.force,
+            target,
+        )?;
+        if out.output.as_deref().is_some_and(|p| same_file(p, v)) {
+            return Err(crate::error::Error::usage(format!(
+                "-o and --verify-state both name {}; give them different files",
+                v.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The document and where it is saved.
 pub struct Store {
     pub doc: Document,

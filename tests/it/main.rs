@@ -13,6 +13,7 @@ mod ground_truth;
 mod guard;
 mod interrupt;
 mod output;
+mod outputs;
 mod regression;
 mod report;
 mod safety;

@@ -2,7 +2,12 @@
 
 use serde_json::Value;
 
-use crate::common::{assert_success, compare_json, dry_run, iomark, run_json, tmp, write_json};
+use std::path::Path;
+
+use crate::common::{
+    Mounted, assert_success, compare_json, dry_run, iomark, is_root, require, run_json, tmp,
+    write_json,
+};
 
 #[test]
 fn matrix_size_is_kept_on_an_existing_target() {
@@ -57,8 +62,15 @@ fn matrix_file_cannot_switch_safety_off() {
 
 #[test]
 fn study_removes_the_file_its_failed_first_run_created() {
-    let dir = tmp();
-    let t = dir.path().join("new.dat");
+    // The first run creates the file and then fails: a 4 MiB tmpfs cannot hold the 8 MiB
+    // file. (This used an unwritable -o before; that is now refused before any I/O.)
+    if !require("root (mount a tmpfs)", is_root()) {
+        return;
+    }
+    let Some(fs) = Mounted::mount(Path::new("tmpfs"), &["-t", "tmpfs", "-o", "size=4m"]) else {
+        return;
+    };
+    let t = fs.path().join("new.dat");
     let out = iomark()
         .args([
             "suite",
@@ -69,6 +81,32 @@ fn study_removes_the_file_its_failed_first_run_created() {
             "200ms",
             "--ramp",
             "0",
+        ])
+        .args(["-q", "--buffered"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no space left"), "{err}");
+    assert!(
+        !t.exists(),
+        "the study's own file is removed even though a run failed"
+    );
+}
+
+#[test]
+fn an_unwritable_results_path_is_refused_before_the_target_is_made() {
+    let dir = tmp();
+    let t = dir.path().join("new.dat");
+    let out = iomark()
+        .args([
+            "suite",
+            "quick",
+            "--size",
+            "8m",
+            "--runtime",
+            "200ms",
             "-q",
             "-o",
         ])
@@ -76,16 +114,10 @@ fn study_removes_the_file_its_failed_first_run_created() {
         .arg(&t)
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        !t.exists(),
-        "the study's own file is removed even though a run failed"
-    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(!t.exists());
 }
 
 #[test]

@@ -1,0 +1,204 @@
+//! Output paths (issue 11, item 5): `-o`, `--verify-state` and `report/compare -o` write
+//! only to a new file or an earlier iomark output of the same kind (anything regular with
+//! `--force`); never a device node, a directory, a link, the target, or someone's file —
+//! and they are checked before any I/O.
+
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+
+use crate::common::*;
+
+fn null_run(out: &Path) -> assert_cmd::assert::Assert {
+    iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "16m",
+            "--runtime",
+            "0.1",
+            "-q",
+            "-o",
+        ])
+        .arg(out)
+        .assert()
+}
+
+fn refused(cmd: &mut assert_cmd::Command, needle: &str) {
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(needle), "{needle:?} not in: {err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn results_go_to_a_new_file_or_an_earlier_document_only() {
+    let dir = tmp();
+    let d = dir.path();
+    let doc = d.join("r.json");
+    null_run(&doc).success();
+    null_run(&doc).success(); // an earlier document is replaced
+    let foreign = d.join("notes.json");
+    std::fs::write(&foreign, b"{\"mine\": true}").unwrap();
+    refused(
+        iomark()
+            .args(["run", "--engine", "null", "--size", "16m", "-q", "-o"])
+            .arg(&foreign),
+        "add --force",
+    );
+    assert_eq!(std::fs::read(&foreign).unwrap(), b"{\"mine\": true}");
+    iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "16m",
+            "--runtime",
+            "0.1",
+            "-q",
+        ])
+        .args(["--force", "-o"])
+        .arg(&foreign)
+        .assert()
+        .success();
+    refused(
+        iomark()
+            .args(["run", "--engine", "null", "--size", "16m", "-q", "-o"])
+            .arg(d),
+        "is a directory",
+    );
+}
+
+#[test]
+fn the_target_itself_is_never_an_output() {
+    let dir = tmp();
+    let data = dir.path().join("data.bin");
+    std::fs::write(&data, vec![0x5au8; 1 << 20]).unwrap();
+    let before = checksum(&data);
+    refused(
+        iomark()
+            .args([
+                "run",
+                "--rw",
+                "read",
+                "--buffered",
+                "--runtime",
+                "0.2",
+                "-q",
+                "-o",
+            ])
+            .arg(&data)
+            .arg(&data),
+        "is the target itself",
+    );
+    assert_eq!(checksum(&data), before);
+    // A target the run would create: refused before it is created.
+    let new = dir.path().join("new.dat");
+    refused(
+        iomark()
+            .args(["run", "--rw", "write", "--size", "1m", "-q", "-o"])
+            .arg(&new)
+            .arg(&new),
+        "is the target itself",
+    );
+    assert!(!new.exists());
+}
+
+#[test]
+fn a_device_node_stays_a_device_node() {
+    if !require("root (mknod)", is_root()) {
+        return;
+    }
+    let dir = tmp();
+    let node = dir.path().join("node");
+    // A character device like /dev/null (1:3), made here so nothing real is at stake.
+    let ok = std::process::Command::new("mknod")
+        .arg(&node)
+        .args(["c", "1", "3"])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let target = dir.path().join("t.dat");
+    refused(
+        iomark()
+            .args([
+                "run", "--rw", "write", "--size", "1m", "--verify", "--keep", "-q",
+            ])
+            .arg("--verify-state")
+            .arg(&node)
+            .arg(&target),
+        "not a regular file",
+    );
+    assert!(
+        std::fs::metadata(&node)
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    assert!(!target.exists(), "checked before any I/O");
+    let doc = dir.path().join("r.json");
+    null_run(&doc).success();
+    refused(
+        iomark()
+            .arg("report")
+            .arg(&doc)
+            .args(["--format", "md", "-o"])
+            .arg(&node),
+        "not a regular file",
+    );
+    assert!(
+        std::fs::metadata(&node)
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+}
+
+#[test]
+fn reports_replace_only_earlier_reports() {
+    let dir = tmp();
+    let d = dir.path();
+    let doc = d.join("r.json");
+    null_run(&doc).success();
+    for ext in ["md", "html", "csv", "json"] {
+        let out = d.join(format!("report.{ext}"));
+        for _ in 0..2 {
+            iomark()
+                .arg("report")
+                .arg(&doc)
+                .arg("-o")
+                .arg(&out)
+                .assert()
+                .success();
+        }
+        let cmp = d.join(format!("cmp.{ext}"));
+        for _ in 0..2 {
+            iomark()
+                .arg("compare")
+                .args([&doc, &doc])
+                .arg("-o")
+                .arg(&cmp)
+                .assert()
+                .success();
+        }
+        let mine = d.join(format!("mine.{ext}"));
+        std::fs::write(&mine, b"my own notes\n").unwrap();
+        refused(
+            iomark().arg("report").arg(&doc).arg("-o").arg(&mine),
+            "add --force",
+        );
+        assert_eq!(std::fs::read(&mine).unwrap(), b"my own notes\n");
+    }
+    refused(
+        iomark()
+            .arg("report")
+            .arg(&doc)
+            .arg("-o")
+            .arg(d.join("no/such/dir/r.md")),
+        "does not exist",
+    );
+}
