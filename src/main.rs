@@ -168,7 +168,8 @@ fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
         .caps()
         .needs_fd
         .then(|| Path::new(&plan.spec.target));
-    check_outputs(&plan.out, target, plan.policy.verify_state.as_deref())?;
+    let (state, keep) = (plan.policy.verify_state.as_deref(), plan.policy.keep);
+    check_outputs(&plan.out, target, state, keep)?;
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let out = runner.single(&plan)?;
@@ -178,13 +179,7 @@ fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
 }
 
 fn cmd_quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
-    if plan.file.exists() {
-        return Err(Error::guard(format!(
-            "{} already exists; remove it or run in another directory",
-            plan.file.display()
-        )));
-    }
-    check_outputs(&plan.out, Some(&plan.file), None)?;
+    check_outputs(&plan.out, Some(&plan.file), None, false)?;
     say(&plan.out, &notes::quick_header(&plan))?;
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
@@ -212,7 +207,7 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
         ..plan.out.clone()
     };
     let target = (plan.target != "null").then(|| Path::new(&plan.target));
-    check_outputs(&out, target, None)?;
+    check_outputs(&out, target, None, plan.keep)?;
     let mut progress = TermProgress::new(out.quiet);
     let mut runner = StudyRunner::new(Store::new(out.output.clone()), &mut progress, stop);
     let failure = if plan.kind.is_dirty() {

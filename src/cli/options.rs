@@ -47,8 +47,8 @@ fn arg(d: &'static OptDef) -> Arg {
         }
         None => {
             a = a.action(ArgAction::SetTrue);
-            if let Some(other) = d.clears {
-                a = a.overrides_with(other);
+            if let Some(other) = d.conflicts {
+                a = a.conflicts_with(other);
             }
         }
     }

@@ -160,6 +160,12 @@ impl QuickArgs {
     /// The quick benchmark is the `quick` preset on a new file in the directory.
     pub fn resolve(&self, sys: &System) -> Result<QuickPlan> {
         let dir = self.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+        if dir.exists() && !dir.is_dir() {
+            return Err(Error::usage(format!(
+                "{} is not a directory; quick makes its temporary file in a directory: name one (e.g. .)",
+                dir.display()
+            )));
+        }
         if !dir.is_dir() {
             return Err(Error::usage(format!(
                 "directory {} does not exist; create it or name another",
@@ -167,6 +173,12 @@ impl QuickArgs {
             )));
         }
         let file = dir.join(format!(".iomark-quick-{}.dat", std::process::id()));
+        if file.exists() {
+            return Err(Error::guard(format!(
+                "{} already exists; remove it or run in another directory",
+                file.display()
+            )));
+        }
         let mut user = vec![
             ("size".to_string(), Some(self.size.clone())),
             ("runtime".to_string(), Some(self.runtime.clone())),

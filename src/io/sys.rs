@@ -7,11 +7,12 @@ use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
 
 pub(crate) use libc::{
-    EACCES, EBUSY, EINTR, EINVAL, EIO, ELOOP, ENOENT, ENOSPC, EOPNOTSUPP, EPERM, EROFS, O_DIRECT,
-    O_EXCL, O_NOCTTY, O_NOFOLLOW, O_NONBLOCK,
+    EACCES, EBUSY, EFBIG, EINTR, EINVAL, EIO, ELOOP, ENAMETOOLONG, ENOENT, ENOSPC, EOPNOTSUPP,
+    EPERM, EROFS, O_DIRECT, O_EXCL, O_NOCTTY, O_NOFOLLOW, O_NONBLOCK,
 };
 
 const BLKSSZGET: libc::c_ulong = 0x1268;
+const BLKROGET: libc::c_ulong = 0x125e;
 const BLKFLSBUF: libc::c_ulong = 0x1261;
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
 const BLKDISCARD: libc::c_ulong = 0x1277;
@@ -77,6 +78,14 @@ pub(crate) fn logical_block_size(fd: BorrowedFd) -> Option<u64> {
     // Safety: BLKSSZGET writes one int into `lbs`, which we own.
     let rc = unsafe { libc::ioctl(fd.as_raw_fd(), BLKSSZGET as _, &mut lbs) };
     (rc == 0 && lbs > 0).then_some(lbs as u64)
+}
+
+/// Whether a block device is read-only (`BLKROGET`).
+pub(crate) fn block_device_read_only(fd: BorrowedFd) -> io::Result<bool> {
+    let mut ro: libc::c_int = 0;
+    // SAFETY: BLKROGET writes one int into `ro`, which we own; the borrow keeps fd open.
+    check(unsafe { libc::ioctl(fd.as_raw_fd(), BLKROGET as _, &mut ro) })?;
+    Ok(ro != 0)
 }
 
 /// The size of a block device in bytes (`BLKGETSIZE64`).

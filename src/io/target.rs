@@ -106,6 +106,9 @@ fn open_error(path: &Path, e: &io::Error, direct: bool, write: bool) -> Error {
         Some(sys::EBUSY) => Error::target(format!(
             "{p} is busy (in use by the kernel, e.g. mounted or part of a RAID/LVM); choose another target"
         )),
+        Some(sys::ENAMETOOLONG) => Error::target(format!(
+            "the name {p} is longer than the filesystem allows (usually 255 bytes per name); choose a shorter name"
+        )),
         _ => Error::io(format!("cannot open {p}"), e),
     }
 }
@@ -286,6 +289,11 @@ impl Target {
         if let Some(use_) = crate::io::guard::in_use(&dev) {
             return Err(in_use_refusal(path, &use_));
         }
+        if sys::block_device_read_only(file.as_fd()).unwrap_or(false) {
+            return Err(Error::target(format!(
+                "{p} is read-only, so a writing workload would fail at its first write; use --rw read or randread, or make it writable (blockdev --setrw {p})"
+            )));
+        }
         if policy.destroy_data {
             return Ok(());
         }
@@ -434,6 +442,11 @@ impl Target {
             )),
             Some(sys::EINTR) => Error::runtime(format!(
                 "interrupted while laying out {}; nothing was measured",
+                path.display()
+            )),
+            Some(sys::EFBIG) => Error::target(format!(
+                "--size {} is larger than the filesystem of {} allows for one file; use a smaller --size",
+                fmt_size(len),
                 path.display()
             )),
             _ => Error::io(format!("cannot write {}", path.display()), &e),

@@ -239,6 +239,11 @@ pub(crate) fn verify(file: &std::fs::File, map: &GenMap) -> Result<VerifyReport>
 pub fn verify_target(target: &Path, map: &GenMap, buffered: bool) -> Result<VerifyReport> {
     use std::os::unix::fs::OpenOptionsExt;
     let p = target.display();
+    if target.is_dir() {
+        return Err(Error::target(format!(
+            "{p} is a directory; give the file or block device the run wrote"
+        )));
+    }
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(if buffered {

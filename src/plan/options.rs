@@ -36,8 +36,8 @@ pub(crate) struct OptDef {
     pub default: Option<&'static str>,
     /// The only values accepted, where there is a fixed set.
     pub choices: &'static [&'static str],
-    /// A switch that turning this one on turns off (last one wins).
-    pub clears: Option<&'static str>,
+    /// A switch that contradicts this one: the two are refused together.
+    pub conflicts: Option<&'static str>,
     /// This option needs that one.
     pub requires: Option<&'static str>,
     pub group: Group,
@@ -65,7 +65,7 @@ const fn value(
         value: Some(placeholder),
         default,
         choices: &[],
-        clears: None,
+        conflicts: None,
         requires: None,
         group,
         help,
@@ -79,7 +79,7 @@ const fn switch(name: &'static str, group: Group, help: &'static str) -> OptDef 
         value: None,
         default: None,
         choices: &[],
-        clears: None,
+        conflicts: None,
         requires: None,
         group,
         help,
@@ -164,7 +164,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         "Run this long before measuring; the ramp is excluded from every figure.",
     ),
     OptDef {
-        clears: Some("buffered"),
+        conflicts: Some("buffered"),
         ..switch(
             "direct",
             Workload,
@@ -172,7 +172,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         )
     },
     OptDef {
-        clears: Some("direct"),
+        conflicts: Some("direct"),
         ..switch(
             "buffered",
             Workload,
@@ -340,6 +340,8 @@ pub(crate) fn kind(name: &str) -> Option<bool> {
 pub struct RunOptions {
     values: BTreeMap<&'static str, String>,
     switches: BTreeSet<&'static str>,
+    /// The options set explicitly (not defaults).
+    set: BTreeSet<&'static str>,
 }
 
 impl Default for RunOptions {
@@ -351,6 +353,7 @@ impl Default for RunOptions {
         RunOptions {
             values,
             switches: BTreeSet::new(),
+            set: BTreeSet::new(),
         }
     }
 }
@@ -393,12 +396,16 @@ impl RunOptions {
                 )));
             }
             (None, None) => {
-                if let Some(other) = def.clears {
-                    self.switches.remove(other);
+                if let Some(other) = def.conflicts.filter(|o| self.switches.contains(o)) {
+                    return Err(Error::usage(format!(
+                        "--{} and --{other} contradict each other; give one of them",
+                        def.name
+                    )));
                 }
                 self.switches.insert(def.name);
             }
         }
+        self.set.insert(def.name);
         Ok(())
     }
 
@@ -442,9 +449,9 @@ impl RunOptions {
         self.switches.contains(name)
     }
 
-    /// Whether an option was given (a switch on, or a value present).
-    fn given(&self, name: &str) -> bool {
-        self.switches.contains(name) || self.values.contains_key(name)
+    /// Whether an option was set explicitly (not a default).
+    pub(crate) fn given(&self, name: &str) -> bool {
+        self.set.contains(name)
     }
 }
 
@@ -467,13 +474,13 @@ mod tests {
             ("iodepth".into(), Some("8".into())),
             ("qd".into(), Some("16".into())),
             ("buffered".into(), None),
-            ("direct".into(), None),
         ])
         .unwrap();
         assert_eq!(o.text("qd"), Some("16"));
         assert_eq!(o.text("bs"), Some("4k"));
         assert_eq!(o.text("size"), None);
-        assert!(o.on("direct") && !o.on("buffered"));
+        assert!(o.on("buffered") && !o.on("direct"));
+        assert!(o.given("qd") && !o.given("bs"));
     }
 
     #[test]
@@ -483,6 +490,7 @@ mod tests {
         assert!(err(&[("rw".into(), Some("sideways".into()))]).contains("use read, write"));
         assert!(err(&[("qd".into(), None)]).contains("needs a value"));
         assert!(err(&[("keep".into(), Some("1".into()))]).contains("takes no value"));
+        assert!(err(&[("direct".into(), None), ("buffered".into(), None)]).contains("contradict"));
         let o = RunOptions::from_opts(&[("verify-state".into(), Some("s".into()))]).unwrap();
         assert!(
             o.check_requires()

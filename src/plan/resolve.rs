@@ -79,8 +79,19 @@ impl RunOptions {
             "a percentage",
         )?;
         spec::RWMIXREAD.check(rwmixread)?;
+        if self.given("rwmixread") && !rw.is_mixed() {
+            return Err(Error::usage(format!(
+                "--rwmixread applies to mixes (--rw rw or randrw), not to --rw {}; drop it or use a mix",
+                rw.name()
+            )));
+        }
         let (engine, engine_note) = resolve_engine(self.text("engine"), sys)?;
         let target = match (target, engine) {
+            (Some(""), _) => {
+                return Err(Error::usage(
+                    "the TARGET is empty; name a file (e.g. ./test.dat) or a block device",
+                ));
+            }
             (Some(t), _) => t.to_string(),
             (None, EngineKind::Null) => "null".to_string(),
             (None, _) => {
@@ -277,9 +288,27 @@ pub(crate) fn study_runs(
     matrix: Option<(&str, &str)>,
     sys: &System,
 ) -> Result<Vec<StudyRun>> {
+    use crate::plan::suite::{Opt, dedup, merge};
+    let is_mix = |opts: &[Opt]| {
+        let rw = opts.iter().rev().find(|(k, _)| k == "rw");
+        rw.and_then(|(_, v)| Rw::parse(v.as_deref()?))
+            .is_some_and(Rw::is_mixed)
+    };
+    let merged: Vec<Vec<Opt>> = planned
+        .iter()
+        .map(|p| dedup(merge(p, study_user)))
+        .collect();
+    if study_user.iter().any(|(k, _)| k == "rwmixread") && !merged.iter().any(|o| is_mix(o)) {
+        return Err(Error::usage(format!(
+            "--rwmixread applies to mixes (--rw rw or randrw), and suite {name} runs none; drop it or add --rw randrw"
+        )));
+    }
     let mut runs = Vec::new();
-    for p in planned {
-        let opts = crate::plan::suite::dedup(crate::plan::suite::merge(p, study_user));
+    for (p, mut opts) in planned.iter().zip(merged) {
+        // The mix share means nothing to a run that only reads or only writes.
+        if !is_mix(&opts) {
+            opts.retain(|(k, _)| k != "rwmixread");
+        }
         let at_line = |e: String| match &matrix {
             Some((file, text)) => {
                 // Name the matrix line of the first option the message mentions.

@@ -396,6 +396,15 @@ impl Spec {
                 fmt_size(self.bs)
             )));
         }
+        if self.direct && self.engine.caps().does_io {
+            for (opt, v) in [("--bs", self.bs), ("--offset", self.offset)] {
+                if v % 512 != 0 {
+                    return Err(Error::usage(format!(
+                        "{opt} {v} is not a multiple of 512 bytes, the smallest unit direct I/O accepts; use a multiple of 512 (the device may need 4096) or --buffered"
+                    )));
+                }
+            }
+        }
         QD.check(self.qd.into())?;
         JOBS.check(self.jobs.into())?;
         RWMIXREAD.check(self.rwmixread.into())?;

@@ -157,6 +157,7 @@ pub(crate) fn expand(
     }
     check_options_apply(name, user, &runs)?;
     check_single_workload(name, user)?;
+    check_lists(user)?;
     let runs = multiply_by_user_lists(runs, user);
     if runs.is_empty() {
         return Err(Error::usage("the study has no runs; check the lists given"));
@@ -353,6 +354,37 @@ fn check_single_workload(name: &str, user: &[Opt]) -> Result<()> {
         return Err(Error::usage(format!(
             "suite {name} runs one workload; --{k} takes one value here, not a list"
         )));
+    }
+    let rw = user.iter().rev().find(|(k, _)| k == "rw");
+    if name == "wsat"
+        && let Some((_, Some(rw))) = rw
+        && matches!(rw.as_str(), "read" | "randread")
+    {
+        return Err(Error::usage(format!(
+            "suite wsat measures how writes saturate the device; --rw {rw} does not write: use randwrite (the default), write or a mix"
+        )));
+    }
+    Ok(())
+}
+
+/// A comma list names each value once: `--qd 4,4,4` would run the same test three times
+/// under one label.
+fn check_lists(user: &[Opt]) -> Result<()> {
+    for (k, v) in user {
+        let Some(v) = v.as_deref().filter(|v| v.contains(',') && k != "data") else {
+            continue;
+        };
+        let items: Vec<&str> = v.split(',').map(str::trim).collect();
+        if let Some(dup) = items
+            .iter()
+            .enumerate()
+            .find(|(i, x)| items[..*i].contains(x))
+            .map(|(_, x)| x)
+        {
+            return Err(Error::usage(format!(
+                "--{k} {v} lists {dup} more than once; give each value once (use --repeat for repetitions)"
+            )));
+        }
     }
     Ok(())
 }

@@ -19,7 +19,13 @@ pub fn check_outputs(
     out: &crate::plan::Output,
     target: Option<&std::path::Path>,
     verify_state: Option<&std::path::Path>,
+    keep: bool,
 ) -> Result<()> {
+    if verify_state.is_some() && !keep && target.is_some_and(|t| !t.exists()) {
+        return Err(crate::error::Error::usage(
+            "--verify-state saves what every block must hold for a later `iomark verify`, but the file iomark creates is removed at the end: add --keep",
+        ));
+    }
     use crate::results::store::{check_output, is_results_document, same_file};
     if let Some(p) = &out.output {
         check_output(

@@ -73,3 +73,213 @@ fn bad_command_lines_exit_2_with_one_line() {
         .collect();
     assert_eq!(leftovers.len(), 4, "nothing created: {leftovers:?}");
 }
+
+/// Messages that tell the truth (issue 11, item 10): each mistake is named as what it is,
+/// with exit status 2, before anything is written.
+#[test]
+fn each_mistake_is_named_for_what_it_is() {
+    let dir = tmp();
+    let d = dir.path().to_str().unwrap().to_string();
+    let file = dir.path().join("foreign.dat");
+    std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+    let f = file.to_str().unwrap().to_string();
+    let long = format!("{d}/{}", "n".repeat(300));
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "run",
+                "--rw",
+                "write",
+                "--size",
+                "999999t",
+                &format!("{d}/big.dat"),
+            ],
+            "larger than the filesystem",
+        ),
+        (
+            vec!["run", "--rw", "write", "--size", "1m", &long],
+            "longer than the filesystem allows",
+        ),
+        (vec!["run", ""], "TARGET is empty"),
+        (vec!["quick", &f], "is not a directory"),
+        (
+            vec![
+                "run",
+                "--direct",
+                "--buffered",
+                "--engine",
+                "null",
+                "--size",
+                "1m",
+            ],
+            "cannot be used with",
+        ),
+        (
+            vec![
+                "run",
+                "--rw",
+                "read",
+                "--rwmixread",
+                "70",
+                "--engine",
+                "null",
+                "--size",
+                "1m",
+            ],
+            "applies to mixes",
+        ),
+        (
+            vec![
+                "suite",
+                "corners",
+                "--rwmixread",
+                "70",
+                "--engine",
+                "null",
+                "--size",
+                "1m",
+                "--dry-run",
+            ],
+            "runs none",
+        ),
+        (
+            vec![
+                "suite",
+                "wsat",
+                "--rw",
+                "randread",
+                "--engine",
+                "null",
+                "--size",
+                "1m",
+                "--dry-run",
+            ],
+            "does not write",
+        ),
+        (
+            vec![
+                "suite",
+                "qd",
+                "--qd",
+                "4,4,4",
+                "--engine",
+                "null",
+                "--size",
+                "1m",
+                "--dry-run",
+            ],
+            "more than once",
+        ),
+        (
+            vec![
+                "suite",
+                "bs",
+                "--bs",
+                "4k,3",
+                "--direct",
+                "--size",
+                "1m",
+                "--dry-run",
+                &format!("{d}/x.dat"),
+            ],
+            "not a multiple of 512",
+        ),
+        (
+            vec![
+                "run",
+                "--rw",
+                "write",
+                "--size",
+                "1m",
+                "--verify",
+                "--verify-state",
+                &format!("{d}/s"),
+                &format!("{d}/new.dat"),
+            ],
+            "add --keep",
+        ),
+    ]
+    .into_iter()
+    .map(|(a, n)| (a.into_iter().map(String::from).collect(), n))
+    .collect();
+    for (args, needle) in cases {
+        let out = iomark().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {needle:?} not in {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+    for leftover in ["big.dat", "new.dat", "x.dat", "s"] {
+        assert!(
+            !dir.path().join(leftover).exists(),
+            "{leftover} was created"
+        );
+    }
+    // verify on a directory: named as a directory, not as an O_DIRECT refusal.
+    let target = dir.path().join("kept.dat");
+    let state = dir.path().join("kept.state");
+    iomark()
+        .args([
+            "run",
+            "--rw",
+            "write",
+            "--size",
+            "1m",
+            "--verify",
+            "--keep",
+            "--buffered",
+            "-q",
+        ])
+        .arg("--verify-state")
+        .arg(&state)
+        .arg(&target)
+        .assert()
+        .success();
+    let out = iomark()
+        .arg("verify")
+        .arg("--state")
+        .arg(&state)
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a directory"), "{err}");
+}
+
+/// A read-only device is refused up front, not at its first write.
+#[test]
+fn a_read_only_device_is_refused_before_writing() {
+    use crate::common::{LoopDev, is_root, require};
+    if !require("root (loop devices)", is_root()) {
+        return;
+    }
+    let Some(dev) = LoopDev::new(8 << 20, false) else {
+        return;
+    };
+    let ro = |flag: &str| {
+        std::process::Command::new("blockdev")
+            .arg(flag)
+            .arg(dev.path())
+            .status()
+            .unwrap()
+            .success()
+    };
+    assert!(ro("--setro"));
+    let out = iomark()
+        .args([
+            "run",
+            "--rw",
+            "write",
+            "--allow-write-device",
+            "--destroy-data",
+        ])
+        .args(["--runtime", "0.5", "-q"])
+        .arg(dev.path())
+        .output()
+        .unwrap();
+    assert!(ro("--setrw"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is read-only"), "{err}");
+}
