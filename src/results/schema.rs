@@ -3,12 +3,11 @@
 //! documented here. The document is rewritten atomically after every finished repetition,
 //! so a killed study keeps everything it finished.
 
-use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result, describe_io};
+use crate::error::{Error, Result};
 use crate::plan::StudyPoint;
 use crate::plan::spec::Spec;
 use crate::results::env::{DeviceDelta, DeviceInfo, FsInfo, Host};
@@ -342,14 +341,12 @@ impl Document {
 
     /// Reads a document, checking its schema.
     pub fn load(path: &Path) -> Result<Document> {
-        let text = fs::read_to_string(path).map_err(|e| {
-            Error::document(format!(
-                "cannot read {}: {}",
-                path.display(),
-                describe_io(&e)
-            ))
-        })?;
-        let v: serde_json::Value = serde_json::from_str(&text)
+        Document::parse(path, &read_document(path)?)
+    }
+
+    /// A document from the text of `path`, checking its schema.
+    pub(crate) fn parse(path: &Path, text: &str) -> Result<Document> {
+        let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| Error::document(format!("{} is not JSON: {e}", path.display())))?;
         match v.get("schema").and_then(|s| s.as_str()) {
             Some(SCHEMA) => {}
@@ -376,9 +373,27 @@ impl Document {
     }
 }
 
+/// The largest results document (iomark's or fio's) read: 256 MiB. An interval point of
+/// the series takes about 220 bytes of pretty JSON, so a 24-hour run with 1 s intervals
+/// writes about 19 MB and one with 100 ms intervals about 190 MB; parsing takes several
+/// times the text in memory, so the limit is not much higher than a real document gets.
+pub(crate) const DOCUMENT_MAX: u64 = 256 << 20;
+
+/// The text of a results document (iomark's or fio's JSON output): a regular file of at
+/// most [`DOCUMENT_MAX`] bytes.
+pub(crate) fn read_document(path: &Path) -> Result<String> {
+    crate::results::store::read_document(
+        path,
+        DOCUMENT_MAX,
+        "a results document",
+        "give an iomark results file or fio --output-format=json output",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn timestamp_shape() {
