@@ -469,6 +469,10 @@ pub struct VerifyReport {
     pub stale: u64,
     /// The first few bad blocks.
     pub first_bad: Vec<BadBlock>,
+    /// Bytes read back: the written blocks and nothing else (0 in documents written
+    /// before iomark counted it).
+    #[serde(default)]
+    pub bytes_read: u64,
 }
 
 /// What a block turned out to be.
@@ -486,11 +490,30 @@ impl VerifyReport {
         self.corrupt + self.misplaced + self.stale
     }
 
+    /// Counts one checked block at `offset`.
+    pub(crate) fn count(&mut self, offset: u64, state: BlockState) {
+        self.blocks += 1;
+        match state {
+            BlockState::Good => self.good += 1,
+            BlockState::Corrupt => self.corrupt += 1,
+            BlockState::Misplaced => self.misplaced += 1,
+            BlockState::Stale => self.stale += 1,
+        }
+        if state != BlockState::Good && self.first_bad.len() < 10 {
+            self.first_bad.push(BadBlock { offset, state });
+        }
+    }
+
     /// One line for the terminal.
     pub fn describe(&self) -> String {
         let mut s = format!(
-            "verify: {} blocks: {} good, {} corrupt, {} misplaced, {} stale",
-            self.blocks, self.good, self.corrupt, self.misplaced, self.stale
+            "verify: {} blocks ({} read): {} good, {} corrupt, {} misplaced, {} stale",
+            self.blocks,
+            crate::units::fmt_size(self.bytes_read),
+            self.good,
+            self.corrupt,
+            self.misplaced,
+            self.stale
         );
         if !self.first_bad.is_empty() {
             let list: Vec<String> = self
