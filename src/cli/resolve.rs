@@ -17,12 +17,12 @@ impl SuiteArgs {
             let file = self.args.first().ok_or_else(|| {
                 Error::usage("suite matrix needs a file: iomark suite matrix FILE.toml [TARGET]")
             })?;
-            let text = std::fs::read_to_string(file).map_err(|e| {
-                Error::usage(format!(
-                    "cannot read {file}: {}",
-                    crate::error::describe_io(&e)
-                ))
-            })?;
+            let text = crate::results::store::read_document(
+                std::path::Path::new(file),
+                crate::plan::matrix::MATRIX_MAX,
+                "a matrix file",
+                "give a TOML matrix file (see `iomark suite --help`)",
+            )?;
             let m = crate::plan::suite::Matrix::parse(file, &text)?;
             let target = self.args.get(1).cloned().or_else(|| m.target.clone());
             (Some((m, file.clone(), text)), target)

@@ -10,7 +10,7 @@
 
 use std::fs::{self, File};
 use std::os::fd::AsFd;
-use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use crate::io::blkid::{self, Probe};
@@ -319,22 +319,16 @@ pub(crate) fn signature(file: &File, size: u64) -> Option<&'static str> {
     None
 }
 
+/// What can be read of `buf.len()` bytes at `offset`; a failed read keeps what came
+/// before it.
 fn read_fully(file: &File, buf: &mut [u8], offset: u64) -> usize {
-    let mut done = 0;
-    while done < buf.len() {
-        match file.read_at(&mut buf[done..], offset + done as u64) {
-            Ok(0) => break,
-            Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => break,
-        }
-    }
-    done
+    crate::io::sys::read_full_at(file, buf, offset).0
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::FileExt;
 
     fn image(patch: &[(usize, &[u8])], size: usize) -> (tempfile::NamedTempFile, u64) {
         let f = tempfile::NamedTempFile::new().unwrap();

@@ -53,6 +53,27 @@ pub(crate) unsafe fn pwrite(fd: BorrowedFd, buf: *const u8, len: usize, offset: 
     })
 }
 
+/// Reads into `buf` from `offset` until it is full, the file ends or a read fails
+/// (`EINTR` is retried): the bytes read, and the error that stopped the reading, if one
+/// did.
+pub(crate) fn read_full_at(
+    file: &std::fs::File,
+    buf: &mut [u8],
+    offset: u64,
+) -> (usize, io::Result<()>) {
+    use std::os::unix::fs::FileExt;
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (done, Err(e)),
+        }
+    }
+    (done, Ok(()))
+}
+
 /// Flushes the file's data and metadata; 0 or a negative errno.
 pub(crate) fn fsync(fd: BorrowedFd) -> i64 {
     // Safety: fsync on a descriptor the borrow keeps open.

@@ -38,6 +38,7 @@ pub(crate) fn run(
     sink: &mut dyn Sink,
 ) -> Result<RunOutcome> {
     spec.validate()?;
+    check_memory(spec, crate::io::env::mem_available())?;
     let corpus = load_for(&spec.data)?;
     // A new file is laid out with the workload's own data profile (a compressing device
     // then stores, and a read test reads, data of the kind asked for).
@@ -80,6 +81,43 @@ pub(crate) fn run(
         failure = failure.or(Some(e));
     }
     Ok(RunOutcome { run, failure })
+}
+
+/// Refuses, before anything is opened or read, a run whose buffers and bookkeeping
+/// ([`Spec::memory`]) would take more than half of the memory the kernel says is
+/// available (`MemAvailable`): the page cache, io_uring's rings and the rest of the
+/// system need the other half, and a run at the edge of memory measures reclaim, or is
+/// killed. Unknown available memory is not checked.
+fn check_memory(spec: &Spec, available: Option<u64>) -> Result<()> {
+    use crate::units::fmt_size;
+    let Some(avail) = available else {
+        return Ok(());
+    };
+    let m = spec.memory();
+    if m.total() <= avail / 2 {
+        return Ok(());
+    }
+    let mut parts = vec![format!("{} of I/O buffers", fmt_size(m.buffers))];
+    if m.sampling > 0 {
+        parts.push(format!("{} of data sampling", fmt_size(m.sampling)));
+    }
+    if m.verify > 0 {
+        parts.push(format!("{} of verify maps", fmt_size(m.verify)));
+    }
+    let fix = if m.verify > m.buffers {
+        "use a larger --bs or a smaller --size"
+    } else {
+        "lower --jobs, --qd or --bs"
+    };
+    Err(Error::usage(format!(
+        "--jobs {} x --qd {} x --bs {} needs about {} of memory ({}), more than half of the {} available; {fix}",
+        spec.jobs,
+        spec.qd,
+        fmt_size(spec.bs),
+        fmt_size(m.total()),
+        parts.join(", "),
+        fmt_size(avail)
+    )))
 }
 
 /// Checks what can only be checked once the target is open.
@@ -252,5 +290,43 @@ impl Repetitions<'_> {
             self.stop.raise(crate::stop::STOP_REQUESTED);
         }
         Ok(go_on && !stopped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_check_refuses_what_does_not_fit_with_the_figures() {
+        let mut spec = Spec::new("f");
+        spec.rw = crate::plan::spec::Rw::RandRead;
+        assert!(check_memory(&spec, Some(1 << 30)).is_ok());
+        spec.jobs = 1024;
+        spec.qd = 4096;
+        // 16 GiB of buffers: refused with 30 GiB available, accepted with 40 GiB.
+        let err = check_memory(&spec, Some(30 << 30)).unwrap_err();
+        assert!(matches!(err, Error::Usage(_)), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "--jobs 1024 x --qd 4096 x --bs 4 KiB needs about 16 GiB of memory (16 GiB of I/O buffers), more than half of the 30 GiB available; lower --jobs, --qd or --bs"
+        );
+        assert!(check_memory(&spec, Some(40 << 30)).is_ok());
+        assert!(check_memory(&spec, None).is_ok());
+        // Writes add each job's data sampling; --verify its maps.
+        spec.rw = crate::plan::spec::Rw::Write;
+        spec.jobs = 1;
+        spec.qd = 1;
+        spec.verify = true;
+        spec.size = Some(1 << 40);
+        let err = check_memory(&spec, Some(8 << 30)).unwrap_err().to_string();
+        assert!(
+            err.contains("6 GiB of verify maps") && err.contains("of data sampling"),
+            "{err}"
+        );
+        assert!(
+            err.ends_with("use a larger --bs or a smaller --size"),
+            "{err}"
+        );
     }
 }

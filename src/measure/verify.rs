@@ -6,31 +6,41 @@
 //!
 //! | bytes | field |
 //! |---|---|
-//! | 0..8 | magic `IOMARKv1` |
+//! | 0..8 | magic `IOMARKv2` |
 //! | 8..16 | the block's byte offset in the target |
 //! | 16..24 | the run's seed |
 //! | 24..32 | write generation (unique per write in a run, never 0) |
-//! | 32..36 | CRC32C of the payload (bytes 40..bs) |
+//! | 32..36 | CRC32C of the whole block but this field (bytes 0..32, then 36..bs) |
 //! | 36..40 | the block size |
 //!
 //! A block is *good* when all fields match; *corrupt* when the magic or size is wrong or the
-//! payload does not match its CRC; *misplaced* when it carries another block's offset (a
-//! write that landed in the wrong place); *stale* when it is an older write of this block
-//! (an earlier generation, or another run's seed: a lost write). The expected generation of
-//! every block is kept in a [`GenMap`] while writing, and can be saved as a state file for
-//! a later `iomark verify`. Nothing here times or counts I/O for the figures.
+//! block does not match its CRC (the CRC covers the header too, so a flipped bit in the
+//! offset, seed or generation is corrupt, not misplaced or stale); *misplaced* when it is
+//! intact but carries another block's offset (a write that landed in the wrong place);
+//! *stale* when it is an intact older write of this block (an earlier generation, or
+//! another run's seed: a lost write). The expected generation of every block is kept in a
+//! [`GenMap`] while writing (0: never written), and can be saved as a state file for a
+//! later `iomark verify`. Only written blocks are read back, runs of adjacent ones in one
+//! read. Nothing here times or counts I/O for the figures.
 
 use std::io::{Read, Write};
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use crate::error::{Error, Result, describe_io};
-use crate::results::schema::{BadBlock, BlockState, VerifyReport};
+use crate::results::schema::{BlockState, VerifyReport};
 
 /// Size of the header at the start of each block.
 pub(crate) const HEADER: usize = 40;
-const MAGIC: &[u8; 8] = b"IOMARKv1";
-const STATE_MAGIC: &[u8; 8] = b"IOMKVST1";
+const MAGIC: &[u8; 8] = b"IOMARKv2";
+const STATE_MAGIC: &[u8; 8] = b"IOMKVST2";
+/// The state files of iomark before the CRC covered the header (blocks `IOMARKv1`).
+const STATE_MAGIC_V1: &[u8; 8] = b"IOMKVST1";
+
+/// CRC32C of a block without its CRC field: the header's bytes 0..32 and 36..40, and the
+/// payload.
+fn block_crc(block: &[u8]) -> u32 {
+    crc32c::crc32c_append(crc32c::crc32c(&block[0..32]), &block[36..])
+}
 
 /// Whether the first bytes of a file are a verify state iomark wrote.
 pub fn is_state(head: &[u8]) -> bool {
@@ -40,14 +50,14 @@ pub fn is_state(head: &[u8]) -> bool {
 /// Writes the header into `block` (whose payload is already filled).
 #[inline]
 pub(crate) fn stamp(block: &mut [u8], offset: u64, seed: u64, generation: u64) {
-    let crc = crc32c::crc32c(&block[HEADER..]);
     let bs = block.len() as u32;
     block[0..8].copy_from_slice(MAGIC);
     block[8..16].copy_from_slice(&offset.to_le_bytes());
     block[16..24].copy_from_slice(&seed.to_le_bytes());
     block[24..32].copy_from_slice(&generation.to_le_bytes());
-    block[32..36].copy_from_slice(&crc.to_le_bytes());
     block[36..40].copy_from_slice(&bs.to_le_bytes());
+    let crc = block_crc(block);
+    block[32..36].copy_from_slice(&crc.to_le_bytes());
 }
 
 fn le64(b: &[u8], at: usize) -> u64 {
@@ -62,12 +72,12 @@ pub(crate) fn check(block: &[u8], offset: u64, seed: u64, generation: u64) -> Bl
     {
         return BlockState::Corrupt;
     }
+    let crc = u32::from_le_bytes(block[32..36].try_into().expect("4 bytes"));
+    if block_crc(block) != crc {
+        return BlockState::Corrupt;
+    }
     if le64(block, 8) != offset {
         return BlockState::Misplaced;
-    }
-    let crc = u32::from_le_bytes(block[32..36].try_into().expect("4 bytes"));
-    if crc32c::crc32c(&block[HEADER..]) != crc {
-        return BlockState::Corrupt;
     }
     let (s, g) = (le64(block, 16), le64(block, 24));
     if s != seed || g < generation {
@@ -124,23 +134,32 @@ impl GenMap {
         })
     }
 
-    /// Loads a state file written by `save`.
+    /// Loads a state file written by `save`: a regular file, read no further than its
+    /// header says the map goes.
     pub fn load(path: &Path) -> Result<GenMap> {
+        use crate::results::store::{Unreadable, open_regular};
+        let p = path.display();
         let bad = |why: &str| {
             Error::document(format!(
-                "{} is not an iomark verify state ({why}); give the file a run wrote with --verify-state",
-                path.display()
+                "{p} is not an iomark verify state ({why}); give the file a run wrote with --verify-state"
             ))
         };
-        let mut f = std::fs::File::open(path).map_err(|e| {
-            Error::document(format!(
-                "cannot read {}: {}",
-                path.display(),
+        let (f, len) = open_regular(path).map_err(|e| match e {
+            Unreadable::NotRegular(kind) => bad(&format!("it is {kind}")),
+            Unreadable::TooLarge(_) => bad("too large"),
+            Unreadable::Io(e) => Error::document(format!(
+                "cannot read {p}: {}; give the file a run wrote with --verify-state",
                 describe_io(&e)
-            ))
+            )),
         })?;
+        let mut f = std::io::BufReader::new(f);
         let mut head = [0u8; 40];
         f.read_exact(&mut head).map_err(|_| bad("too short"))?;
+        if &head[0..8] == STATE_MAGIC_V1 {
+            return Err(Error::document(format!(
+                "{p} was written by an older iomark, whose block checksums did not cover the header; verify it with that version, or write the target again with --verify-state"
+            )));
+        }
         if &head[0..8] != STATE_MAGIC {
             return Err(bad("wrong magic"));
         }
@@ -150,15 +169,19 @@ impl GenMap {
             le64(&head, 24),
             le64(&head, 32),
         );
-        if bs == 0 || n > MAX_BLOCKS {
-            return Err(bad("implausible header"));
+        if bs == 0 || n > MAX_BLOCKS || len != 40 + n * 8 {
+            return Err(bad(if len < 40 + n * 8 {
+                "truncated"
+            } else {
+                "implausible header"
+            }));
         }
-        let mut raw = Vec::new();
-        f.read_to_end(&mut raw).map_err(|_| bad("unreadable"))?;
-        if raw.len() as u64 != n * 8 {
-            return Err(bad("truncated"));
+        let mut gens = Vec::with_capacity(n as usize);
+        let mut g = [0u8; 8];
+        for _ in 0..n {
+            f.read_exact(&mut g).map_err(|_| bad("truncated"))?;
+            gens.push(u64::from_le_bytes(g));
         }
-        let gens = raw.chunks_exact(8).map(|c| le64(c, 0)).collect();
         Ok(GenMap {
             base,
             bs,
@@ -168,11 +191,11 @@ impl GenMap {
     }
 }
 
-/// Reads back every block the map says was written and checks it. `file` must accept
-/// reads at block-aligned offsets into a 4096-aligned buffer (O_DIRECT or not).
+/// Reads back every block the map says was written, and only those, and checks it: runs
+/// of adjacent written blocks are read at once (up to 1 MiB). `file` must accept reads at
+/// block-aligned offsets into a 4096-aligned buffer (O_DIRECT or not).
 pub(crate) fn verify(file: &std::fs::File, map: &GenMap) -> Result<VerifyReport> {
     let bs = map.bs as usize;
-    // Read a run of consecutive blocks at once (up to 1 MiB), aligned for O_DIRECT.
     let per_read = ((1usize << 20) / bs).max(1);
     let mut pool = crate::io::engine::BufferPool::new(1, per_read * bs, 4096)
         .map_err(|e| Error::io("allocating the verify buffer", &e))?;
@@ -187,47 +210,23 @@ pub(crate) fn verify(file: &std::fs::File, map: &GenMap) -> Result<VerifyReport>
             i += 1;
             continue;
         }
-        let k = per_read.min(n - i);
+        // A run of written blocks: i..i + k.
+        let k = map.gens[i..n.min(i + per_read)]
+            .iter()
+            .take_while(|&&g| g != 0)
+            .count();
         let off = map.base + i as u64 * map.bs;
-        let want = k * bs;
-        let mut got = 0;
-        while got < want {
-            match file.read_at(&mut buf[got..want], off + got as u64) {
-                Ok(0) => break,
-                Ok(r) => got += r,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(Error::io(
-                        format!("reading back offset {}", off + got as u64),
-                        &e,
-                    ));
-                }
-            }
-        }
+        let (got, res) = crate::io::sys::read_full_at(file, &mut buf[..k * bs], off);
+        res.map_err(|e| Error::io(format!("reading back offset {}", off + got as u64), &e))?;
+        rep.bytes_read += got as u64;
         for j in 0..k {
-            let g = map.gens[i + j];
-            if g == 0 {
-                continue;
-            }
             let boff = off + (j * bs) as u64;
             let state = if (j + 1) * bs <= got {
-                check(&buf[j * bs..(j + 1) * bs], boff, map.seed, g)
+                check(&buf[j * bs..(j + 1) * bs], boff, map.seed, map.gens[i + j])
             } else {
                 BlockState::Corrupt
             };
-            rep.blocks += 1;
-            match state {
-                BlockState::Good => rep.good += 1,
-                BlockState::Corrupt => rep.corrupt += 1,
-                BlockState::Misplaced => rep.misplaced += 1,
-                BlockState::Stale => rep.stale += 1,
-            }
-            if state != BlockState::Good && rep.first_bad.len() < 10 {
-                rep.first_bad.push(BadBlock {
-                    offset: boff,
-                    state,
-                });
-            }
+            rep.count(boff, state);
         }
         i += k;
     }
@@ -264,6 +263,7 @@ pub fn verify_target(target: &Path, map: &GenMap, buffered: bool) -> Result<Veri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::FileExt;
 
     fn block(offset: u64, seed: u64, g: u64) -> Vec<u8> {
         let mut b: Vec<u8> = (0..4096u32).map(|i| (i * 7) as u8).collect();
@@ -283,6 +283,13 @@ mod tests {
         flipped[1000] ^= 1;
         assert_eq!(check(&flipped, 8192, 1, 5), BlockState::Corrupt);
         assert_eq!(check(&[0u8; 4096], 8192, 1, 5), BlockState::Corrupt);
+        // A flipped bit anywhere in the header (offset, seed, generation, CRC, size) is
+        // corrupt, not misplaced or stale.
+        for byte in [8, 9, 16, 24, 32, 36] {
+            let mut h = b.clone();
+            h[byte] ^= 1;
+            assert_eq!(check(&h, 8192, 1, 5), BlockState::Corrupt, "byte {byte}");
+        }
     }
 
     #[test]
@@ -298,6 +305,22 @@ mod tests {
             GenMap::load(&p),
             Err(crate::error::Error::Document(_))
         ));
+        // An older iomark's state, a device, a file longer than its header says.
+        m.save(&p).unwrap();
+        let mut old = std::fs::read(&p).unwrap();
+        old[0..8].copy_from_slice(STATE_MAGIC_V1);
+        std::fs::write(&p, &old).unwrap();
+        let err = GenMap::load(&p).unwrap_err().to_string();
+        assert!(err.contains("older iomark"), "{err}");
+        let err = GenMap::load(Path::new("/dev/zero"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("it is a character device"), "{err}");
+        m.save(&p).unwrap();
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        f.write_all(&[0; 8]).unwrap();
+        let err = GenMap::load(&p).unwrap_err().to_string();
+        assert!(err.contains("implausible header"), "{err}");
     }
 
     #[test]
@@ -312,10 +335,27 @@ mod tests {
         m.gens[7] = 0; // never written: not checked
         let r = verify(&f, &m).unwrap();
         assert_eq!((r.blocks, r.good, r.bad()), (7, 7, 0));
+        assert_eq!(r.bytes_read, 7 * 4096);
         f.write_all_at(&block(0, 3, 1), 2 * 4096).unwrap(); // block 0's copy at block 2
         f.write_all_at(&block(3 * 4096, 3, 1), 3 * 4096).unwrap(); // older generation
         let r = verify(&f, &m).unwrap();
         assert_eq!((r.good, r.misplaced, r.stale), (5, 1, 1));
         assert_eq!(r.first_bad[0].offset, 2 * 4096);
+    }
+
+    #[test]
+    fn verify_reads_only_written_blocks() {
+        // Blocks 1, 2, 3 and 600 of a 1000-block span written: four blocks read, not
+        // 1 MiB around each.
+        let f = tempfile::tempfile().unwrap();
+        f.set_len(1000 * 4096).unwrap();
+        let mut m = GenMap::new(0, 1000 * 4096, 4096, 3);
+        for (g, i) in [1u64, 2, 3, 600].into_iter().enumerate() {
+            f.write_all_at(&block(i * 4096, 3, g as u64 + 1), i * 4096)
+                .unwrap();
+            m.gens[i as usize] = g as u64 + 1;
+        }
+        let r = verify(&f, &m).unwrap();
+        assert_eq!((r.blocks, r.good, r.bytes_read), (4, 4, 4 * 4096), "{r:?}");
     }
 }

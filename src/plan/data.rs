@@ -6,6 +6,13 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::units::fmt_size;
 
+/// Bytes of whole writes each writing job keeps to measure compressibility (the
+/// `Sampler`'s budget).
+pub(crate) const SAMPLE_BUDGET: usize = 4 << 20;
+/// Distinct unit hashes each writing job keeps to measure dedupability before it samples
+/// by content.
+pub(crate) const MAX_UNIT_HASHES: usize = 1 << 16;
+
 /// The kind of content written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

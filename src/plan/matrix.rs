@@ -22,6 +22,10 @@ pub(crate) const NOT_IN_MATRIX: [&str; 9] = [
     "resume",
 ];
 
+/// The largest matrix file read: 1 MiB. A matrix file is a few option lists written by
+/// hand (a large one is a few KiB), and its product is a study of runs one after another.
+pub(crate) const MATRIX_MAX: u64 = 1 << 20;
+
 /// A matrix file: fixed options and lists whose cartesian product is the study.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Matrix {

@@ -139,6 +139,25 @@ impl EngineKind {
     }
 }
 
+/// What a run allocates, estimated before it starts (see [`Spec::memory`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Memory {
+    /// Every job's I/O buffers: jobs × qd × bs.
+    pub buffers: u64,
+    /// Every writing job's data samples and hashes.
+    pub sampling: u64,
+    /// The generation maps of `--verify`.
+    pub verify: u64,
+}
+
+impl Memory {
+    pub(crate) fn total(&self) -> u64 {
+        self.buffers
+            .saturating_add(self.sampling)
+            .saturating_add(self.verify)
+    }
+}
+
 /// A workload, fully resolved. Field names are the results schema's `spec` object.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Spec {
@@ -344,6 +363,35 @@ impl Spec {
     /// Whether any operation of this workload reads.
     pub(crate) fn reads(&self) -> bool {
         self.rw.read_pct(self.rwmixread) > 0
+    }
+
+    /// What this run allocates in its process, known before the target is opened.
+    pub(crate) fn memory(&self) -> Memory {
+        use crate::plan::data::{MAX_UNIT_HASHES, SAMPLE_BUDGET};
+        let jobs = self.jobs as u64;
+        // Each job's BufferPool: qd slots of bs rounded up to the alignment (4 KiB at
+        // least; a device may ask for more, which only adds to this).
+        let buffers = jobs
+            .saturating_mul(self.qd as u64)
+            .saturating_mul(self.bs.div_ceil(4096).saturating_mul(4096));
+        // Each writing job's Sampler: its compression samples and its unit hashes (a hash
+        // map entry with its share of empty buckets: 32 bytes).
+        let sampling = if self.writes() {
+            jobs * (SAMPLE_BUDGET as u64 + MAX_UNIT_HASHES as u64 * 32)
+        } else {
+            0
+        };
+        // --verify: 8 bytes per block, three times (the jobs' maps, the repetition's
+        // map, the run's); counted when the span is known up front.
+        let verify = match (self.verify, self.size) {
+            (true, Some(size)) => (size / self.bs.max(1)).saturating_mul(24),
+            _ => 0,
+        };
+        Memory {
+            buffers,
+            sampling,
+            verify,
+        }
     }
 
     /// Checks everything that can be checked without the target.

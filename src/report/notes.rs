@@ -50,6 +50,7 @@ pub fn dry_run_json(plan: &SuitePlan) -> String {
                 "spec": r.plan.spec,
                 "repeat": r.plan.repeat,
                 "estimate_s": estimate_s(&r.plan),
+                "memory_bytes": r.plan.spec.memory().total(),
             })
         })
         .collect();

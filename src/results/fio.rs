@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::error::{Error, Result, describe_io};
+use crate::error::{Error, Result};
 use crate::plan::data::DataSpec;
 use crate::plan::spec::{EngineKind, Rw, Spec};
 use crate::results::env::Host;
@@ -22,14 +22,13 @@ use crate::results::stats::LatSummary;
 /// Loads an iomark results document or a fio JSON output file.
 pub(crate) fn load(path: &Path) -> Result<Document> {
     let name = path.display();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::document(format!("cannot read {name}: {}", describe_io(&e))))?;
+    let text = crate::results::schema::read_document(path)?;
     // fio may print warnings before the JSON; start at the first brace.
     let json_start = text.find('{').unwrap_or(0);
     let v: Value = serde_json::from_str(&text[json_start..])
         .map_err(|e| Error::document(format!("{name} is not JSON ({e}); give an iomark results file or fio --output-format=json output")))?;
     if v.get("schema").is_some() {
-        return Document::load(path);
+        return Document::parse(path, &text[json_start..]);
     }
     if v.get("fio version").is_some() {
         return from_fio(&v).map_err(|e| Error::document(format!("{name}: {e}")));

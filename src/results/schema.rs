@@ -3,12 +3,11 @@
 //! documented here. The document is rewritten atomically after every finished repetition,
 //! so a killed study keeps everything it finished.
 
-use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result, describe_io};
+use crate::error::{Error, Result};
 use crate::plan::StudyPoint;
 use crate::plan::spec::Spec;
 use crate::results::env::{DeviceDelta, DeviceInfo, FsInfo, Host};
@@ -342,14 +341,12 @@ impl Document {
 
     /// Reads a document, checking its schema.
     pub fn load(path: &Path) -> Result<Document> {
-        let text = fs::read_to_string(path).map_err(|e| {
-            Error::document(format!(
-                "cannot read {}: {}",
-                path.display(),
-                describe_io(&e)
-            ))
-        })?;
-        let v: serde_json::Value = serde_json::from_str(&text)
+        Document::parse(path, &read_document(path)?)
+    }
+
+    /// A document from the text of `path`, checking its schema.
+    pub(crate) fn parse(path: &Path, text: &str) -> Result<Document> {
+        let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| Error::document(format!("{} is not JSON: {e}", path.display())))?;
         match v.get("schema").and_then(|s| s.as_str()) {
             Some(SCHEMA) => {}
@@ -376,9 +373,27 @@ impl Document {
     }
 }
 
+/// The largest results document (iomark's or fio's) read: 256 MiB. An interval point of
+/// the series takes about 220 bytes of pretty JSON, so a 24-hour run with 1 s intervals
+/// writes about 19 MB and one with 100 ms intervals about 190 MB; parsing takes several
+/// times the text in memory, so the limit is not much higher than a real document gets.
+pub(crate) const DOCUMENT_MAX: u64 = 256 << 20;
+
+/// The text of a results document (iomark's or fio's JSON output): a regular file of at
+/// most [`DOCUMENT_MAX`] bytes.
+pub(crate) fn read_document(path: &Path) -> Result<String> {
+    crate::results::store::read_document(
+        path,
+        DOCUMENT_MAX,
+        "a results document",
+        "give an iomark results file or fio --output-format=json output",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn timestamp_shape() {
@@ -454,6 +469,10 @@ pub struct VerifyReport {
     pub stale: u64,
     /// The first few bad blocks.
     pub first_bad: Vec<BadBlock>,
+    /// Bytes read back: the written blocks and nothing else (0 in documents written
+    /// before iomark counted it).
+    #[serde(default)]
+    pub bytes_read: u64,
 }
 
 /// What a block turned out to be.
@@ -471,11 +490,30 @@ impl VerifyReport {
         self.corrupt + self.misplaced + self.stale
     }
 
+    /// Counts one checked block at `offset`.
+    pub(crate) fn count(&mut self, offset: u64, state: BlockState) {
+        self.blocks += 1;
+        match state {
+            BlockState::Good => self.good += 1,
+            BlockState::Corrupt => self.corrupt += 1,
+            BlockState::Misplaced => self.misplaced += 1,
+            BlockState::Stale => self.stale += 1,
+        }
+        if state != BlockState::Good && self.first_bad.len() < 10 {
+            self.first_bad.push(BadBlock { offset, state });
+        }
+    }
+
     /// One line for the terminal.
     pub fn describe(&self) -> String {
         let mut s = format!(
-            "verify: {} blocks: {} good, {} corrupt, {} misplaced, {} stale",
-            self.blocks, self.good, self.corrupt, self.misplaced, self.stale
+            "verify: {} blocks ({} read): {} good, {} corrupt, {} misplaced, {} stale",
+            self.blocks,
+            crate::units::fmt_size(self.bytes_read),
+            self.good,
+            self.corrupt,
+            self.misplaced,
+            self.stale
         );
         if !self.first_bad.is_empty() {
             let list: Vec<String> = self

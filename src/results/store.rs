@@ -1,14 +1,18 @@
-//! Atomic file writes: a temporary file in the same directory, synced, then renamed over
-//! the destination, so a reader (or a crash) sees the old file or the new one, never half
-//! of one. Every document and report iomark writes goes through here, after
-//! [`check_output`] has said, before anything ran, that the path may receive it.
+//! Files in and out. Atomic writes: a temporary file in the same directory, synced, then
+//! renamed over the destination, so a reader (or a crash) sees the old file or the new
+//! one, never half of one; every document and report iomark writes goes through here,
+//! after [`check_output`] has said, before anything ran, that the path may receive it.
+//! Bounded reads: every file a user names (documents, matrix files, verify states, a
+//! corpus) is read only if it is a regular file, checked before it is opened (opening a
+//! FIFO blocks until a writer comes), and never past a limit, so `/dev/zero` or a huge
+//! file cannot make iomark grow without bound.
 
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, describe_io};
 
 /// Writes `bytes` to `path` atomically; `what` names the file in an error ("results").
 pub fn atomic_write(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
@@ -136,6 +140,90 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Why a file was not read.
+#[derive(Debug)]
+pub(crate) enum Unreadable {
+    /// Opening, inspecting or reading it failed.
+    Io(std::io::Error),
+    /// Not a regular file; what it is ("a character device").
+    NotRegular(&'static str),
+    /// Larger than the limit; its size.
+    TooLarge(u64),
+}
+
+/// What a file type is, for messages: "a directory", "a FIFO", "a character device".
+pub(crate) fn kind_of(ft: fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_file() {
+        "a regular file"
+    } else if ft.is_dir() {
+        "a directory"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else if ft.is_fifo() {
+        "a FIFO"
+    } else if ft.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Opens `path` for reading if it is a regular file (symbolic links followed), with its
+/// size. The type is checked before opening, so a FIFO never blocks `open`, and again on
+/// the open file.
+pub(crate) fn open_regular(path: &Path) -> std::result::Result<(fs::File, u64), Unreadable> {
+    let md = fs::metadata(path).map_err(Unreadable::Io)?;
+    if !md.is_file() {
+        return Err(Unreadable::NotRegular(kind_of(md.file_type())));
+    }
+    let f = fs::File::open(path).map_err(Unreadable::Io)?;
+    let md = f.metadata().map_err(Unreadable::Io)?;
+    if !md.is_file() {
+        return Err(Unreadable::NotRegular(kind_of(md.file_type())));
+    }
+    Ok((f, md.len()))
+}
+
+/// Reads the regular file `path` whole if it holds at most `limit` bytes. Reads at most
+/// `limit + 1` bytes whatever its size says (a file that grows, or a /proc file that
+/// claims 0), so memory stays bounded.
+pub(crate) fn read_capped(path: &Path, limit: u64) -> std::result::Result<Vec<u8>, Unreadable> {
+    let (f, len) = open_regular(path)?;
+    if len > limit {
+        return Err(Unreadable::TooLarge(len));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    f.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Unreadable::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(Unreadable::TooLarge(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// Reads an input document as text: a regular file of at most `limit` bytes. `what` names
+/// the kind of document ("a results document") and `fix` says what to give instead; each
+/// refusal is one line naming the file, and for a large one the limit.
+pub(crate) fn read_document(path: &Path, limit: u64, what: &str, fix: &str) -> Result<String> {
+    let p = path.display();
+    let bytes = read_capped(path, limit).map_err(|e| {
+        Error::document(match e {
+            Unreadable::Io(e) => format!("cannot read {p}: {}; {fix}", describe_io(&e)),
+            Unreadable::NotRegular(kind) => format!("{p} is {kind}, not {what}; {fix}"),
+            Unreadable::TooLarge(n) => format!(
+                "{p} is {}, more than the {} {what} may be; {fix}",
+                crate::units::fmt_size(n),
+                crate::units::fmt_size(limit)
+            ),
+        })
+    })?;
+    String::from_utf8(bytes).map_err(|_| Error::document(format!("{p} is not text; {fix}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +269,39 @@ mod tests {
             Err(Error::Target(_))
         ));
         assert_eq!(fs::read(&foreign).unwrap(), b"precious");
+    }
+
+    #[test]
+    fn bounded_reads_refuse_devices_fifos_and_large_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let small = dir.path().join("small");
+        fs::write(&small, b"12345").unwrap();
+        assert_eq!(read_capped(&small, 5).unwrap(), b"12345");
+        assert!(matches!(
+            read_capped(&small, 4),
+            Err(Unreadable::TooLarge(5))
+        ));
+        assert!(matches!(
+            read_capped(Path::new("/dev/zero"), 1 << 20),
+            Err(Unreadable::NotRegular("a character device"))
+        ));
+        assert!(matches!(
+            read_capped(dir.path(), 1 << 20),
+            Err(Unreadable::NotRegular("a directory"))
+        ));
+        let err =
+            read_document(Path::new("/dev/zero"), 1 << 20, "a matrix file", "give X").unwrap_err();
+        assert!(matches!(err, Error::Document(_)), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "/dev/zero is a character device, not a matrix file; give X"
+        );
+        let err = read_document(&small, 4, "a matrix file", "give X").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("is 5 B, more than the 4 B a matrix file may be; give X"),
+            "{err}"
+        );
     }
 
     #[test]

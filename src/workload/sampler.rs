@@ -41,7 +41,7 @@ impl Sampler {
             unit: spec.dedup_unit as usize,
             exhaustive: false,
             samples: Vec::new(),
-            budget: 4 << 20,
+            budget: crate::plan::data::SAMPLE_BUDGET,
             stride: 1,
             seq: 0,
             raw: 0,
@@ -49,7 +49,7 @@ impl Sampler {
             zstd: 0,
             seen: HashMap::new(),
             shift: 0,
-            max_entries: 1 << 16,
+            max_entries: crate::plan::data::MAX_UNIT_HASHES,
         }
     }
 

@@ -558,3 +558,97 @@ impl Drop for FlippingLink {
         self.halt();
     }
 }
+
+/// How a child run under [`run_bounded`] ended.
+pub struct Bounded {
+    /// Exit status; `None` when a signal ended it (the deadline's SIGKILL, or an abort).
+    pub code: Option<i32>,
+    /// Killed at the deadline.
+    pub timed_out: bool,
+    /// Peak resident memory (the kernel's `ru_maxrss`, VmHWM), bytes.
+    pub max_rss: u64,
+    pub elapsed: std::time::Duration,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+/// Runs `cmd` with its address space limited to `as_limit` bytes (RLIMIT_AS, so a
+/// runaway allocation fails in the child instead of taking the machine) and killed after
+/// `timeout`; returns how it ended and its peak resident memory (from `wait4`).
+pub fn run_bounded(mut cmd: Command, timeout: std::time::Duration, as_limit: u64) -> Bounded {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // Safety: setrlimit is async-signal-safe; the closure touches nothing else.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: as_limit,
+                rlim_max: as_limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let start = std::time::Instant::now();
+    // Reaped below with wait4 (which std's wait cannot do: it gives the peak RSS).
+    #[allow(clippy::zombie_processes)]
+    let mut child = cmd.spawn().expect("spawn the bounded command");
+    let pipe = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = pipe(Box::new(child.stdout.take().unwrap()));
+    let err = pipe(Box::new(child.stderr.take().unwrap()));
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // Safety: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let mut timed_out = false;
+    loop {
+        // Safety: waits for our own child; status and ru are valid for writing.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
+        if r == pid {
+            break;
+        }
+        assert!(r == 0, "wait4: {}", std::io::Error::last_os_error());
+        if start.elapsed() > timeout && !timed_out {
+            timed_out = true;
+            // Safety: a signal to our own child, not yet reaped.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let elapsed = start.elapsed();
+    Bounded {
+        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        timed_out,
+        max_rss: ru.ru_maxrss as u64 * 1024,
+        elapsed,
+        stdout: out.join().unwrap(),
+        stderr: String::from_utf8_lossy(&err.join().unwrap()).into_owned(),
+    }
+}
+
+/// A FIFO at `path` (removed with its temporary directory).
+pub fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // Safety: a valid NUL-terminated path.
+    let r = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
+    assert_eq!(r, 0, "mkfifo {}", path.display());
+}
+
+/// MemAvailable from /proc/meminfo, bytes.
+pub fn mem_available() -> u64 {
+    let s = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let l = s.lines().find(|l| l.starts_with("MemAvailable:")).unwrap();
+    l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}

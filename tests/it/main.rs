@@ -5,6 +5,7 @@
 mod common;
 
 mod bad_input;
+mod bounds;
 mod cli;
 mod data;
 mod dirty;
