@@ -5,8 +5,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use clap::Parser;
 use clap::error::ErrorKind;
@@ -37,16 +35,22 @@ fn main() {
     std::process::exit(code);
 }
 
-/// Ctrl-C and SIGTERM set the stop flag; a second one ends the process at once.
+/// Ctrl-C, SIGTERM and SIGHUP set the stop flag; a second one ends the process at once,
+/// after removing a file iomark is still making. Installed when a command starts I/O.
 fn install_signals(stop: &StopFlag) -> Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let hard = Arc::new(AtomicBool::new(false));
-    for (sig, code) in [(SIGINT, 130), (SIGTERM, 143)] {
-        let r = signal_hook::flag::register_conditional_shutdown(sig, code, Arc::clone(&hard))
-            .and_then(|_| signal_hook::flag::register(sig, Arc::clone(&hard)))
-            .and_then(|_| signal_hook::flag::register_usize(sig, stop.cell(), sig as usize));
-        r.map_err(|e| Error::io("cannot install signal handlers", &e))?;
-    }
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+        .map_err(|e| Error::io("cannot install signal handlers", &e))?;
+    let cell = stop.cell(); // the first signal asks every loop to stop
+    std::thread::spawn(move || {
+        for (n, sig) in signals.forever().enumerate() {
+            if n > 0 {
+                iomark::io::target::remove_unfinished();
+                std::process::exit(128 + sig);
+            }
+            cell.store(sig as usize, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
     Ok(())
 }
 
@@ -68,16 +72,16 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
             }
         },
     };
-    install_signals(stop)?;
     let sys = iomark::plan::System {
         io_uring: iomark::io::engine::probe_io_uring(),
         root: iomark::io::sys::is_root(),
     };
+    let io = |stop| install_signals(stop).map(|()| stop);
     match cli.command {
-        Some(Command::Run(args)) => cmd_run(args.resolve(&sys)?, stop),
-        Some(Command::Quick(args)) => cmd_quick(args.resolve(&sys)?, stop),
+        Some(Command::Run(args)) => cmd_run(args.resolve(&sys)?, io(stop)?),
+        Some(Command::Quick(args)) => cmd_quick(args.resolve(&sys)?, io(stop)?),
         Some(Command::Data(args)) => {
-            let plan = args.resolve()?;
+            let (plan, stop) = (args.resolve()?, io(stop)?);
             let m =
                 iomark::measure::stream::write_stream(&plan.spec, plan.size, &plan.output, stop)?;
             if !plan.quiet {
@@ -85,21 +89,22 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
             }
             Ok(exit_for(stop, None))
         }
-        Some(Command::Verify(args)) => cmd_verify(&args),
+        Some(Command::Verify(args)) => cmd_verify(&args, io(stop)?),
         Some(Command::Report(args)) => cmd_report(Job::Report, &args.files, &args.to),
         Some(Command::Compare(args)) => cmd_report(Job::Compare, &args.files, &args.to),
         Some(Command::Suite(args)) => {
             let sub = matches
                 .subcommand_matches("suite")
                 .expect("the suite subcommand was parsed");
-            cmd_suite(
-                args.resolve(&iomark::cli::explicit_options(sub), &sys)?,
-                stop,
-            )
+            let plan = args.resolve(&iomark::cli::explicit_options(sub), &sys)?;
+            match plan.dry_run {
+                true => put(&text::dry_run(&plan)).map(|()| 0),
+                false => cmd_suite(plan, io(stop)?),
+            }
         }
         // The embedded default: `iomark quick` with its defaults.
         None => match Cli::parse_from(["iomark", "quick"]).command {
-            Some(Command::Quick(args)) => cmd_quick(args.resolve(&sys)?, stop),
+            Some(Command::Quick(args)) => cmd_quick(args.resolve(&sys)?, io(stop)?),
             _ => unreachable!("`iomark quick` parses as the quick command"),
         },
     }
@@ -195,13 +200,6 @@ fn cmd_quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
 }
 
 fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
-    if plan.dry_run {
-        put(&match plan.out.json {
-            true => format!("{}\n", notes::dry_run_json(&plan)),
-            false => text::plan_listing(&plan),
-        })?;
-        return Ok(0);
-    }
     let out = Output {
         output: plan.out.output.clone().or_else(|| plan.resume.clone()),
         ..plan.out.clone()
@@ -226,13 +224,16 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
     Ok(exit_for(stop, failure))
 }
 
-fn cmd_verify(args: &iomark::cli::VerifyArgs) -> Result<i32> {
+fn cmd_verify(args: &iomark::cli::VerifyArgs, stop: &StopFlag) -> Result<i32> {
     let map = iomark::measure::verify::GenMap::load(&args.state)?;
-    let report = iomark::measure::verify::verify_target(&args.target, &map, args.buffered)?;
+    let report = iomark::measure::verify::verify_target(&args.target, &map, args.buffered, stop)?;
     put(&match args.json {
         true => serde_json::to_string_pretty(&report).expect("report serializes") + "\n",
         false => format!("{}: {}\n", args.target.display(), report.describe()),
     })?;
+    if stop.signal() != 0 {
+        return Ok(exit_for(stop, None));
+    }
     if report.blocks == 0 {
         complain("the state file records no written blocks; nothing was checked");
         return Ok(ExitCode::Failure as i32);

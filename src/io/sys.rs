@@ -243,6 +243,34 @@ pub(crate) fn has_xattr(fd: BorrowedFd, name: &str) -> bool {
     unsafe { libc::fgetxattr(fd.as_raw_fd(), n.as_ptr(), std::ptr::null_mut(), 0) >= 0 }
 }
 
+/// The value of the extended attribute `name` of the open file (at most 256 bytes).
+pub(crate) fn get_xattr(fd: BorrowedFd, name: &str) -> Option<Vec<u8>> {
+    let n = CString::new(name).ok()?;
+    let mut buf = [0u8; 256];
+    // SAFETY: a NUL-terminated name and a buffer of the given length that we own; the
+    // borrow keeps the descriptor open.
+    let got = unsafe {
+        libc::fgetxattr(
+            fd.as_raw_fd(),
+            n.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    (got >= 0).then(|| buf[..got as usize].to_vec())
+}
+
+/// The start time of process `pid` (clock ticks since boot, `/proc/PID/stat` field 22)
+/// and this boot's id: together they name one process, even if its pid is reused later.
+pub(crate) fn process_identity(pid: u32) -> Option<(u64, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces: count fields after its closing paren.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let start = rest.split_whitespace().nth(19)?.parse().ok()?;
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    Some((start, boot.trim().to_string()))
+}
+
 /// Sets the extended attribute `name` of the open file to `value` (`fsetxattr`); best
 /// effort (a filesystem without user xattrs refuses).
 pub(crate) fn set_xattr(fd: BorrowedFd, name: &str, value: &[u8]) {

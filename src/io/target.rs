@@ -57,8 +57,78 @@ fn is_marked(file: &File) -> bool {
     sys::has_xattr(file.as_fd(), MARK_XATTR)
 }
 
+/// Who made a file iomark marked: the mark names the creating process while that run
+/// owns the file (`pid=N start=T boot=B`), and says `kept` once a run kept it with
+/// `--keep` (older iomark wrote `created`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Mark {
+    /// Made by a run that is still going (perhaps this one).
+    Live(u32),
+    /// Left by a run that ended without removing it (killed): iomark's to remove.
+    Leftover(u32),
+    /// Kept on purpose, or of unknown origin: used, never removed.
+    Kept,
+}
+
+fn mark_value(pid: u32) -> Vec<u8> {
+    match sys::process_identity(pid) {
+        Some((start, boot)) => format!("pid={pid} start={start} boot={boot}").into_bytes(),
+        None => b"kept".to_vec(),
+    }
+}
+
+fn parse_mark(value: &[u8]) -> Mark {
+    let text = String::from_utf8_lossy(value);
+    let field = |k: &str| {
+        text.split_whitespace()
+            .find_map(|f| f.strip_prefix(k)?.strip_prefix('='))
+            .map(str::to_string)
+    };
+    let (Some(pid), Some(start), Some(boot)) = (
+        field("pid").and_then(|p| p.parse::<u32>().ok()),
+        field("start").and_then(|s| s.parse::<u64>().ok()),
+        field("boot"),
+    ) else {
+        return Mark::Kept;
+    };
+    match sys::process_identity(pid) {
+        Some((s, b)) if s == start && b == boot => Mark::Live(pid),
+        _ => Mark::Leftover(pid),
+    }
+}
+
+fn read_mark(file: &File) -> Option<Mark> {
+    sys::get_xattr(file.as_fd(), MARK_XATTR).map(|v| parse_mark(&v))
+}
+
 fn mark(file: &File) {
-    sys::set_xattr(file.as_fd(), MARK_XATTR, b"created");
+    sys::set_xattr(file.as_fd(), MARK_XATTR, &mark_value(std::process::id()));
+}
+
+/// Files this process created and has not yet removed or handed over (kept): removed by
+/// [`remove_unfinished`] when a second signal ends the process at once.
+static UNFINISHED: std::sync::Mutex<Vec<(PathBuf, (u64, u64))>> = std::sync::Mutex::new(Vec::new());
+
+fn unfinished(path: &Path, identity: Option<(u64, u64)>, add: bool) {
+    let Some(id) = identity else { return };
+    let mut list = UNFINISHED.lock().unwrap_or_else(|p| p.into_inner());
+    list.retain(|(p, i)| !(p == path && *i == id));
+    if add {
+        list.push((path.to_path_buf(), id));
+    }
+}
+
+/// Removes every file this process created and still owns (each only if the path still
+/// names the same file). For the moment a second Ctrl-C ends the process without
+/// unwinding: a file being laid out must not stay behind.
+pub fn remove_unfinished() {
+    let list = UNFINISHED.lock().unwrap_or_else(|p| p.into_inner());
+    for (path, id) in list.iter() {
+        let now = fs::symlink_metadata(path).ok().map(|m| (m.dev(), m.ino()));
+        if now == Some(*id) {
+            let _ = fs::remove_file(path);
+        }
+    }
 }
 
 fn in_use_refusal(path: &Path, use_: &crate::io::guard::InUse) -> Error {
@@ -181,6 +251,17 @@ impl Target {
         let kind = Self::kind_allowed(&md, &path, spec, policy)?;
         sys::set_status_flags(file.as_fd(), 0, sys::O_NONBLOCK)
             .map_err(|e| Error::io(format!("cannot set up {}", path.display()), &e))?;
+        let found = (kind == TargetKind::File)
+            .then(|| read_mark(&file))
+            .flatten();
+        if let Some(Mark::Live(pid)) = found
+            && pid != std::process::id()
+        {
+            return Err(Error::guard(format!(
+                "{} is being used by another iomark run (process {pid}); wait for it to end or choose another file",
+                path.display()
+            )));
+        }
         if writes {
             match kind {
                 TargetKind::BlockDevice => Self::guard_device(&file, &md, &path, policy)?,
@@ -197,7 +278,20 @@ impl Target {
         if spec.direct {
             sys::set_direct(file.as_fd()).map_err(|e| open_error(&path, &e, true, writes))?;
         }
-        Self::from_open(spec, policy, path, &resolved, file, &md, kind, writes)
+        let leftover = matches!(found, Some(Mark::Leftover(_)));
+        if leftover {
+            // A run that was killed left it: this run takes it over, and removes it at
+            // the end unless --keep, as if it had created it.
+            mark(&file);
+        }
+        let mut t = Self::from_open(spec, policy, path, &resolved, file, &md, kind, writes)?;
+        if leftover {
+            t.created = true;
+            t.identity = Some((md.dev(), md.ino()));
+            t.keep = policy.keep;
+            unfinished(&t.path, t.identity, true);
+        }
+        Ok(t)
     }
 
     /// The kind of target `md` describes, if iomark may use it as asked: a directory, a
@@ -408,6 +502,7 @@ impl Target {
         let md = file.metadata().ok();
         let identity = md.as_ref().map(|m| (m.dev(), m.ino()));
         mark(&file);
+        unfinished(&path, identity, true);
         let mut t = Target {
             kind: TargetKind::File,
             path: path.clone(),
@@ -579,11 +674,20 @@ impl Target {
 
     /// Closes the target and removes the file if iomark created it and `--keep` is off.
     pub(crate) fn finish(mut self) -> Result<()> {
+        let done = self.remove_created();
         self.file = None;
-        self.remove_created()
+        done
     }
 
     fn remove_created(&mut self) -> Result<()> {
+        unfinished(&self.path, self.identity, false);
+        if self.created
+            && self.keep
+            && let Some(f) = &self.file
+        {
+            // Kept on purpose: no longer tied to this process.
+            sys::set_xattr(f.as_fd(), MARK_XATTR, b"kept");
+        }
         if self.created && !self.keep {
             self.created = false;
             // Remove only the very file we created: if the path now names another file
@@ -611,8 +715,8 @@ impl Target {
 
 impl Drop for Target {
     fn drop(&mut self) {
-        self.file = None;
         let _ = self.remove_created();
+        self.file = None;
     }
 }
 

@@ -98,10 +98,13 @@ pub(crate) fn run_rep(
     let mut error = watch.spawn_error.take().or(watch.sink_error.take());
     error = error.or(merged.error.take());
     let (gens, verify) = if spec.verify {
-        verify_back(spec, target, std::mem::take(&mut merged.gens), &mut error)
+        let gens = std::mem::take(&mut merged.gens);
+        verify_back(spec, target, gens, &mut error, stop)
     } else {
         (None, None)
     };
+    // Stopped while writing or reading back: the repetition did not end as planned.
+    merged.interrupted |= stop.is_set();
     let elapsed_s = (merged.end_ns as f64 / 1e9).max(1e-9);
     let dir = |c: Counter, h: &LatHist| DirStats {
         ios: c.ios,
@@ -133,7 +136,11 @@ pub(crate) fn run_rep(
         },
         device,
         series: series(&watch.intervals, spec.interval_s, elapsed_s),
-        data: merged.sampler.and_then(|s| s.measure()),
+        // Measuring the samples compresses them (seconds with many jobs): not after a stop.
+        data: merged
+            .sampler
+            .filter(|_| !stop.is_set())
+            .and_then(|s| s.measure()),
         verify,
     };
     RepOutcome { rep, error, gens }
@@ -377,6 +384,7 @@ fn verify_back(
     target: &Target,
     job_gens: Vec<(u64, Vec<u64>)>,
     error: &mut Option<Error>,
+    stop: &StopFlag,
 ) -> (Option<GenMap>, Option<crate::results::schema::VerifyReport>) {
     let Some(file) = target.file() else {
         return (None, None);
@@ -392,7 +400,7 @@ fn verify_back(
     }
     // Read from the device, not from the page cache.
     target.drop_cache();
-    let report: Result<_> = crate::measure::verify::verify(file, &map);
+    let report: Result<_> = crate::measure::verify::verify(file, &map, &|| stop.is_set());
     match report {
         Ok(r) => {
             if r.bad() > 0 && error.is_none() {

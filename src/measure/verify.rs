@@ -194,7 +194,14 @@ impl GenMap {
 /// Reads back every block the map says was written, and only those, and checks it: runs
 /// of adjacent written blocks are read at once (up to 1 MiB). `file` must accept reads at
 /// block-aligned offsets into a 4096-aligned buffer (O_DIRECT or not).
-pub(crate) fn verify(file: &std::fs::File, map: &GenMap) -> Result<VerifyReport> {
+/// Reads back every written block of `map` from `file` and checks it. `stop` is asked
+/// between reads (at most 1 MiB apart): when it says stop, the blocks checked so far are
+/// returned and the caller marks the result interrupted.
+pub(crate) fn verify(
+    file: &std::fs::File,
+    map: &GenMap,
+    stop: &dyn Fn() -> bool,
+) -> Result<VerifyReport> {
     let bs = map.bs as usize;
     let per_read = ((1usize << 20) / bs).max(1);
     let mut pool = crate::io::engine::BufferPool::new(1, per_read * bs, 4096)
@@ -205,7 +212,7 @@ pub(crate) fn verify(file: &std::fs::File, map: &GenMap) -> Result<VerifyReport>
     let mut rep = VerifyReport::default();
     let n = map.gens.len();
     let mut i = 0;
-    while i < n {
+    while i < n && !stop() {
         if map.gens[i] == 0 {
             i += 1;
             continue;
@@ -234,8 +241,13 @@ pub(crate) fn verify(file: &std::fs::File, map: &GenMap) -> Result<VerifyReport>
 }
 
 /// `iomark verify`: opens `target` for reading (O_DIRECT unless `buffered`) and checks
-/// every block the state file says was written.
-pub fn verify_target(target: &Path, map: &GenMap, buffered: bool) -> Result<VerifyReport> {
+/// every block the state file says was written; `stop` cuts it short (the caller says so).
+pub fn verify_target(
+    target: &Path,
+    map: &GenMap,
+    buffered: bool,
+    stop: &crate::stop::StopFlag,
+) -> Result<VerifyReport> {
     use std::os::unix::fs::OpenOptionsExt;
     let p = target.display();
     if target.is_dir() {
@@ -257,7 +269,7 @@ pub fn verify_target(target: &Path, map: &GenMap, buffered: bool) -> Result<Veri
             )),
             _ => Error::target(format!("cannot open {p}: {}", describe_io(&e))),
         })?;
-    verify(&file, map)
+    verify(&file, map, &|| stop.is_set())
 }
 
 #[cfg(test)]
@@ -333,12 +345,12 @@ mod tests {
             m.gens[i as usize] = i + 1;
         }
         m.gens[7] = 0; // never written: not checked
-        let r = verify(&f, &m).unwrap();
+        let r = verify(&f, &m, &|| false).unwrap();
         assert_eq!((r.blocks, r.good, r.bad()), (7, 7, 0));
         assert_eq!(r.bytes_read, 7 * 4096);
         f.write_all_at(&block(0, 3, 1), 2 * 4096).unwrap(); // block 0's copy at block 2
         f.write_all_at(&block(3 * 4096, 3, 1), 3 * 4096).unwrap(); // older generation
-        let r = verify(&f, &m).unwrap();
+        let r = verify(&f, &m, &|| false).unwrap();
         assert_eq!((r.good, r.misplaced, r.stale), (5, 1, 1));
         assert_eq!(r.first_bad[0].offset, 2 * 4096);
     }
@@ -355,7 +367,7 @@ mod tests {
                 .unwrap();
             m.gens[i as usize] = g as u64 + 1;
         }
-        let r = verify(&f, &m).unwrap();
+        let r = verify(&f, &m, &|| false).unwrap();
         assert_eq!((r.blocks, r.good, r.bytes_read), (4, 4, 4 * 4096), "{r:?}");
     }
 }

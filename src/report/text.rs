@@ -189,6 +189,14 @@ pub fn plan_table(doc: &Document) -> String {
     tables::plan(doc).terminal()
 }
 
+/// What `--dry-run` prints: the JSON plan with `--json`, else the listing.
+pub fn dry_run(plan: &crate::plan::SuitePlan) -> String {
+    match plan.out.json {
+        true => format!("{}\n", crate::report::notes::dry_run_json(plan)),
+        false => plan_listing(plan),
+    }
+}
+
 /// The `--dry-run` listing of a study: each run with its parameters and estimated time.
 pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
     let (mut total, mut size_based) = (0.0, 0);

@@ -1,6 +1,7 @@
 //! Ctrl-C and SIGTERM: iomark stops within a second, keeps what it measured (marked
 //! interrupted) in the results file, removes the file it created, and exits 130 / 143.
 
+use std::os::unix::fs::MetadataExt;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -109,4 +110,217 @@ fn an_interrupted_data_stream_leaves_no_partial_file() {
     assert_eq!(status.code(), Some(130), "{err}");
     assert!(!out.exists(), "the partial stream was left behind: {err}");
     assert!(err.contains("partial") && err.contains("removed"), "{err}");
+}
+
+/// A closed terminal (SIGHUP) stops the run like Ctrl-C: results kept, file removed.
+#[test]
+fn sighup_keeps_partial_results_and_exits_129() {
+    interrupt_with(libc::SIGHUP, 129);
+}
+
+/// Waits for `child` to end, at most `bound` after `since`; how long it took.
+fn ended_within(
+    child: &mut std::process::Child,
+    since: Instant,
+    bound: Duration,
+) -> (std::process::ExitStatus, Duration) {
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return (s, since.elapsed());
+        }
+        if since.elapsed() > bound {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("iomark did not stop within {bound:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn wait_until(what: &str, ok: impl Fn() -> bool) {
+    let t = Instant::now();
+    while !ok() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "{what} never happened"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Ctrl-C during the verify read-back stops it within a second, and the repetition is
+/// marked interrupted (not "complete" with exit 130).
+#[test]
+fn ctrl_c_during_verify_stops_it() {
+    let dir = tmp();
+    let target = dir.path().join("t.dat");
+    let results = dir.path().join("r.json");
+    // Sequential 1 MiB writes over 512 MiB, then a read-back of all of it.
+    let mut child = iomark_process()
+        .args([
+            "run", "--rw", "write", "--bs", "1m", "--size", "512m", "--verify", "-q",
+        ])
+        .args(["--data", "zeros"])
+        .args(["--buffered", "-o"])
+        .arg(&results)
+        .arg(&target)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The read-back starts once the writes are done: wait for the page cache's writes
+    // to be read back, i.e. for the process to be reading.
+    let io = format!("/proc/{}/io", child.id());
+    let read_bytes = || {
+        std::fs::read_to_string(&io)
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("rchar: ")?.trim().parse::<u64>().ok())
+            })
+            .unwrap_or(0)
+    };
+    let start = read_bytes();
+    wait_until("the read-back", || read_bytes() > start + (32 << 20));
+    signal(&child, libc::SIGINT);
+    let (status, took) = ended_within(&mut child, Instant::now(), Duration::from_secs(10));
+    assert!(
+        took < Duration::from_secs(2),
+        "stopping the read-back took {took:?}"
+    );
+    assert_eq!(status.code(), Some(130));
+    let doc = read_json(&results);
+    assert_eq!(doc["runs"][0]["repetitions"][0]["status"], "interrupted");
+    assert!(!target.exists());
+}
+
+/// Two Ctrl-C while a new file is laid out end iomark at once, without leaving the
+/// half-written file behind.
+#[test]
+fn a_second_ctrl_c_during_layout_leaves_no_file() {
+    let dir = tmp();
+    let target = dir.path().join("big.dat");
+    let mut child = iomark_process()
+        .args([
+            "run",
+            "--rw",
+            "read",
+            "--size",
+            "8g",
+            "--runtime",
+            "1",
+            "-q",
+        ])
+        .arg(&target)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the layout", || {
+        std::fs::metadata(&target).is_ok_and(|m| m.blocks() > 0)
+    });
+    signal(&child, libc::SIGINT);
+    // Two signals sent back to back merge into one; a person's second press comes later.
+    std::thread::sleep(Duration::from_millis(5));
+    signal(&child, libc::SIGINT);
+    let (status, _) = ended_within(&mut child, Instant::now(), Duration::from_secs(5));
+    assert_eq!(status.code(), Some(130));
+    assert!(!target.exists(), "the half-laid-out file was left behind");
+}
+
+/// A file left by a killed run (SIGKILL) is taken over by the next run and removed at
+/// its end; while the first run lives, nobody else writes it.
+#[test]
+fn a_killed_runs_file_is_removed_by_the_next_run() {
+    let dir = tmp();
+    let target = dir.path().join("t.dat");
+    let mut child = iomark_process()
+        .args([
+            "run",
+            "--rw",
+            "randwrite",
+            "--size",
+            "16m",
+            "--runtime",
+            "60",
+            "-q",
+        ])
+        .arg(&target)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the run", || target.exists());
+    std::thread::sleep(Duration::from_millis(800));
+    // A second run on the same file while the first lives: refused.
+    let out = iomark_process()
+        .args(["run", "--rw", "randwrite", "--runtime", "0.2", "-q"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("another iomark run"), "{err}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(target.exists(), "SIGKILL leaves the file");
+    let out = iomark_process()
+        .args(["run", "--rw", "randread", "--runtime", "0.2", "-q"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !target.exists(),
+        "the leftover is removed after the next run"
+    );
+}
+
+/// Before any I/O a signal ends iomark as usual: planning a huge matrix is not a reason
+/// to ignore Ctrl-C.
+#[test]
+fn ctrl_c_while_planning_ends_at_once() {
+    let dir = tmp();
+    let m = dir.path().join("m.toml");
+    let list = |n: usize| {
+        (1..=n)
+            .map(|i| format!("\"{}k\"", 4 * i))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let qds = (1..=400)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    std::fs::write(
+        &m,
+        format!(
+            "runtime = \"1s\"\n[vary]\nbs = [{}]\nqd = [{qds}]\n",
+            list(400)
+        ),
+    )
+    .unwrap();
+    let mut child = iomark_process()
+        .args(["suite", "matrix"])
+        .arg(&m)
+        .args(["--engine", "null", "--size", "1g", "--dry-run"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, libc::SIGINT);
+    let (status, took) = ended_within(&mut child, Instant::now(), Duration::from_secs(20));
+    if status.success() {
+        // Planning finished before the signal came: nothing to show on this machine.
+        eprintln!("planning took under 0.3 s; the signal came after it");
+        return;
+    }
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
 }
