@@ -8,6 +8,8 @@ mod bad_input;
 mod cli;
 mod data;
 mod dirty;
+mod faultfs;
+mod faults;
 mod fuzz;
 mod ground_truth;
 mod guard;
