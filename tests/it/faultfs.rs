@@ -4,9 +4,10 @@
 //!
 //! - fail reads and/or writes with EIO, from the Nth data request on (so a run gets
 //!   going first), optionally only inside a byte range;
+//! - fail fsync with EIO;
 //! - stall data requests for a while (the reply is sent late from a helper thread, so
 //!   the session keeps serving other requests meanwhile);
-//! - answer reads short (at most N bytes);
+//! - answer reads and writes short (at most N bytes);
 //! - vanish: lazy unmount and abort the connection, as when a FUSE daemon dies; every
 //!   later request on a file still open fails with ENOTCONN.
 //!
@@ -58,11 +59,15 @@ pub struct Controls {
     /// ... that overlap `[eio_lo, eio_hi)`.
     eio_lo: AtomicU64,
     eio_hi: AtomicU64,
-    /// Requests numbered at least `stall_from` wait `stall_ms` before being served.
+    /// Requests numbered from `stall_from` up to (not including) `stall_until` wait
+    /// `stall_ms` before being served.
     stall_from: AtomicU64,
+    stall_until: AtomicU64,
     stall_ms: AtomicU64,
-    /// Reads return at most this many bytes (0: whole reads).
+    /// Reads and writes move at most this many bytes (0: all they were asked).
     short_max: AtomicU32,
+    /// fsync fails with EIO.
+    eio_fsync: AtomicBool,
     /// Set by `vanish`: every later request fails with ENOTCONN.
     gone: AtomicBool,
     /// The offset of the first request that was failed with EIO (`OFF`: none yet), and
@@ -80,8 +85,10 @@ impl Default for Controls {
             eio_lo: AtomicU64::new(0),
             eio_hi: AtomicU64::new(OFF),
             stall_from: AtomicU64::new(OFF),
+            stall_until: AtomicU64::new(OFF),
             stall_ms: AtomicU64::new(0),
             short_max: AtomicU32::new(0),
+            eio_fsync: AtomicBool::new(false),
             gone: AtomicBool::new(false),
             failed_at: AtomicU64::new(OFF),
             stalled_at: AtomicU64::new(OFF),
@@ -90,6 +97,14 @@ impl Default for Controls {
 }
 
 impl Controls {
+    /// How many of `len` bytes a read or write moves.
+    fn short(&self, len: u32) -> u32 {
+        match self.short_max.load(Ordering::SeqCst) {
+            0 => len,
+            max => len.min(max),
+        }
+    }
+
     /// Whether request `n`, a `dir` of `len` bytes at `offset`, is to fail with EIO.
     fn eio(&self, dir: Dir, n: u64, offset: u64, len: u64) -> bool {
         let from = match dir {
@@ -152,7 +167,8 @@ impl Fs {
                 .compare_exchange(OFF, offset, Ordering::SeqCst, Ordering::SeqCst);
             return Err(Errno::EIO);
         }
-        if n >= ctl.stall_from.load(Ordering::SeqCst) {
+        if n >= ctl.stall_from.load(Ordering::SeqCst) && n < ctl.stall_until.load(Ordering::SeqCst)
+        {
             let _ =
                 ctl.stalled_at
                     .compare_exchange(OFF, offset, Ordering::SeqCst, Ordering::SeqCst);
@@ -242,12 +258,7 @@ impl Filesystem for Fs {
             Ok(s) => s,
             Err(e) => return reply.error(e),
         };
-        let short = self.ctl.short_max.load(Ordering::SeqCst);
-        let len = match short {
-            0 => size,
-            s => size.min(s),
-        } as u64;
-        let len = len.min(self.size.saturating_sub(offset)) as usize;
+        let len = (self.ctl.short(size) as u64).min(self.size.saturating_sub(offset)) as usize;
         let backing = self.backing.try_clone().expect("dup the backing file");
         later(stall, move || {
             let mut buf = vec![0u8; len];
@@ -278,7 +289,7 @@ impl Filesystem for Fs {
             return reply.error(Errno::ENOSPC);
         }
         let backing = self.backing.try_clone().expect("dup the backing file");
-        let data = data.to_vec();
+        let data = data[..self.ctl.short(data.len() as u32) as usize].to_vec();
         later(stall, move || match backing.write_all_at(&data, offset) {
             Ok(()) => reply.written(data.len() as u32),
             Err(e) => reply.error(e.into()),
@@ -304,9 +315,12 @@ impl Filesystem for Fs {
         _datasync: bool,
         reply: ReplyEmpty,
     ) {
-        match self.ctl.gone.load(Ordering::SeqCst) {
-            true => reply.error(Errno::ENOTCONN),
-            false => reply.ok(),
+        if self.ctl.gone.load(Ordering::SeqCst) {
+            reply.error(Errno::ENOTCONN);
+        } else if self.ctl.eio_fsync.load(Ordering::SeqCst) {
+            reply.error(Errno::EIO);
+        } else {
+            reply.ok();
         }
     }
 
@@ -416,16 +430,23 @@ impl FaultFs {
         from.store(after, Ordering::SeqCst);
     }
 
-    /// Holds every data request from the `after`th on for `stall` before serving it.
-    pub fn stall(&self, after: u64, stall: Duration) {
+    /// Holds the data requests numbered `requests` (counted from the mount) for `stall`
+    /// each before serving them.
+    pub fn stall(&self, requests: std::ops::Range<u64>, stall: Duration) {
         self.ctl
             .stall_ms
             .store(stall.as_millis() as u64, Ordering::SeqCst);
-        self.ctl.stall_from.store(after, Ordering::SeqCst);
+        self.ctl.stall_until.store(requests.end, Ordering::SeqCst);
+        self.ctl.stall_from.store(requests.start, Ordering::SeqCst);
     }
 
-    /// Reads return at most `max` bytes (0: whole reads again).
-    pub fn short_reads(&self, max: u32) {
+    /// fsync fails with EIO (or works again).
+    pub fn fail_fsync(&self, fail: bool) {
+        self.ctl.eio_fsync.store(fail, Ordering::SeqCst);
+    }
+
+    /// Reads and writes move at most `max` bytes (0: all they are asked again).
+    pub fn short_transfers(&self, max: u32) {
         self.ctl.short_max.store(max, Ordering::SeqCst);
     }
 

@@ -13,6 +13,9 @@ use serde_json::Value;
 use crate::common::{LoopDev, iomark_process, read_json, signal, tmp};
 use crate::faultfs::{Dir, FaultFs};
 
+/// "No end" for a range of request numbers.
+const OFF: u64 = u64::MAX;
+
 /// The served file's size: 4 MiB, so one repetition of `--io-size 4m --bs 4k` is 1024
 /// requests.
 const SIZE: u64 = 4 << 20;
@@ -25,7 +28,7 @@ fn args(rw: &str, engine: &str, direct: bool, results: &Path, target: &Path) -> 
         rw,
         engine,
         direct,
-        ["--io-size", "4m", "--repeat", "3"],
+        &["--io-size", "4m", "--repeat", "3"],
         results,
         target,
     )
@@ -36,7 +39,7 @@ fn args_with(
     rw: &str,
     engine: &str,
     direct: bool,
-    how: [&str; 4],
+    how: &[&str],
     results: &Path,
     target: &Path,
 ) -> Vec<String> {
@@ -209,18 +212,45 @@ fn eio_on_read_through_the_page_cache() {
     eio_mid_run(Dir::Read, "psync", false, false);
 }
 
-/// Reads answered short (2 KiB of each 4 KiB) are resumed for the rest and counted
-/// once: the run completes with exactly the planned I/O count.
+/// Reads and writes answered short (2 KiB of each 4 KiB) are resumed for the rest and
+/// counted once: the run completes with exactly the planned I/O and byte counts.
 #[test]
-fn short_reads_are_resumed() {
+fn short_transfers_are_resumed() {
     let Some(fs) = FaultFs::mount(SIZE, true) else {
         return;
     };
-    fs.short_reads(2048);
+    fs.short_transfers(2048);
     let tmp = tmp();
     let results = tmp.path().join("r.json");
     let how = ["--io-size", "4m", "--repeat", "1"];
-    let a = args_with("randread", "psync", false, how, &results, &fs.file());
+    for (rw, dir) in [("randread", "read"), ("randwrite", "write")] {
+        let before = fs.requests();
+        let a = args_with(rw, "psync", false, &how, &results, &fs.file());
+        let (out, _) = run_bounded(&a, Duration::from_secs(20));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{rw}: {err}");
+        let rep = &read_json(&results)["runs"][0]["repetitions"][0];
+        assert_eq!(rep[dir]["ios"], IOS_PER_REP, "{rw}");
+        assert_eq!(rep[dir]["bytes"], SIZE, "{rw}");
+        assert!(
+            fs.requests() - before >= 2 * IOS_PER_REP,
+            "{rw}: every transfer was answered short"
+        );
+    }
+}
+
+/// A request held for 400 ms in the middle of a run shows in the latency maximum: a
+/// stall is measured, not lost.
+#[test]
+fn a_stall_shows_in_the_latency_maximum() {
+    let Some(fs) = FaultFs::mount(SIZE, true) else {
+        return;
+    };
+    fs.stall(500..501, Duration::from_millis(400));
+    let tmp = tmp();
+    let results = tmp.path().join("r.json");
+    let how = ["--io-size", "4m", "--repeat", "1"];
+    let a = args_with("randread", "psync", true, &how, &results, &fs.file());
     let (out, _) = run_bounded(&a, Duration::from_secs(20));
     assert_eq!(
         out.status.code(),
@@ -228,13 +258,36 @@ fn short_reads_are_resumed() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let run = &read_json(&results)["runs"][0];
-    assert_eq!(run["repetitions"][0]["read"]["ios"], IOS_PER_REP);
-    assert_eq!(run["repetitions"][0]["read"]["bytes"], SIZE);
+    assert!(fs.stalled_at().is_some());
+    let lat = &read_json(&results)["runs"][0]["repetitions"][0]["read"]["lat_ns"];
+    let max = lat["max"].as_u64().unwrap();
     assert!(
-        fs.requests() >= 2 * IOS_PER_REP,
-        "every read was answered short"
+        (400_000_000..2_000_000_000).contains(&max),
+        "max latency {max} ns"
     );
+    assert!(lat["p50"].as_u64().unwrap() < 50_000_000, "{lat}");
+}
+
+/// fsync failing (`--end-fsync`): exit 1 with one line that says syncing failed and why.
+#[test]
+fn eio_on_fsync() {
+    let Some(fs) = FaultFs::mount(SIZE, false) else {
+        return;
+    };
+    fs.fail_fsync(true);
+    let tmp = tmp();
+    let results = tmp.path().join("r.json");
+    let how = ["--io-size", "1m", "--end-fsync"];
+    let a = args_with("randwrite", "psync", true, &how, &results, &fs.file());
+    let (out, _) = run_bounded(&a, Duration::from_secs(20));
+    let err = one_line(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("syncing ") && err.contains("Input/output error"),
+        "{err}"
+    );
+    let run = &read_json(&results)["runs"][0];
+    assert_eq!(run["status"], "interrupted", "{run:#}");
 }
 
 /// How long a stalled request is held, and how far into the stall SIGINT comes.
@@ -256,8 +309,8 @@ fn stall_then_interrupt(engine: &str) {
     let results = tmp.path().join("r.json");
     // Time-based, one repetition: it cannot finish on its own within the test.
     let how = ["--runtime", "60s", "--repeat", "1"];
-    let a = args_with("randread", engine, true, how, &results, &fs.file());
-    fs.stall(500, STALL);
+    let a = args_with("randread", engine, true, &how, &results, &fs.file());
+    fs.stall(500..OFF, STALL);
     let mut child = spawn(&a);
     let t = Instant::now();
     while fs.stalled_at().is_none() {
@@ -311,7 +364,7 @@ fn the_target_vanishing_mid_run_keeps_the_results() {
     let tmp = tmp();
     let results = tmp.path().join("r.json");
     let how = ["--runtime", "1s", "--repeat", "3"];
-    let a = args_with("randread", "io_uring", true, how, &results, &fs.file());
+    let a = args_with("randread", "io_uring", true, &how, &results, &fs.file());
     let mut child = spawn(&a);
     // The first repetition is saved when it ends; vanish half a second later.
     let t = Instant::now();
