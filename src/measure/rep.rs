@@ -64,6 +64,8 @@ pub(crate) struct RepOutcome {
     pub(crate) error: Option<Error>,
     /// With --verify: what every block must hold now.
     pub(crate) gens: Option<GenMap>,
+    /// How long the workers took to return once the run was asked to stop, if it was.
+    pub(crate) stop_wait_s: Option<f64>,
 }
 
 /// What the main thread collects while the workers run.
@@ -73,6 +75,8 @@ struct Watch {
     cpu_before: CpuTimes,
     spawn_error: Option<Error>,
     sink_error: Option<Error>,
+    /// Seconds from the stop (signal, halt) to the last worker's return.
+    stop_wait_s: Option<f64>,
 }
 
 /// Runs repetition `rep` (0-based) of `spec` on an opened target.
@@ -136,7 +140,12 @@ pub(crate) fn run_rep(
         data: merged.sampler.and_then(|s| s.measure()),
         verify,
     };
-    RepOutcome { rep, error, gens }
+    RepOutcome {
+        rep,
+        error,
+        gens,
+        stop_wait_s: watch.stop_wait_s,
+    }
 }
 
 /// Starts the workers, opens the gate and watches them until every one has finished.
@@ -161,6 +170,7 @@ fn drive(
         cpu_before: CpuTimes::now(),
         spawn_error: None,
         sink_error: None,
+        stop_wait_s: None,
     };
     let outs = std::thread::scope(|scope| {
         let mut handles = Vec::new();
@@ -219,6 +229,9 @@ fn drive(
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
+            if stop.is_set() || halt.load(Ordering::Relaxed) {
+                monitor.stopping();
+            }
             if monitor.ramp_ended() {
                 watch.dev_before = snapshot();
                 watch.cpu_before = CpuTimes::now();
@@ -234,6 +247,8 @@ fn drive(
                 }
             }
         }
+        // Every worker has dropped its sender: they have all returned.
+        watch.stop_wait_s = monitor.stop_wait_s();
         handles
             .into_iter()
             .map(|h| {
@@ -256,6 +271,8 @@ struct Monitor {
     /// When progress was last reported, and the live totals then.
     last_at: Instant,
     last: LiveTotals,
+    /// When the main thread first saw the stop (signal or halt).
+    stop_seen: Option<Instant>,
 }
 
 const TICK: Duration = Duration::from_millis(250);
@@ -269,7 +286,18 @@ impl Monitor {
             ramp_snapped: win.ramp_ns == 0,
             last_at: Instant::now(),
             last: LiveTotals::default(),
+            stop_seen: None,
         }
+    }
+
+    /// The run has been asked to stop; the workers are on their way out.
+    fn stopping(&mut self) {
+        self.stop_seen.get_or_insert_with(Instant::now);
+    }
+
+    /// Seconds since the stop was seen, if it was.
+    fn stop_wait_s(&self) -> Option<f64> {
+        self.stop_seen.map(|t| t.elapsed().as_secs_f64())
     }
 
     /// How long to wait for the next interval message.
@@ -310,6 +338,7 @@ impl Monitor {
                 0.0
             },
             ramping: !self.ramp_snapped,
+            stopping_s: self.stop_wait_s(),
         };
         self.last_at = Instant::now();
         self.last = now;

@@ -26,6 +26,9 @@ pub struct Progress {
     pub lat_mean_ns: f64,
     /// Whether the ramp is still going.
     pub ramping: bool,
+    /// Seconds since the run was asked to stop (a signal, a failed job, a sink), while
+    /// the workers have not all returned: I/O in flight the target has not answered.
+    pub stopping_s: Option<f64>,
 }
 
 /// Receives what happens while runs are measured. Every method has a default that does

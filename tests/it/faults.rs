@@ -134,6 +134,7 @@ fn check_kept(results: &Path, complete: usize, dir: &str) -> Value {
         assert_eq!(r["status"], "complete");
         assert_eq!(r[dir]["ios"], IOS_PER_REP, "a finished repetition whole");
     }
+    assert_eq!(slow_stop_warning(&run), None, "an error stops at once");
     let last = &reps[complete];
     assert_eq!(last["status"], "interrupted");
     assert!(last[dir]["ios"].as_u64().unwrap() < IOS_PER_REP);
@@ -342,6 +343,26 @@ fn stall_then_interrupt(engine: &str) {
     assert_eq!(run["status"], "interrupted");
     assert_eq!(run["repetitions"][0]["status"], "interrupted");
     assert!(run["repetitions"][0]["read"]["ios"].as_u64().unwrap() >= 400);
+    // The wait is said, with its length (seen by the main thread within a 250 ms tick).
+    let said = slow_stop_warning(run).expect("a warning about the slow stop");
+    let secs: f64 = said
+        .split(" waited ")
+        .nth(1)
+        .and_then(|w| w.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{said}"));
+    let want = (STALL - SIGNAL_INTO_STALL).as_secs_f64();
+    assert!((want - 0.4..want + 0.3).contains(&secs), "{said}");
+}
+
+/// The run's warning that stopping waited on I/O in flight, if there is one.
+fn slow_stop_warning(run: &Value) -> Option<String> {
+    run["warnings"]
+        .as_array()?
+        .iter()
+        .filter_map(|w| w.as_str())
+        .find(|w| w.contains("for I/O in flight"))
+        .map(str::to_string)
 }
 
 #[test]
