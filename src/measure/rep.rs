@@ -75,7 +75,7 @@ struct Watch {
     cpu_before: CpuTimes,
     spawn_error: Option<Error>,
     sink_error: Option<Error>,
-    /// Seconds from the stop (signal, halt) to the last worker's return.
+    /// Seconds from the stop (signal, halt, the window's end) to the last worker's return.
     stop_wait_s: Option<f64>,
 }
 
@@ -229,7 +229,7 @@ fn drive(
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
-            if stop.is_set() || halt.load(Ordering::Relaxed) {
+            if stop.is_set() || halt.load(Ordering::Relaxed) || monitor.window_over() {
                 monitor.stopping();
             }
             if monitor.ramp_ended() {
@@ -271,7 +271,7 @@ struct Monitor {
     /// When progress was last reported, and the live totals then.
     last_at: Instant,
     last: LiveTotals,
-    /// When the main thread first saw the stop (signal or halt).
+    /// When the main thread first saw the stop (signal, halt or the window's end).
     stop_seen: Option<Instant>,
 }
 
@@ -290,7 +290,15 @@ impl Monitor {
         }
     }
 
-    /// The run has been asked to stop; the workers are on their way out.
+    /// Whether a time-based window has ended (the workers stop issuing then).
+    fn window_over(&self) -> bool {
+        self.win
+            .end_ns
+            .is_some_and(|end| self.t0.elapsed().as_nanos() as u64 >= end)
+    }
+
+    /// The run has been asked to stop, or its time is up; the workers are on their way
+    /// out.
     fn stopping(&mut self) {
         self.stop_seen.get_or_insert_with(Instant::now);
     }

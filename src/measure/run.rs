@@ -152,7 +152,8 @@ fn stopped_by(stop: &StopFlag) -> String {
     )
 }
 
-/// A stop slower than this waited on I/O in flight (a normal one takes well under 0.1 s;
+/// A stop (or a time-based repetition's end) slower than this waited on I/O in flight (a
+/// normal one takes well under 0.1 s;
 /// see docs/ARCHITECTURE.md, "Stopping"); the run's warnings say so.
 const SLOW_STOP_S: f64 = 1.0;
 

@@ -8,7 +8,7 @@ use crate::units::{fmt_size, fmt_size_short};
 /// A stop that waited on I/O in flight: iomark cannot end before the kernel returns it.
 pub(crate) fn slow_stop(rep: u32, waited_s: f64) -> String {
     format!(
-        "stopping repetition {rep} waited {waited_s:.1} s for I/O in flight that the target did not answer (a stalled device or file system); iomark cannot end before the kernel returns it"
+        "stopping repetition {rep} waited {waited_s:.1} s for I/O in flight (a stalled or very slow device or file system; I/O completing after the measured window is not counted); iomark cannot end before the kernel returns it"
     )
 }
 

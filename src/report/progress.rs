@@ -69,7 +69,7 @@ impl TermProgress {
             _ => format!("{:.1} s", p.elapsed_s),
         };
         let figures = if let Some(s) = p.stopping_s.filter(|&s| s >= 1.0) {
-            format!("stopping: waiting {s:.0} s for I/O in flight the target has not answered")
+            format!("stopping: waiting {s:.0} s for I/O in flight")
         } else if p.ramping {
             "ramp".to_string()
         } else {

@@ -4,7 +4,7 @@
 //! Each must end in exit status 1 (or the signal's) with one clear line, no panic, and
 //! every finished repetition kept in the results document.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,6 +20,32 @@ const OFF: u64 = u64::MAX;
 /// requests.
 const SIZE: u64 = 4 << 20;
 const IOS_PER_REP: u64 = 1024;
+
+/// A mounted fault file system serving `SIZE` bytes, and a temporary directory for the
+/// results document; dropped in this order.
+struct Bench {
+    fs: FaultFs,
+    results: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Bench {
+    /// `None` (after `require`) where FUSE cannot be mounted.
+    fn new(fs_direct_io: bool) -> Option<Bench> {
+        let fs = FaultFs::mount(SIZE, fs_direct_io)?;
+        let dir = tmp();
+        Some(Bench {
+            fs,
+            results: dir.path().join("r.json"),
+            _dir: dir,
+        })
+    }
+
+    /// iomark's arguments for `rw` on the served file with `how`, saving the results.
+    fn args(&self, rw: &str, engine: &str, direct: bool, how: &[&str]) -> Vec<String> {
+        args_with(rw, engine, direct, how, &self.results, &self.fs.file())
+    }
+}
 
 /// iomark's arguments for three size-based repetitions of `rw` on `target`, saving to
 /// `results`.
@@ -144,11 +170,10 @@ fn check_kept(results: &Path, complete: usize, dir: &str) -> Value {
 /// EIO from the middle of the second repetition on: exit 1, one line naming the offset
 /// and the errno, the first repetition kept whole.
 fn eio_mid_run(dir: Dir, engine: &str, fs_direct: bool, iomark_direct: bool) {
-    let Some(fs) = FaultFs::mount(SIZE, fs_direct) else {
+    let Some(bench) = Bench::new(fs_direct) else {
         return;
     };
-    let tmp = tmp();
-    let results = tmp.path().join("r.json");
+    let (fs, results) = (&bench.fs, bench.results.as_path());
     let rw = match dir {
         Dir::Read => "randread",
         Dir::Write => "randwrite",
@@ -159,7 +184,7 @@ fn eio_mid_run(dir: Dir, engine: &str, fs_direct: bool, iomark_direct: bool) {
     let after = if passthrough { IOS_PER_REP + 300 } else { 0 };
     fs.fail(dir, after, 0..SIZE);
     let (out, took) = run_bounded(
-        &args(rw, engine, iomark_direct, &results, &fs.file()),
+        &args(rw, engine, iomark_direct, results, &fs.file()),
         Duration::from_secs(20),
     );
     let err = one_line(&out);
@@ -172,7 +197,7 @@ fn eio_mid_run(dir: Dir, engine: &str, fs_direct: bool, iomark_direct: bool) {
             err.contains(&format!("at offset {at} ")),
             "offset {at}: {err}"
         );
-        let run = check_kept(&results, 1, rw.trim_start_matches("rand"));
+        let run = check_kept(results, 1, rw.trim_start_matches("rand"));
         assert!(
             run["error"]
                 .as_str()
@@ -217,20 +242,19 @@ fn eio_on_read_through_the_page_cache() {
 /// counted once: the run completes with exactly the planned I/O and byte counts.
 #[test]
 fn short_transfers_are_resumed() {
-    let Some(fs) = FaultFs::mount(SIZE, true) else {
+    let Some(bench) = Bench::new(true) else {
         return;
     };
+    let (fs, results) = (&bench.fs, bench.results.as_path());
     fs.short_transfers(2048);
-    let tmp = tmp();
-    let results = tmp.path().join("r.json");
     let how = ["--io-size", "4m", "--repeat", "1"];
     for (rw, dir) in [("randread", "read"), ("randwrite", "write")] {
         let before = fs.requests();
-        let a = args_with(rw, "psync", false, &how, &results, &fs.file());
+        let a = bench.args(rw, "psync", false, &how);
         let (out, _) = run_bounded(&a, Duration::from_secs(20));
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{rw}: {err}");
-        let rep = &read_json(&results)["runs"][0]["repetitions"][0];
+        let rep = &read_json(results)["runs"][0]["repetitions"][0];
         assert_eq!(rep[dir]["ios"], IOS_PER_REP, "{rw}");
         assert_eq!(rep[dir]["bytes"], SIZE, "{rw}");
         assert!(
@@ -244,14 +268,13 @@ fn short_transfers_are_resumed() {
 /// stall is measured, not lost.
 #[test]
 fn a_stall_shows_in_the_latency_maximum() {
-    let Some(fs) = FaultFs::mount(SIZE, true) else {
+    let Some(bench) = Bench::new(true) else {
         return;
     };
+    let (fs, results) = (&bench.fs, bench.results.as_path());
     fs.stall(500..501, Duration::from_millis(400));
-    let tmp = tmp();
-    let results = tmp.path().join("r.json");
     let how = ["--io-size", "4m", "--repeat", "1"];
-    let a = args_with("randread", "psync", true, &how, &results, &fs.file());
+    let a = bench.args("randread", "psync", true, &how);
     let (out, _) = run_bounded(&a, Duration::from_secs(20));
     assert_eq!(
         out.status.code(),
@@ -260,7 +283,7 @@ fn a_stall_shows_in_the_latency_maximum() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(fs.stalled_at().is_some());
-    let lat = &read_json(&results)["runs"][0]["repetitions"][0]["read"]["lat_ns"];
+    let lat = &read_json(results)["runs"][0]["repetitions"][0]["read"]["lat_ns"];
     let max = lat["max"].as_u64().unwrap();
     assert!(
         (400_000_000..2_000_000_000).contains(&max),
@@ -272,14 +295,13 @@ fn a_stall_shows_in_the_latency_maximum() {
 /// fsync failing (`--end-fsync`): exit 1 with one line that says syncing failed and why.
 #[test]
 fn eio_on_fsync() {
-    let Some(fs) = FaultFs::mount(SIZE, false) else {
+    let Some(bench) = Bench::new(false) else {
         return;
     };
+    let (fs, results) = (&bench.fs, bench.results.as_path());
     fs.fail_fsync(true);
-    let tmp = tmp();
-    let results = tmp.path().join("r.json");
     let how = ["--io-size", "1m", "--end-fsync"];
-    let a = args_with("randwrite", "psync", true, &how, &results, &fs.file());
+    let a = bench.args("randwrite", "psync", true, &how);
     let (out, _) = run_bounded(&a, Duration::from_secs(20));
     let err = one_line(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
@@ -287,7 +309,7 @@ fn eio_on_fsync() {
         err.contains("syncing ") && err.contains("Input/output error"),
         "{err}"
     );
-    let run = &read_json(&results)["runs"][0];
+    let run = &read_json(results)["runs"][0];
     assert_eq!(run["status"], "interrupted", "{run:#}");
 }
 
@@ -303,14 +325,13 @@ const AFTER_STALL: Duration = Duration::from_secs(1);
 /// exits 130 within `AFTER_STALL` of the stall's end, keeps the partial repetition and,
 /// having waited over 2 s, has said why it is waiting.
 fn stall_then_interrupt(engine: &str) {
-    let Some(fs) = FaultFs::mount(SIZE, true) else {
+    let Some(bench) = Bench::new(true) else {
         return;
     };
-    let tmp = tmp();
-    let results = tmp.path().join("r.json");
+    let (fs, results) = (&bench.fs, bench.results.as_path());
     // Time-based, one repetition: it cannot finish on its own within the test.
     let how = ["--runtime", "60s", "--repeat", "1"];
-    let a = args_with("randread", engine, true, &how, &results, &fs.file());
+    let a = bench.args("randread", engine, true, &how);
     fs.stall(500..OFF, STALL);
     let mut child = spawn(&a);
     let t = Instant::now();
@@ -338,7 +359,7 @@ fn stall_then_interrupt(engine: &str) {
         err.contains("interrupted; the measurements so far are kept"),
         "{err}"
     );
-    let doc = read_json(&results);
+    let doc = read_json(results);
     let run = &doc["runs"][0];
     assert_eq!(run["status"], "interrupted");
     assert_eq!(run["repetitions"][0]["status"], "interrupted");
@@ -353,6 +374,37 @@ fn stall_then_interrupt(engine: &str) {
         .unwrap_or_else(|| panic!("{said}"));
     let want = (STALL - SIGNAL_INTO_STALL).as_secs_f64();
     assert!((want - 0.4..want + 0.3).contains(&secs), "{said}");
+}
+
+/// A request held 2.5 s across the end of a one-second time-based run: the run ends
+/// when it returns, does not count it (it completed after the window), and says that
+/// the end waited on I/O in flight.
+#[test]
+fn a_stall_across_the_end_of_a_timed_run_is_said() {
+    let Some(bench) = Bench::new(true) else {
+        return;
+    };
+    let (fs, results) = (&bench.fs, bench.results.as_path());
+    let how = ["--runtime", "1s", "--repeat", "1"];
+    let a = bench.args("randread", "psync", true, &how);
+    fs.stall(200..201, Duration::from_millis(2500));
+    let (out, took) = run_bounded(&a, Duration::from_secs(20));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(fs.stalled_at().is_some());
+    assert!(took >= Duration::from_millis(2500), "{took:?}");
+    let run = &read_json(results)["runs"][0];
+    assert_eq!(run["status"], "complete");
+    let lat_max = run["repetitions"][0]["read"]["lat_ns"]["max"]
+        .as_u64()
+        .unwrap();
+    assert!(lat_max < 1_000_000_000, "not counted: {lat_max} ns");
+    let said = slow_stop_warning(run).expect("a warning about the slow end");
+    assert!(said.contains("stopping repetition 1 waited 1."), "{said}");
 }
 
 /// The run's warning that stopping waited on I/O in flight, if there is one.
@@ -379,13 +431,12 @@ fn a_stalled_read_and_sigint_io_uring() {
 /// one-second repetitions: exit 1 naming the error, no panic, the first repetition kept.
 #[test]
 fn the_target_vanishing_mid_run_keeps_the_results() {
-    let Some(fs) = FaultFs::mount(SIZE, true) else {
+    let Some(bench) = Bench::new(true) else {
         return;
     };
-    let tmp = tmp();
-    let results = tmp.path().join("r.json");
+    let (fs, results) = (&bench.fs, bench.results.as_path());
     let how = ["--runtime", "1s", "--repeat", "3"];
-    let a = args_with("randread", "io_uring", true, &how, &results, &fs.file());
+    let a = bench.args("randread", "io_uring", true, &how);
     let mut child = spawn(&a);
     // The first repetition is saved when it ends; vanish half a second later.
     let t = Instant::now();
@@ -403,7 +454,7 @@ fn the_target_vanishing_mid_run_keeps_the_results() {
         err.contains("reading ") && err.contains("Transport endpoint is not connected"),
         "{err}"
     );
-    let doc = read_json(&results);
+    let doc = read_json(results);
     let run = &doc["runs"][0];
     assert_eq!(run["status"], "interrupted", "{run:#}");
     let reps = run["repetitions"].as_array().unwrap();
@@ -419,19 +470,18 @@ fn the_target_vanishing_mid_run_keeps_the_results() {
 /// injected under it reaches iomark reading /dev/loopN as an error at iomark's offset.
 #[test]
 fn eio_under_a_loop_device() {
-    let Some(fs) = FaultFs::mount(SIZE, true) else {
+    let Some(bench) = Bench::new(true) else {
         return;
     };
+    let (fs, results) = (&bench.fs, bench.results.as_path());
     // Declared after the file system, so dropped (detached) before it is unmounted.
     let Some(lo) = LoopDev::over(&fs.file(), 0) else {
         return;
     };
-    let tmp = tmp();
-    let results = tmp.path().join("r.json");
     let after = fs.requests() + IOS_PER_REP + 300;
     fs.fail(Dir::Read, after, 0..SIZE);
     let (out, took) = run_bounded(
-        &args("randread", "psync", true, &results, lo.path()),
+        &args("randread", "psync", true, results, lo.path()),
         Duration::from_secs(20),
     );
     let err = one_line(&out);
@@ -446,6 +496,6 @@ fn eio_under_a_loop_device() {
         err.contains(&format!("at offset {at} ")),
         "offset {at}: {err}"
     );
-    check_kept(&results, 1, "read");
+    check_kept(results, 1, "read");
     eprintln!("loop: {took:?}: {err}");
 }
