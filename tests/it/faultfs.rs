@@ -8,8 +8,9 @@
 //! - stall data requests for a while (the reply is sent late from a helper thread, so
 //!   the session keeps serving other requests meanwhile);
 //! - answer reads and writes short (at most N bytes);
-//! - vanish: lazy unmount and abort the connection, as when a FUSE daemon dies; every
-//!   later request on a file still open fails with ENOTCONN.
+//! - vanish: lazy unmount and abort the connection (through the FUSE control file
+//!   system), as when a FUSE daemon dies; every later request on a file still open fails
+//!   with ENOTCONN (answered by this file system itself where fusectl is missing).
 //!
 //! The controls are atomics in an `Arc<Controls>` shared by the test and the session
 //! thread, so they can be changed while iomark runs. `FaultFs` unmounts and removes its
@@ -50,7 +51,7 @@ pub enum Dir {
 /// The fault controls, shared with the session thread. Request numbers count the data
 /// requests (reads and writes) the file system has been asked since it was mounted.
 #[derive(Debug)]
-pub struct Controls {
+struct Controls {
     /// Data requests seen so far.
     requests: AtomicU64,
     /// EIO for reads / writes numbered at least this (`OFF`: never)...
@@ -340,7 +341,7 @@ impl Filesystem for Fs {
 /// A mounted fault file system; unmounted (lazily if busy) and its backing file removed
 /// on drop.
 pub struct FaultFs {
-    pub ctl: Arc<Controls>,
+    ctl: Arc<Controls>,
     dir: tempfile::TempDir,
     backing: PathBuf,
     session: Option<BackgroundSession>,
