@@ -64,6 +64,8 @@ pub(crate) struct RepOutcome {
     pub(crate) error: Option<Error>,
     /// With --verify: what every block must hold now.
     pub(crate) gens: Option<GenMap>,
+    /// How long the workers took to return once the run was asked to stop, if it was.
+    pub(crate) stop_wait_s: Option<f64>,
 }
 
 /// What the main thread collects while the workers run.
@@ -73,6 +75,8 @@ struct Watch {
     cpu_before: CpuTimes,
     spawn_error: Option<Error>,
     sink_error: Option<Error>,
+    /// Seconds from the stop (signal, halt, the window's end) to the last worker's return.
+    stop_wait_s: Option<f64>,
 }
 
 /// Runs repetition `rep` (0-based) of `spec` on an opened target.
@@ -143,7 +147,12 @@ pub(crate) fn run_rep(
             .and_then(|s| s.measure()),
         verify,
     };
-    RepOutcome { rep, error, gens }
+    RepOutcome {
+        rep,
+        error,
+        gens,
+        stop_wait_s: watch.stop_wait_s,
+    }
 }
 
 /// Starts the workers, opens the gate and watches them until every one has finished.
@@ -168,6 +177,7 @@ fn drive(
         cpu_before: CpuTimes::now(),
         spawn_error: None,
         sink_error: None,
+        stop_wait_s: None,
     };
     let outs = std::thread::scope(|scope| {
         let mut handles = Vec::new();
@@ -226,6 +236,9 @@ fn drive(
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
+            if stop.is_set() || halt.load(Ordering::Relaxed) || monitor.window_over() {
+                monitor.stopping();
+            }
             if monitor.ramp_ended() {
                 watch.dev_before = snapshot();
                 watch.cpu_before = CpuTimes::now();
@@ -241,6 +254,8 @@ fn drive(
                 }
             }
         }
+        // Every worker has dropped its sender: they have all returned.
+        watch.stop_wait_s = monitor.stop_wait_s();
         handles
             .into_iter()
             .map(|h| {
@@ -263,6 +278,8 @@ struct Monitor {
     /// When progress was last reported, and the live totals then.
     last_at: Instant,
     last: LiveTotals,
+    /// When the main thread first saw the stop (signal, halt or the window's end).
+    stop_seen: Option<Instant>,
 }
 
 const TICK: Duration = Duration::from_millis(250);
@@ -276,7 +293,26 @@ impl Monitor {
             ramp_snapped: win.ramp_ns == 0,
             last_at: Instant::now(),
             last: LiveTotals::default(),
+            stop_seen: None,
         }
+    }
+
+    /// Whether a time-based window has ended (the workers stop issuing then).
+    fn window_over(&self) -> bool {
+        self.win
+            .end_ns
+            .is_some_and(|end| self.t0.elapsed().as_nanos() as u64 >= end)
+    }
+
+    /// The run has been asked to stop, or its time is up; the workers are on their way
+    /// out.
+    fn stopping(&mut self) {
+        self.stop_seen.get_or_insert_with(Instant::now);
+    }
+
+    /// Seconds since the stop was seen, if it was.
+    fn stop_wait_s(&self) -> Option<f64> {
+        self.stop_seen.map(|t| t.elapsed().as_secs_f64())
     }
 
     /// How long to wait for the next interval message.
@@ -317,6 +353,7 @@ impl Monitor {
                 0.0
             },
             ramping: !self.ramp_snapped,
+            stopping_s: self.stop_wait_s(),
         };
         self.last_at = Instant::now();
         self.last = now;

@@ -190,6 +190,11 @@ fn stopped_by(stop: &StopFlag) -> String {
     )
 }
 
+/// A stop (or a time-based repetition's end) slower than this waited on I/O in flight (a
+/// normal one takes well under 0.1 s;
+/// see docs/ARCHITECTURE.md, "Stopping"); the run's warnings say so.
+const SLOW_STOP_S: f64 = 1.0;
+
 /// The loop over repetitions and what it carries from one to the next.
 struct Repetitions<'a> {
     spec: &'a Spec,
@@ -246,7 +251,15 @@ impl Repetitions<'_> {
         last: bool,
         sink: &mut dyn Sink,
     ) -> Result<bool> {
-        let RepOutcome { rep, error, gens } = out;
+        let RepOutcome {
+            rep,
+            error,
+            gens,
+            stop_wait_s,
+        } = out;
+        if let Some(s) = stop_wait_s.filter(|&s| s >= SLOW_STOP_S) {
+            run.warnings.push(warnings::slow_stop(rep.index, s));
+        }
         if let Some(w) = warnings::drift(&rep) {
             run.warnings.push(w);
         }

@@ -5,6 +5,13 @@
 use crate::results::schema::{Repetition, Run};
 use crate::units::{fmt_size, fmt_size_short};
 
+/// A stop that waited on I/O in flight: iomark cannot end before the kernel returns it.
+pub(crate) fn slow_stop(rep: u32, waited_s: f64) -> String {
+    format!(
+        "stopping repetition {rep} waited {waited_s:.1} s for I/O in flight (a stalled or very slow device or file system; I/O completing after the measured window is not counted); iomark cannot end before the kernel returns it"
+    )
+}
+
 /// When IOPS of the last third of a repetition's series differ from the first third's by
 /// more than 10% (a cache filling, a device getting dirty, throttling).
 pub(crate) fn drift(rep: &Repetition) -> Option<String> {

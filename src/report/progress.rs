@@ -68,7 +68,9 @@ impl TermProgress {
             (None, Some(f)) => format!("{:.0}% {:.1} s", (f * 100.0).min(100.0), p.elapsed_s),
             _ => format!("{:.1} s", p.elapsed_s),
         };
-        let figures = if p.ramping {
+        let figures = if let Some(s) = p.stopping_s.filter(|&s| s >= 1.0) {
+            format!("stopping: waiting {s:.0} s for I/O in flight")
+        } else if p.ramping {
             "ramp".to_string()
         } else {
             format!(

@@ -26,6 +26,9 @@ pub struct Progress {
     pub lat_mean_ns: f64,
     /// Whether the ramp is still going.
     pub ramping: bool,
+    /// Seconds since the run was asked to stop (a signal, a failed job, a sink) or its
+    /// time ran out, while the workers have not all returned: I/O still in flight.
+    pub stopping_s: Option<f64>,
 }
 
 /// Receives what happens while runs are measured. Every method has a default that does

@@ -9,6 +9,8 @@ mod bounds;
 mod cli;
 mod data;
 mod dirty;
+mod faultfs;
+mod faults;
 mod fuzz;
 mod ground_truth;
 mod guard;
