@@ -72,10 +72,7 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
             }
         },
     };
-    let sys = iomark::plan::System {
-        io_uring: iomark::io::engine::probe_io_uring(),
-        root: iomark::io::sys::is_root(),
-    };
+    let sys = iomark::io::env::system();
     let io = |stop| install_signals(stop).map(|()| stop);
     match cli.command {
         Some(Command::Run(args)) => cmd_run(args.resolve(&sys)?, io(stop)?),

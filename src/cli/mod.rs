@@ -106,7 +106,7 @@ pub fn output_format(
 #[derive(Debug, Args)]
 pub struct SuiteArgs {
     /// The study: quick, corners, compress, qd, bs, cache, steady, wsat, or matrix.
-    #[arg(value_name = "NAME")]
+    #[arg(id = "study", value_name = "NAME")]
     pub name: String,
     /// The target (for matrix: FILE.toml, then the target unless the file names it).
     #[arg(value_name = "TARGET", num_args = 0..=2)]
@@ -218,6 +218,9 @@ pub struct RunArgs {
     /// the end (unless --keep). Not needed with --engine null.
     #[arg(value_name = "TARGET")]
     pub target: Option<String>,
+    /// fio's name for TARGET.
+    #[arg(long, value_name = "TARGET", conflicts_with = "target")]
+    pub filename: Option<String>,
     #[command(flatten)]
     pub opts: RunOptionArgs,
     #[command(flatten)]
@@ -260,6 +263,14 @@ pub struct QuickArgs {
     pub out: OutputArgs,
 }
 
+/// The switches that let iomark write what it would otherwise refuse.
+const SAFETY_SWITCHES: [&str; 4] = [
+    "--overwrite",
+    "--allow-write-device",
+    "--destroy-data",
+    "--force",
+];
+
 /// Turns clap's multi-line error into one line: the problem, then the allowed values.
 pub fn one_line_clap_error(err: &clap::Error) -> String {
     let text = err.to_string();
@@ -269,6 +280,8 @@ pub fn one_line_clap_error(err: &clap::Error) -> String {
         .filter(|l| {
             !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
         })
+        // Never point at a switch that lets iomark destroy data as the "similar" option.
+        .filter(|l| !(l.starts_with("tip:") && SAFETY_SWITCHES.iter().any(|s| l.contains(s))))
         .collect();
     let mut line = parts.join("; ");
     if let Some(rest) = line.strip_prefix("error: ") {

@@ -29,8 +29,15 @@ fn arg(d: &'static OptDef) -> Arg {
         .long(d.name)
         .help(d.help.strip_suffix('.').unwrap_or(d.help))
         .help_heading(heading(d.group));
-    if let Some(alias) = d.alias {
-        a = a.visible_alias(alias);
+    for alias in d.alias {
+        a = a.visible_alias(*alias);
+    }
+    // fio writes ramp_time, io_size, end_fsync: accept the underscores everywhere.
+    for n in std::iter::once(&d.name).chain(d.alias) {
+        if n.contains('-') {
+            // Built once per process, for clap's 'static names.
+            a = a.alias(&*Box::leak(n.replace('-', "_").into_boxed_str()));
+        }
     }
     match d.value {
         Some(placeholder) => {
@@ -46,7 +53,14 @@ fn arg(d: &'static OptDef) -> Arg {
             }
         }
         None => {
-            a = a.action(ArgAction::SetTrue);
+            // A switch alone, or fio's --direct=1 / --direct=0.
+            a = a
+                .action(ArgAction::Set)
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("1")
+                .value_parser(["0", "1"])
+                .hide_possible_values(true);
             if let Some(other) = d.conflicts {
                 a = a.conflicts_with(other);
             }
@@ -73,8 +87,8 @@ pub(crate) fn typed(m: &ArgMatches, keep: fn(&OptDef) -> bool) -> Vec<Opt> {
             if let Some(v) = m.get_raw(d.name).and_then(|mut v| v.next_back()) {
                 out.push((d.name.to_string(), Some(v.to_string_lossy().into_owned())));
             }
-        } else if m.get_flag(d.name) {
-            out.push((d.name.to_string(), None));
+        } else if let Some(v) = m.get_one::<String>(d.name) {
+            out.push((d.name.to_string(), (v == "0").then(|| v.clone())));
         }
     }
     out

@@ -71,6 +71,11 @@ impl SuiteArgs {
                 "--max-rounds {max_rounds} is out of range; use 5 (the steady-state window) to 10000"
             )));
         }
+        if user.iter().any(|(k, _)| k == "name") {
+            return Err(Error::usage(
+                "--name names one run; a study names each of its runs by what it varies",
+            ));
+        }
         if user.iter().any(|(k, _)| k == "verify-state") {
             return Err(Error::usage(
                 "--verify-state saves one run's blocks; use it with iomark run, not in a study",
@@ -150,9 +155,8 @@ impl DataCmdArgs {
 
 impl RunArgs {
     pub fn resolve(&self, sys: &System) -> Result<RunPlan> {
-        self.opts
-            .0
-            .resolve(self.target.as_deref(), self.out.to_output(), sys)
+        let target = self.target.as_deref().or(self.filename.as_deref());
+        self.opts.0.resolve(target, self.out.to_output(), sys)
     }
 }
 

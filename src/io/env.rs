@@ -209,10 +209,28 @@ fn unescape_mount(s: &str) -> String {
 /// Bytes of memory the kernel reports available for new allocations (page cache that can
 /// be reclaimed included): `MemAvailable` from /proc/meminfo.
 pub(crate) fn mem_available() -> Option<u64> {
+    meminfo("MemAvailable:")
+}
+
+/// What plans need to know of this machine: io_uring, root, memory.
+pub fn system() -> crate::plan::System {
+    crate::plan::System {
+        io_uring: crate::io::engine::probe_io_uring(),
+        root: crate::io::sys::is_root(),
+        memory_bytes: mem_total().unwrap_or(0),
+    }
+}
+
+/// The machine's memory in bytes: `MemTotal` from /proc/meminfo.
+pub(crate) fn mem_total() -> Option<u64> {
+    meminfo("MemTotal:")
+}
+
+fn meminfo(key: &str) -> Option<u64> {
     let s = fs::read_to_string("/proc/meminfo").ok()?;
     let kb: u64 = s
         .lines()
-        .find(|l| l.starts_with("MemAvailable:"))?
+        .find(|l| l.starts_with(key))?
         .split_whitespace()
         .nth(1)?
         .parse()

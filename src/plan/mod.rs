@@ -21,6 +21,8 @@ pub struct System {
     pub io_uring: std::result::Result<(), String>,
     /// Whether the process runs as root.
     pub root: bool,
+    /// The machine's memory in bytes (0 when unknown), for `--size 2xmem`.
+    pub memory_bytes: u64,
 }
 
 /// Where results go and how much is printed.

@@ -28,8 +28,9 @@ pub(crate) enum Group {
 pub(crate) struct OptDef {
     /// The long name, without dashes.
     pub name: &'static str,
-    /// fio's name for it, accepted as well.
-    pub alias: Option<&'static str>,
+    /// fio's names for it, accepted as well (fio's underscores are accepted for every
+    /// option: `ramp_time`, `io_size`).
+    pub alias: &'static [&'static str],
     /// The value's placeholder (`SIZE`, `N`); `None` for a switch.
     pub value: Option<&'static str>,
     /// The value used when the option is not given.
@@ -61,7 +62,7 @@ const fn value(
 ) -> OptDef {
     OptDef {
         name,
-        alias: None,
+        alias: &[],
         value: Some(placeholder),
         default,
         choices: &[],
@@ -75,7 +76,7 @@ const fn value(
 const fn switch(name: &'static str, group: Group, help: &'static str) -> OptDef {
     OptDef {
         name,
-        alias: None,
+        alias: &[],
         value: None,
         default: None,
         choices: &[],
@@ -92,6 +93,7 @@ use Group::{Data, Target, Workload};
 pub(crate) const TABLE: &[OptDef] = &[
     OptDef {
         choices: &["read", "write", "randread", "randwrite", "rw", "randrw"],
+        alias: &["readwrite"],
         ..value("rw", "RW", Some("read"), Workload, "Access pattern.")
     },
     value(
@@ -102,12 +104,22 @@ pub(crate) const TABLE: &[OptDef] = &[
         "Percentage of reads in a mix (--rw rw or randrw).",
     ),
     value(
-        "bs",
-        "SIZE",
-        Some("4k"),
+        "rwmixwrite",
+        "PCT",
+        None,
         Workload,
-        "Block size: the size of every I/O (e.g. 512, 4k, 128KiB, 1m).",
+        "Percentage of writes in a mix, as fio says it (100 - --rwmixread).",
     ),
+    OptDef {
+        alias: &["blocksize"],
+        ..value(
+            "bs",
+            "SIZE",
+            Some("4k"),
+            Workload,
+            "Block size: the size of every I/O (e.g. 512, 4k, 128KiB, 1m; 4KB is 4000 bytes, as in SI).",
+        )
+    },
     value(
         "size",
         "SIZE",
@@ -123,7 +135,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         "Where the span starts in the target.",
     ),
     OptDef {
-        alias: Some("iodepth"),
+        alias: &["iodepth"],
         ..value(
             "qd",
             "N",
@@ -133,7 +145,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         )
     },
     OptDef {
-        alias: Some("numjobs"),
+        alias: &["numjobs"],
         ..value(
             "jobs",
             "N",
@@ -156,12 +168,20 @@ pub(crate) const TABLE: &[OptDef] = &[
         Workload,
         "Bytes each job moves in a size-based run, or a multiple of the span (2x) [default: the span once].",
     ),
-    value(
-        "ramp",
-        "DURATION",
-        Some("0"),
+    OptDef {
+        alias: &["ramp-time"],
+        ..value(
+            "ramp",
+            "DURATION",
+            Some("0"),
+            Workload,
+            "Run this long before measuring; the ramp is excluded from every figure.",
+        )
+    },
+    switch(
+        "time-based",
         Workload,
-        "Run this long before measuring; the ramp is excluded from every figure.",
+        "fio's time_based: accepted with --runtime, which is always time based in iomark (the span is gone over as often as needed).",
     ),
     OptDef {
         conflicts: Some("buffered"),
@@ -180,13 +200,14 @@ pub(crate) const TABLE: &[OptDef] = &[
         )
     },
     OptDef {
-        choices: &["psync", "io_uring", "null"],
+        choices: &["psync", "io_uring", "null", "sync", "pvsync", "libaio"],
+        alias: &["ioengine"],
         ..value(
             "engine",
             "ENGINE",
             None,
             Workload,
-            "I/O engine [default: io_uring where the kernel allows it, else psync].",
+            "I/O engine: psync, io_uring or null [default: io_uring where the kernel allows it, else psync]; fio's sync and pvsync run as psync.",
         )
     },
     value(
@@ -201,12 +222,22 @@ pub(crate) const TABLE: &[OptDef] = &[
         Workload,
         "Flush at the end of each job, inside the timed window (as IOzone's -e).",
     ),
+    OptDef {
+        alias: &["randseed"],
+        ..value(
+            "seed",
+            "N",
+            Some("1063500"),
+            Workload,
+            "Seed of every random choice; the same seed gives the same offsets and data.",
+        )
+    },
     value(
-        "seed",
-        "N",
-        Some("1063500"),
+        "name",
+        "NAME",
+        None,
         Workload,
-        "Seed of every random choice; the same seed gives the same offsets and data.",
+        "The run's name in tables and reports [default: pattern, block size and depth, e.g. randread 4k qd32].",
     ),
     value(
         "repeat",
@@ -323,11 +354,13 @@ pub(crate) const TABLE: &[OptDef] = &[
     },
 ];
 
-/// The option called `name` (its long name or fio's alias).
+/// The option called `name` (its long name or fio's alias, with `_` for `-` as fio
+/// writes them).
 pub(crate) fn find(name: &str) -> Option<&'static OptDef> {
+    let name = name.replace('_', "-");
     TABLE
         .iter()
-        .find(|d| d.name == name || d.alias == Some(name))
+        .find(|d| d.name == name || d.alias.contains(&name.as_str()))
 }
 
 /// Whether `name` is a run option: `Some(true)` takes a value, `Some(false)` is a switch.
@@ -389,9 +422,17 @@ impl RunOptions {
             (Some(p), None) => {
                 return Err(Error::usage(format!("--{} needs a value ({p})", def.name)));
             }
+            (None, Some("1")) => return self.set(def.name, None),
+            (None, Some("0")) => match (def.name, def.conflicts) {
+                // fio's direct=0 is buffered, buffered=0 is direct.
+                (_, Some(other)) => return self.set(other, None),
+                _ => {
+                    self.switches.remove(def.name);
+                }
+            },
             (None, Some(v)) => {
                 return Err(Error::usage(format!(
-                    "--{} is a switch and takes no value (got '{v}')",
+                    "--{} is a switch: give it alone, or =1 / =0 as fio does (got '{v}')",
                     def.name
                 )));
             }
@@ -489,7 +530,17 @@ mod tests {
         assert!(err(&[("nope".into(), None)]).contains("--nope is not a run option"));
         assert!(err(&[("rw".into(), Some("sideways".into()))]).contains("use read, write"));
         assert!(err(&[("qd".into(), None)]).contains("needs a value"));
-        assert!(err(&[("keep".into(), Some("1".into()))]).contains("takes no value"));
+        assert!(err(&[("keep".into(), Some("yes".into()))]).contains("=1 / =0"));
+        let fio = RunOptions::from_opts(&[
+            ("ramp_time".into(), Some("5".into())),
+            ("ioengine".into(), Some("psync".into())),
+            ("direct".into(), Some("0".into())),
+            ("keep".into(), Some("1".into())),
+        ])
+        .unwrap();
+        assert_eq!(fio.text("ramp"), Some("5"));
+        assert_eq!(fio.text("engine"), Some("psync"));
+        assert!(fio.on("buffered") && !fio.on("direct") && fio.on("keep"));
         assert!(err(&[("direct".into(), None), ("buffered".into(), None)]).contains("contradict"));
         let o = RunOptions::from_opts(&[("verify-state".into(), Some("s".into()))]).unwrap();
         assert!(
@@ -505,7 +556,7 @@ mod tests {
         let mut seen = BTreeSet::new();
         for d in TABLE {
             assert!(seen.insert(d.name), "{} twice", d.name);
-            if let Some(a) = d.alias {
+            for a in d.alias {
                 assert!(seen.insert(a), "{a} twice");
             }
             assert!(d.default.is_none() || d.takes_value(), "{}", d.name);

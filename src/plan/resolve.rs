@@ -10,6 +10,50 @@ use crate::plan::spec::{self, EngineKind, Rw, Spec, TargetPolicy};
 use crate::plan::{Output, RunPlan, StudyPoint, StudyRun, System};
 use crate::units::{parse_duration, parse_size};
 
+/// A note when a block size written with a decimal suffix (4KB = 4000 bytes in iomark,
+/// 4096 in fio) is not a multiple of 512.
+fn decimal_block(text: &str, bs: u64) -> Option<String> {
+    let t = text.trim().to_ascii_lowercase();
+    let decimal = ["kb", "mb", "gb"].iter().any(|s| t.ends_with(s));
+    (decimal && !bs.is_multiple_of(512)).then(|| {
+        format!(
+            "--bs {text} is {bs} bytes (KB, MB, GB are powers of 1000 in iomark; fio reads them as powers of 1024): write {} for {} bytes",
+            t.replace("kb", "k").replace("mb", "m").replace("gb", "g"),
+            parse_size(&t.replace("kb", "k").replace("mb", "m").replace("gb", "g")).unwrap_or(0)
+        )
+    })
+}
+
+/// `--size 2xmem`: a multiple of this machine's memory (the seeds size files at twice
+/// the memory to defeat the page cache), and the note saying what it came to.
+fn memory_multiple(text: &str, sys: &System) -> Result<Option<(u64, String)>> {
+    let Some(factor) = text.trim().strip_suffix("xmem") else {
+        return Ok(None);
+    };
+    let f: f64 = factor
+        .parse()
+        .ok()
+        .filter(|f: &f64| *f > 0.0 && f.is_finite())
+        .ok_or_else(|| {
+            Error::usage(format!(
+                "--size {text}: '{factor}' is not a positive factor (e.g. 2xmem)"
+            ))
+        })?;
+    if sys.memory_bytes == 0 {
+        return Err(Error::usage(format!(
+            "--size {text}: the machine's memory is unknown here; give a size (e.g. 64g)"
+        )));
+    }
+    // Whole MiB, so that every block size up to 1 MiB divides it.
+    let bytes = ((sys.memory_bytes as f64 * f) as u64) >> 20 << 20;
+    let note = format!(
+        "--size {text} is {} ({f} x this machine's {} of memory)",
+        crate::units::fmt_size(bytes),
+        crate::units::fmt_size(sys.memory_bytes)
+    );
+    Ok(Some((bytes, note)))
+}
+
 pub(crate) fn size_opt(opt: &str, text: &str) -> Result<u64> {
     parse_size(text).map_err(|e| Error::usage(format!("{opt}: {e}")))
 }
@@ -33,6 +77,15 @@ pub(crate) fn resolve_engine(
     sys: &System,
 ) -> Result<(EngineKind, Option<String>)> {
     match asked {
+        Some("libaio") => Err(Error::usage(
+            "--engine libaio is not in iomark yet; use io_uring (asynchronous, the kernel's successor to libaio) or psync",
+        )),
+        Some(fio @ ("sync" | "pvsync")) => Ok((
+            EngineKind::Psync,
+            Some(format!(
+                "fio's {fio} engine runs as psync (pread/pwrite): the same synchronous I/O, one request per call"
+            )),
+        )),
         Some(name) => {
             let kind = EngineKind::parse(name).ok_or_else(|| {
                 Error::usage(format!(
@@ -73,13 +126,8 @@ impl RunOptions {
                 self.text_or_default("rw")
             ))
         })?;
-        let rwmixread: i64 = count_opt(
-            "--rwmixread",
-            self.text_or_default("rwmixread"),
-            "a percentage",
-        )?;
-        spec::RWMIXREAD.check(rwmixread)?;
-        if self.given("rwmixread") && !rw.is_mixed() {
+        let rwmixread = self.mix()?;
+        if (self.given("rwmixread") || self.given("rwmixwrite")) && !rw.is_mixed() {
             return Err(Error::usage(format!(
                 "--rwmixread applies to mixes (--rw rw or randrw), not to --rw {}; drop it or use a mix",
                 rw.name()
@@ -118,10 +166,26 @@ impl RunOptions {
         // Recorded as what ran: 100 for pure reads, 0 for pure writes.
         spec.rwmixread = rw.read_pct(rwmixread as u8);
         spec.bs = size_opt("--bs", self.text_or_default("bs"))?;
-        spec.size = self
-            .text("size")
-            .map(|s| size_opt("--size", s))
-            .transpose()?;
+        let mut notes = Vec::new();
+        if let Some(note) = decimal_block(self.text_or_default("bs"), spec.bs) {
+            // 4KB is 4000 bytes here and 4096 in fio: say so, and refuse it for direct I/O.
+            if !self.on("buffered") && engine.caps().does_io {
+                return Err(Error::usage(format!(
+                    "{note}; direct I/O needs a multiple of 512"
+                )));
+            }
+            notes.push(note);
+        }
+        spec.size = match self.text("size") {
+            Some(t) => Some(match memory_multiple(t, sys)? {
+                Some((bytes, note)) => {
+                    notes.push(note);
+                    bytes
+                }
+                None => size_opt("--size", t)?,
+            }),
+            None => None,
+        };
         spec.offset = size_opt("--offset", self.text_or_default("offset"))?;
         spec.qd = qd as u32;
         spec.jobs = jobs as u32;
@@ -129,6 +193,12 @@ impl RunOptions {
             .text("runtime")
             .map(|s| duration_opt("--runtime", s))
             .transpose()?;
+        if self.on("time-based") && spec.runtime_s.is_none() {
+            return Err(Error::usage(
+                "--time-based needs --runtime: iomark's --runtime is always time based (e.g. --runtime 30s)",
+            ));
+        }
+        spec.label = self.text("name").map(str::to_string);
         match self.text("io-size") {
             Some(t) if t.trim().ends_with(['x', 'X']) => {
                 let n: f64 = t.trim()[..t.trim().len() - 1].parse().map_err(|_| {
@@ -178,6 +248,10 @@ impl RunOptions {
             spec.jobs *= spec.qd;
             spec.qd = 1;
         }
+        if !notes.is_empty() {
+            let all = spec.engine_note.take().into_iter().chain(notes);
+            spec.engine_note = Some(all.collect::<Vec<_>>().join("; "));
+        }
         spec.validate()?;
         Ok(RunPlan {
             spec,
@@ -195,6 +269,29 @@ impl RunOptions {
 }
 
 impl RunOptions {
+    /// The share of reads in a mix: --rwmixread, or 100 - fio's --rwmixwrite.
+    fn mix(&self) -> Result<i64> {
+        let read = match self.text("rwmixwrite") {
+            Some(_) if self.given("rwmixread") => {
+                return Err(Error::usage(
+                    "--rwmixread and --rwmixwrite both set the mix; give one of them",
+                ));
+            }
+            Some(w) => {
+                let w: i64 = count_opt("--rwmixwrite", w, "a percentage")?;
+                spec::RWMIXWRITE.check(w)?;
+                100 - w
+            }
+            None => count_opt(
+                "--rwmixread",
+                self.text_or_default("rwmixread"),
+                "a percentage",
+            )?,
+        };
+        spec::RWMIXREAD.check(read)?;
+        Ok(read)
+    }
+
     /// Resolves the data options; they are checked against the block size later.
     pub(crate) fn data_spec(&self) -> Result<DataSpec> {
         let pct = |opt: &str, v: Option<&str>| -> Result<Option<f64>> {

@@ -163,6 +163,9 @@ impl Memory {
 pub struct Spec {
     /// The file or block device, as given (`"null"` for the null engine without a target).
     pub target: String,
+    /// The run's name given with `--name` (otherwise it is made from the workload).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// The access pattern.
     pub rw: Rw,
     /// Percentage of reads in a mix (`rw`, `randrw`); 100 for reads, 0 for writes.
@@ -283,6 +286,12 @@ pub(crate) const RWMIXREAD: Bounds = Bounds {
     hi: 100,
     hint: "use a percentage from 0 to 100",
 };
+pub(crate) const RWMIXWRITE: Bounds = Bounds {
+    opt: "--rwmixwrite",
+    lo: 0,
+    hi: 100,
+    hint: "use a percentage from 0 to 100",
+};
 pub(crate) const REPEAT: Bounds = Bounds {
     opt: "--repeat",
     lo: 1,
@@ -299,6 +308,9 @@ pub(crate) const FSYNC: Bounds = Bounds {
 impl Spec {
     /// A short name for a run: `randread 4k qd32`, with jobs and mix when they matter.
     pub(crate) fn name(&self) -> String {
+        if let Some(l) = &self.label {
+            return l.clone();
+        }
         let spec = self;
         let mut s = format!(
             "{} {} qd{}",
@@ -329,6 +341,7 @@ impl Spec {
     pub(crate) fn new(target: impl Into<String>) -> Spec {
         Spec {
             target: target.into(),
+            label: None,
             rw: Rw::RandRead,
             rwmixread: 50,
             bs: 4096,
@@ -446,7 +459,7 @@ impl Spec {
         }
         if self.direct && self.engine.caps().does_io {
             for (opt, v) in [("--bs", self.bs), ("--offset", self.offset)] {
-                if v % 512 != 0 {
+                if !v.is_multiple_of(512) {
                     return Err(Error::usage(format!(
                         "{opt} {v} is not a multiple of 512 bytes, the smallest unit direct I/O accepts; use a multiple of 512 (the device may need 4096) or --buffered"
                     )));

@@ -213,6 +213,18 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
         plan.runs.len(),
         plan.runs.first().map_or("-", |r| r.plan.spec.engine.name())
     );
+    // What options resolved to (--size 2xmem, fio's engine names), once each.
+    let mut notes: Vec<&str> = Vec::new();
+    for r in &plan.runs {
+        for n in r.plan.spec.engine_note.iter().flat_map(|n| n.split("; ")) {
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+    }
+    for n in notes {
+        let _ = writeln!(out, "note: {n}");
+    }
     out.push_str(&tables::plan_listing(plan).terminal());
     let _ = writeln!(
         out,
