@@ -19,4 +19,5 @@ mod regression;
 mod report;
 mod safety;
 mod suite;
+mod verdicts;
 mod verify;

@@ -148,7 +148,8 @@ fn matrix_bad_input_names_the_line() {
 #[test]
 fn cache_bound_runs_are_labelled() {
     // A buffered run that reads a 4 MiB span over and over for a second: after the first
-    // pass the page cache serves everything, and the device's counters say so.
+    // pass the page cache serves everything, and the device's counters say so (other
+    // processes' reads of the same disk count against the figure, a lower bound).
     let dir = tmp();
     let f = dir.path().join("c.dat");
     let doc = run_json(&[
@@ -163,11 +164,16 @@ fn cache_bound_runs_are_labelled() {
         f.to_str().unwrap(),
     ]);
     let run = &doc["runs"][0];
-    let hit = run["repetitions"][0]["page_cache_hit_pct"].as_f64().unwrap();
-    assert!(hit > 90.0, "{hit}% from the page cache");
+    let hit = run["repetitions"][0]["page_cache_hit_pct"]
+        .as_f64()
+        .unwrap();
+    assert!(hit > 50.0, "{hit}% from the page cache");
     assert_eq!(run["cache_bound"], true);
     let warnings = run["warnings"].to_string();
-    assert!(warnings.contains("served from memory (page cache)"), "{warnings}");
+    assert!(
+        warnings.contains("served from memory (page cache)"),
+        "{warnings}"
+    );
     // The advice given before the run is worded as advice.
     assert!(warnings.contains("may serve reads"), "{warnings}");
     // Direct I/O: nothing to measure, never cache-bound.
