@@ -231,3 +231,54 @@ fn zram_stored_bytes_and_measured_data_are_in_the_text_and_the_compress_table() 
     );
     assert!(row.contains("(zram)"), "{row}");
 }
+
+#[test]
+fn one_repetition_has_no_stddev_in_reports_and_comparisons() {
+    let dir = tmp();
+    let a = dir.path().join("a.json");
+    let o = iomark()
+        .args([
+            "run", "--engine", "null", "--rw", "randread", "--size", "4m", "-q", "-o",
+        ])
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = |args: &[&str]| {
+        let o = iomark().args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let a = a.to_str().unwrap();
+    // The columns "IOPS sd" and "MB/s sd" of the one run.
+    let md = out(&["report", a, "--format", "md"]);
+    let header: Vec<&str> = md
+        .lines()
+        .find(|l| l.starts_with("| run"))
+        .unwrap()
+        .split(" | ")
+        .collect();
+    let row: Vec<&str> = md
+        .lines()
+        .find(|l| l.starts_with("| randread"))
+        .unwrap()
+        .split(" | ")
+        .collect();
+    for col in ["IOPS sd", "MB/s sd"] {
+        let i = header.iter().position(|h| *h == col).unwrap();
+        assert_eq!(row[i], "-", "{col} in {md}");
+    }
+    let csv = out(&["report", a, "--format", "csv"]);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    for col in ["IOPS sd", "MB/s sd"] {
+        let i = header.iter().position(|h| *h == col).unwrap();
+        assert_eq!(row[i], "", "{col} in {csv}");
+    }
+    let html = out(&["report", a, "--format", "html"]);
+    assert!(!html.contains("<td>0</td><td>"), "no sd 0 in {html}");
+    let cmp = out(&["compare", a, a, "--format", "md"]);
+    let row = cmp.lines().find(|l| l.starts_with("| randread")).unwrap();
+    assert_eq!(row.split(" | ").nth(2), Some("-"), "{cmp}");
+}
