@@ -118,6 +118,8 @@ pub(crate) fn run_rep(
         lat_ns: h.summary(),
     };
     let total = merged.read.ios + merged.write.ios;
+    let page_cache_hit_pct =
+        Repetition::measure_page_cache(spec.direct, merged.read.bytes, device.as_ref());
     let rep = Repetition {
         index: rep + 1,
         status: if merged.interrupted {
@@ -146,6 +148,7 @@ pub(crate) fn run_rep(
             .filter(|_| !stop.is_set())
             .and_then(|s| s.measure()),
         verify,
+        page_cache_hit_pct,
     };
     RepOutcome {
         rep,

@@ -71,6 +71,11 @@ pub(crate) fn run(
         let smart_after = target.device.as_ref().map(crate::io::env::smart_writes);
         write_amplification(&mut run, &target, smart_before, smart_after);
     }
+    // Whether the page cache served the reads is measured, not guessed.
+    run.cache_bound = run
+        .page_cache_hit_pct()
+        .is_some_and(|h| h >= crate::results::schema::CACHE_BOUND_PCT);
+    run.warnings.extend(warnings::page_cache(&run));
     run.warnings.extend(warnings::variation(&run));
     if let (Some(path), Some(map)) = (&policy.verify_state, &cumulative)
         && let Err(e) = map.save(path)
@@ -170,10 +175,9 @@ fn new_run(spec: &Spec, target: &Target, repeat: u32) -> Run {
         && let Some(avail) = crate::io::env::mem_available()
         && target.span <= avail
     {
-        run.cache_bound = true;
         let total = crate::results::env::Host::capture().memory_bytes;
         run.warnings
-            .push(warnings::cache_bound(target.span, avail, total));
+            .push(warnings::cache_may_serve(target.span, avail, total));
     }
     if let Some(note) = &spec.engine_note {
         run.warnings.push(note.clone());

@@ -58,15 +58,40 @@ pub(crate) fn variation(run: &Run) -> Vec<String> {
     .collect()
 }
 
-/// A buffered run over a span that fits in available memory measures the page cache.
-/// Twice the machine's memory is what it takes to defeat it.
-pub(crate) fn cache_bound(span: u64, avail: u64, total_memory: u64) -> String {
+/// Advice before a buffered run over a span that fits in available memory: the page
+/// cache may serve its reads. Twice the machine's memory is what it takes to defeat it.
+/// (Whether it did is measured: [`page_cache`].)
+pub(crate) fn cache_may_serve(span: u64, avail: u64, total_memory: u64) -> String {
     format!(
-        "buffered over a {} span that fits in the {} of available memory: this measured the page cache, not the device; use --size {} (2x memory) or more, or --direct",
+        "buffered over a {} span that fits in the {} of available memory: the page cache may serve reads instead of the device (the share it served is measured per repetition); to measure the device use --size {} (2x memory) or more, or --direct",
         fmt_size(span),
         fmt_size(avail),
         fmt_size_short((2 * total_memory).div_ceil(1 << 30) << 30)
     )
+}
+
+/// What the page cache measurably did for a buffered run's reads: the share of iomark's
+/// read bytes the device never read, and whether the device's counters were moved by
+/// more than iomark (a lower bound then). `None` when nothing was measured.
+pub(crate) fn page_cache(run: &Run) -> Option<String> {
+    let hit = run.page_cache_hit_pct()?;
+    let others = run.repetitions.iter().any(|r| {
+        r.device
+            .as_ref()
+            .is_some_and(|d| d.beyond(r.read.bytes, r.write.bytes).contains(&"reads"))
+    });
+    let mut s = format!(
+        "{hit:.0}% of the bytes read were served from memory (page cache): the device read the rest"
+    );
+    if run.cache_bound {
+        s.push_str("; this measured the page cache more than the device");
+    }
+    if others {
+        s.push_str(&format!(
+            "; the device read clearly more than iomark did (other processes, readahead), so {hit:.0}% is a lower bound"
+        ));
+    }
+    Some(s)
 }
 
 #[cfg(test)]
@@ -87,6 +112,7 @@ mod tests {
             series: Vec::new(),
             data: None,
             verify: None,
+            page_cache_hit_pct: None,
         };
         r.series = iops
             .iter()

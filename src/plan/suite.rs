@@ -514,19 +514,6 @@ pub(crate) fn dedup(opts: Vec<Opt>) -> Vec<Opt> {
     out
 }
 
-/// The queue depth where IOPS stops growing: the first depth after which the next deeper
-/// queue measured adds less than 5% IOPS. `points` are (qd, IOPS) in any order.
-pub(crate) fn saturation(points: &[(u64, f64)]) -> Option<u64> {
-    let mut points = points.to_vec();
-    points.sort_by_key(|p| p.0);
-    for w in points.windows(2) {
-        if w[1].1 < w[0].1 * 1.05 {
-            return Some(w[0].0);
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -590,20 +577,5 @@ mod tests {
             "reads carry no data options"
         );
         assert_eq!(runs[5].value, "20");
-    }
-
-    #[test]
-    fn saturation_point() {
-        let pts = [
-            (1, 10_000.0),
-            (2, 19_000.0),
-            (4, 35_000.0),
-            (8, 36_000.0),
-            (16, 36_500.0),
-        ];
-        assert_eq!(saturation(&pts), Some(4));
-        assert_eq!(saturation(&pts[..3]), None);
-        let shuffled = [pts[3], pts[0], pts[4], pts[2], pts[1]];
-        assert_eq!(saturation(&shuffled), Some(4));
     }
 }

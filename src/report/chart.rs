@@ -53,7 +53,8 @@ pub(crate) struct LineChart {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BarGroup {
     pub name: String,
-    /// (value, error half-height) per category.
+    /// (value, error half-height) per category; a NaN height means no spread is known
+    /// (one repetition): no error bar, and the tooltip says so.
     pub values: Vec<(f64, f64)>,
 }
 
@@ -350,13 +351,23 @@ pub(crate) fn bar_chart(c: &BarChart) -> String {
             let col = PALETTE[gi % PALETTE.len()];
             let _ = write!(
                 out,
-                r#"<rect class="bar" data-category="{cat}" data-group="{g}" data-value="{v}" data-err="{e}" x="{bx:.1}" y="{top:.1}" width="{w:.1}" height="{h:.1}" fill="{col}"><title>{cat}, {g}: {vs} ± {es}</title></rect>"#,
+                r#"<rect class="bar" data-category="{cat}" data-group="{g}" data-value="{v}" data-err="{ea}" x="{bx:.1}" y="{top:.1}" width="{w:.1}" height="{h:.1}" fill="{col}"><title>{cat}, {g}: {vs}{es}</title></rect>"#,
                 cat = esc(cat),
                 g = esc(&g.name),
                 w = bar_w - 2.0,
                 h = (base - top).max(0.0),
                 vs = short(v),
-                es = short(e)
+                // No spread (one repetition): no error bar, an empty data-err, no "± 0".
+                ea = if e.is_finite() {
+                    e.to_string()
+                } else {
+                    String::new()
+                },
+                es = if e.is_finite() {
+                    format!(" ± {}", short(e))
+                } else {
+                    " (one repetition: no spread)".into()
+                }
             );
             if e > 0.0 {
                 let cx = bx + (bar_w - 2.0) / 2.0;

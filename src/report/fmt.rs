@@ -24,6 +24,16 @@ pub(crate) fn fmt_mbps(bw_bytes: f64) -> String {
     }
 }
 
+/// What the tables show for a missing figure: a spread of one value (no stddev, no CV),
+/// a direction with no figure. CSV writes it as an empty cell.
+pub(crate) const NONE: &str = "-";
+
+/// A spread's standard deviation through `f`, or [`NONE`] when there is only one value
+/// (one repetition has no spread; "0" would claim a perfectly steady device).
+pub(crate) fn fmt_sd(s: &crate::results::stats::Spread, f: impl Fn(f64) -> String) -> String {
+    if s.n > 1 { f(s.stddev) } else { NONE.into() }
+}
+
 /// 75 → "1:15", 3725 → "1:02:05".
 pub(crate) fn fmt_duration(secs: f64) -> String {
     let s = secs.max(0.0).round() as u64;
@@ -47,5 +57,13 @@ mod tests {
         assert_eq!(fmt_mbps(185_000_000.0), "185 MB/s");
         assert_eq!(fmt_duration(75.0), "1:15");
         assert_eq!(fmt_duration(3725.0), "1:02:05");
+    }
+
+    #[test]
+    fn one_value_has_no_stddev() {
+        let one = crate::results::stats::Spread::of(&[5.0]);
+        assert_eq!(fmt_sd(&one, |v| format!("{v:.1}")), "-");
+        let two = crate::results::stats::Spread::of(&[4.0, 6.0]);
+        assert_eq!(fmt_sd(&two, |v| format!("{v:.1}")), "1.4");
     }
 }

@@ -20,7 +20,11 @@ pub mod notes;
 pub mod progress;
 pub(crate) mod table;
 pub(crate) mod tables;
+#[cfg(test)]
+mod testdoc;
 pub mod text;
+#[cfg(test)]
+mod verdict_tests;
 
 use crate::report::compare::Comparison;
 use crate::results::schema::Document;

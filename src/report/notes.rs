@@ -4,7 +4,7 @@
 //! only; returns strings.
 
 use crate::plan::{SuitePlan, estimate_s};
-use crate::results::schema::{DataMeasure, Document};
+use crate::results::schema::{DataMeasure, Document, Run};
 use crate::units::{fmt_size, fmt_size_short};
 
 /// Seconds of timed runs in a plan, and how many runs are size-based (no estimate).
@@ -64,12 +64,30 @@ pub fn dry_run_json(plan: &SuitePlan) -> String {
     .expect("plan serializes")
 }
 
-/// Every warning of every run, one line each, naming the run.
+/// A run's name with the study value it was measured at, unless the name already shows
+/// it: "write 4k qd32, compress 98", "randread 4k qd32" (qd 32 is in the name).
+pub(crate) fn run_label(r: &Run) -> String {
+    let Some(p) = &r.study else {
+        return r.name.clone();
+    };
+    let shown = r.name.split_whitespace().any(|w| {
+        w == p.value
+            || w == format!("{}{}", p.param, p.value)
+            || w == format!("{}={}", p.param, p.value)
+    });
+    if shown || p.value.is_empty() {
+        r.name.clone()
+    } else {
+        format!("{}, {} {}", r.name, p.param, p.value)
+    }
+}
+
+/// Every warning of every run, one line each, naming the run and its study value.
 pub(crate) fn run_notes(doc: &Document) -> String {
     let mut s = String::new();
     for r in &doc.runs {
         for w in &r.warnings {
-            s.push_str(&format!("note ({}): {w}\n", r.name));
+            s.push_str(&format!("note ({}): {w}\n", run_label(r)));
         }
     }
     s

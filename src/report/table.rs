@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use comfy_table::{CellAlignment, LineStyle, presets};
 
+use crate::report::fmt::NONE;
 use crate::report::markup::esc;
 
 /// How the terminal aligns a column.
@@ -112,17 +113,24 @@ impl Table {
         out
     }
 
-    /// RFC 4180 CSV: the header, then a line per row; fields quoted where needed.
+    /// RFC 4180 CSV: the header, then a line per row; fields quoted where needed. A
+    /// missing figure ([`NONE`]) is an empty field, which spreadsheets read as no value.
     pub(crate) fn csv(&self) -> String {
         let mut w = csv::WriterBuilder::new()
             .flexible(true)
             .terminator(csv::Terminator::Any(b'\n'))
             .from_writer(Vec::new());
-        let records = std::iter::once(self.header.clone()).chain(
-            self.rows
-                .iter()
-                .map(|r| r.iter().map(|c| c.text.clone()).collect()),
-        );
+        let records = std::iter::once(self.header.clone()).chain(self.rows.iter().map(|r| {
+            r.iter()
+                .map(|c| {
+                    if c.text == NONE {
+                        String::new()
+                    } else {
+                        c.text.clone()
+                    }
+                })
+                .collect()
+        }));
         for rec in records {
             w.write_record(&rec).expect("writing CSV to memory");
         }
@@ -165,6 +173,14 @@ mod tests {
         t.push(["randread 4k", "45.2k", "185.0"]);
         t.push(["a,\"b\"|c", "9.2", "0.1"]);
         t
+    }
+
+    #[test]
+    fn csv_writes_a_missing_figure_as_an_empty_field() {
+        let mut t = Table::new(["test", "IOPS", "sd"]);
+        t.push(["r", "9.2", NONE]);
+        assert_eq!(t.csv(), "test,IOPS,sd\nr,9.2,\n");
+        assert!(t.markdown().contains("| r | 9.2 | - |"));
     }
 
     #[test]

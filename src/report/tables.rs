@@ -6,7 +6,7 @@
 
 use crate::plan::spec::Spec;
 use crate::report::compare::{Comparison, Verdict};
-use crate::report::fmt::{fmt_count, fmt_duration};
+use crate::report::fmt::{NONE, fmt_count, fmt_duration, fmt_sd};
 use crate::report::table::{Cell, Table};
 use crate::results::schema::{Document, Repetition, Run, Status};
 use crate::units::{fmt_ns, fmt_size, fmt_size_short};
@@ -51,9 +51,9 @@ fn run_row(r: &Run) -> Vec<String> {
     cells.extend([
         iops.n.to_string(),
         format!("{:.0}", iops.mean),
-        format!("{:.0}", iops.stddev),
+        fmt_sd(&iops, |v| format!("{v:.0}")),
         format!("{:.2}", bw.mean / 1e6),
-        format!("{:.2}", bw.stddev / 1e6),
+        fmt_sd(&bw, |v| format!("{:.2}", v / 1e6)),
         format!("{:.1}", main.lat_p50_ns.mean / 1e3),
         format!("{:.1}", main.lat_p99_ns.mean / 1e3),
     ]);
@@ -101,7 +101,7 @@ pub(crate) fn comparison(c: &Comparison) -> Table {
             }
             row.extend([
                 Cell::from(format!("{:.0}", c.iops.mean)),
-                Cell::from(format!("{:.0}", c.iops.stddev)),
+                Cell::from(fmt_sd(&c.iops, |v| format!("{v:.0}"))),
                 Cell::from(c.ratio.map_or("-".into(), |r| format!("{r:.3}"))),
                 match c.verdict {
                     Verdict::Significant { .. } => Cell::with_class(verdict, "sig"),
@@ -205,13 +205,66 @@ pub(crate) fn wsat_minutes(rep: &Repetition) -> Table {
     t
 }
 
-/// One test of a study: its table (the swept values as rows) and the (queue depth, IOPS)
-/// points of its complete runs, for the saturation verdict.
+/// One test of a study: its table (the swept values as rows) and the queue-depth points
+/// of its complete runs, for the saturation verdict.
 pub(crate) struct StudyTable {
     pub test: String,
     pub param: String,
     pub table: Table,
-    pub saturation: Vec<(u64, f64)>,
+    pub saturation: Vec<QdPoint>,
+    /// Whether the test's runs are one workload that differs only in the swept value.
+    pub one_workload: bool,
+}
+
+/// Total IOPS at one queue depth: the mean and, with repetitions, the half-width of its
+/// 95% confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct QdPoint {
+    pub qd: u64,
+    pub mean: f64,
+    pub ci95: Option<f64>,
+}
+
+/// Where IOPS stop growing with the queue depth.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Saturation {
+    /// `qd` is the smallest depth whose mean reaches 95% of the best mean (`best` at
+    /// `best_qd`), and with repetitions its 95% interval overlaps the best's.
+    At { qd: u64, best_qd: u64, best: f64 },
+    /// Only the deepest queue measured reaches the best.
+    Growing,
+}
+
+/// The saturation verdict over a queue-depth sweep (at least three depths): the smallest
+/// depth reaching 95% of the best mean, and, where both have confidence intervals,
+/// whose interval overlaps the best's (a depth significantly below the best has not
+/// reached it). One noisy dip on the way does not end the search.
+pub(crate) fn saturation(points: &[QdPoint]) -> Option<Saturation> {
+    let mut points = points.to_vec();
+    points.sort_by_key(|p| p.qd);
+    points.dedup_by_key(|p| p.qd);
+    if points.len() < 3 {
+        return None;
+    }
+    let best = *points.iter().max_by(|a, b| a.mean.total_cmp(&b.mean))?;
+    let reached = |p: &QdPoint| {
+        p.mean >= 0.95 * best.mean
+            && match (p.ci95, best.ci95) {
+                (Some(a), Some(b)) => p.mean + a >= best.mean - b,
+                _ => true,
+            }
+    };
+    let first = points.iter().find(|p| reached(p))?;
+    let deepest = points.last()?.qd;
+    Some(if first.qd == deepest {
+        Saturation::Growing
+    } else {
+        Saturation::At {
+            qd: first.qd,
+            best_qd: best.qd,
+            best: best.mean,
+        }
+    })
 }
 
 /// A table per test of a study, in the order the tests first appear.
@@ -230,9 +283,54 @@ pub(crate) fn studies(doc: &Document) -> Vec<StudyTable> {
         .collect()
 }
 
+/// The workload of a run apart from its queue depth (and the name that shows it).
+fn workload_but_qd(s: &Spec) -> Spec {
+    let mut s = s.clone();
+    s.qd = 0;
+    s.jobs = 0;
+    s.io_share = 0;
+    s.engine_note = None;
+    s
+}
+
+/// "62%" of a figure, or [`NONE`].
+fn pct(v: Option<f64>) -> String {
+    v.map_or(NONE.into(), |v| format!("{v:.0}%"))
+}
+
+/// The compressibility columns of a run: lz4 and zstd as measured (mean over the
+/// repetitions that wrote), what the device stored of what it was given (zram), and the
+/// write amplification of the best source.
+fn data_cells(r: &Run) -> [String; 4] {
+    let measured: Vec<_> = r.repetitions.iter().filter_map(|x| x.data).collect();
+    let mean = |f: fn(&crate::results::schema::DataMeasure) -> f64| {
+        (!measured.is_empty()).then(|| measured.iter().map(f).sum::<f64>() / measured.len() as f64)
+    };
+    let stored = r
+        .write_amplification_sources
+        .iter()
+        .find(|w| w.source == "zram")
+        .and_then(|w| w.ratio)
+        .map(|x| 100.0 * x);
+    [
+        pct(mean(|d| d.lz4_pct)),
+        pct(mean(|d| d.zstd_pct)),
+        pct(stored),
+        r.write_amplification
+            .as_ref()
+            .and_then(|w| Some(format!("{:.2} ({})", w.ratio?, w.source)))
+            .unwrap_or_else(|| NONE.into()),
+    ]
+}
+
 fn study(doc: &Document, test: String, param: String) -> StudyTable {
-    let mut t = Table::new([
-        param.as_str(),
+    let compress = param == "compress";
+    let mut header = vec![
+        if compress {
+            "compress (asked)"
+        } else {
+            param.as_str()
+        },
         "IOPS",
         "± stddev",
         "MB/s",
@@ -241,12 +339,21 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
         "p99 lat",
         "CV",
         "n",
-    ]);
+    ];
+    if compress {
+        header.extend(["lz4 saves", "zstd saves", "device stored", "write ampl."]);
+    }
+    let mut t = Table::new(header);
     let mut saturation = Vec::new();
+    let mut workloads: Vec<Spec> = Vec::new();
     for r in &doc.runs {
         let Some(p) = r.study.as_ref().filter(|p| p.test == test) else {
             continue;
         };
+        let w = workload_but_qd(&r.spec);
+        if !workloads.contains(&w) {
+            workloads.push(w);
+        }
         let (iops, bw) = (
             r.summary.total(|x| &x.iops),
             r.summary.total(|x| &x.bw_bytes),
@@ -254,39 +361,56 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
         // Latency and variation of the direction that did the work.
         let main = r.summary.main();
         let mut label = p.value.clone();
+        if compress {
+            label.push('%');
+        }
         if r.status == Status::Interrupted {
             label.push_str(" (interrupted)");
         }
-        if r.cache_bound {
-            label.push_str(" (cache)");
+        // What the page cache did is measured; old documents without the figure get no
+        // label.
+        if let Some(hit) = r.page_cache_hit_pct() {
+            label.push_str(&format!(" ({hit:.0}% from cache)"));
         }
         if let Ok(q) = p.value.parse::<u64>()
             && r.status == Status::Complete
         {
-            saturation.push((q, iops.mean));
+            let ci95 = (iops.n > 1).then(|| {
+                crate::results::stats::t975(iops.n - 1) * iops.stddev / (iops.n as f64).sqrt()
+            });
+            saturation.push(QdPoint {
+                qd: q,
+                mean: iops.mean,
+                ci95,
+            });
         }
-        t.push([
+        let mut row = vec![
             label,
             fmt_count(iops.mean),
-            fmt_count(iops.stddev),
+            fmt_sd(&iops, fmt_count),
             format!("{:.1}", bw.mean / 1e6),
-            format!("{:.1}", bw.stddev / 1e6),
+            fmt_sd(&bw, |v| format!("{:.1}", v / 1e6)),
             fmt_ns(main.lat_p50_ns.mean),
             fmt_ns(main.lat_p99_ns.mean),
-            main.iops.cv_pct.map_or("-".into(), |c| format!("{c:.1}%")),
+            main.iops.cv_pct.map_or(NONE.into(), |c| format!("{c:.1}%")),
             r.summary
                 .read
                 .iops
                 .n
                 .max(r.summary.write.iops.n)
                 .to_string(),
-        ]);
+        ];
+        if compress {
+            row.extend(data_cells(r));
+        }
+        t.push(row);
     }
     StudyTable {
         test,
         param,
         table: t,
         saturation,
+        one_workload: workloads.len() == 1,
     }
 }
 

@@ -77,6 +77,7 @@ pub fn run_summary(run: &Run) -> String {
     if run.repetitions.len() > 1 {
         across_lines(&mut out, run);
     }
+    amplification_lines(&mut out, run);
     out
 }
 
@@ -136,22 +137,89 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
     if let Some(v) = &rep.verify {
         let _ = writeln!(out, "  {}", v.describe());
     }
+    if let Some(hit) = rep.page_cache_hit_pct {
+        match rep
+            .device
+            .as_ref()
+            .filter(|d| d.beyond(rep.read.bytes, rep.write.bytes).contains(&"reads"))
+        {
+            // The device read more than iomark asked: readahead or other processes; the
+            // share served from memory cannot be told apart, only bounded.
+            Some(d) => {
+                let _ = writeln!(
+                    out,
+                    "  cache: at least {hit:.0}% of reads served from memory (page cache); the device read {} for iomark's {} (readahead, other processes)",
+                    fmt_size(d.read_bytes),
+                    fmt_size(rep.read.bytes)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "  cache: {hit:.0}% of reads served from memory (page cache), {:.0}% reached the device",
+                    100.0 - hit
+                );
+            }
+        }
+    }
     match &rep.device {
         Some(d) => {
             let _ = writeln!(
                 out,
-                "  device {}: {} reads ({}), {} writes ({}) reached the block layer",
+                "  device {} (the whole device, all processes): {} reads ({}), {} writes ({})",
                 d.name,
                 d.read_ios,
                 fmt_size(d.read_bytes),
                 d.write_ios,
                 fmt_size(d.write_bytes)
             );
+            let beyond = d.beyond(rep.read.bytes, rep.write.bytes);
+            if !beyond.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "         the device's {} were clearly more than iomark's ({} read, {} written): other processes, filesystem metadata and writeback, or readahead",
+                    beyond.join(" and "),
+                    fmt_size(rep.read.bytes),
+                    fmt_size(rep.write.bytes)
+                );
+            }
         }
         None if s.engine.caps().does_io => {
             let _ = writeln!(out, "  device: no block device visible under the target");
         }
         None => {}
+    }
+}
+
+/// Write amplification of a writing run, a line per source: the best one first, then
+/// the others with their figure or why they have none.
+fn amplification_lines(out: &mut String, run: &Run) {
+    if !run.spec.writes() || run.write_amplification_sources.is_empty() {
+        return;
+    }
+    let best = run.write_amplification.as_ref().map(|w| w.source.as_str());
+    let mut sources: Vec<_> = run.write_amplification_sources.iter().collect();
+    sources.sort_by_key(|w| Some(w.source.as_str()) != best);
+    for w in sources {
+        let figure = match w.ratio {
+            Some(r) => format!(
+                "{r:.3} ({} on the device side for {} on the host side)",
+                fmt_size(w.device_bytes.unwrap_or(0)),
+                fmt_size(w.host_bytes.unwrap_or(0))
+            ),
+            None => "not reported".into(),
+        };
+        let _ = writeln!(
+            out,
+            "  write amplification ({}{}): {figure}; {}",
+            w.source,
+            if Some(w.source.as_str()) == best {
+                ", best source"
+            } else {
+                ""
+            },
+            w.note
+        );
     }
 }
 
@@ -248,24 +316,37 @@ pub(crate) fn wsat_minutes(rep: &Repetition) -> String {
 }
 
 /// One table per test of a study: the swept parameter as rows, mean ± stddev columns;
-/// for a queue-depth sweep, where IOPS stop growing.
+/// for a queue-depth sweep of one workload (three depths or more), where IOPS stop
+/// growing and what that means.
 pub(crate) fn study_tables(doc: &Document) -> String {
+    use crate::report::tables::{Saturation, saturation};
     let mut out = String::new();
     for st in tables::studies(doc) {
         let _ = writeln!(out, "\n{}", st.test);
         out.push_str(&st.table.terminal());
-        if st.param == "qd" && st.saturation.len() > 1 {
-            match crate::plan::suite::saturation(&st.saturation) {
-                Some(q) => {
-                    let _ = writeln!(
-                        out,
-                        "IOPS stop growing at QD {q}: doubling it adds less than 5%"
-                    );
-                }
-                None => {
-                    let _ = writeln!(out, "IOPS still growing at the deepest queue measured");
-                }
+        if st.param != "qd" || !st.one_workload {
+            continue;
+        }
+        match saturation(&st.saturation) {
+            Some(Saturation::At { qd, best_qd, best }) => {
+                let _ = writeln!(
+                    out,
+                    "IOPS saturate at QD {qd}: the smallest depth reaching 95% of the best mean ({} IOPS at QD {best_qd}){}; deeper queues add less than 5%",
+                    fmt_count(best),
+                    if st.saturation.iter().any(|p| p.ci95.is_some()) {
+                        ", its 95% confidence interval overlapping the best's"
+                    } else {
+                        ""
+                    }
+                );
             }
+            Some(Saturation::Growing) => {
+                let _ = writeln!(
+                    out,
+                    "IOPS still growing: only the deepest queue measured reaches 95% of the best mean"
+                );
+            }
+            None => {}
         }
     }
     out

@@ -33,6 +33,36 @@ pub struct DeviceDelta {
     pub write_bytes: u64,
 }
 
+impl DeviceDelta {
+    /// Percent of the bytes iomark read (`read_bytes`) that the device did not have to
+    /// read: the page cache served them. 0 when the device read as much or more (other
+    /// processes' reads and readahead count on the device's side, so this is a lower
+    /// bound); `None` when iomark read nothing.
+    pub fn page_cache_hit_pct(&self, read_bytes: u64) -> Option<f64> {
+        (read_bytes > 0).then(|| {
+            let reached = self.read_bytes.min(read_bytes);
+            100.0 * (read_bytes - reached) as f64 / read_bytes as f64
+        })
+    }
+
+    /// The directions ("reads", "writes") in which the device moved clearly more bytes
+    /// than iomark did: more than 10% and more than 1 MiB beyond iomark's own. Those
+    /// bytes are other processes', the filesystem's (metadata, journal, writeback) or
+    /// readahead's: the counters are the whole device's.
+    pub fn beyond(&self, read_bytes: u64, write_bytes: u64) -> Vec<&'static str> {
+        let clearly_more =
+            |dev: u64, own: u64| dev > own.saturating_add(own / 10) && dev - own > (1 << 20);
+        let mut out = Vec::new();
+        if clearly_more(self.read_bytes, read_bytes) {
+            out.push("reads");
+        }
+        if clearly_more(self.write_bytes, write_bytes) {
+            out.push("writes");
+        }
+        out
+    }
+}
+
 /// What is known about the device under a target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeviceInfo {
@@ -59,4 +89,41 @@ pub struct FsInfo {
     pub mount_point: String,
     /// Mount options (per-mount and superblock options, comma-separated).
     pub options: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn delta(read_bytes: u64, write_bytes: u64) -> DeviceDelta {
+        DeviceDelta {
+            name: "vda".into(),
+            read_ios: read_bytes / 4096,
+            read_bytes,
+            write_ios: write_bytes / 4096,
+            write_bytes,
+        }
+    }
+
+    #[test]
+    fn page_cache_hits_are_the_bytes_the_device_did_not_read() {
+        // 100 MiB read by iomark, 38 MiB by the device: 62% from memory.
+        let d = delta(38 << 20, 0);
+        let hit = d.page_cache_hit_pct(100 << 20).unwrap();
+        assert!((hit - 62.0).abs() < 1e-9, "{hit}");
+        assert_eq!(delta(200 << 20, 0).page_cache_hit_pct(100 << 20), Some(0.0));
+        assert_eq!(delta(0, 0).page_cache_hit_pct(100 << 20), Some(100.0));
+        assert_eq!(d.page_cache_hit_pct(0), None);
+    }
+
+    #[test]
+    fn the_device_moving_clearly_more_is_flagged_per_direction() {
+        // A pure read run on a device that other processes wrote 6 GiB to.
+        let d = delta(34 << 20, 6 << 30);
+        assert_eq!(d.beyond(34 << 20, 0), vec!["writes"]);
+        // A few blocks of metadata are not "clearly more".
+        assert!(delta(34 << 20, 512 << 10).beyond(34 << 20, 0).is_empty());
+        assert!(delta(105 << 20, 0).beyond(100 << 20, 0).is_empty());
+        assert_eq!(delta(120 << 20, 0).beyond(100 << 20, 0), vec!["reads"]);
+    }
 }

@@ -276,6 +276,7 @@ fn job_repetition(clones: &[&Value]) -> Repetition {
         series: Vec::new(),
         data: None,
         verify: None,
+        page_cache_hit_pct: None,
     }
 }
 

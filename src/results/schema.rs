@@ -94,8 +94,9 @@ pub struct Run {
     /// What stopped the run, when it did not complete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// A buffered run whose span fits in free memory: it measured the page cache, not
-    /// the device.
+    /// A buffered run whose reads the page cache mostly served (a mean
+    /// `page_cache_hit_pct` of [`CACHE_BOUND_PCT`] or more over its repetitions): it
+    /// measured the page cache more than the device.
     #[serde(default)]
     pub cache_bound: bool,
     /// Where this run sits in a study (`iomark suite`); absent for a single run.
@@ -109,6 +110,27 @@ pub struct Run {
     /// The figure of every source, including the ones that report nothing (and why).
     #[serde(default)]
     pub write_amplification_sources: Vec<WriteAmplification>,
+}
+
+/// The mean page-cache hit share from which a run is `cache_bound`, percent.
+pub const CACHE_BOUND_PCT: f64 = 50.0;
+
+impl Run {
+    /// The mean `page_cache_hit_pct` of the repetitions that have one (the complete
+    /// ones when any complete); `None` when none was measured.
+    pub fn page_cache_hit_pct(&self) -> Option<f64> {
+        let complete = self
+            .repetitions
+            .iter()
+            .any(|r| r.status == Status::Complete && r.page_cache_hit_pct.is_some());
+        let hits: Vec<f64> = self
+            .repetitions
+            .iter()
+            .filter(|r| !complete || r.status == Status::Complete)
+            .filter_map(|r| r.page_cache_hit_pct)
+            .collect();
+        (!hits.is_empty()).then(|| hits.iter().sum::<f64>() / hits.len() as f64)
+    }
 }
 
 /// Bytes asked to be written against bytes the device wrote or stored.
@@ -218,6 +240,26 @@ pub struct Repetition {
     /// With `--verify`: what reading every written block back found; `null` otherwise.
     #[serde(default)]
     pub verify: Option<VerifyReport>,
+    /// Buffered reads: percent of the bytes iomark read that never reached the device
+    /// (served by the page cache), from the device's read counter; `null` for direct
+    /// I/O, runs that read nothing, or no device counters.
+    #[serde(default)]
+    pub page_cache_hit_pct: Option<f64>,
+}
+
+impl Repetition {
+    /// The measured page-cache hit share of a buffered repetition that read (see
+    /// `page_cache_hit_pct`).
+    pub fn measure_page_cache(
+        direct: bool,
+        read_bytes: u64,
+        device: Option<&DeviceDelta>,
+    ) -> Option<f64> {
+        if direct {
+            return None;
+        }
+        device?.page_cache_hit_pct(read_bytes)
+    }
 }
 
 /// Statistics of one direction across repetitions.

@@ -22,4 +22,5 @@ mod regression;
 mod report;
 mod safety;
 mod suite;
+mod verdicts;
 mod verify;

@@ -71,9 +71,14 @@ pub(crate) fn comparison(c: &Comparison) -> String {
                 .rows
                 .iter()
                 .map(|r| {
-                    r.cells[i]
-                        .as_ref()
-                        .map_or((f64::NAN, 0.0), |x| (x.iops.mean, x.iops.stddev))
+                    r.cells[i].as_ref().map_or((f64::NAN, 0.0), |x| {
+                        let sd = if x.iops.n > 1 {
+                            x.iops.stddev
+                        } else {
+                            f64::NAN
+                        };
+                        (x.iops.mean, sd)
+                    })
                 })
                 .collect(),
         })

@@ -9,10 +9,11 @@ use crate::report::chart::{BarChart, BarGroup, LineChart, Series, bar_chart, lin
 use crate::report::markup::esc;
 use crate::results::schema::{Document, Run};
 
-/// Total IOPS of a run (reads + writes) with the combined stddev.
+/// Total IOPS of a run (reads + writes) with the combined stddev (NaN, no error bar,
+/// for a single repetition).
 fn iops(r: &Run) -> (f64, f64) {
     let t = r.summary.total(|d| &d.iops);
-    (t.mean, t.stddev)
+    (t.mean, if t.n > 1 { t.stddev } else { f64::NAN })
 }
 
 /// A swept value as a number, when it is one (qd 32, bs 4k → 4096).

@@ -1,0 +1,314 @@
+//! The words around the figures, on hand-built documents (issue 12, items 1–6): page-cache
+//! hits and device counters as measured, the queue-depth saturation verdict, no spread
+//! claimed for one repetition, the data and write amplification of writing runs, and
+//! notes that name the study value.
+
+use crate::plan::spec::Rw;
+use crate::report::tables::{QdPoint, Saturation, saturation};
+use crate::report::testdoc::{doc, run};
+use crate::report::{Format, compare, notes, report, tables, text};
+use crate::results::env::DeviceDelta;
+use crate::results::schema::{DataMeasure, WriteAmplification};
+
+fn qd_points(p: &[(u64, f64)]) -> Vec<QdPoint> {
+    p.iter()
+        .map(|&(qd, mean)| QdPoint {
+            qd,
+            mean,
+            ci95: None,
+        })
+        .collect()
+}
+
+// Item 2: one noisy dip must not end the search.
+#[test]
+fn saturation_is_the_smallest_depth_near_the_best_not_the_first_dip() {
+    // The issue's run: 102.8k at QD 2, a dip at QD 4, 165.5k at QD 32.
+    let pts = qd_points(&[
+        (1, 52_000.0),
+        (2, 102_800.0),
+        (4, 99_000.0),
+        (8, 131_000.0),
+        (16, 150_000.0),
+        (32, 165_500.0),
+        (64, 163_000.0),
+    ]);
+    assert_eq!(
+        saturation(&pts),
+        Some(Saturation::At {
+            qd: 32,
+            best_qd: 32,
+            best: 165_500.0
+        })
+    );
+    // Still growing at the deepest depth; too few depths for a verdict.
+    let growing = qd_points(&[(1, 10.0), (2, 19.0), (4, 35.0)]);
+    assert_eq!(saturation(&growing), Some(Saturation::Growing));
+    assert_eq!(saturation(&growing[..2]), None);
+    // Within 95% of the best mean, but its interval clearly below the best's: not reached.
+    let mut pts = qd_points(&[(1, 50.0), (2, 96.0), (4, 100.0), (8, 99.0)]);
+    pts[1].ci95 = Some(0.5);
+    pts[2].ci95 = Some(0.5);
+    pts[3].ci95 = Some(0.5);
+    assert!(matches!(
+        saturation(&pts),
+        Some(Saturation::At { qd: 4, .. })
+    ));
+    // Overlapping intervals: QD 2 counts.
+    pts[1].ci95 = Some(3.0);
+    pts[2].ci95 = Some(2.0);
+    assert!(matches!(
+        saturation(&pts),
+        Some(Saturation::At { qd: 2, .. })
+    ));
+}
+
+#[test]
+fn the_saturation_text_says_what_it_means_and_only_for_a_qd_sweep_of_one_workload() {
+    let iops = [52e3, 102.8e3, 99e3, 131e3, 150e3, 165.5e3, 163e3];
+    let runs = [1u32, 2, 4, 8, 16, 32, 64]
+        .iter()
+        .zip(iops)
+        .map(|(&q, v)| {
+            run(
+                Rw::RandRead,
+                q,
+                &[v],
+                Some(("randread", "qd", &q.to_string())),
+            )
+        })
+        .collect();
+    let out = text::study_tables(&doc(runs));
+    assert!(
+        out.contains("IOPS saturate at QD 32: the smallest depth reaching 95% of the best mean"),
+        "{out}"
+    );
+    assert!(!out.contains("QD 2:"), "{out}");
+    // corners: two depths of a test are two corners, not a sweep.
+    let corners = doc(vec![
+        run(Rw::RandRead, 1, &[9e3], Some(("randread", "qd", "1"))),
+        run(Rw::RandRead, 32, &[90e3], Some(("randread", "qd", "32"))),
+    ]);
+    let out = text::study_tables(&corners);
+    assert!(
+        !out.contains("growing") && !out.contains("saturate"),
+        "{out}"
+    );
+    // Depths of different workloads in one test: no verdict either.
+    let mixed = doc(vec![
+        run(Rw::RandRead, 1, &[9e3], Some(("t", "qd", "1"))),
+        run(Rw::RandWrite, 2, &[20e3], Some(("t", "qd", "2"))),
+        run(Rw::RandRead, 4, &[40e3], Some(("t", "qd", "4"))),
+    ]);
+    let out = text::study_tables(&mixed);
+    assert!(
+        !out.contains("growing") && !out.contains("saturate"),
+        "{out}"
+    );
+}
+
+// Item 4: one repetition has no spread, in every format.
+#[test]
+fn one_repetition_shows_no_stddev_in_any_format() {
+    let one = doc(vec![
+        run(Rw::RandRead, 1, &[1000.0], Some(("randread", "qd", "1"))),
+        run(
+            Rw::RandRead,
+            4,
+            &[3000.0, 3100.0],
+            Some(("randread", "qd", "4")),
+        ),
+    ]);
+    // Terminal study table: "± stddev" columns of the first row.
+    let st = &tables::studies(&one)[0].table;
+    assert_eq!(st.rows[0][2].text, "-");
+    assert_eq!(st.rows[0][4].text, "-");
+    assert_eq!(st.rows[0][7].text, "-", "CV");
+    assert_ne!(st.rows[1][2].text, "-", "two repetitions have a stddev");
+    let term = text::study_tables(&one);
+    assert!(!term.contains(" 0.0 "), "{term}");
+    // Markdown, CSV and HTML report tables (IOPS sd, MB/s sd).
+    let docs = vec![("a.json".to_string(), one.clone())];
+    let md = report(&docs, Format::Md);
+    let row = md.lines().find(|l| l.contains("qd1")).unwrap();
+    assert!(row.contains("| 1000 | - | 4.10 | - |"), "{row}");
+    let csv = report(&docs, Format::Csv);
+    let row = csv.lines().find(|l| l.contains("qd1")).unwrap();
+    assert!(row.contains(",1000,,4.10,,"), "{row}");
+    let html = report(&docs, Format::Html);
+    assert!(
+        html.contains("<td>1000</td><td>-</td><td>4.10</td><td>-</td>"),
+        "no sd 0 in the summary table"
+    );
+    assert!(!html.contains("1000 ± 0"), "no ± 0 on a bar");
+    // compare: both sides with one repetition.
+    let c = compare::compare(&[("a".into(), one.clone()), ("b".into(), one)]);
+    let t = tables::comparison(&c);
+    assert_eq!(t.rows[0][2].text, "-", "{:?}", t.rows[0]);
+    assert!(!crate::report::comparison(&c, Format::Html).contains("± 0<"));
+}
+
+// Item 6: the swept value names the run.
+#[test]
+fn notes_name_the_swept_value() {
+    let runs = ["98", "50", "2"]
+        .iter()
+        .map(|c| {
+            let mut r = run(Rw::Write, 32, &[1.0, 2.0], Some(("write", "compress", c)));
+            r.warnings
+                .push("write IOPS varied by 33.2% (coefficient of variation)".into());
+            r
+        })
+        .collect();
+    let out = notes::run_notes(&doc(runs));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(
+        lines[0].starts_with("note (write 4k qd32, compress 98): write IOPS"),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with("note (write 4k qd32, compress 2):"),
+        "{out}"
+    );
+    // A value the name already shows is not repeated.
+    let mut r = run(Rw::RandRead, 32, &[1.0], Some(("randread", "qd", "32")));
+    r.warnings.push("x".into());
+    assert_eq!(
+        notes::run_notes(&doc(vec![r])),
+        "note (randread 4k qd32): x\n"
+    );
+}
+
+fn zram_amplification(r: &mut crate::results::schema::Run, stored_pct: f64) {
+    let wa = WriteAmplification {
+        source: "zram".into(),
+        host_bytes: Some(100 << 20),
+        device_bytes: Some(((100 << 20) as f64 * stored_pct / 100.0) as u64),
+        ratio: Some(stored_pct / 100.0),
+        note: "zram mm_stat after the run".into(),
+    };
+    r.write_amplification = Some(wa.clone());
+    r.write_amplification_sources = vec![
+        WriteAmplification {
+            source: "block_layer".into(),
+            host_bytes: Some(100 << 20),
+            device_bytes: Some(100 << 20),
+            ratio: Some(1.0),
+            note: "kernel counters".into(),
+        },
+        wa,
+    ];
+}
+
+// Item 5: what the data was and what the device stored.
+#[test]
+fn the_compress_table_and_run_text_show_measured_data_and_amplification() {
+    let mut w = run(Rw::Write, 32, &[5000.0], Some(("write", "compress", "50")));
+    w.repetitions[0].data = Some(DataMeasure {
+        lz4_pct: 48.7,
+        zstd_pct: 51.2,
+        dedup_pct: 0.0,
+        compress_sampled_bytes: 4 << 20,
+        dedup_sampled_units: 1024,
+    });
+    zram_amplification(&mut w, 52.3);
+    let r = run(Rw::Read, 32, &[9000.0], Some(("read", "compress", "50")));
+    let d = doc(vec![w.clone(), r]);
+    let out = text::study_tables(&d);
+    for col in [
+        "compress (asked)",
+        "lz4 saves",
+        "zstd saves",
+        "device stored",
+        "write ampl.",
+    ] {
+        assert!(out.contains(col), "{col} in {out}");
+    }
+    let st = tables::studies(&d);
+    let row = &st[0].table.rows[0];
+    let cells: Vec<&str> = row.iter().map(|c| c.text.as_str()).collect();
+    assert_eq!(cells[0], "50%");
+    assert_eq!(
+        &cells[9..],
+        ["49%", "51%", "52%", "0.52 (zram)"],
+        "{cells:?}"
+    );
+    let read_row: Vec<&str> = st[1].table.rows[0]
+        .iter()
+        .map(|c| c.text.as_str())
+        .collect();
+    assert_eq!(&read_row[9..], ["-", "-", "-", "-"]);
+    // run's text reports write amplification, every source.
+    let s = text::run_summary(&w);
+    assert!(
+        s.contains("write amplification (zram, best source): 0.523"),
+        "{s}"
+    );
+    assert!(
+        s.contains("write amplification (block_layer): 1.000"),
+        "{s}"
+    );
+}
+
+// Items 1 and 3: the page cache and the device counters, as measured.
+#[test]
+fn page_cache_hits_and_device_counters_are_reported_as_measured() {
+    let mut r = run(Rw::RandRead, 1, &[25_000.0], None);
+    r.spec.direct = false;
+    let read = r.repetitions[0].read.bytes;
+    // 38% of the bytes read reached the device; other processes wrote 6 GiB.
+    let dev = DeviceDelta {
+        name: "vda".into(),
+        read_ios: 9500,
+        read_bytes: read * 38 / 100,
+        write_ios: 49810,
+        write_bytes: 6 << 30,
+    };
+    r.repetitions[0].page_cache_hit_pct = dev.page_cache_hit_pct(read);
+    r.repetitions[0].device = Some(dev);
+    let s = text::run_summary(&r);
+    assert!(
+        s.contains("cache: 62% of reads served from memory (page cache)"),
+        "{s}"
+    );
+    assert!(
+        s.contains("device vda (the whole device, all processes)"),
+        "{s}"
+    );
+    assert!(
+        s.contains("the device's writes were clearly more than iomark's"),
+        "{s}"
+    );
+    assert!(!s.contains("reached the block layer"), "{s}");
+    // The cache study labels rows by the measurement, not by "buffered".
+    let mut cold = r.clone();
+    cold.study = Some(crate::plan::StudyPoint {
+        suite: "cache".into(),
+        test: "randread 4k".into(),
+        param: "cache".into(),
+        value: "buffered".into(),
+    });
+    cold.repetitions[0].page_cache_hit_pct = Some(3.0);
+    let mut warm = cold.clone();
+    warm.study.as_mut().unwrap().value = "buffered warm".into();
+    warm.repetitions[0].page_cache_hit_pct = Some(99.6);
+    let mut direct = run(Rw::RandRead, 1, &[9e3], None);
+    direct.study = cold.study.clone();
+    direct.study.as_mut().unwrap().value = "direct".into();
+    let st = tables::studies(&doc(vec![direct, cold, warm]));
+    let labels: Vec<&str> = st[0]
+        .table
+        .rows
+        .iter()
+        .map(|r| r[0].text.as_str())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "direct",
+            "buffered (3% from cache)",
+            "buffered warm (100% from cache)"
+        ]
+    );
+}

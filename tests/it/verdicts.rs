@@ -1,0 +1,284 @@
+//! Verdicts measured, not guessed (issue 12): the page cache's share of a buffered run's
+//! reads against the kernel's own read counter of a private loop device, cold (after
+//! --drop-caches) and warm; the device counters described as the whole device's and
+//! flagged when another writer moved them; zram's stored bytes and the measured
+//! compressibility in `run`'s text and the compress study's table.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::Value;
+
+use crate::common::{LoopDev, Zram, iomark, read_json, tmp};
+
+/// Runs iomark with `args` and `-o` a results file; returns the document and stdout.
+fn run_with_text(dir: &Path, args: &[&str]) -> (Value, String) {
+    let out_file = dir.join("r.json");
+    let _ = std::fs::remove_file(&out_file);
+    let out = iomark()
+        .args(args)
+        .arg("-o")
+        .arg(&out_file)
+        .output()
+        .expect("iomark runs");
+    assert!(
+        out.status.success(),
+        "iomark {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        read_json(&out_file),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// A buffered randread of the loop device with `extra` options: the run, its text,
+/// iomark's page-cache figure and the one the kernel's read counter gives (read by this
+/// test around the run).
+fn buffered_read(dev: &LoopDev, dir: &Path, extra: &[&str]) -> (Value, String, f64, f64) {
+    let path = dev.path().to_str().unwrap().to_string();
+    let mut args = vec!["run", "--rw", "randread", "--buffered"];
+    args.extend_from_slice(extra);
+    args.push(&path);
+    let before = dev.stat();
+    let (doc, text) = run_with_text(dir, &args);
+    let after = dev.stat();
+    let run = doc["runs"][0].clone();
+    let rep = &run["repetitions"][0];
+    let read = rep["read"]["bytes"].as_u64().unwrap();
+    let kernel = (after[1] - before[1]) * 512;
+    let expect = 100.0 * (read - kernel.min(read)) as f64 / read as f64;
+    let hit = rep["page_cache_hit_pct"].as_f64().unwrap();
+    assert!(
+        (hit - expect).abs() <= 2.0,
+        "iomark says {hit:.1}% from the page cache, the kernel read {kernel} of {read} bytes ({expect:.1}%)"
+    );
+    (run, text, hit, expect)
+}
+
+#[test]
+fn page_cache_hits_match_the_kernels_read_counter_cold_and_warm() {
+    let Some(dev) = LoopDev::new(64 << 20, false) else {
+        return;
+    };
+    let dir = tmp();
+    // Cold: the cache dropped, each 4 KiB block of 32 MiB drawn once on average.
+    let (run, text, hit, _) = buffered_read(&dev, dir.path(), &["--drop-caches", "--size", "32m"]);
+    assert!(hit < 50.0, "a cold pass is mostly the device's: {hit}");
+    assert_eq!(run["cache_bound"], false, "{hit}% hits is not cache-bound");
+    assert!(
+        text.contains(&format!("cache: {hit:.0}% of reads served from memory")),
+        "{text}"
+    );
+    assert!(
+        !text.contains("this measured the page cache"),
+        "no guess contradicting the counters: {text}"
+    );
+    // Warm: a 4 MiB span read for a second; after the first pass memory serves it all.
+    let (run, text, hit, _) = buffered_read(&dev, dir.path(), &["--size", "4m", "--runtime", "1"]);
+    assert!(hit > 95.0, "{hit}");
+    assert_eq!(run["cache_bound"], true);
+    assert!(
+        text.contains("this measured the page cache more than the device"),
+        "{text}"
+    );
+}
+
+#[test]
+fn device_counters_are_the_whole_devices_and_another_writer_is_flagged() {
+    let Some(dev) = LoopDev::new(64 << 20, false) else {
+        return;
+    };
+    let dir = tmp();
+    let path = dev.path().to_path_buf();
+    // Another process writes the second half of the device while iomark reads the first.
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (stop, path) = (stop.clone(), path.clone());
+        std::thread::spawn(move || {
+            use std::os::unix::fs::{FileExt, OpenOptionsExt};
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_SYNC)
+                .open(&path)
+                .unwrap();
+            let buf = vec![0x5au8; 1 << 20];
+            let mut written = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                f.write_all_at(&buf, (32 << 20) + written % (32 << 20))
+                    .unwrap();
+                written += 1 << 20;
+            }
+            written
+        })
+    };
+    let result = std::panic::catch_unwind(|| {
+        run_with_text(
+            dir.path(),
+            &[
+                "run",
+                "--rw",
+                "randread",
+                "--size",
+                "16m",
+                "--runtime",
+                "1",
+                path.to_str().unwrap(),
+            ],
+        )
+    });
+    stop.store(true, Ordering::Relaxed);
+    let written = writer.join().unwrap();
+    let (doc, text) = result.unwrap();
+    let rep = &doc["runs"][0]["repetitions"][0];
+    assert_eq!(rep["write"]["bytes"], 0);
+    assert!(written > 2 << 20, "the writer wrote {written} bytes");
+    assert!(rep["device"]["write_bytes"].as_u64().unwrap() > 1 << 20);
+    assert!(
+        text.contains(&format!(
+            "device {} (the whole device, all processes)",
+            dev.name()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("the device's writes were clearly more than iomark's"),
+        "{text}"
+    );
+    // Direct I/O: no page-cache figure.
+    assert!(rep["page_cache_hit_pct"].is_null());
+}
+
+#[test]
+fn zram_stored_bytes_and_measured_data_are_in_the_text_and_the_compress_table() {
+    let Some(z) = Zram::new("lz4", "64M") else {
+        return;
+    };
+    let dir = tmp();
+    let (doc, text) = run_with_text(
+        dir.path(),
+        &[
+            "run",
+            "--rw",
+            "write",
+            "--bs",
+            "128k",
+            "--size",
+            "32m",
+            "--compress",
+            "50",
+            "--allow-write-device",
+            &z.dev(),
+        ],
+    );
+    let wa = doc["runs"][0]["write_amplification"]["ratio"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        text.contains(&format!("write amplification (zram, best source): {wa:.3}")),
+        "{text}"
+    );
+    assert!(
+        text.contains("write amplification (block_layer): "),
+        "{text}"
+    );
+    // The compress study: requested, lz4 and zstd as measured, what zram stored.
+    let (doc, text) = run_with_text(
+        dir.path(),
+        &[
+            "suite",
+            "compress",
+            "--compress",
+            "50",
+            "--size",
+            "16m",
+            "--runtime",
+            "1",
+            "--ramp",
+            "0",
+            "--allow-write-device",
+            &z.dev(),
+        ],
+    );
+    for col in ["lz4 saves", "zstd saves", "device stored", "write ampl."] {
+        assert!(text.contains(col), "{col}: {text}");
+    }
+    let run = doc["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["study"]["test"] == "randwrite")
+        .unwrap();
+    let lz4 = run["repetitions"][0]["data"]["lz4_pct"].as_f64().unwrap();
+    let stored = run["write_amplification_sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["source"] == "zram")
+        .unwrap()["ratio"]
+        .as_f64()
+        .unwrap();
+    let section = text.split("\nrandwrite\n").nth(1).unwrap();
+    let row = section
+        .lines()
+        .find(|l| l.starts_with("50%"))
+        .unwrap_or_else(|| panic!("a 50% row: {section}"));
+    assert!(row.contains(&format!("{lz4:.0}%")), "{row}");
+    assert!(
+        row.contains(&format!("{:.0}%", 100.0 * stored)),
+        "zram stored {stored}: {row}"
+    );
+    assert!(row.contains("(zram)"), "{row}");
+}
+
+#[test]
+fn one_repetition_has_no_stddev_in_reports_and_comparisons() {
+    let dir = tmp();
+    let a = dir.path().join("a.json");
+    let o = iomark()
+        .args([
+            "run", "--engine", "null", "--rw", "randread", "--size", "4m", "-q", "-o",
+        ])
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = |args: &[&str]| {
+        let o = iomark().args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let a = a.to_str().unwrap();
+    // The columns "IOPS sd" and "MB/s sd" of the one run.
+    let md = out(&["report", a, "--format", "md"]);
+    let header: Vec<&str> = md
+        .lines()
+        .find(|l| l.starts_with("| run"))
+        .unwrap()
+        .split(" | ")
+        .collect();
+    let row: Vec<&str> = md
+        .lines()
+        .find(|l| l.starts_with("| randread"))
+        .unwrap()
+        .split(" | ")
+        .collect();
+    for col in ["IOPS sd", "MB/s sd"] {
+        let i = header.iter().position(|h| *h == col).unwrap();
+        assert_eq!(row[i], "-", "{col} in {md}");
+    }
+    let csv = out(&["report", a, "--format", "csv"]);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    for col in ["IOPS sd", "MB/s sd"] {
+        let i = header.iter().position(|h| *h == col).unwrap();
+        assert_eq!(row[i], "", "{col} in {csv}");
+    }
+    let html = out(&["report", a, "--format", "html"]);
+    assert!(!html.contains("<td>0</td><td>"), "no sd 0 in {html}");
+    let cmp = out(&["compare", a, a, "--format", "md"]);
+    let row = cmp.lines().find(|l| l.starts_with("| randread")).unwrap();
+    assert_eq!(row.split(" | ").nth(2), Some("-"), "{cmp}");
+}
