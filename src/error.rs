@@ -67,7 +67,7 @@ impl Error {
     }
 
     /// Any other failure while running.
-    pub(crate) fn runtime(msg: impl Into<String>) -> Self {
+    pub fn runtime(msg: impl Into<String>) -> Self {
         Error::Runtime(msg.into())
     }
 

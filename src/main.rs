@@ -1,7 +1,6 @@
-//! The `iomark` binary: parse, dispatch, print, exit. The work is the library's
-//! (`cli` resolves, `study` runs, `report` writes); errors are printed here, once, as one
-//! line, and mapped to exit codes (2 bad input, 1 runtime failure, 128 + signal when
-//! interrupted).
+//! The `iomark` binary: parse, dispatch, print, exit. The work is the library's (`cli`
+//! resolves, `study` runs, `report` writes); errors are printed here, once, as one line,
+//! and mapped to exit codes (2 bad input, 1 runtime failure, 128 + signal).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,7 +12,6 @@ use iomark::cli::{Cli, Command, one_line_clap_error};
 use iomark::error::{Error, ExitCode, Result};
 use iomark::plan::{Output, QuickPlan, RunPlan, SuitePlan};
 use iomark::report::{self, Command as Job, notes, progress::TermProgress, text};
-use iomark::results::schema::Document;
 use iomark::stop::{STOP_REQUESTED, StopFlag};
 use iomark::study::runner::{StudyRunner, TargetLife};
 use iomark::study::store::{Store, check_outputs};
@@ -127,25 +125,27 @@ fn complain(line: &str) {
     complain_plain(&format!("iomark: {line}"));
 }
 
-/// Prints human text: on stdout, or stderr when stdout carries the JSON.
-fn say(out: &Output, text: &str) -> Result<()> {
-    if out.quiet {
-        return Ok(());
-    }
-    if out.json {
-        let _ = std::io::stderr().lock().write_all(text.as_bytes());
-        Ok(())
-    } else {
-        put(text)
+/// Prints human text: on stdout, or stderr when stdout carries the JSON. `--quiet` drops
+/// the progress and the headers (`results` false), never the results unless in the JSON.
+#[allow(clippy::unit_arg)] // stderr that cannot be written has nobody left to tell
+fn say(out: &Output, text: &str, results: bool) -> Result<()> {
+    match (out.quiet && (!results || out.json), out.json) {
+        (true, _) => Ok(()),
+        (false, true) => Ok(complain_plain(text.trim_end())),
+        (false, false) => put(text),
     }
 }
 
-/// The JSON document on stdout, when asked for.
-fn finish(out: &Output, doc: &Document) -> Result<()> {
-    match out.json {
-        true => put(&format!("{}\n", doc.to_json())),
-        false => Ok(()),
+/// The JSON document on stdout, when asked for; a failure (exit 1) naming where the
+/// results went when `-o` could not take them.
+fn finish(out: &Output, store: &Store) -> Result<()> {
+    if out.json {
+        put(&(store.doc.to_json() + "\n"))?;
     }
+    store
+        .moved
+        .clone()
+        .map_or(Ok(()), |m| Err(Error::runtime(m)))
 }
 
 fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
@@ -175,24 +175,24 @@ fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let out = runner.single(&plan)?;
-    say(&plan.out, &text::run_summary(&out.run))?;
-    finish(&plan.out, &runner.store.doc)?;
+    say(&plan.out, &text::run_summary(&out.run), true)?;
+    finish(&plan.out, &runner.store)?;
     Ok(exit_for(stop, out.failure))
 }
 
 fn cmd_quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
     check_outputs(&plan.out, Some(&plan.file), None, false)?;
-    say(&plan.out, &notes::quick_header(&plan))?;
+    say(&plan.out, &notes::quick_header(&plan), false)?;
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let life = TargetLife::new(&plan.file.display().to_string(), false);
     let failure = runner.run_plan(&plan.runs, &[], &life, false)?;
     let doc = &runner.store.doc;
-    say(&plan.out, &format!("\n{}", text::plan_table(doc)))?;
+    say(&plan.out, &format!("\n{}", text::plan_table(doc)), true)?;
     if let Some(note) = doc.runs.first().and_then(|r| r.warnings.first()) {
-        say(&plan.out, &format!("note: {note}\n"))?;
+        say(&plan.out, &format!("note: {note}\n"), true)?;
     }
-    finish(&plan.out, doc)?;
+    finish(&plan.out, &runner.store)?;
     Ok(exit_for(stop, failure))
 }
 
@@ -212,12 +212,13 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
         say(
             &out,
             &notes::suite_header(&plan, done.iter().filter(|d| !**d).count()),
+            false,
         )?;
         runner.run_suite(&plan, &done)?
     };
     let doc = &runner.store.doc;
-    say(&out, &notes::study_ending(doc, plan.kind))?;
-    finish(&out, doc)?;
+    say(&out, &notes::study_ending(doc, plan.kind), true)?;
+    finish(&out, &runner.store)?;
     Ok(exit_for(stop, failure))
 }
 

@@ -58,6 +58,8 @@ pub fn check_outputs(
 pub struct Store {
     pub doc: Document,
     path: Option<PathBuf>,
+    /// Where the document went instead, and why, when its own path failed mid-run.
+    pub moved: Option<String>,
 }
 
 impl Store {
@@ -66,6 +68,7 @@ impl Store {
         Store {
             doc: Document::new(Host::capture()),
             path,
+            moved: None,
         }
     }
 
@@ -79,12 +82,32 @@ impl Store {
         self.save()
     }
 
-    /// Saves the document as it is, if it has a path.
-    pub(crate) fn save(&self) -> Result<()> {
-        match &self.path {
-            Some(p) => self.doc.save(p),
-            None => Ok(()),
+    /// Saves the document as it is, if it has a path. When the path fails (its directory
+    /// removed, the disk full) the measurements are not given up: the document goes to
+    /// the temporary directory from then on, and `moved` says where and why.
+    pub(crate) fn save(&mut self) -> Result<()> {
+        let Some(p) = &self.path else {
+            return Ok(());
+        };
+        let Err(e) = self.doc.save(p) else {
+            return Ok(());
+        };
+        if self.moved.is_some() {
+            return Err(e);
         }
+        let name = p
+            .file_name()
+            .map_or("results.json".into(), |n| n.to_string_lossy());
+        let instead = std::env::temp_dir().join(format!("iomark-{}-{name}", std::process::id()));
+        if self.doc.save(&instead).is_err() {
+            return Err(e);
+        }
+        self.moved = Some(format!(
+            "{e}; the results are saved to {} instead",
+            instead.display()
+        ));
+        self.path = Some(instead);
+        Ok(())
     }
 }
 

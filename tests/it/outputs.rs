@@ -202,3 +202,63 @@ fn reports_replace_only_earlier_reports() {
         "does not exist",
     );
 }
+
+/// `--quiet` drops the progress and headers, never the results (issue 12, item 9).
+#[test]
+fn quiet_keeps_the_results() {
+    let out = iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "16m",
+            "--runtime",
+            "0.1",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("IOPS") && text.contains("latency"), "{text}");
+}
+
+/// A results path that fails mid-run (its directory removed) does not lose the
+/// measurements: they go to the temporary directory, and iomark says where (exit 1).
+#[test]
+fn results_that_cannot_be_saved_where_asked_are_saved_elsewhere() {
+    let dir = tmp();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let child = iomark_process()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "16m",
+            "--runtime",
+            "0.7",
+        ])
+        .args(["--repeat", "3", "-q", "-o"])
+        .arg(sub.join("r.json"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::fs::remove_dir_all(&sub).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let saved = err
+        .split("saved to ")
+        .nth(1)
+        .and_then(|r| r.split(" instead").next())
+        .unwrap_or_else(|| panic!("no fallback named: {err}"));
+    let saved = std::path::PathBuf::from(saved);
+    let doc = read_json(&saved);
+    std::fs::remove_file(&saved).unwrap();
+    assert_eq!(doc["runs"][0]["repetitions"].as_array().unwrap().len(), 3);
+}
