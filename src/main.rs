@@ -93,7 +93,8 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
                 .expect("the suite subcommand was parsed");
             let plan = args.resolve(&iomark::cli::explicit_options(sub), &sys)?;
             match plan.dry_run {
-                true => put(&text::dry_run(&plan)).map(|()| 0),
+                true => put(&text::dry_run(&plan))
+                    .and_then(|()| iomark::study::runner::preflight(&plan.runs).map(|()| 0)),
                 false => cmd_suite(plan, io(stop)?),
             }
         }

@@ -5,6 +5,7 @@
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
+use std::path::Path;
 
 pub(crate) use libc::{
     EACCES, EBUSY, EFBIG, EINTR, EINVAL, EIO, ELOOP, ENAMETOOLONG, ENOENT, ENOSPC, EOPNOTSUPP,
@@ -99,6 +100,18 @@ pub(crate) fn logical_block_size(fd: BorrowedFd) -> Option<u64> {
     // Safety: BLKSSZGET writes one int into `lbs`, which we own.
     let rc = unsafe { libc::ioctl(fd.as_raw_fd(), BLKSSZGET as _, &mut lbs) };
     (rc == 0 && lbs > 0).then_some(lbs as u64)
+}
+
+/// Bytes an unprivileged user may still write on the filesystem holding `path`
+/// (`statvfs`: available blocks times the fragment size).
+pub(crate) fn free_bytes(path: &Path) -> io::Result<u64> {
+    let p = CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: statvfs only writes the struct we own; the path is NUL-terminated.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; `st` outlives the call.
+    check(unsafe { libc::statvfs(p.as_ptr(), &mut st) })?;
+    Ok(st.f_bavail as u64 * st.f_frsize as u64)
 }
 
 /// Whether a block device is read-only (`BLKROGET`).

@@ -183,6 +183,52 @@ fn open_error(path: &Path, e: &io::Error, direct: bool, write: bool) -> Error {
     }
 }
 
+/// The checks `Target::open` can make without opening anything for writing, for every
+/// run of a plan before the first one starts (so a study does not stop at its eighth run
+/// for a flag it needed from the start): a directory or a special file, a device written
+/// without `--allow-write-device`, a file iomark did not make written without
+/// `--overwrite`, a new file in a missing directory or on a filesystem without room.
+pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
+    if !spec.engine.caps().needs_fd {
+        return Ok(());
+    }
+    let path = Path::new(&spec.target);
+    match fs::metadata(path) {
+        Ok(md) => {
+            let kind = Target::kind_allowed(&md, path, spec, policy)?;
+            let foreign = || File::open(path).is_ok_and(|f| !is_marked(&f));
+            if kind == TargetKind::File && spec.writes() && !policy.overwrite && foreign() {
+                return Err(Error::guard(format!(
+                    "{} exists and was not created by iomark; --rw {} would overwrite it: add --overwrite, or choose a new file name",
+                    path.display(),
+                    spec.rw.name()
+                )));
+            }
+            Ok(())
+        }
+        Err(_) => {
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            let Ok(free) = sys::free_bytes(dir) else {
+                return Ok(()); // Target::open says what is wrong with the directory
+            };
+            let need = spec.offset + spec.size.unwrap_or(DEFAULT_NEW_FILE_SIZE);
+            if need > free {
+                return Err(Error::target(format!(
+                    "{} would need {} and the filesystem of {} has {} free; free space or use a smaller --size",
+                    path.display(),
+                    fmt_size(need),
+                    dir.display(),
+                    fmt_size(free)
+                )));
+            }
+            Ok(())
+        }
+    }
+}
+
 impl Target {
     /// Opens the target of `spec`, creating and laying out a new file when needed.
     /// `stop` is polled while a new file is laid out, so Ctrl-C is not ignored there;

@@ -27,6 +27,7 @@ pub(crate) fn purge(spec: &Spec, policy: &TargetPolicy, stop: &StopFlag) -> Resu
 impl StudyRunner<'_> {
     /// Runs `suite steady` or `suite wsat`. Returns the error that stopped it, if one did.
     pub fn dirty(&mut self, plan: &SuitePlan) -> Result<Option<Error>> {
+        crate::study::runner::preflight(&plan.runs)?;
         let life = TargetLife::new(&plan.target, plan.keep);
         let first = &plan.runs[0];
         let policy = TargetPolicy {

@@ -88,6 +88,7 @@ impl<'a> StudyRunner<'a> {
     /// Runs one run as the user gave it (`iomark run`): the target policy is the user's, so
     /// a file the run creates is removed at its end unless `--keep`.
     pub fn single(&mut self, plan: &RunPlan) -> Result<RunOutcome> {
+        crate::io::target::preflight(&plan.spec, &plan.policy)?;
         self.filed(0, None, plan, &plan.policy)
     }
 
@@ -122,6 +123,11 @@ impl<'a> StudyRunner<'a> {
         life: &TargetLife,
         labelled: bool,
     ) -> Result<Option<Error>> {
+        let left: Vec<StudyRun> = (runs.iter().enumerate())
+            .filter(|(i, _)| !done.get(*i).copied().unwrap_or(false))
+            .map(|(_, r)| r.clone())
+            .collect();
+        preflight(&left)?;
         let started = Instant::now();
         let mut created = false;
         let mut outcome: Result<Option<Error>> = Ok(None);
@@ -215,6 +221,13 @@ impl<'a> StudyRunner<'a> {
 }
 
 /// A document can be resumed by the plan that made it: same runs, same specs, in order.
+/// Every run's permissions and room, before the first I/O (and for `--dry-run`): the
+/// refusals `Target::open` would make later, made now (`io::target::preflight`).
+pub fn preflight(runs: &[StudyRun]) -> Result<()> {
+    runs.iter()
+        .try_for_each(|r| crate::io::target::preflight(&r.plan.spec, &r.plan.policy))
+}
+
 fn check_resume(plan: &SuitePlan, path: &std::path::Path, doc: &Document) -> Result<()> {
     if doc.runs.len() > plan.runs.len() {
         return Err(Error::document(format!(

@@ -158,3 +158,39 @@ fn a_target_the_study_creates_is_removed_at_the_end() {
     life.end();
     assert!(f.exists());
 }
+
+/// A study whose second run fails after its first run created the target removes the
+/// target all the same (a file on disk, psync, buffered).
+#[test]
+fn a_failed_run_does_not_leave_the_studys_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.dat");
+    let file_run = |offset: u64| {
+        let mut r = null_run("1", Rw::Read, 1);
+        let spec = &mut r.plan.spec;
+        spec.target = f.display().to_string();
+        spec.engine = EngineKind::Psync;
+        spec.direct = false;
+        spec.size = Some(1 << 20);
+        spec.offset = offset;
+        spec.io_size = Some(64 << 10);
+        r
+    };
+    // The second run starts past the end of the file the first one made: it fails at open.
+    let mut second = file_run(0);
+    second.plan.spec.size = None;
+    second.plan.spec.offset = 4 << 20;
+    let runs = vec![file_run(0), second];
+    let mut plan = suite(runs, None);
+    plan.target = f.display().to_string();
+    let stop = StopFlag::new();
+    let mut discard = Discard;
+    let mut runner = StudyRunner::new(Store::new(None), &mut discard, &stop);
+    let out = runner.suite(&plan);
+    assert!(
+        matches!(&out, Err(crate::error::Error::Target(_))),
+        "the second run fails: {out:?}"
+    );
+    assert_eq!(runner.store.doc.runs.len(), 1, "the first run is kept");
+    assert!(!f.exists(), "the study's file is removed after the failure");
+}

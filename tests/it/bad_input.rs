@@ -94,7 +94,7 @@ fn each_mistake_is_named_for_what_it_is() {
                 "999999t",
                 &format!("{d}/big.dat"),
             ],
-            "larger than the filesystem",
+            "would need",
         ),
         (
             vec!["run", "--rw", "write", "--size", "1m", &long],

@@ -311,3 +311,45 @@ fn interrupted_study_resumes_to_the_planned_document() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A study checks every run's permissions before the first I/O (issue 12, item 7):
+/// `suite qd` on a device without --allow-write-device used to run all its read runs
+/// and stop at the first write. Now nothing is read, and --dry-run says the same.
+#[test]
+fn a_study_is_refused_before_its_first_io() {
+    use crate::common::{LoopDev, is_root, require};
+    if !require("root (loop devices)", is_root()) {
+        return;
+    }
+    let Some(dev) = LoopDev::new(16 << 20, false) else {
+        return;
+    };
+    let before = dev.stat();
+    let out = iomark()
+        .args(["suite", "qd", "--runtime", "0.2", "--ramp", "0", "-q"])
+        .arg(dev.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--allow-write-device"), "{err}");
+    assert_eq!(dev.stat()[0], before[0], "no run read the device: {err}");
+    let dry = iomark()
+        .args(["suite", "qd", "--dry-run"])
+        .arg(dev.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&dry.stderr);
+    assert_eq!(dry.status.code(), Some(2), "{err}");
+    assert!(err.contains("--allow-write-device"), "{err}");
+    // No room for the file a study would create: refused up front too.
+    let dir = tmp();
+    let out = iomark()
+        .args(["suite", "qd", "--size", "1000t", "--dry-run"])
+        .arg(dir.path().join("t.dat"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("free"), "{err}");
+}
