@@ -274,6 +274,20 @@ const SAFETY_SWITCHES: [&str; 4] = [
 /// Turns clap's multi-line error into one line: the problem, then the allowed values.
 pub fn one_line_clap_error(err: &clap::Error) -> String {
     let text = err.to_string();
+    // "Usage: iomark data --size <SIZE>": the subcommand whose help to point at.
+    let sub = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: iomark "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .filter(|w| !w.starts_with(['[', '<', '-']))
+        .map(str::to_string)
+        .or_else(|| {
+            // Not every message carries the usage line: the command line says it.
+            use clap::CommandFactory;
+            let first = std::env::args().nth(1)?;
+            Cli::command().find_subcommand(&first).map(|_| first)
+        })
+        .map_or(String::new(), |w| format!("{w} "));
     let parts: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -283,12 +297,19 @@ pub fn one_line_clap_error(err: &clap::Error) -> String {
         // Never point at a switch that lets iomark destroy data as the "similar" option.
         .filter(|l| !(l.starts_with("tip:") && SAFETY_SWITCHES.iter().any(|s| l.contains(s))))
         .collect();
-    let mut line = parts.join("; ");
+    // A list introduced by a colon continues the sentence: "…not provided: --size <SIZE>".
+    let mut line = String::new();
+    for p in parts {
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(p);
+    }
     if let Some(rest) = line.strip_prefix("error: ") {
         line = rest.to_string();
     }
     if !line.contains("--help") {
-        line.push_str(" (see iomark --help)");
+        line.push_str(&format!(" (see iomark {sub}--help)"));
     }
     line
 }

@@ -53,6 +53,12 @@ pub(crate) fn produce_stream(
 /// existing one).
 pub fn write_stream(spec: &Spec, size: u64, output: &str, stop: &StopFlag) -> Result<DataMeasure> {
     if output == "-" {
+        use std::io::IsTerminal;
+        if std::io::stdout().is_terminal() {
+            return Err(Error::usage(
+                "iomark data writes binary data and stdout is a terminal: redirect it (> FILE, | zstd -c | wc -c) or give -o FILE",
+            ));
+        }
         let stdout = std::io::stdout();
         let mut w = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
         return produce_stream(spec, size, &mut w, stop);

@@ -228,6 +228,22 @@ pub fn preflight(runs: &[StudyRun]) -> Result<()> {
         .try_for_each(|r| crate::io::target::preflight(&r.plan.spec, &r.plan.policy))
 }
 
+/// The first field in which two specs differ, as "size 8388608 there, 16777216 here".
+fn differing(there: &crate::plan::spec::Spec, here: &crate::plan::spec::Spec) -> Option<String> {
+    let (a, b) = (
+        serde_json::to_value(there).ok()?,
+        serde_json::to_value(here).ok()?,
+    );
+    let (a, b) = (a.as_object()?, b.as_object()?);
+    let key = b.keys().find(|k| a.get(*k) != b.get(*k))?;
+    let show = |v: Option<&serde_json::Value>| v.map_or("none".into(), |v| v.to_string());
+    Some(format!(
+        "{key} {} there, {} here",
+        show(a.get(key)),
+        show(b.get(key))
+    ))
+}
+
 fn check_resume(plan: &SuitePlan, path: &std::path::Path, doc: &Document) -> Result<()> {
     if doc.runs.len() > plan.runs.len() {
         return Err(Error::document(format!(
@@ -241,11 +257,12 @@ fn check_resume(plan: &SuitePlan, path: &std::path::Path, doc: &Document) -> Res
         let want = &plan.runs[i];
         if r.spec != want.plan.spec || r.study.as_ref() != Some(&want.point) {
             return Err(Error::document(format!(
-                "{} was made by another plan: run {} there is '{}', here '{}'; resume with the same suite and options",
+                "{} was made by another plan: run {} there is '{}', here '{}'{}; resume with the same suite and options",
                 path.display(),
                 i + 1,
                 r.name,
-                want.plan.spec.name()
+                want.plan.spec.name(),
+                differing(&r.spec, &want.plan.spec).map_or(String::new(), |d| format!(" ({d})"))
             )));
         }
     }

@@ -138,9 +138,18 @@ fn resume_runs_only_what_is_not_complete() {
     let other = vec![null_run("8", Rw::Read, 1), null_run("2", Rw::Read, 1)];
     let mut discard = Discard;
     let mut runner = StudyRunner::new(Store::new(None), &mut discard, &stop);
-    let err = runner.suite(&suite(other, Some(path))).unwrap_err();
+    let err = runner.suite(&suite(other, Some(path.clone()))).unwrap_err();
     assert!(err.to_string().contains("made by another plan"), "{err}");
     assert!(matches!(err, crate::error::Error::Document(_)), "{err:?}");
+    // One whose spec differs names the parameter.
+    let mut bigger = runs.clone();
+    bigger[0].plan.spec.size = Some(2 << 20);
+    let err = runner.suite(&suite(bigger, Some(path))).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("(size 1048576 there, 2097152 here)"),
+        "{err}"
+    );
 }
 
 #[test]

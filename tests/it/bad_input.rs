@@ -283,3 +283,31 @@ fn a_read_only_device_is_refused_before_writing() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("is read-only"), "{err}");
 }
+
+/// clap's errors read as one sentence and point at the subcommand's help; binary data is
+/// not written to a terminal (issue 12, item 15).
+#[test]
+fn first_hour_messages() {
+    let err = |args: &[&str]| {
+        let out = iomark().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = err(&["data"]);
+    assert!(e.contains("not provided: --size"), "{e}");
+    assert!(e.contains("(see iomark data --help)"), "{e}");
+    let e = err(&["run", "--qd"]);
+    assert!(e.contains("(see iomark run --help)"), "{e}");
+    if !crate::common::require_tool("script", "script (util-linux, for a terminal)") {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_iomark");
+    let out = std::process::Command::new("script")
+        .args(["-qec", &format!("{bin} data --size 1m"), "/dev/null"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("stdout is a terminal"), "{text}");
+    assert!(text.len() < 400, "no binary was written to the terminal");
+    assert_eq!(out.status.code(), Some(2));
+}
