@@ -183,16 +183,21 @@ fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
 
 fn cmd_quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
     check_outputs(&plan.out, Some(&plan.file), None, false)?;
-    say(&plan.out, &notes::quick_header(&plan), false)?;
+    let place = iomark::io::env::place_of(&plan.file);
+    say(
+        &plan.out,
+        &notes::quick_header(&plan, place.as_deref()),
+        false,
+    )?;
+    let started = std::time::Instant::now();
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let life = TargetLife::new(&plan.file.display().to_string(), false);
     let failure = runner.run_plan(&plan.runs, &[], &life, false)?;
     let doc = &runner.store.doc;
     say(&plan.out, &format!("\n{}", text::plan_table(doc)), true)?;
-    if let Some(note) = doc.runs.first().and_then(|r| r.warnings.first()) {
-        say(&plan.out, &format!("note: {note}\n"), true)?;
-    }
+    let end = notes::quick_ending(doc, started.elapsed().as_secs_f64(), plan.file.exists());
+    say(&plan.out, &end, true)?;
     finish(&plan.out, &runner.store)?;
     Ok(exit_for(stop, failure))
 }

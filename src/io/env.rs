@@ -160,6 +160,23 @@ impl DeviceDelta {
     }
 }
 
+/// Where a new file at `path` would live, for a header: "ext4 at / on vda".
+pub fn place_of(path: &Path) -> Option<String> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let fs = FsInfo::of_path(dir)?;
+    let dev = fs::metadata(dir)
+        .ok()
+        .as_ref()
+        .and_then(BlockDev::of_metadata);
+    Some(match dev {
+        Some(d) => format!("{} at {} on {}", fs.fstype, fs.mount_point, d.name),
+        None => format!("{} at {}", fs.fstype, fs.mount_point),
+    })
+}
+
 impl FsInfo {
     /// The filesystem holding `path` (the longest mount point that prefixes it).
     pub(crate) fn of_path(path: &Path) -> Option<FsInfo> {

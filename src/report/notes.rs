@@ -182,13 +182,46 @@ pub fn study_ending(doc: &Document, kind: crate::plan::StudyKind) -> String {
 }
 
 /// "iomark quick benchmark: 6 tests of 4 s each on ./.iomark-quick-1.dat (1.0 GiB)".
-pub fn quick_header(plan: &crate::plan::QuickPlan) -> String {
+pub fn quick_header(plan: &crate::plan::QuickPlan, place: Option<&str>) -> String {
     let first = &plan.runs[0].plan.spec;
+    let total: f64 = plan
+        .runs
+        .iter()
+        .filter_map(|r| crate::plan::estimate_s(&r.plan))
+        .sum();
     format!(
-        "iomark quick benchmark: {} tests of {} s each on {} ({})\n",
+        "iomark quick benchmark: {} tests of {} s each, about {} in all, plus laying out the file\n\
+         file {} ({}, made now and removed at the end){}\n\
+         engine {}, {}\n",
         plan.runs.len(),
         first.runtime_s.unwrap_or(0.0) + first.ramp_s,
+        crate::report::fmt::fmt_duration(total),
         plan.file.display(),
         fmt_size(first.size.unwrap_or(0)),
+        place.map_or(String::new(), |p| format!(" on {p}")),
+        first.engine.name(),
+        if first.direct {
+            "direct I/O (O_DIRECT)"
+        } else {
+            "through the page cache"
+        },
     )
+}
+
+/// The end of the quick benchmark: its first note, how long it took, the file gone.
+pub fn quick_ending(doc: &Document, elapsed_s: f64, file_left: bool) -> String {
+    let mut out = String::new();
+    if let Some(note) = doc.runs.first().and_then(|r| r.warnings.first()) {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    out.push_str(&format!(
+        "took {}; {}\n",
+        crate::report::fmt::fmt_duration(elapsed_s),
+        if file_left {
+            "the test file is still there"
+        } else {
+            "the test file was removed"
+        }
+    ));
+    out
 }

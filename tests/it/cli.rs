@@ -379,6 +379,17 @@ fn quick_benchmark_runs_every_test_and_removes_its_file() {
         table.contains("randwrite 4k qd1") && table.contains("MB/s"),
         "{table}"
     );
+    // Says what it measures before, and how long it took and that the file is gone after
+    // (issue 12, item 14).
+    for needle in [
+        "engine ",
+        "16 MiB, made now and removed at the end",
+        "about 0:0",
+        "took 0:",
+    ] {
+        assert!(table.contains(needle), "{needle:?} not in {table}");
+    }
+    assert!(table.contains("the test file was removed"), "{table}");
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,
