@@ -11,6 +11,7 @@ mod data;
 mod dirty;
 mod faultfs;
 mod faults;
+mod fio_import;
 mod fuzz;
 mod ground_truth;
 mod guard;
