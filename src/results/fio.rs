@@ -87,11 +87,33 @@ fn json_values(text: &str) -> (Vec<(usize, usize, Value)>, String) {
         let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
         if text[pos..].starts_with('{') {
             let mut it = serde_json::Deserializer::from_str(&text[pos..]).into_iter::<Value>();
-            if let Some(Ok(v)) = it.next() {
-                let end = pos + it.byte_offset();
-                values.push((pos, end, v));
-                pos = end;
-                continue;
+            match it.next() {
+                Some(Ok(v)) => {
+                    let end = pos + it.byte_offset();
+                    values.push((pos, end, v));
+                    pos = end;
+                    continue;
+                }
+                // An object that never closes runs to the end of the text: every later
+                // start was read as part of it, and trying each would take time
+                // quadratic in the file's size.
+                Some(Err(e)) if e.is_eof() => {
+                    rest.push_str(&text[pos..]);
+                    break;
+                }
+                // No object starts before the line where this one went wrong (each
+                // would be nested in it): go on from that line, so each line is tried
+                // about once.
+                Some(Err(e)) if e.line() > 1 => {
+                    let skip = text[pos..]
+                        .match_indices('\n')
+                        .nth(e.line() - 2)
+                        .map_or(text.len(), |(i, _)| pos + i + 1);
+                    rest.push_str(&text[pos..skip]);
+                    pos = skip;
+                    continue;
+                }
+                _ => {}
             }
         }
         rest.push_str(&text[pos..line_end]);
@@ -642,9 +664,10 @@ fn job_run(
         }
         None => false,
     };
-    let different = members.len() > 1
-        || (group_reporting && n_jobs.is_some_and(|n| n > numjobs))
-        || (group_reporting && mixed_dirs);
+    // A job whose rw does not do a direction it did I/O in can only be a group: fio's
+    // `--group_reporting` on its command line is not in its JSON options.
+    let different =
+        members.len() > 1 || (group_reporting && n_jobs.is_some_and(|n| n > numjobs)) || mixed_dirs;
     let mut name = jobname.clone();
     let mut group_members = Vec::new();
     if different {
@@ -906,6 +929,18 @@ mod tests {
         assert_eq!(bins_percentile(&b, 90.0), 20);
         assert_eq!(bins_percentile(&b, 99.0), 30);
         assert_eq!(bins_percentile(&b, 99.9), 40);
+    }
+
+    #[test]
+    fn finds_json_between_text_in_linear_time() {
+        let (v, rest) = json_values("warning\n{\"a\": 1}\ntext {\n{\"b\": 2}\n");
+        assert_eq!(v.len(), 2);
+        assert_eq!(rest, "warning\n\ntext {\n\n");
+        // Lines that open objects that never close: one attempt, not one per line.
+        let t = "{\"x\": [\n".repeat(100_000);
+        let start = std::time::Instant::now();
+        assert!(json_values(&t).0.is_empty());
+        assert!(start.elapsed().as_secs_f64() < 2.0);
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub(crate) fn parse(text: &str) -> Option<std::result::Result<Document, String>>
                     if let Some(f) = &mut r.fio {
                         f.format = "terse".into();
                     }
-                    r.warnings.push("fio terse output: it names no options, so rw is inferred from the directions that did I/O (random or sequential is not known), bs is the average transfer, and latencies are whole microseconds; I/O counts are IOPS × runtime".into());
+                    r.warnings.push("fio terse output: it names no options, so rw is inferred from the directions that did I/O (random or sequential is not known), bs is the average transfer, and latencies are whole microseconds, IOPS whole (fio truncates them); I/O counts are IOPS × runtime".into());
                 }
                 doc
             },
