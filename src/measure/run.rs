@@ -169,6 +169,8 @@ fn new_run(spec: &Spec, target: &Target, repeat: u32) -> Run {
         study: None,
         write_amplification: None,
         write_amplification_sources: Vec::new(),
+        latency_kind: crate::results::schema::LatencyKind::Lat,
+        fio: None,
     };
     if !spec.direct
         && target.kind != TargetKind::None

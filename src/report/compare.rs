@@ -73,6 +73,8 @@ pub(crate) struct Cell {
     pub iops: Spread,
     pub bw_bytes: Spread,
     pub lat_p99_ns: Spread,
+    /// What `lat_p99_ns` measures: `lat` (submission to completion) or fio's `clat`.
+    pub latency_kind: crate::results::schema::LatencyKind,
     /// Mean IOPS over the baseline's (the first document that has this run); `null` when
     /// the baseline measured no IOPS.
     pub ratio: Option<f64>,
@@ -145,6 +147,7 @@ fn cell(run: &Run, base: Option<&Run>) -> Cell {
         iops,
         bw_bytes: run.summary.total(|d| &d.bw_bytes),
         lat_p99_ns: run.summary.main().lat_p99_ns,
+        latency_kind: run.latency_kind,
         ratio,
         incomplete,
         verdict,
@@ -154,9 +157,15 @@ fn cell(run: &Run, base: Option<&Run>) -> Cell {
 /// Matches the runs of `docs` by [`run_key`], in the first document's order, then the
 /// runs only later documents have.
 pub fn compare(docs: &[(String, Document)]) -> Comparison {
+    // A run without figures (a fio job iomark cannot represent) has nothing to compare.
     let mut used: Vec<Vec<bool>> = docs
         .iter()
-        .map(|(_, d)| vec![false; d.runs.len()])
+        .map(|(_, d)| {
+            d.runs
+                .iter()
+                .map(|r| r.status == crate::results::schema::Status::Unsupported)
+                .collect()
+        })
         .collect();
     let mut rows = Vec::new();
     for di in 0..docs.len() {

@@ -28,12 +28,49 @@ pub(crate) fn spec_cells(s: &Spec) -> [String; 6] {
 }
 
 /// The columns of the per-run table.
-const RUN_HEADER: [&str; 17] = [
+const RUN_HEADER: [&str; 18] = [
     "run", "test", "param", "value", "rw", "bs", "qd", "jobs", "io", "data", "n", "IOPS",
-    "IOPS sd", "MB/s", "MB/s sd", "p50 us", "p99 us",
+    "IOPS sd", "MB/s", "MB/s sd", "p50 us", "p99 us", "latency",
 ];
 
-/// One run's row: parameters, then mean ± stddev of IOPS and MB/s, then latencies in µs.
+/// A percentile of the run's summary in µs, or "n/a" when the run has none (an imported
+/// fio job that did not report it).
+fn pct_us(r: &Run, name: &str, ns: f64) -> String {
+    if r.has_percentile(name) {
+        format!("{:.1}", ns / 1e3)
+    } else {
+        "n/a".into()
+    }
+}
+
+/// A latency for the plan table, "n/a" when the run lacks that percentile, with the
+/// latency kind when it is not iomark's own (submission to completion).
+fn lat_cell(r: &Run, name: Option<&str>, ns: f64) -> String {
+    let v = match name {
+        Some(n) if !r.has_percentile(n) => "n/a".into(),
+        _ => fmt_ns(ns),
+    };
+    match r.latency_kind {
+        crate::results::schema::LatencyKind::Lat => v,
+        k => format!("{v} ({})", k.label()),
+    }
+}
+
+/// The parameter cells of a run: [`spec_cells`], with fio's own rw and block sizes for
+/// an imported fio job (`bssplit 4k/50:64k/50 (average 18.7k)`, `4k,64k`, `randtrim`).
+pub(crate) fn run_spec_cells(r: &Run) -> [String; 6] {
+    let mut c = spec_cells(&r.spec);
+    if let Some(f) = &r.fio {
+        c[1] = f.bs.clone();
+        if r.status == Status::Unsupported {
+            c[0] = f.rw.clone();
+        }
+    }
+    c
+}
+
+/// One run's row: parameters, then mean ± stddev of IOPS and MB/s, then latencies in µs
+/// and what they measure (`lat` or fio's `clat`).
 fn run_row(r: &Run) -> Vec<String> {
     let (iops, bw) = (
         r.summary.total(|d| &d.iops),
@@ -42,21 +79,26 @@ fn run_row(r: &Run) -> Vec<String> {
     let main = r.summary.main();
     let st = r.study.as_ref();
     let mut cells = vec![
-        r.name.clone(),
+        format!("{}{}", r.name, r.status.label()),
         st.map_or(String::new(), |p| p.test.clone()),
         st.map_or(String::new(), |p| p.param.clone()),
         st.map_or(String::new(), |p| p.value.clone()),
     ];
-    cells.extend(spec_cells(&r.spec));
-    cells.extend([
-        iops.n.to_string(),
-        format!("{:.0}", iops.mean),
-        fmt_sd(&iops, |v| format!("{v:.0}")),
-        format!("{:.2}", bw.mean / 1e6),
-        fmt_sd(&bw, |v| format!("{:.2}", v / 1e6)),
-        format!("{:.1}", main.lat_p50_ns.mean / 1e3),
-        format!("{:.1}", main.lat_p99_ns.mean / 1e3),
-    ]);
+    cells.extend(run_spec_cells(r));
+    if r.repetitions.is_empty() {
+        cells.extend(["0", "-", "-", "-", "-", "-", "-"].map(String::from));
+    } else {
+        cells.extend([
+            iops.n.to_string(),
+            format!("{:.0}", iops.mean),
+            fmt_sd(&iops, |v| format!("{v:.0}")),
+            format!("{:.2}", bw.mean / 1e6),
+            fmt_sd(&bw, |v| format!("{:.2}", v / 1e6)),
+            pct_us(r, "p50", main.lat_p50_ns.mean),
+            pct_us(r, "p99", main.lat_p99_ns.mean),
+        ]);
+    }
+    cells.push(r.latency_kind.label().into());
     cells
 }
 
@@ -130,17 +172,14 @@ pub(crate) fn plan(doc: &Document) -> Table {
         } else {
             &rep.write.lat_ns
         };
-        let mut name = run.name.clone();
-        if run.status == Status::Interrupted {
-            name.push_str(" (interrupted)");
-        }
+        let name = format!("{}{}", run.name, run.status.label());
         t.push([
             name,
             fmt_count(iops),
             format!("{:.1}", bw / 1e6),
-            fmt_ns(lat.mean),
-            fmt_ns(lat.p50 as f64),
-            fmt_ns(lat.p99 as f64),
+            lat_cell(run, None, lat.mean),
+            lat_cell(run, Some("p50"), lat.p50 as f64),
+            lat_cell(run, Some("p99"), lat.p99 as f64),
         ]);
     }
     t

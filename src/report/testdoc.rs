@@ -85,6 +85,8 @@ pub(crate) fn run(rw: Rw, qd: u32, iops: &[f64], study: Option<(&str, &str, &str
         }),
         write_amplification: None,
         write_amplification_sources: Vec::new(),
+        latency_kind: crate::results::schema::LatencyKind::Lat,
+        fio: None,
         spec,
     }
 }

@@ -9,11 +9,11 @@ use std::fmt::Write;
 pub(crate) use crate::report::fmt::fmt_duration;
 pub(crate) use crate::report::fmt::{fmt_count, fmt_mbps};
 use crate::report::tables;
-use crate::results::schema::{DirStats, Document, Repetition, Run, Status};
+use crate::results::schema::{DirStats, Document, LatencyKind, Repetition, Run, Status};
 use crate::results::stats::Spread;
 use crate::units::{fmt_ns, fmt_size};
 
-fn dir_lines(out: &mut String, label: &str, d: &DirStats) {
+fn dir_lines(out: &mut String, run: &Run, label: &str, d: &DirStats) {
     let _ = writeln!(
         out,
         "  {label}: {} IOPS, {} ({:.1} MiB/s), {} I/Os, {}",
@@ -24,16 +24,27 @@ fn dir_lines(out: &mut String, label: &str, d: &DirStats) {
         fmt_size(d.bytes)
     );
     let l = &d.lat_ns;
+    let p = |name: &str, v: u64| {
+        if run.has_percentile(name) {
+            fmt_ns(v as f64)
+        } else {
+            "n/a".into()
+        }
+    };
     let _ = writeln!(
         out,
-        "         latency min {}  mean {}  p50 {}  p90 {}  p99 {}  p99.9 {}  p99.99 {}  max {}",
+        "         {} min {}  mean {}  p50 {}  p90 {}  p99 {}  p99.9 {}  p99.99 {}  max {}",
+        match run.latency_kind {
+            LatencyKind::Lat => "latency",
+            LatencyKind::Clat => "clat   ",
+        },
         fmt_ns(l.min as f64),
         fmt_ns(l.mean),
-        fmt_ns(l.p50 as f64),
-        fmt_ns(l.p90 as f64),
-        fmt_ns(l.p99 as f64),
-        fmt_ns(l.p999 as f64),
-        fmt_ns(l.p9999 as f64),
+        p("p50", l.p50),
+        p("p90", l.p90),
+        p("p99", l.p99),
+        p("p999", l.p999),
+        p("p9999", l.p9999),
         fmt_ns(l.max as f64)
     );
 }
@@ -54,7 +65,7 @@ pub fn run_summary(run: &Run) -> String {
         out,
         "{}: {} on {} ({} span, {}, {}{})",
         run.name,
-        s.engine.name(),
+        run.engine_label(),
         run.target.path,
         fmt_size(run.target.span_bytes),
         if s.direct { "direct" } else { "buffered" },
@@ -62,12 +73,16 @@ pub fn run_summary(run: &Run) -> String {
             Some(r) => format!("{r}s"),
             None => "size-based".into(),
         },
-        if run.status == Status::Interrupted {
-            ", INTERRUPTED"
-        } else {
-            ""
+        match run.status {
+            Status::Complete => "",
+            Status::Interrupted => ", INTERRUPTED",
+            Status::Failed => ", FAILED",
+            Status::Unsupported => ", UNSUPPORTED",
         }
     );
+    if let Some(e) = &run.error {
+        let _ = writeln!(out, "  error: {e}");
+    }
     for w in &run.warnings {
         let _ = writeln!(out, "  note: {w}");
     }
@@ -100,10 +115,10 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
         let _ = writeln!(out, "  measured {:.2} s", rep.elapsed_s);
     }
     if rep.read.ios > 0 || s.reads() {
-        dir_lines(out, "read ", &rep.read);
+        dir_lines(out, run, "read ", &rep.read);
     }
     if rep.write.ios > 0 || s.writes() {
-        dir_lines(out, "write", &rep.write);
+        dir_lines(out, run, "write", &rep.write);
     }
     let _ = writeln!(
         out,

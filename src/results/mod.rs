@@ -2,6 +2,7 @@
 
 pub mod env;
 pub mod fio;
+pub(crate) mod fio_terse;
 pub mod schema;
 pub mod sink;
 pub mod stats;

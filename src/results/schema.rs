@@ -68,6 +68,94 @@ pub enum Status {
     /// Stopped early (a signal or an error), or still running when the document was
     /// saved; the figures cover what did run.
     Interrupted,
+    /// Imported from fio: the job ended with an error (fio's `error` was not 0); `error`
+    /// says which, and the figures cover what ran before it.
+    Failed,
+    /// Imported from fio: a job iomark cannot represent (a trim workload); no figures,
+    /// `error` says what it was.
+    Unsupported,
+}
+
+impl Status {
+    /// What the tables append to a run's name: nothing for a complete run.
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Complete => "",
+            Status::Interrupted => " (interrupted)",
+            Status::Failed => " (failed)",
+            Status::Unsupported => " (unsupported)",
+        }
+    }
+}
+
+/// What the latency figures of a run measure.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LatencyKind {
+    /// From submission to completion: what iomark measures, and fio's `lat`.
+    #[default]
+    Lat,
+    /// fio's completion latency: from the moment the I/O was handed to the kernel to its
+    /// completion, without the submission time (fio's `clat`, which its percentiles use
+    /// unless `lat_percentiles` is set).
+    Clat,
+}
+
+impl LatencyKind {
+    /// The short label shown in tables and charts.
+    pub fn label(self) -> &'static str {
+        match self {
+            LatencyKind::Lat => "lat",
+            LatencyKind::Clat => "clat",
+        }
+    }
+
+    /// The label with its meaning, for notes and chart titles.
+    pub fn describe(self) -> &'static str {
+        match self {
+            LatencyKind::Lat => "lat: submission to completion",
+            LatencyKind::Clat => "clat: fio's completion latency, without submission",
+        }
+    }
+}
+
+/// How a run imported from fio was reported by fio, for what the iomark fields cannot
+/// say on their own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FioJob {
+    /// fio's job name (the first job's for a `group_reporting` entry).
+    pub jobname: String,
+    /// fio's group (stonewall / new_group): jobs are keyed by group and name.
+    pub groupid: u64,
+    /// `--client` output: the server the job ran on (`host:port`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// fio's `ioengine` as given (`libaio`, `sync`, `mmap`, …; `psync` when not given).
+    pub ioengine: String,
+    /// fio's `rw` as given.
+    pub rw: String,
+    /// The block sizes as fio was told: `4k`, `4k,64k` (read,write), `bssplit 4k/50:64k/50`,
+    /// `bsrange 4k-16k`. `spec.bs` holds one size: the average transfer when they vary.
+    pub bs: String,
+    /// The output format the figures came from: `json`, `json+`, `terse`.
+    pub format: String,
+    /// `group_reporting` over different jobs: their names, when fio's output lists them
+    /// (its normal text does; its JSON does not).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub group_members: Vec<String>,
+    /// Entries fio wrote for this job: its copies (`numjobs` without `group_reporting`).
+    pub copies: u32,
+    /// Where the percentiles come from: `fio` (fio's own for the job), `merged` (the
+    /// copies' json+ histogram bins added, then read the way fio reads its own), or
+    /// `one copy` (the first copy's: fio's JSON has no bins to merge).
+    pub percentiles: String,
+    /// Percentiles fio did not report (`clat_percentiles=0`, a `percentile_list` without
+    /// them): `p50`, `p90`, `p99`, `p999`, `p9999`. Their fields hold 0 and read "n/a".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing_percentiles: Vec<String>,
+    /// fio's error number for the job (0: none).
+    #[serde(default)]
+    pub error: i64,
 }
 
 /// One workload and all its repetitions.
@@ -110,6 +198,32 @@ pub struct Run {
     /// The figure of every source, including the ones that report nothing (and why).
     #[serde(default)]
     pub write_amplification_sources: Vec<WriteAmplification>,
+    /// What the latency figures (`lat_ns` of every repetition and the summary) measure:
+    /// `lat` for iomark's runs (and documents from before the field), `clat` for fio's
+    /// completion latency.
+    #[serde(default)]
+    pub latency_kind: LatencyKind,
+    /// Runs imported from fio: how fio reported the job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio: Option<FioJob>,
+}
+
+impl Run {
+    /// Whether the run has the percentile `name` (`p50`, `p90`, `p99`, `p999`, `p9999`):
+    /// always for iomark's runs; an imported fio job may lack some.
+    pub fn has_percentile(&self, name: &str) -> bool {
+        self.fio
+            .as_ref()
+            .is_none_or(|f| !f.missing_percentiles.iter().any(|m| m == name))
+    }
+
+    /// The I/O engine as the run names it: fio's `ioengine` for an imported job.
+    pub fn engine_label(&self) -> &str {
+        match &self.fio {
+            Some(f) => &f.ioengine,
+            None => self.spec.engine.name(),
+        }
+    }
 }
 
 /// The mean page-cache hit share from which a run is `cache_bound`, percent.

@@ -12,6 +12,7 @@ mod dirty;
 mod faultfs;
 mod faults;
 mod fio_habits;
+mod fio_import;
 mod fuzz;
 mod ground_truth;
 mod guard;

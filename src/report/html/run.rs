@@ -15,11 +15,7 @@ pub(super) fn run_article(label: &str, r: &Run) -> String {
     let mut out = format!(
         "<article class=\"run\"><h3>{}{}</h3>",
         esc(&r.name),
-        if r.status == Status::Interrupted {
-            " (interrupted)"
-        } else {
-            ""
-        }
+        r.status.label()
     );
     let _ = write!(
         out,
@@ -28,10 +24,13 @@ pub(super) fn run_article(label: &str, r: &Run) -> String {
         esc(&r.target.path),
         esc(&format!("{:?}", r.target.kind).to_lowercase()),
         fmt_size(r.target.span_bytes),
-        r.spec.engine.name(),
+        esc(r.engine_label()),
         if r.spec.direct { "direct" } else { "buffered" },
         r.repetitions.len()
     );
+    if let Some(e) = &r.error {
+        let _ = write!(out, "<p class=\"warn\">error: {}</p>", esc(e));
+    }
     for w in &r.warnings {
         let _ = write!(out, "<p class=\"warn\">note: {}</p>", esc(w));
     }
@@ -49,7 +48,7 @@ pub(super) fn run_article(label: &str, r: &Run) -> String {
                 out.push_str(&write_saturation(rep));
             }
         }
-        out.push_str(&percentiles(rep));
+        out.push_str(&percentiles(r, rep));
         out.push_str("</div>");
     }
     let env = tables::run_environment(r);
@@ -131,8 +130,9 @@ fn write_saturation(rep: &Repetition) -> String {
 }
 
 /// Latency percentiles of each direction that did I/O, on a log scale; empty when none.
-fn percentiles(rep: &Repetition) -> String {
+fn percentiles(r: &Run, rep: &Repetition) -> String {
     let labels = ["p50", "p90", "p99", "p99.9", "p99.99", "max"];
+    let names = ["p50", "p90", "p99", "p999", "p9999", "max"];
     let mut pct = Vec::new();
     for (name, d) in [("read", &rep.read), ("write", &rep.write)] {
         if d.ios == 0 {
@@ -142,9 +142,11 @@ fn percentiles(rep: &Repetition) -> String {
         let v = [l.p50, l.p90, l.p99, l.p999, l.p9999, l.max];
         pct.push(Series {
             name: name.into(),
+            // A percentile fio did not report is left out, not drawn as 0.
             points: v
                 .iter()
                 .enumerate()
+                .filter(|(i, _)| names[*i] == "max" || r.has_percentile(names[*i]))
                 .map(|(i, &x)| (i as f64, x as f64 / 1e3))
                 .collect(),
         });
@@ -153,9 +155,9 @@ fn percentiles(rep: &Repetition) -> String {
         return String::new();
     }
     line_chart(&LineChart {
-        title: "Latency percentiles".into(),
+        title: format!("Latency percentiles ({})", r.latency_kind.describe()),
         x_label: "percentile".into(),
-        y_label: "latency (µs, log)".into(),
+        y_label: format!("{} (µs, log)", r.latency_kind.label()),
         y_log: true,
         x_ticks: Some(
             labels
