@@ -114,6 +114,7 @@ impl SuiteArgs {
             sys,
         )?;
         Ok(SuitePlan {
+            target_exists: existing,
             name: self.name.clone(),
             kind: StudyKind::parse(&self.name).expect("expand accepts only known studies"),
             target,

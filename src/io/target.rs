@@ -22,8 +22,7 @@ use crate::results::schema::{Purge, TargetKind};
 use crate::units::fmt_size;
 use crate::workload::data::DataGen;
 
-/// Size of a file iomark creates when `--size` is not given.
-pub(crate) const DEFAULT_NEW_FILE_SIZE: u64 = 1 << 30;
+use crate::plan::DEFAULT_NEW_FILE_SIZE;
 
 /// The extended attribute that marks a file as iomark's own.
 const MARK_XATTR: &str = "user.iomark";

@@ -61,6 +61,31 @@ pub struct SuitePlan {
     pub overwrite: bool,
     /// steady: the round limit.
     pub max_rounds: u32,
+    /// Whether the target existed when the study was planned (else the study makes it).
+    pub target_exists: bool,
+}
+
+/// Size of a file iomark creates when `--size` is not given.
+pub const DEFAULT_NEW_FILE_SIZE: u64 = 1 << 30;
+
+/// The rate a size-based run (a precondition, a wsat volume) is estimated at in a plan:
+/// stated next to every such estimate, since the device decides.
+pub const ASSUMED_BYTES_PER_S: f64 = 500e6;
+
+/// Seconds a size-based run would take at [`ASSUMED_BYTES_PER_S`], when its span is known.
+pub(crate) fn size_based_estimate_s(plan: &RunPlan) -> Option<f64> {
+    let s = &plan.spec;
+    let span = s.size? as f64;
+    let per_job = match (s.io_size, s.io_spans) {
+        (Some(b), _) => b as f64,
+        (None, Some(n)) => n * span,
+        (None, None) => span,
+    };
+    Some(
+        plan.repeat as f64 * per_job * s.jobs as f64
+            / s.io_share.max(1) as f64
+            / ASSUMED_BYTES_PER_S,
+    )
 }
 
 /// Seconds a run is expected to take (`None` for a size-based run, which depends on the

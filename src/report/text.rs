@@ -282,20 +282,40 @@ pub fn dry_run(plan: &crate::plan::SuitePlan) -> String {
 
 /// The `--dry-run` listing of a study: each run with its parameters and estimated time.
 pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
-    let (mut total, mut size_based) = (0.0, 0);
+    use crate::plan::{ASSUMED_BYTES_PER_S, Role, estimate_s, size_based_estimate_s};
+    let (mut total, mut unknown, mut assumed, mut round_s) = (0.0, 0, false, 0.0);
     for r in &plan.runs {
-        match crate::plan::estimate_s(&r.plan) {
-            Some(e) => total += e,
-            None => size_based += 1,
+        match (estimate_s(&r.plan), size_based_estimate_s(&r.plan)) {
+            (Some(e), _) => total += e,
+            (None, Some(e)) => (total, assumed) = (total + e, true),
+            (None, None) => unknown += 1,
+        }
+        if r.point.role() == Role::Round {
+            round_s = estimate_s(&r.plan).unwrap_or(0.0);
         }
     }
+    let first = plan.runs.first().map(|r| &r.plan.spec);
     let mut out = format!(
         "suite {} on {}: {} runs, engine {}\n",
         plan.name,
         plan.target,
         plan.runs.len(),
-        plan.runs.first().map_or("-", |r| r.plan.spec.engine.name())
+        first.map_or("-", |s| s.engine.name())
     );
+    if let Some(s) = first.filter(|s| !plan.target_exists && s.engine.caps().needs_fd) {
+        let size = s.offset + s.size.unwrap_or(crate::plan::DEFAULT_NEW_FILE_SIZE);
+        let _ = writeln!(
+            out,
+            "file: {} is made for the study ({}) and {}",
+            plan.target,
+            fmt_size(size),
+            if plan.keep {
+                "kept (--keep)"
+            } else {
+                "removed at the end"
+            }
+        );
+    }
     // What options resolved to (--size 2xmem, fio's engine names), once each.
     let mut notes: Vec<&str> = Vec::new();
     for r in &plan.runs {
@@ -309,16 +329,28 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
         let _ = writeln!(out, "note: {n}");
     }
     out.push_str(&tables::plan_listing(plan).terminal());
-    let _ = writeln!(
-        out,
-        "estimated total: {}{}",
-        fmt_duration(total),
-        if size_based > 0 {
-            format!(" plus {size_based} size-based runs (their time depends on the device)")
-        } else {
-            String::new()
-        }
-    );
+    let mut line = format!("estimated total: {}", fmt_duration(total));
+    if plan.kind == crate::plan::StudyKind::Steady && round_s > 0.0 {
+        let most = total + round_s * (plan.max_rounds.saturating_sub(1)) as f64;
+        line = format!(
+            "estimated total: {} to {} (5 to {} rounds: it stops once steady)",
+            fmt_duration(total + 4.0 * round_s),
+            fmt_duration(most),
+            plan.max_rounds
+        );
+    }
+    if assumed {
+        line.push_str(&format!(
+            ", size-based runs at an assumed {:.0} MB/s",
+            ASSUMED_BYTES_PER_S / 1e6
+        ));
+    }
+    if unknown > 0 {
+        line.push_str(&format!(
+            ", plus {unknown} size-based runs on a span not known until the target is opened"
+        ));
+    }
+    let _ = writeln!(out, "{line}");
     out
 }
 

@@ -353,3 +353,37 @@ fn a_study_is_refused_before_its_first_io() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("free"), "{err}");
 }
+
+/// --dry-run estimates steady up to its round limit and size-based runs at a stated
+/// rate, and says what file it will make (issue 12, item 15).
+#[test]
+fn dry_run_estimates_every_study_and_names_the_file_it_makes() {
+    let dir = tmp();
+    let t = dir.path().join("t.dat");
+    let listing = |args: &[&str]| {
+        let out = iomark()
+            .args(["suite"])
+            .args(args)
+            .arg("--dry-run")
+            .arg(&t)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let steady = listing(&["steady", "--max-rounds", "7"]);
+    assert!(steady.contains("5 to 7 rounds"), "{steady}");
+    assert!(steady.contains("assumed 500 MB/s"), "{steady}");
+    assert!(
+        steady.contains("is made for the study (1 GiB) and removed at the end"),
+        "{steady}"
+    );
+    let wsat = listing(&["wsat", "--size", "64m"]);
+    assert!(wsat.contains("assumed 500 MB/s"), "{wsat}");
+    assert!(!wsat.contains("depends on the device"), "{wsat}");
+    assert!(!t.exists());
+}
