@@ -60,6 +60,7 @@ fn powers(from: u64, to: u64) -> Vec<u64> {
 }
 
 /// A test of a preset: fixed options, and the swept parameter with its default values.
+#[derive(Clone)]
 struct TestDef {
     name: &'static str,
     fixed: Vec<Opt>,
@@ -67,7 +68,40 @@ struct TestDef {
     values: Vec<String>,
 }
 
+/// A study whose tests differ in pattern, run with one `--rw`, runs that pattern only:
+/// the tests of that pattern, or the first test under that pattern's name. (Otherwise a
+/// "randwrite" row would read, and a device example would need a write flag for reads.)
+fn only_users_pattern(tests: Vec<TestDef>, user: &[Opt]) -> (Vec<TestDef>, Option<String>) {
+    let rw_of = |t: &TestDef| {
+        t.fixed
+            .iter()
+            .find(|(k, _)| k == "rw")
+            .and_then(|(_, v)| v.clone())
+    };
+    let user_rw = user
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "rw")
+        .and_then(|(_, v)| v.clone())
+        .filter(|v| !v.contains(','));
+    let patterns: std::collections::BTreeSet<String> = tests.iter().filter_map(rw_of).collect();
+    let Some(rw) = user_rw.filter(|_| patterns.len() > 1) else {
+        return (tests, None);
+    };
+    let same: Vec<TestDef> = tests
+        .iter()
+        .filter(|t| rw_of(t).as_deref() == Some(rw.as_str()))
+        .cloned()
+        .collect();
+    if same.is_empty() {
+        (tests.into_iter().take(1).collect(), Some(rw))
+    } else {
+        (same, None)
+    }
+}
+
 fn sweep(defaults: Vec<Opt>, tests: Vec<TestDef>, user: &[Opt]) -> Vec<PlannedRun> {
+    let (tests, renamed) = only_users_pattern(tests, user);
     let mut out = Vec::new();
     for t in tests {
         let values = user_list(user, t.param).unwrap_or(t.values);
@@ -76,7 +110,7 @@ fn sweep(defaults: Vec<Opt>, tests: Vec<TestDef>, user: &[Opt]) -> Vec<PlannedRu
             opts.extend(t.fixed.iter().cloned());
             opts.push(param_opt(t.param, &v));
             out.push(PlannedRun {
-                test: t.name.to_string(),
+                test: renamed.clone().unwrap_or_else(|| t.name.to_string()),
                 param: t.param.to_string(),
                 value: v,
                 opts,
@@ -557,6 +591,21 @@ mod tests {
         );
         assert!(runs[0].test.contains("bs=4k"));
         assert_eq!(value_of(&runs[0], "bs", &user).as_deref(), Some("4k"));
+    }
+
+    #[test]
+    fn one_rw_runs_that_pattern_only() {
+        // The tests of that pattern, labelled by it.
+        let user = vec![o("rw", "randread"), o("qd", "1,2")];
+        let runs = expand("qd", &user, None, false).unwrap();
+        assert_eq!(runs.len(), 2);
+        assert!(runs.iter().all(|r| r.test == "randread"));
+        // A pattern the study has no test for: one test, under that pattern's name.
+        let user = vec![o("rw", "randrw"), o("qd", "1,2")];
+        let runs = expand("qd", &user, None, false).unwrap();
+        assert_eq!(runs.len(), 2);
+        assert!(runs.iter().all(|r| r.test == "randrw"));
+        assert_eq!(value_of(&runs[0], "rw", &user).as_deref(), Some("randrw"));
     }
 
     #[test]

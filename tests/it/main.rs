@@ -19,6 +19,7 @@ mod guard;
 mod interrupt;
 mod output;
 mod outputs;
+mod readme;
 mod regression;
 mod report;
 mod safety;
