@@ -230,12 +230,13 @@ pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
 
 impl Target {
     /// Opens the target of `spec`, creating and laying out a new file when needed.
-    /// `stop` is polled while a new file is laid out, so Ctrl-C is not ignored there;
+    /// `go_on(done, total)` is asked after every MiB while a new file is laid out (bytes
+    /// written so far and in all), so that progress shows and Ctrl-C is not ignored there;
     /// `layout` makes the bytes a new file is filled with (the workload's data profile).
     pub(crate) fn open(
         spec: &Spec,
         policy: &TargetPolicy,
-        stop: &dyn Fn() -> bool,
+        go_on: &mut dyn FnMut(u64, u64) -> bool,
         layout: &mut DataGen,
     ) -> Result<Target> {
         if !spec.engine.caps().needs_fd {
@@ -267,7 +268,7 @@ impl Target {
         // descriptor, the mark through fgetxattr), none on the path.
         let named = match fs::symlink_metadata(&path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Self::create(spec, policy, path, stop, layout);
+                return Self::create(spec, policy, path, go_on, layout);
             }
             Err(e) => return Err(open_error(&path, &e, false, false)),
             Ok(md) => md,
@@ -523,7 +524,7 @@ impl Target {
         spec: &Spec,
         policy: &TargetPolicy,
         path: PathBuf,
-        stop: &dyn Fn() -> bool,
+        go_on: &mut dyn FnMut(u64, u64) -> bool,
         layout: &mut DataGen,
     ) -> Result<Target> {
         let parent = match path.parent() {
@@ -574,7 +575,7 @@ impl Target {
                 .map_err(|e| open_error(&path, &e, true, true))?;
         }
         let f = t.file.as_ref().expect("just opened");
-        Self::lay_out(f, len, layout, stop).map_err(|e| match e.raw_os_error() {
+        Self::lay_out(f, len, layout, go_on).map_err(|e| match e.raw_os_error() {
             Some(sys::ENOSPC) => Error::runtime(format!(
                 "no space left on the filesystem of {} for a {} file; free space or use a smaller --size",
                 path.display(),
@@ -607,7 +608,7 @@ impl Target {
         f: &File,
         len: u64,
         datagen: &mut DataGen,
-        stop: &dyn Fn() -> bool,
+        go_on: &mut dyn FnMut(u64, u64) -> bool,
     ) -> io::Result<()> {
         // Reserve the space first, so a full filesystem fails now and not halfway.
         sys::reserve(f.as_fd(), len)?;
@@ -615,7 +616,7 @@ impl Target {
         let mut w = f;
         let mut left = len;
         while left > 0 {
-            if stop() {
+            if !go_on(len - left, len) {
                 return Err(io::Error::from_raw_os_error(sys::EINTR));
             }
             let n = left.min(buf.len() as u64) as usize;
@@ -623,6 +624,7 @@ impl Target {
             w.write_all(&buf[..n])?;
             left -= n as u64;
         }
+        go_on(len, len);
         f.sync_all()
     }
 
@@ -778,7 +780,7 @@ mod tests {
         spec.direct = false;
         spec.size = Some(64 << 10);
         let mut layout = DataGen::new(&DataSpec::default(), 1, 1, None);
-        Target::open(&spec, policy, &|| false, &mut layout)
+        Target::open(&spec, policy, &mut |_, _| true, &mut layout)
     }
 
     #[test]

@@ -43,7 +43,11 @@ pub(crate) fn run(
     // A new file is laid out with the workload's own data profile (a compressing device
     // then stores, and a read test reads, data of the kind asked for).
     let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, corpus.clone());
-    let target = Target::open(spec, policy, &|| stop.is_set(), &mut layout)?;
+    let mut go_on = |done, total| {
+        sink.layout(done, total);
+        !stop.is_set()
+    };
+    let target = Target::open(spec, policy, &mut go_on, &mut layout)?;
     check_target(spec, &target)?;
     let mut run = new_run(spec, &target, repeat);
     // Write amplification: the drive's counters before the first repetition.

@@ -118,6 +118,18 @@ impl Sink for TermProgress {
         Ok(true)
     }
 
+    fn layout(&mut self, done: u64, total: u64) {
+        if total > 0 {
+            self.bar
+                .set_position((done as f64 / total as f64 * 1000.0) as u64);
+            self.bar.set_message(format!(
+                "laying out {}: {:.0}%",
+                crate::units::fmt_size(total),
+                done as f64 * 100.0 / total as f64
+            ));
+        }
+    }
+
     fn progress(&mut self, p: &Progress) -> Result<bool> {
         let fraction = match (p.planned_s, p.fraction) {
             (Some(total), _) if total > 0.0 => p.elapsed_s / total,

@@ -41,6 +41,8 @@ pub trait Sink {
     /// Where a plan of several runs stands: when it started, and about how many seconds
     /// of timed runs remain (from the run about to start on).
     fn plan_position(&mut self, _started: std::time::Instant, _left_s: f64) {}
+    /// A new file is being laid out: `done` of `total` bytes written (every MiB).
+    fn layout(&mut self, _done: u64, _total: u64) {}
     /// A repetition (1-based `rep` of `of`) is about to start.
     fn rep_started(&mut self, _spec: &Spec, _rep: u32, _of: u32) -> Result<bool> {
         Ok(true)
@@ -68,6 +70,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn plan_position(&mut self, started: std::time::Instant, left_s: f64) {
         (**self).plan_position(started, left_s)
+    }
+    fn layout(&mut self, done: u64, total: u64) {
+        (**self).layout(done, total)
     }
     fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) -> Result<bool> {
         (**self).rep_started(spec, rep, of)

@@ -18,7 +18,7 @@ use crate::workload::data::DataGen;
 /// and purges its span.
 pub(crate) fn purge(spec: &Spec, policy: &TargetPolicy, stop: &StopFlag) -> Result<Purge> {
     let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, load_for(&spec.data)?);
-    let target = Target::open(spec, policy, &|| stop.is_set(), &mut layout)?;
+    let target = Target::open(spec, policy, &mut |_, _| !stop.is_set(), &mut layout)?;
     let purge = target.purge();
     target.finish()?;
     Ok(purge)

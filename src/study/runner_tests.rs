@@ -204,3 +204,32 @@ fn a_failed_run_does_not_leave_the_studys_file() {
     assert_eq!(runner.store.doc.runs.len(), 1, "the first run is kept");
     assert!(!f.exists(), "the study's file is removed after the failure");
 }
+
+/// Laying out a new file is reported to the sink, MiB by MiB, up to its whole size (the
+/// progress line shows "laying out 4 MiB: 50%").
+#[test]
+fn laying_out_a_file_is_reported() {
+    struct Layout(Vec<(u64, u64)>);
+    impl Sink for Layout {
+        fn layout(&mut self, done: u64, total: u64) {
+            self.0.push((done, total));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = null_run("1", Rw::Read, 1);
+    let spec = &mut r.plan.spec;
+    spec.target = dir.path().join("t.dat").display().to_string();
+    spec.engine = EngineKind::Psync;
+    spec.direct = false;
+    spec.size = Some(4 << 20);
+    spec.io_size = Some(64 << 10);
+    let stop = StopFlag::new();
+    let mut sink = Layout(Vec::new());
+    let mut runner = StudyRunner::new(Store::new(None), &mut sink, &stop);
+    runner.single(&r.plan).unwrap();
+    drop(runner);
+    let total = 4u64 << 20;
+    assert!(sink.0.len() >= 4, "{:?}", sink.0);
+    assert!(sink.0.windows(2).all(|w| w[0].0 <= w[1].0));
+    assert_eq!(sink.0.last(), Some(&(total, total)));
+}

@@ -128,6 +128,9 @@ impl Sink for Filing<'_> {
     fn plan_position(&mut self, started: std::time::Instant, left_s: f64) {
         self.next.plan_position(started, left_s)
     }
+    fn layout(&mut self, done: u64, total: u64) {
+        self.next.layout(done, total)
+    }
     fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) -> Result<bool> {
         self.next.rep_started(spec, rep, of)
     }
