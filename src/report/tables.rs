@@ -28,39 +28,47 @@ pub(crate) fn spec_cells(s: &Spec) -> [String; 6] {
 }
 
 /// The columns of the per-run table.
-const RUN_HEADER: [&str; 17] = [
-    "run", "test", "param", "value", "rw", "bs", "qd", "jobs", "io", "data", "n", "IOPS",
+const RUN_HEADER: [&str; 18] = [
+    "run", "dir", "test", "param", "value", "rw", "bs", "qd", "jobs", "io", "data", "n", "IOPS",
     "IOPS sd", "MB/s", "MB/s sd", "p50 us", "p99 us",
 ];
 
-/// One run's row: parameters, then mean ± stddev of IOPS and MB/s, then latencies in µs.
-fn run_row(r: &Run) -> Vec<String> {
-    let (iops, bw) = (
-        r.summary.total(|d| &d.iops),
-        r.summary.total(|d| &d.bw_bytes),
-    );
-    let main = r.summary.main();
+/// A run's rows: one per direction it did I/O in (a mix gets a read row and a write
+/// row, each with its own figures), with the parameters, mean ± stddev of IOPS and MB/s,
+/// then that direction's latencies in µs.
+fn run_rows(r: &Run) -> Vec<Vec<String>> {
     let st = r.study.as_ref();
-    let mut cells = vec![
-        r.name.clone(),
-        st.map_or(String::new(), |p| p.test.clone()),
-        st.map_or(String::new(), |p| p.param.clone()),
-        st.map_or(String::new(), |p| p.value.clone()),
-    ];
-    cells.extend(spec_cells(&r.spec));
-    cells.extend([
-        iops.n.to_string(),
-        format!("{:.0}", iops.mean),
-        fmt_sd(&iops, |v| format!("{v:.0}")),
-        format!("{:.2}", bw.mean / 1e6),
-        fmt_sd(&bw, |v| format!("{:.2}", v / 1e6)),
-        format!("{:.1}", main.lat_p50_ns.mean / 1e3),
-        format!("{:.1}", main.lat_p99_ns.mean / 1e3),
-    ]);
-    cells
+    let dirs: Vec<(&str, &crate::results::schema::DirSummary)> =
+        match (r.spec.reads(), r.spec.writes()) {
+            (true, true) => vec![("read", &r.summary.read), ("write", &r.summary.write)],
+            (false, true) => vec![("write", &r.summary.write)],
+            _ => vec![("read", &r.summary.read)],
+        };
+    dirs.into_iter()
+        .map(|(dir, d)| {
+            let mut cells = vec![
+                r.name.clone(),
+                dir.to_string(),
+                st.map_or(String::new(), |p| p.test.clone()),
+                st.map_or(String::new(), |p| p.param.clone()),
+                st.map_or(String::new(), |p| p.value.clone()),
+            ];
+            cells.extend(spec_cells(&r.spec));
+            cells.extend([
+                d.iops.n.to_string(),
+                format!("{:.0}", d.iops.mean),
+                fmt_sd(&d.iops, |v| format!("{v:.0}")),
+                format!("{:.2}", d.bw_bytes.mean / 1e6),
+                fmt_sd(&d.bw_bytes, |v| format!("{:.2}", v / 1e6)),
+                format!("{:.1}", d.lat_p50_ns.mean / 1e3),
+                format!("{:.1}", d.lat_p99_ns.mean / 1e3),
+            ]);
+            cells
+        })
+        .collect()
 }
 
-/// All runs of all documents, a row each; with several documents a first `file` column
+/// All runs of all documents, a row per run and direction; with several documents a first `file` column
 /// says which one a run came from.
 pub(crate) fn runs(docs: &[(String, Document)]) -> Table {
     let multi = docs.len() > 1;
@@ -68,8 +76,10 @@ pub(crate) fn runs(docs: &[(String, Document)]) -> Table {
     let mut t = Table::new(file.into_iter().chain(RUN_HEADER));
     for (label, d) in docs {
         for r in &d.runs {
-            let label = multi.then(|| label.clone());
-            t.push(label.into_iter().chain(run_row(r)));
+            for row in run_rows(r) {
+                let label = multi.then(|| label.clone());
+                t.push(label.into_iter().chain(row));
+            }
         }
     }
     t
@@ -452,12 +462,71 @@ pub(crate) fn run_environment(r: &Run) -> Table {
     t
 }
 
+/// Whether a document is fio's output read by `results::fio` (it records no host).
+fn imported_fio(d: &Document) -> bool {
+    d.tool.name == "fio"
+}
+
+/// The tool as it names itself: "iomark 0.1.0", "fio-3.33" (fio's version already
+/// carries its name).
+fn tool_name(d: &Document) -> String {
+    if d.tool.version.starts_with(&d.tool.name) {
+        d.tool.version.clone()
+    } else {
+        format!("{} {}", d.tool.name, d.tool.version)
+    }
+}
+
+/// Where a document came from, in one line: "iomark 0.1.0 on vm (AMD EPYC, kernel 6.1),
+/// 4 runs, started …", or for fio's output "fio-3.33 output (imported; host not
+/// recorded), 1 run, started …". Empty host fields are left out, not printed as "()".
+pub(crate) fn provenance(d: &Document) -> String {
+    let h = &d.host;
+    let host = if imported_fio(d) {
+        " output (imported; host not recorded)".to_string()
+    } else {
+        let detail: Vec<String> = [
+            h.cpu.clone(),
+            if h.kernel.is_empty() {
+                String::new()
+            } else {
+                format!("kernel {}", h.kernel)
+            },
+        ]
+        .into_iter()
+        .filter(|x| !x.is_empty())
+        .collect();
+        match (h.hostname.is_empty(), detail.is_empty()) {
+            (true, _) => String::new(),
+            (false, true) => format!(" on {}", h.hostname),
+            (false, false) => format!(" on {} ({})", h.hostname, detail.join(", ")),
+        }
+    };
+    let n = d.runs.len();
+    let mut s = format!(
+        "{}{host}, {n} run{}",
+        tool_name(d),
+        if n == 1 { "" } else { "s" }
+    );
+    if !d.started.is_empty() {
+        s.push_str(&format!(", started {}", d.started));
+    }
+    s
+}
+
 /// The host and tool a document was measured with, as name/value rows.
 pub(crate) fn host(label: &str, d: &Document) -> Table {
     let h = &d.host;
     let mut t = Table::new(["", label]);
-    t.push(["tool".into(), format!("{} {}", d.tool.name, d.tool.version)]);
+    t.push(["tool".into(), tool_name(d)]);
     t.push(["started".into(), d.started.clone()]);
+    if imported_fio(d) {
+        t.push([
+            "host".to_string(),
+            "not recorded (imported fio output)".to_string(),
+        ]);
+        return t;
+    }
     t.push(["host".into(), h.hostname.clone()]);
     t.push(["kernel".into(), h.kernel.clone()]);
     t.push(["CPU".into(), format!("{} ({} cores)", h.cpu, h.cores)]);

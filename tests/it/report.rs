@@ -386,3 +386,69 @@ fn fio_run_now_imports_with_fios_figures() {
     let html = html_of(&[&out, &mine], &page);
     assert_eq!(html.select(&sel("table.summary tr")).count(), 3);
 }
+
+/// Issue 12 item 11: a mixed run's Markdown and CSV rows, one per direction; the
+/// headers of imported fio output and of a null-engine run read as sentences.
+#[test]
+fn report_rows_per_direction_and_readable_headers() {
+    let dir = tmp();
+    let doc = dir.path().join("mix.json");
+    let o = iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "4m",
+            "--rw",
+            "randrw",
+            "--rwmixread",
+            "75",
+            "--runtime",
+            "200ms",
+            "-o",
+        ])
+        .arg(&doc)
+        .output()
+        .unwrap();
+    assert_success(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let first = text.lines().next().unwrap_or("");
+    assert!(!first.contains("null on null"), "{text}");
+    assert!(first.contains("null engine (no I/O)"), "{text}");
+    let report_as = |file: &str, format: &str| {
+        String::from_utf8(stdout_of(&["report", file, "--format", format])).unwrap()
+    };
+    let json = read_json(&doc);
+    let sum = &json["runs"][0]["summary"];
+    let csv = report_as(doc.to_str().unwrap(), "csv");
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 2, "a read row and a write row: {csv}");
+    for (row, d) in rows.iter().zip(["read", "write"]) {
+        assert_eq!(row[col("dir")], d);
+        let iops: f64 = row[col("IOPS")].parse().unwrap();
+        let want = sum[d]["iops"]["mean"].as_f64().unwrap();
+        assert!((iops - want).abs() <= 0.5, "{d}: {iops} vs {want}");
+    }
+    let md = report_as(doc.to_str().unwrap(), "md");
+    assert_eq!(
+        md.lines().filter(|l| l.starts_with("| randrw")).count(),
+        2,
+        "{md}"
+    );
+
+    let fio = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fio-randread.json");
+    let md = report_as(fio.to_str().unwrap(), "md");
+    let line = md.lines().find(|l| l.starts_with("- `")).unwrap();
+    assert!(
+        !line.contains("on fio") && !line.contains("(, kernel )") && !line.contains("fio fio-"),
+        "{line}"
+    );
+    assert!(
+        line.contains("fio-3.33 output (imported; host not recorded)"),
+        "{line}"
+    );
+}
