@@ -35,13 +35,31 @@ pub(crate) fn report_json(docs: &[(String, Document)]) -> String {
     merged.to_json() + "\n"
 }
 
-/// The comparison as Markdown: what the ratios and verdicts mean, then the table.
+/// The comparison as Markdown: which file is which, what the ratios and verdicts mean,
+/// then a heading and a table per matched run (every line within 100 columns unless a
+/// file name or a run's parameters are longer).
 pub(crate) fn comparison_markdown(c: &Comparison) -> String {
-    format!(
-        "# iomark comparison\n\nRatios are to `{}`; differences by Welch's t-test over the repetitions' IOPS (p < 0.05).\n\n{}",
-        c.labels.first().map_or("", String::as_str),
-        tables::comparison(c).markdown()
-    )
+    let mut out = String::from("# iomark comparison\n\n");
+    for (i, l) in c.labels.iter().enumerate() {
+        out.push_str(&format!(
+            "- {}: `{l}`{}\n",
+            tables::doc_tag(i),
+            if i == 0 { " (baseline)" } else { "" }
+        ));
+    }
+    out.push_str(
+        "\nRatios are to the first file that has the run, with their 95% confidence\n\
+         intervals; each difference by Welch's t-test over the repetitions (p < 0.05).\n\
+         IOPS and MB/s are totals; latencies are those of the direction that did most I/O.\n",
+    );
+    for row in &c.rows {
+        let (t, notes) = tables::comparison_row(c, row);
+        out.push_str(&format!("\n## {}\n\n{}", row.key, t.markdown()));
+        for n in notes {
+            out.push_str(&format!("\nnote: {n}\n"));
+        }
+    }
+    out
 }
 
 /// The comparison as CSV.

@@ -2,6 +2,7 @@
 //! against the results document, a real browser rendering it, Welch's test on synthetic
 //! repetitions, fio's JSON imported with fio's own figures, and bad inputs.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use scraper::{Html, Selector};
@@ -263,7 +264,7 @@ fn compare_tells_significant_from_noise() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("not enough repetitions"));
-    // The HTML comparison has a grouped bar chart: one bar per document and run.
+    // The HTML comparison has forest plots: a ratio per later document and run.
     let page = dir.path().join("cmp.html");
     assert!(
         iomark()
@@ -277,7 +278,14 @@ fn compare_tells_significant_from_noise() {
             .success()
     );
     let html = Html::parse_document(&std::fs::read_to_string(&page).unwrap());
-    assert_eq!(html.select(&sel("svg[data-kind=bar] rect.bar")).count(), 3);
+    assert_eq!(
+        html.select(&sel("svg[data-kind=forest]"))
+            .next()
+            .unwrap()
+            .select(&sel("circle.ratio"))
+            .count(),
+        2
+    );
 }
 
 fn check_fio_import(fio_json: &Path) {
@@ -451,4 +459,175 @@ fn report_rows_per_direction_and_readable_headers() {
         line.contains("fio-3.33 output (imported; host not recorded)"),
         "{line}"
     );
+}
+
+/// Sets one repetition figure of run `run` to `values`, repetition by repetition.
+fn set_reps(doc: &mut Value, run: usize, f: impl Fn(&mut Value, f64), values: &[f64]) {
+    let reps = doc["runs"][run]["repetitions"].as_array_mut().unwrap();
+    for (r, v) in reps.iter_mut().zip(values) {
+        f(r, *v);
+    }
+}
+
+/// Issue 12 item 12: `compare` tests MB/s and p50/p99 latency besides IOPS, warns when
+/// paired runs differ in span, draws ratios with their 95% intervals one test a row (a
+/// 350k-IOPS and a 2.6k-IOPS test side by side), and its Markdown fits 100 columns.
+#[test]
+fn compare_every_figure_as_a_forest_of_ratios() {
+    let dir = tmp();
+    let f = dir.path().join("c.dat");
+    let base = run_json(&[
+        "run",
+        "--engine",
+        "null",
+        "--rw",
+        "randread",
+        "--size",
+        "1m",
+        "--repeat",
+        "4",
+        "--runtime",
+        "100ms",
+        f.to_str().unwrap(),
+    ]);
+    // Two tests: QD 1 near 2.6k IOPS and QD 32 near 350k.
+    let mut a = base.clone();
+    let mut second = a["runs"][0].clone();
+    second["spec"]["qd"] = Value::from(32);
+    a["runs"].as_array_mut().unwrap().push(second);
+    let iops = |r: &mut Value, v: f64| {
+        r["read"]["iops"] = Value::from(v);
+        r["read"]["bw_bytes"] = Value::from(v * 4096.0);
+    };
+    let p99 = |r: &mut Value, v: f64| r["read"]["lat_ns"]["p99"] = Value::from(v as u64);
+    set_reps(&mut a, 0, iops, &[2600.0, 2610.0, 2590.0, 2605.0]);
+    set_reps(&mut a, 1, iops, &[350e3, 351e3, 349e3, 350.5e3]);
+    set_reps(&mut a, 0, p99, &[400e3, 410e3, 390e3, 400e3]);
+    set_reps(&mut a, 1, p99, &[90e3, 91e3, 89e3, 90e3]);
+    let mut b = a.clone();
+    set_reps(&mut b, 0, iops, &[2340.0, 2349.0, 2331.0, 2344.0]);
+    set_reps(&mut b, 1, iops, &[420e3, 421.2e3, 418.8e3, 420.6e3]);
+    // Same p99 in b's first test: not significant; 2x in the second.
+    set_reps(&mut b, 1, p99, &[180e3, 182e3, 178e3, 180e3]);
+    b["runs"][0]["target"]["span_bytes"] = Value::from(2u64 << 20);
+    let files = [
+        write_json(dir.path(), "a", &a),
+        write_json(dir.path(), "b", &b),
+    ];
+
+    let cmp = compare_json(&files);
+    let rows = cmp["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let tests = |row: usize| {
+        cmp["rows"][row]["cells"][1]["tests"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let figures: Vec<&str> = ["iops", "bw_bytes", "lat_p50_ns", "lat_p99_ns"].to_vec();
+    for row in 0..2 {
+        let t = tests(row);
+        assert_eq!(
+            t.iter()
+                .map(|x| x["figure"].as_str().unwrap())
+                .collect::<Vec<_>>(),
+            figures
+        );
+    }
+    let t0 = tests(0);
+    assert_eq!(t0[0]["verdict"]["verdict"], "significant");
+    assert_eq!(t0[1]["verdict"]["verdict"], "significant", "MB/s tested");
+    assert_eq!(t0[3]["verdict"]["verdict"], "not_significant", "p99 tested");
+    assert_eq!(tests(1)[3]["verdict"]["verdict"], "significant");
+    let ci = t0[0]["ratio_ci95"].as_array().unwrap();
+    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+    assert!(lo < 0.9 && 0.9 < hi && hi < 0.95, "{lo}..{hi}");
+    assert!(
+        cmp["rows"][0]["cells"][1]["differs"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("span 2 MiB vs 1 MiB"),
+        "{cmp}"
+    );
+    assert_eq!(
+        cmp["rows"][1]["cells"][1]["differs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+
+    // Markdown: every figure, the warning, and no line wider than 100 columns.
+    let md = String::from_utf8(stdout_of(&[
+        OsStr::new("compare"),
+        files[0].as_os_str(),
+        files[1].as_os_str(),
+    ]))
+    .unwrap();
+    for l in md.lines() {
+        assert!(
+            l.chars().count() <= 100,
+            "{} columns: {l}",
+            l.chars().count()
+        );
+    }
+    for fig in ["| IOPS |", "| MB/s |", "| p50 µs |", "| p99 µs |"] {
+        assert_eq!(
+            md.matches(fig).count(),
+            2 * 2,
+            "{fig} per test and file: {md}"
+        );
+    }
+    assert!(md.contains("differs from A: span 2 MiB vs 1 MiB"), "{md}");
+
+    // HTML: forest plots, a row per test, each ratio with its interval around it.
+    let page = dir.path().join("cmp.html");
+    assert_success(
+        &iomark()
+            .arg("compare")
+            .args(&files)
+            .arg("-o")
+            .arg(&page)
+            .output()
+            .unwrap(),
+    );
+    let html = Html::parse_document(&std::fs::read_to_string(&page).unwrap());
+    let forest = html
+        .select(&sel("svg[data-kind=forest]"))
+        .next()
+        .expect("a forest plot");
+    let rows: Vec<_> = forest.select(&sel("g.forest-row")).collect();
+    assert_eq!(rows.len(), 2);
+    let mut ys = Vec::new();
+    for (row, want) in rows.iter().zip([0.9, 1.2]) {
+        let dot = row.select(&sel("circle.ratio")).next().unwrap();
+        let v = |k: &str| -> f64 { dot.value().attr(k).unwrap().parse().unwrap() };
+        assert!(
+            (v("data-ratio") - want).abs() < 0.005,
+            "{}",
+            v("data-ratio")
+        );
+        assert!(v("data-lo") < v("data-ratio") && v("data-ratio") < v("data-hi"));
+        assert!(row.select(&sel("line.ci")).next().is_some());
+        ys.push(v("cy"));
+    }
+    assert!(ys[1] - ys[0] >= 20.0, "rows apart: {ys:?}");
+    // Readable axis: tick labels at least 40 units apart, the axis says what it is.
+    let mut xs: Vec<f64> = forest
+        .select(&sel("line.tick"))
+        .map(|l| l.value().attr("x1").unwrap().parse().unwrap())
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    assert!(
+        xs.len() >= 3 && xs.windows(2).all(|w| w[1] - w[0] >= 40.0),
+        "{xs:?}"
+    );
+    let label = forest.select(&sel("text.x-label")).next().unwrap();
+    assert!(
+        label
+            .text()
+            .collect::<String>()
+            .contains("ratio to the baseline")
+    );
+    assert!(html.select(&sel("p.differs")).next().is_some());
 }
