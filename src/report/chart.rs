@@ -83,6 +83,9 @@ pub(crate) fn short(v: f64) -> String {
     };
     let s = if x.fract() == 0.0 || x.abs() >= 10.0 {
         format!("{x:.0}")
+    } else if x.abs() < 1.0 {
+        // Two decimals below 1, so that ticks 0.05 apart read apart.
+        format!("{x:.2}").trim_end_matches('0').to_string()
     } else {
         format!("{x:.1}")
     };
@@ -309,7 +312,7 @@ pub(crate) fn line_chart(c: &LineChart) -> String {
         let px = x.map(t);
         let _ = write!(
             out,
-            r##"<line x1="{px:.1}" y1="{b}" x2="{px:.1}" y2="{b2}" stroke="#333"/><text x="{px:.1}" y="{ty}" text-anchor="middle">{l}</text>"##,
+            r##"<line x1="{px:.1}" y1="{b}" x2="{px:.1}" y2="{b2}" stroke="#333"/><text class="x-tick" x="{px:.1}" y="{ty}" text-anchor="middle">{l}</text>"##,
             b = H - BOTTOM,
             b2 = H - BOTTOM + 4.0,
             ty = H - BOTTOM + 16.0,
@@ -637,6 +640,34 @@ mod tests {
         assert_eq!(count(&svg, r#"class="point""#), 3);
         assert_eq!(count(&svg, r#"class="series""#), 1);
         assert!(svg.contains("queue depth") && svg.contains("IOPS vs QD"));
+    }
+
+    #[test]
+    fn legends_list_every_series_on_as_many_rows_as_they_need() {
+        let series: Vec<Series> = (0..8)
+            .map(|i| Series {
+                name: format!("randwrite 4k qd{i} p99 latency"),
+                points: vec![(1.0, 1.0 + i as f64), (2.0, 2.0)],
+            })
+            .collect();
+        let svg = line_chart(&LineChart {
+            series,
+            ..LineChart::default()
+        });
+        assert_eq!(count(&svg, r#"class="legend""#), 8, "{svg}");
+        // The chart grows for the extra rows: taller than one legend row needs.
+        assert!(!svg.contains(&format!(r#"height="{H}""#)), "{svg}");
+        let last_y: f64 = svg
+            .rsplit(r#"<text class="legend" x=""#)
+            .next()
+            .and_then(|t| t.split(r#"y=""#).nth(1))
+            .and_then(|t| t.split('"').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(last_y > H - 30.0 + LEGEND_ROW, "{last_y}");
+        assert_eq!(short(0.25), "0.25");
+        assert_eq!(short(0.05), "0.05");
     }
 
     #[test]

@@ -527,9 +527,8 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
     }
 }
 
-/// A run's environment as name/value rows: write amplification, device, filesystem.
-/// Empty (no rows) when nothing is known.
-pub(crate) fn run_environment(r: &Run) -> Table {
+/// A run's write amplification from each source as name/value rows; empty when none.
+pub(crate) fn run_amplification(r: &Run) -> Table {
     let mut t = Table::new(["", ""]);
     for w in &r.write_amplification_sources {
         t.push([
@@ -545,6 +544,13 @@ pub(crate) fn run_environment(r: &Run) -> Table {
             },
         ]);
     }
+    t
+}
+
+/// A run's target environment as name/value rows: device, filesystem. Empty (no rows)
+/// when nothing is known.
+pub(crate) fn run_environment(r: &Run) -> Table {
+    let mut t = Table::new(["", ""]);
     if let Some(d) = &r.target.device {
         let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
         t.push(["device".into(), format!("{} (disk {})", d.name, d.disk)]);

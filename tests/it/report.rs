@@ -9,8 +9,8 @@ use scraper::{Html, Selector};
 use serde_json::Value;
 
 use crate::common::{
-    assert_success, compare_json, have, iomark, read_json, require, require_tool, run_json,
-    stdout_of, tmp, write_json,
+    assert_success, browse, chromium, compare_json, iomark, read_json, require, require_tool,
+    run_json, screenshot, stdout_of, tmp, write_json,
 };
 
 fn suite(dir: &Path, args: &[&str]) -> PathBuf {
@@ -77,9 +77,16 @@ fn html_report_of_a_compress_and_a_qd_study() {
             "section.study[data-param=compress] svg[data-kind=bar] rect.bar",
         ))
         .collect();
-    assert_eq!(bars.len(), 5 * 2, "fill + 4 corners, 2 levels");
+    assert_eq!(
+        bars.len(),
+        4 * 2,
+        "4 corners, 2 levels (the fill runs are not charted)"
+    );
     for run in cdoc["runs"].as_array().unwrap() {
         let st = &run["study"];
+        if st["test"] == "fill" {
+            continue;
+        }
         let group = format!("compress {}", st["value"].as_str().unwrap());
         let bar = bars
             .iter()
@@ -90,7 +97,7 @@ fn html_report_of_a_compress_and_a_qd_study() {
             .expect("a bar for every run");
         let v: f64 = bar.value().attr("data-value").unwrap().parse().unwrap();
         assert!(close(v, total_iops(run)), "{v} vs {}", total_iops(run));
-        // One repetition (the fill runs) has no spread: no error bar, data-err empty.
+        // One repetition has no spread: no error bar, data-err empty.
         let err = bar.value().attr("data-err").unwrap();
         if run["summary"]["write"]["iops"]["n"].as_u64().unwrap() < 2 {
             assert_eq!(err, "", "{}", st);
@@ -147,10 +154,7 @@ fn html_report_of_a_compress_and_a_qd_study() {
 
 #[test]
 fn report_renders_in_a_real_browser() {
-    let chromium = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|c| have(c));
-    let Some(chromium) = chromium else {
+    let Some(chromium) = chromium() else {
         require("chromium (headless browser)", false);
         return;
     };
@@ -158,27 +162,11 @@ fn report_renders_in_a_real_browser() {
     let qd = suite(dir.path(), &["qd", "--qd", "1,8"]);
     let page = dir.path().join("r.html");
     html_of(&[&qd], &page);
-    let run = |args: &[&str]| {
-        std::process::Command::new(chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ])
-            .arg(format!(
-                "--user-data-dir={}",
-                dir.path().join("profile").display()
-            ))
-            .args(args)
-            .output()
-            .unwrap()
-    };
-    let dom = run(&["--dump-dom", &format!("file://{}", page.display())]);
+    let dom = browse(
+        chromium,
+        dir.path(),
+        &["--dump-dom", &format!("file://{}", page.display())],
+    );
     let dom = String::from_utf8_lossy(&dom.stdout);
     let parsed = Html::parse_document(&dom);
     assert!(
@@ -186,24 +174,10 @@ fn report_renders_in_a_real_browser() {
         "the DOM the browser built holds the charts"
     );
     assert!(parsed.select(&sel("circle.point")).count() >= 4);
-    let shot = dir.path().join("r.png");
-    let blank_shot = dir.path().join("blank.png");
-    run(&[
-        "--window-size=1200,1600",
-        &format!("--screenshot={}", shot.display()),
-        &format!("file://{}", page.display()),
-    ]);
     let blank = dir.path().join("blank.html");
     std::fs::write(&blank, "<!DOCTYPE html><html><body></body></html>").unwrap();
-    run(&[
-        "--window-size=1200,1600",
-        &format!("--screenshot={}", blank_shot.display()),
-        &format!("file://{}", blank.display()),
-    ]);
-    let (a, b) = (
-        std::fs::metadata(&shot).unwrap().len(),
-        std::fs::metadata(&blank_shot).unwrap().len(),
-    );
+    let (_, _, _, a) = screenshot(chromium, dir.path(), &page, 1200, 1600);
+    let (_, _, _, b) = screenshot(chromium, dir.path(), &blank, 1200, 1600);
     // A blank page compresses to almost nothing; charts and tables do not.
     assert!(
         a > 5 * b && a > 20_000,
@@ -630,4 +604,266 @@ fn compare_every_figure_as_a_forest_of_ratios() {
             .contains("ratio to the baseline")
     );
     assert!(html.select(&sel("p.differs")).next().is_some());
+}
+
+/// The text of an element.
+fn text_of(e: &scraper::ElementRef) -> String {
+    e.text().collect::<String>()
+}
+
+/// Every chart's legend lists every series: a legend entry per line or bar group.
+fn check_legends(html: &Html) {
+    for svg in html.select(&sel("svg[data-kind=line], svg[data-kind=bar]")) {
+        let keys = svg.select(&sel("text.legend")).count();
+        let series = if svg.value().attr("data-kind") == Some("line") {
+            svg.select(&sel("polyline.series")).count()
+        } else {
+            let mut groups: Vec<&str> = svg
+                .select(&sel("rect.bar"))
+                .filter_map(|b| b.value().attr("data-group"))
+                .collect();
+            groups.dedup();
+            groups.sort();
+            groups.dedup();
+            groups.len()
+        };
+        if series > 1 {
+            assert_eq!(
+                keys,
+                series,
+                "legend of {}",
+                text_of(&svg.select(&sel("text.title")).next().unwrap())
+            );
+        }
+    }
+}
+
+/// Issue 12 item 10: the HTML pages of a compress, a corners and a wsat study, fio's
+/// output and a comparison, checked in the parsed DOM and in Chromium screenshots at
+/// 1400 and 390 pixels wide.
+#[test]
+fn html_pages_read_like_a_lab_notebook() {
+    let dir = tmp();
+    let comp = suite(dir.path(), &["compress", "--compress", "90,10"]);
+    let corners = suite(dir.path(), &["corners"]);
+    let wsat = dir.path().join("wsat.json");
+    assert_success(
+        &iomark()
+            .args([
+                "suite",
+                "wsat",
+                "--size",
+                "4m",
+                "--io-size",
+                "1g",
+                "--runtime",
+                "1200ms",
+                "--interval",
+                "200ms",
+                "-q",
+                "-o",
+            ])
+            .arg(&wsat)
+            .arg(dir.path().join("w.dat"))
+            .output()
+            .unwrap(),
+    );
+    let mut pages = Vec::new();
+
+    // compress: the fill runs are preparation, apart from the chart; headings unique;
+    // the target's environment once.
+    let page = dir.path().join("compress.html");
+    let html = html_of(&[&comp], &page);
+    pages.push(page);
+    let bar_sel = sel("section.study[data-param=compress] rect.bar");
+    let bars = html.select(&bar_sel);
+    assert_eq!(
+        bars.filter(|b| b.value().attr("data-category") == Some("fill"))
+            .count(),
+        0
+    );
+    assert_eq!(
+        html.select(&sel("section.study[data-param=compress] rect.bar"))
+            .count(),
+        4 * 2
+    );
+    let prep = text_of(
+        &html
+            .select(&sel("section.study p.preparation"))
+            .next()
+            .expect("preparation named"),
+    );
+    assert!(
+        prep.contains("fill at compress 90") && prep.contains("fill at compress 10"),
+        "{prep}"
+    );
+    let headings: Vec<String> = html
+        .select(&sel("article.run h3"))
+        .map(|h| text_of(&h))
+        .collect();
+    let mut unique = headings.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), headings.len(), "{headings:?}");
+    assert!(
+        headings.iter().any(|h| h == "write 4k qd32, compress 10"),
+        "{headings:?}"
+    );
+    assert_eq!(
+        html.select(&sel("article.run table.env"))
+            .filter(|t| text_of(t).contains("scheduler"))
+            .count(),
+        0
+    );
+    let envs: Vec<_> = html
+        .select(&sel("section#environment table.env"))
+        .filter(|t| text_of(t).contains("filesystem"))
+        .collect();
+    assert_eq!(envs.len(), 1, "one target, one environment table");
+    // Runs of 400 ms at 1 s intervals draw no time series and say why.
+    for a in html.select(&sel("article.run")) {
+        let titles: Vec<String> = a
+            .select(&sel("svg text.title"))
+            .map(|t| text_of(&t))
+            .collect();
+        assert!(
+            !titles.iter().any(|t| t.contains("over time")),
+            "{titles:?}"
+        );
+        assert!(
+            text_of(&a.select(&sel("p.no-series")).next().expect("says why"))
+                .contains("at least 3")
+        );
+    }
+    check_legends(&html);
+
+    // corners: an overview, sequential in MB/s and random in IOPS, with error bars.
+    let page = dir.path().join("corners.html");
+    let html = html_of(&[&corners], &page);
+    pages.push(page);
+    let cdoc = read_json(&corners);
+    let charts: Vec<_> = html
+        .select(&sel("section.overview svg[data-kind=bar]"))
+        .collect();
+    assert_eq!(charts.len(), 2);
+    assert_eq!(
+        text_of(&charts[0].select(&sel("text.y-label")).next().unwrap()),
+        "MB/s"
+    );
+    assert_eq!(
+        text_of(&charts[1].select(&sel("text.y-label")).next().unwrap()),
+        "IOPS"
+    );
+    assert!(
+        html.select(&sel("section.study svg[data-kind=line]"))
+            .next()
+            .is_none(),
+        "no IOPS line mixing 1m and 4k"
+    );
+    for run in cdoc["runs"].as_array().unwrap() {
+        let random = run["spec"]["rw"].as_str().unwrap().starts_with("rand");
+        let (chart, key, scale) = if random {
+            (&charts[1], "iops", 1.0)
+        } else {
+            (&charts[0], "bw_bytes", 1e-6)
+        };
+        let want: f64 = ["read", "write"]
+            .iter()
+            .map(|d| run["summary"][d][key]["mean"].as_f64().unwrap())
+            .sum::<f64>()
+            * scale;
+        let bar = chart
+            .select(&sel("rect.bar"))
+            .find(|b| {
+                b.value()
+                    .attr("data-category")
+                    .is_some_and(|c| c.starts_with(run["name"].as_str().unwrap()))
+            })
+            .unwrap_or_else(|| panic!("a bar for {}", run["name"]));
+        let v: f64 = bar.value().attr("data-value").unwrap().parse().unwrap();
+        assert!(close(v, want), "{v} vs {want}");
+        assert!(
+            !bar.value().attr("data-err").unwrap().is_empty(),
+            "two repetitions: an error bar"
+        );
+    }
+    assert_eq!(
+        html.select(&sel("section.overview path.error-bar")).count(),
+        6
+    );
+    check_legends(&html);
+
+    // wsat: the write saturation chart and time axes from 0.
+    let page = dir.path().join("wsat.html");
+    let html = html_of(&[&wsat], &page);
+    pages.push(page);
+    let wdoc = read_json(&wsat);
+    let n = wdoc["runs"][0]["repetitions"][0]["series"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(n >= 3, "{n} intervals");
+    let titles: Vec<String> = html
+        .select(&sel("svg text.title"))
+        .map(|t| text_of(&t))
+        .collect();
+    let sat = html
+        .select(&sel("svg.chart"))
+        .find(|s| {
+            text_of(&s.select(&sel("text.title")).next().unwrap()).starts_with("Write saturation")
+        })
+        .unwrap_or_else(|| panic!("a write saturation chart among {titles:?}"));
+    assert_eq!(sat.select(&sel("circle.point")).count(), n);
+    for svg in html.select(&sel("svg[data-kind=line]")) {
+        let title = text_of(&svg.select(&sel("text.title")).next().unwrap());
+        if title.contains("over time") || title.starts_with("Write saturation") {
+            let first = svg.select(&sel("text.x-tick")).next().map(|t| text_of(&t));
+            assert_eq!(first.as_deref(), Some("0"), "{title}");
+        }
+    }
+    check_legends(&html);
+
+    // fio's output and a comparison render too.
+    let fio = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fio-randread.json");
+    let page = dir.path().join("fio.html");
+    html_of(&[&fio], &page);
+    pages.push(page);
+    let page = dir.path().join("cmp.html");
+    assert_success(
+        &iomark()
+            .arg("compare")
+            .arg(&corners)
+            .arg(&corners)
+            .arg("-o")
+            .arg(&page)
+            .output()
+            .unwrap(),
+    );
+    pages.push(page);
+
+    // Charts take the page's width, not a fixed 640 pixels.
+    let style = text_of(&html.select(&sel("style")).next().unwrap());
+    assert!(
+        style.contains("svg.chart{") && style.contains("width:100%"),
+        "{style}"
+    );
+
+    let Some(chromium) = chromium() else {
+        require("chromium (headless browser)", false);
+        return;
+    };
+    let blank = dir.path().join("blank.html");
+    std::fs::write(&blank, "<!DOCTYPE html><html><body></body></html>").unwrap();
+    for width in [1400, 390] {
+        let (_, _, _, empty) = screenshot(chromium, dir.path(), &blank, width, 2000);
+        for page in &pages {
+            let (png, w, h, size) = screenshot(chromium, dir.path(), page, width, 2000);
+            assert_eq!((w, h), (width, 2000), "{}", png.display());
+            assert!(
+                size > 5 * empty && size > 20_000,
+                "{}: {size} bytes, a blank page {empty}",
+                png.display()
+            );
+        }
+    }
 }

@@ -19,7 +19,7 @@ use crate::results::schema::Document;
 const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1800px;color:#222;padding:0 1em}\
 table{border-collapse:collapse;margin:1em 0;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}\
 th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}h2{border-bottom:2px solid #0072B2;padding-bottom:4px}\
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,560px),1fr));gap:12px}.charts svg[data-kind=forest]{grid-column:1/-1}.table-wrap{overflow-x:auto}.warn{color:#a04000}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}\
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:12px}.charts svg[data-kind=forest]{grid-column:1/-1}.table-wrap{overflow-x:auto}.warn{color:#a04000}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}\
 svg.chart{border:1px solid #eee;width:100%;max-width:100%;height:auto}.sig{color:#006b4f;font-weight:bold}";
 
 fn page(title: &str, body: &str) -> String {
@@ -46,14 +46,63 @@ pub(crate) fn report(docs: &[(String, Document)]) -> String {
         );
     }
     body.push_str("<section id=\"runs\"><h2>Runs</h2>");
+    let mut headings: Vec<String> = Vec::new();
     for (l, d) in docs {
         for r in &d.runs {
-            body.push_str(&run::run_article(l, r));
+            // Unique headings: the swept value, the document when there are several,
+            // and a number for a run that is still the same as an earlier one.
+            let mut h = crate::report::notes::run_label(r);
+            if r.study.as_ref().is_some_and(|p| p.is_preparation()) {
+                h.push_str(" (preparation)");
+            }
+            if docs.len() > 1 {
+                h = format!("{h} — {l}");
+            }
+            let base = h.clone();
+            let mut n = 1;
+            while headings.contains(&h) {
+                n += 1;
+                h = format!("{base} (#{n})");
+            }
+            body.push_str(&run::run_article(l, &h, r));
+            headings.push(h);
         }
     }
     body.push_str("</section><section id=\"environment\"><h2>Environment</h2>");
     for (l, d) in docs {
         body.push_str(&tables::host(l, d).html("host"));
+    }
+    // Each distinct target environment once, with the runs it applies to.
+    let mut envs: Vec<(String, Vec<String>)> = Vec::new();
+    for (l, d) in docs {
+        for r in &d.runs {
+            let t = tables::run_environment(r);
+            if t.rows.is_empty() {
+                continue;
+            }
+            let html = t.html("env");
+            let who = if docs.len() > 1 {
+                format!("{} ({l})", crate::report::notes::run_label(r))
+            } else {
+                crate::report::notes::run_label(r)
+            };
+            match envs.iter_mut().find(|(h, _)| *h == html) {
+                Some(e) => e.1.push(who),
+                None => envs.push((html, vec![who])),
+            }
+        }
+    }
+    let total: usize = docs.iter().map(|(_, d)| d.runs.len()).sum();
+    for (html, runs) in envs {
+        let _ = write!(
+            body,
+            "<p class=\"env-runs\">Target of {}:</p>{html}",
+            if runs.len() == total && total > 1 {
+                "every run".to_string()
+            } else {
+                esc(&runs.join("; "))
+            }
+        );
     }
     body.push_str("</section>");
     page("iomark report", &body)
