@@ -64,7 +64,7 @@ pub(crate) fn report(docs: &[(String, Document)]) -> String {
                 n += 1;
                 h = format!("{base} (#{n})");
             }
-            body.push_str(&run::run_article(l, &h, r));
+            body.push_str(&run::run_article(l, &h, r, d.tool.name != "iomark"));
             headings.push(h);
         }
     }

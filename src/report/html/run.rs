@@ -13,8 +13,8 @@ use crate::units::fmt_size;
 const MIN_INTERVALS: usize = 3;
 
 /// The article of one run of the document labelled `label`, under `heading` (unique in
-/// the page: the run's name with its swept value).
-pub(super) fn run_article(label: &str, heading: &str, r: &Run) -> String {
+/// the page: the run's name with its swept value); `imported` for another tool's output.
+pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -> String {
     let mut out = format!(
         "<article class=\"run\"><h3>{}{}</h3>",
         esc(heading),
@@ -60,15 +60,22 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run) -> String {
             } else {
                 "time series"
             };
-            let had = match interval_s(rep) {
-                Some(x) => format!("has {} interval(s) of {x:.2} s", rep.series.len()),
-                None => "recorded no intervals".into(),
+            let why = match interval_s(rep) {
+                _ if imported => {
+                    "the run was imported from another tool's output, which carries no time series"
+                        .to_string()
+                }
+                Some(x) => format!(
+                    "repetition {} has {} interval(s) over {x:.2} s, and a time series needs at least {MIN_INTERVALS}; run longer or give a shorter --interval",
+                    rep.index,
+                    rep.series.len()
+                ),
+                None => format!(
+                    "repetition {} recorded no intervals (it ended within the first), and a time series needs at least {MIN_INTERVALS}; run longer or give a shorter --interval",
+                    rep.index
+                ),
             };
-            let _ = write!(
-                out,
-                "<p class=\"no-series\">No {what} chart: repetition {} {had}, and a time series needs at least {MIN_INTERVALS}; run longer or give a shorter --interval.</p>",
-                rep.index,
-            );
+            let _ = write!(out, "<p class=\"no-series\">No {what} chart: {why}.</p>");
         }
     }
     let amp = crate::report::tables::run_amplification(r);
@@ -83,9 +90,9 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run) -> String {
     out
 }
 
-/// The length of the repetition's intervals (the first point's end time), if any.
+/// How long the repetition's time series runs (the last point's end time), if any.
 fn interval_s(rep: &Repetition) -> Option<f64> {
-    rep.series.first().map(|p| p.t_s)
+    rep.series.last().map(|p| p.t_s)
 }
 
 /// Throughput and latency (mean, p99) over the repetition's time series.
