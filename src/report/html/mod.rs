@@ -19,8 +19,8 @@ use crate::results::schema::Document;
 const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1800px;color:#222;padding:0 1em}\
 table{border-collapse:collapse;margin:1em 0;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}\
 th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}h2{border-bottom:2px solid #0072B2;padding-bottom:4px}\
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:12px}.charts svg[data-kind=forest]{grid-column:1/-1}.table-wrap{overflow-x:auto}.warn{color:#a04000}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}\
-svg.chart{border:1px solid #eee;width:100%;max-width:100%;height:auto}.sig{color:#006b4f;font-weight:bold}";
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:12px}.charts svg[data-kind=forest]{grid-column:1/-1;min-width:720px}.charts{overflow-x:auto}.table-wrap{overflow-x:auto}.warn{color:#a04000}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}\
+svg.chart{border:1px solid #eee;width:100%;min-width:460px;height:auto}.sig{color:#006b4f;font-weight:bold}";
 
 fn page(title: &str, body: &str) -> String {
     format!(
