@@ -47,6 +47,8 @@ pub(crate) struct LineChart {
     pub markers: bool,
     /// Shaded x ranges with a label (e.g. a steady-state window).
     pub bands: Vec<(f64, f64, String)>,
+    /// Start the x axis at 0 (time axes).
+    pub x_zero: bool,
 }
 
 /// One group of bars (one colour), with a value and an error per category.
@@ -81,6 +83,9 @@ pub(crate) fn short(v: f64) -> String {
     };
     let s = if x.fract() == 0.0 || x.abs() >= 10.0 {
         format!("{x:.0}")
+    } else if x.abs() < 1.0 {
+        // Two decimals below 1, so that ticks 0.05 apart read apart.
+        format!("{x:.2}").trim_end_matches('0').to_string()
     } else {
         format!("{x:.1}")
     };
@@ -178,14 +183,17 @@ impl Axis {
     }
 }
 
-fn frame(out: &mut String, kind: &str, title: &str, x_label: &str, y_label: &str) {
+/// The opening of a chart `h` high (the plot area is always `H - BOTTOM` deep; legend
+/// rows beyond the first make a chart taller). Its width follows the page: the viewBox
+/// keeps the proportions, CSS sets the width.
+fn frame(out: &mut String, kind: &str, title: &str, x_label: &str, y_label: &str, h: f64) {
     let _ = write!(
         out,
-        r#"<svg class="chart" data-kind="{kind}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" aria-label="{t}" font-family="sans-serif" font-size="12"><title>{t}</title><rect x="0" y="0" width="{W}" height="{H}" fill="white"/><text class="title" x="{cx}" y="20" text-anchor="middle" font-size="14" font-weight="bold">{t}</text><text class="x-label" x="{cx}" y="{xl}" text-anchor="middle">{xlab}</text><text class="y-label" transform="translate(14 {cy}) rotate(-90)" text-anchor="middle">{ylab}</text>"#,
+        r#"<svg class="chart" data-kind="{kind}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {h}" width="{W}" height="{h}" preserveAspectRatio="xMidYMid meet" role="img" aria-label="{t}" font-family="sans-serif" font-size="12"><title>{t}</title><rect x="0" y="0" width="{W}" height="{h}" fill="white"/><text class="title" x="{cx}" y="20" text-anchor="middle" font-size="14" font-weight="bold">{t}</text><text class="x-label" x="{cx}" y="{xl}" text-anchor="middle">{xlab}</text><text class="y-label" transform="translate(14 {cy}) rotate(-90)" text-anchor="middle">{ylab}</text>"#,
         t = esc(title),
         cx = LEFT + (W - LEFT - RIGHT) / 2.0,
         cy = TOP + (H - TOP - BOTTOM) / 2.0,
-        xl = H - 8.0,
+        xl = h - 8.0,
         xlab = esc(x_label),
         ylab = esc(y_label),
     );
@@ -211,10 +219,37 @@ fn y_grid(out: &mut String, y: &Axis) {
     );
 }
 
-fn legend(out: &mut String, names: &[String], lines: bool) {
+/// Where each legend entry goes: (x, row), wrapping to a new row at the right edge, so
+/// that every series is listed.
+fn legend_places(names: &[String]) -> Vec<(f64, usize)> {
     let mut x = LEFT;
-    let y = H - 30.0;
-    for (i, n) in names.iter().enumerate() {
+    let mut row = 0;
+    names
+        .iter()
+        .map(|n| {
+            let w = 30.0 + 7.0 * n.chars().count() as f64;
+            if x > LEFT && x + w > W - RIGHT {
+                x = LEFT;
+                row += 1;
+            }
+            let at = (x, row);
+            x += w;
+            at
+        })
+        .collect()
+}
+
+/// The chart's height with room for its legend's rows.
+fn height_for(names: &[String]) -> f64 {
+    let rows = legend_places(names).last().map_or(1, |p| p.1 + 1);
+    H + LEGEND_ROW * rows.saturating_sub(1) as f64
+}
+
+const LEGEND_ROW: f64 = 18.0;
+
+fn legend(out: &mut String, names: &[String], lines: bool) {
+    for (i, (n, (x, row))) in names.iter().zip(legend_places(names)).enumerate() {
+        let y = H - 30.0 + LEGEND_ROW * row as f64;
         let c = PALETTE[i % PALETTE.len()];
         if lines {
             let _ = write!(
@@ -237,20 +272,24 @@ fn legend(out: &mut String, names: &[String], lines: bool) {
             ty = y + 4.0,
             n = esc(n)
         );
-        x += 30.0 + 7.0 * n.chars().count() as f64;
-        if x > W - 100.0 {
-            break;
-        }
     }
 }
 
 /// Renders a line chart.
 pub(crate) fn line_chart(c: &LineChart) -> String {
     let mut out = String::new();
-    frame(&mut out, "line", &c.title, &c.x_label, &c.y_label);
+    let names: Vec<String> = c.series.iter().map(|s| s.name.clone()).collect();
+    frame(
+        &mut out,
+        "line",
+        &c.title,
+        &c.x_label,
+        &c.y_label,
+        height_for(&names),
+    );
     let xs = c.series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
     let ys = c.series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
-    let x = Axis::new(xs, c.x_log, LEFT, W - RIGHT, false);
+    let x = Axis::new(xs, c.x_log, LEFT, W - RIGHT, c.x_zero);
     let y = Axis::new(ys, c.y_log, H - BOTTOM, TOP, true);
     y_grid(&mut out, &y);
     for (x0, x1, label) in &c.bands {
@@ -273,7 +312,7 @@ pub(crate) fn line_chart(c: &LineChart) -> String {
         let px = x.map(t);
         let _ = write!(
             out,
-            r##"<line x1="{px:.1}" y1="{b}" x2="{px:.1}" y2="{b2}" stroke="#333"/><text x="{px:.1}" y="{ty}" text-anchor="middle">{l}</text>"##,
+            r##"<line x1="{px:.1}" y1="{b}" x2="{px:.1}" y2="{b2}" stroke="#333"/><text class="x-tick" x="{px:.1}" y="{ty}" text-anchor="middle">{l}</text>"##,
             b = H - BOTTOM,
             b2 = H - BOTTOM + 4.0,
             ty = H - BOTTOM + 16.0,
@@ -309,7 +348,6 @@ pub(crate) fn line_chart(c: &LineChart) -> String {
             }
         }
     }
-    let names: Vec<String> = c.series.iter().map(|s| s.name.clone()).collect();
     if names.len() > 1 || !names.first().is_none_or(|n| n.is_empty()) {
         legend(&mut out, &names, true);
     }
@@ -320,7 +358,15 @@ pub(crate) fn line_chart(c: &LineChart) -> String {
 /// Renders a grouped bar chart with error bars.
 pub(crate) fn bar_chart(c: &BarChart) -> String {
     let mut out = String::new();
-    frame(&mut out, "bar", &c.title, "", &c.y_label);
+    let names: Vec<String> = c.groups.iter().map(|g| g.name.clone()).collect();
+    frame(
+        &mut out,
+        "bar",
+        &c.title,
+        "",
+        &c.y_label,
+        height_for(&names),
+    );
     let tops = c
         .groups
         .iter()
@@ -388,9 +434,157 @@ pub(crate) fn bar_chart(c: &BarChart) -> String {
             c = esc(cat)
         );
     }
-    let names: Vec<String> = c.groups.iter().map(|g| g.name.clone()).collect();
     legend(&mut out, &names, false);
     out.push_str("</svg>");
+    out
+}
+
+/// One estimate of a forest plot: a group's ratio with its 95% interval (NaN ends when
+/// there is none).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Estimate {
+    pub group: String,
+    pub ratio: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// A forest plot: a row per item, each with its groups' ratios to a baseline and their
+/// intervals, on a log axis with a line at 1, so items of any size read alike.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Forest {
+    pub title: String,
+    pub x_label: String,
+    /// The groups (colours) in legend order.
+    pub groups: Vec<String>,
+    pub rows: Vec<(String, Vec<Estimate>)>,
+}
+
+const FOREST_LEFT: f64 = 250.0;
+const FOREST_ROW: f64 = 26.0;
+/// A forest plot spans the page: wider than the other charts, so its text keeps its size.
+const FW: f64 = 1000.0;
+
+/// Renders a forest plot.
+pub(crate) fn forest(c: &Forest) -> String {
+    let h = TOP + FOREST_ROW * c.rows.len().max(1) as f64 + BOTTOM - 4.0
+        + LEGEND_ROW * legend_places(&c.groups).last().map_or(0, |p| p.1) as f64;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r#"<svg class="chart" data-kind="forest" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {FW} {h}" width="{FW}" height="{h}" role="img" aria-label="{t}" font-family="sans-serif" font-size="12"><title>{t}</title><rect x="0" y="0" width="{FW}" height="{h}" fill="white"/><text class="title" x="{cx}" y="20" text-anchor="middle" font-size="14" font-weight="bold">{t}</text><text class="x-label" x="{cx}" y="{xl}" text-anchor="middle">{xlab}</text><text class="y-label" x="8" y="{yl}" font-size="11">test</text>"#,
+        t = esc(&c.title),
+        cx = FOREST_LEFT + (FW - FOREST_LEFT - RIGHT) / 2.0,
+        xl = h - 8.0,
+        yl = TOP - 4.0,
+        xlab = esc(&c.x_label),
+    );
+    let vals = c
+        .rows
+        .iter()
+        .flat_map(|(_, es)| es.iter().flat_map(|e| [e.ratio, e.lo, e.hi]))
+        .chain([0.8, 1.25]);
+    let x = Axis::new(vals, true, FOREST_LEFT, FW - RIGHT, false);
+    // Ticks: a decade axis is too coarse for ratios; mark 1/2, 1/1.25, 1, 1.25, 2, ….
+    let bottom = TOP + FOREST_ROW * c.rows.len().max(1) as f64;
+    let data_lo = c
+        .rows
+        .iter()
+        .flat_map(|(_, es)| es.iter().flat_map(|e| [e.ratio, e.lo]))
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold(0.8f64, f64::min);
+    let data_hi = c
+        .rows
+        .iter()
+        .flat_map(|(_, es)| es.iter().flat_map(|e| [e.ratio, e.hi]))
+        .filter(|v| v.is_finite())
+        .fold(1.25f64, f64::max);
+    let x = Axis {
+        lo: data_lo / 1.1,
+        hi: data_hi * 1.1,
+        ..x
+    };
+    // Ticks: 1 first, then others only where they leave room for their labels.
+    let mut placed: Vec<f64> = Vec::new();
+    for t in [
+        1.0, 2.0, 0.5, 10.0, 0.1, 100.0, 0.01, 1.25, 0.8, 5.0, 0.2, 20.0, 0.05, 50.0, 0.02, 1.5,
+        0.67,
+    ] {
+        let px = x.map(t);
+        if t < x.lo || t > x.hi || placed.iter().any(|p| (p - px).abs() < 44.0) {
+            continue;
+        }
+        placed.push(px);
+        let _ = write!(
+            out,
+            r##"<line class="tick" x1="{px:.1}" y1="{TOP}" x2="{px:.1}" y2="{bottom}" stroke="{col}" stroke-width="{sw}"/><text x="{px:.1}" y="{ty}" text-anchor="middle">{t}</text>"##,
+            col = if t == 1.0 { "#333" } else { "#ddd" },
+            sw = if t == 1.0 { 1.5 } else { 1.0 },
+            ty = bottom + 16.0,
+        );
+    }
+    let n_grp = c.groups.len().max(1) as f64;
+    for (ri, (name, es)) in c.rows.iter().enumerate() {
+        let y0 = TOP + FOREST_ROW * ri as f64;
+        let _ = write!(
+            out,
+            r#"<g class="forest-row" data-test="{n}"><text class="row-label" x="{lx}" y="{ly:.1}" text-anchor="end">{n}</text>"#,
+            n = esc(name),
+            lx = FOREST_LEFT - 8.0,
+            ly = y0 + FOREST_ROW / 2.0 + 4.0
+        );
+        for e in es {
+            let gi = c.groups.iter().position(|g| *g == e.group).unwrap_or(0);
+            let col = PALETTE[gi % PALETTE.len()];
+            let y = y0 + FOREST_ROW * (gi as f64 + 1.0) / (n_grp + 1.0);
+            if e.lo.is_finite() && e.hi.is_finite() {
+                let _ = write!(
+                    out,
+                    r#"<line class="ci" x1="{a:.1}" y1="{y:.1}" x2="{b:.1}" y2="{y:.1}" stroke="{col}" stroke-width="2"/>"#,
+                    a = x.map(e.lo),
+                    b = x.map(e.hi)
+                );
+            }
+            if e.ratio.is_finite() {
+                let ci = |v: f64| {
+                    if v.is_finite() {
+                        v.to_string()
+                    } else {
+                        String::new()
+                    }
+                };
+                let _ = write!(
+                    out,
+                    r#"<circle class="ratio" data-test="{n}" data-group="{g}" data-ratio="{r}" data-lo="{lo}" data-hi="{hi}" cx="{cx:.1}" cy="{y:.1}" r="4" fill="{col}"><title>{n}, {g}: ×{r:.3}{iv}</title></circle>"#,
+                    n = esc(name),
+                    g = esc(&e.group),
+                    r = e.ratio,
+                    lo = ci(e.lo),
+                    hi = ci(e.hi),
+                    cx = x.map(e.ratio),
+                    iv = if e.lo.is_finite() {
+                        format!(" (95% CI {:.3}–{:.3})", e.lo, e.hi)
+                    } else {
+                        " (no interval: fewer than two repetitions)".into()
+                    }
+                );
+            }
+        }
+        out.push_str("</g>");
+    }
+    let _ = write!(
+        out,
+        r##"<line x1="{FOREST_LEFT}" y1="{bottom}" x2="{r}" y2="{bottom}" stroke="#333"/>"##,
+        r = FW - RIGHT
+    );
+    // The legend sits under the tick labels.
+    let shift = bottom - (H - BOTTOM);
+    let mut leg = String::new();
+    legend(&mut leg, &c.groups, false);
+    let _ = write!(
+        out,
+        r#"<g transform="translate(0 {shift:.1})">{leg}</g></svg>"#
+    );
     out
 }
 
@@ -446,6 +640,34 @@ mod tests {
         assert_eq!(count(&svg, r#"class="point""#), 3);
         assert_eq!(count(&svg, r#"class="series""#), 1);
         assert!(svg.contains("queue depth") && svg.contains("IOPS vs QD"));
+    }
+
+    #[test]
+    fn legends_list_every_series_on_as_many_rows_as_they_need() {
+        let series: Vec<Series> = (0..8)
+            .map(|i| Series {
+                name: format!("randwrite 4k qd{i} p99 latency"),
+                points: vec![(1.0, 1.0 + i as f64), (2.0, 2.0)],
+            })
+            .collect();
+        let svg = line_chart(&LineChart {
+            series,
+            ..LineChart::default()
+        });
+        assert_eq!(count(&svg, r#"class="legend""#), 8, "{svg}");
+        // The chart grows for the extra rows: taller than one legend row needs.
+        assert!(!svg.contains(&format!(r#"height="{H}""#)), "{svg}");
+        let last_y: f64 = svg
+            .rsplit(r#"<text class="legend" x=""#)
+            .next()
+            .and_then(|t| t.split(r#"y=""#).nth(1))
+            .and_then(|t| t.split('"').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(last_y > H - 30.0 + LEGEND_ROW, "{last_y}");
+        assert_eq!(short(0.25), "0.25");
+        assert_eq!(short(0.05), "0.05");
     }
 
     #[test]

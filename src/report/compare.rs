@@ -1,11 +1,12 @@
 //! Comparing results: runs of several documents matched by their parameters, side by side,
-//! with the ratio to the first document and whether each difference is significant
-//! (Welch's t-test over the repetitions' IOPS, p < 0.05). Pure math and matching; the
+//! with the ratio to the first document (and its 95% interval) and whether each
+//! difference is significant (Welch's t-test over the repetitions, p < 0.05), for IOPS,
+//! MB/s and p50/p99 latency; and what else differs between paired runs. Pure math and matching; the
 //! tables and formats live in `tables.rs`, `export.rs` and `html/`; no formatting here.
 
 use serde::Serialize;
 
-use crate::results::schema::{Document, Run};
+use crate::results::schema::{Document, Repetition, Run};
 use crate::results::stats::Spread;
 
 /// The parameters two runs must share to be compared: pattern, mix, block size, queue
@@ -66,12 +67,81 @@ fn fmt_p(p: f64) -> String {
     }
 }
 
+/// The figures a comparison tests, each on its own: total IOPS, total MB/s, and the
+/// p50 and p99 latency of the direction that did most of the I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Figure {
+    Iops,
+    BwBytes,
+    LatP50Ns,
+    LatP99Ns,
+}
+
+impl Figure {
+    pub(crate) const ALL: [Figure; 4] = [
+        Figure::Iops,
+        Figure::BwBytes,
+        Figure::LatP50Ns,
+        Figure::LatP99Ns,
+    ];
+
+    /// The figure's name in tables and charts.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Figure::Iops => "IOPS",
+            Figure::BwBytes => "MB/s",
+            Figure::LatP50Ns => "p50 µs",
+            Figure::LatP99Ns => "p99 µs",
+        }
+    }
+
+    /// The figure as shown: MB/s in 10^6 bytes, latencies in µs.
+    pub(crate) fn scale(self) -> f64 {
+        match self {
+            Figure::Iops => 1.0,
+            Figure::BwBytes => 1e-6,
+            Figure::LatP50Ns | Figure::LatP99Ns => 1e-3,
+        }
+    }
+
+    /// Whether a larger value is better (throughput) or worse (latency).
+    pub(crate) fn higher_is_better(self) -> bool {
+        matches!(self, Figure::Iops | Figure::BwBytes)
+    }
+
+    /// This figure of one repetition; latencies of the direction `reads` says.
+    fn of(self, r: &Repetition, reads: bool) -> f64 {
+        let d = if reads { &r.read } else { &r.write };
+        match self {
+            Figure::Iops => r.read.iops + r.write.iops,
+            Figure::BwBytes => r.read.bw_bytes + r.write.bw_bytes,
+            Figure::LatP50Ns => d.lat_ns.p50 as f64,
+            Figure::LatP99Ns => d.lat_ns.p99 as f64,
+        }
+    }
+}
+
+/// One figure of one document against the baseline's.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Test {
+    pub figure: Figure,
+    pub spread: Spread,
+    /// Mean over the baseline's mean; `null` when the baseline's mean is 0.
+    pub ratio: Option<f64>,
+    /// The 95% confidence interval of the ratio (from the log ratio's standard error,
+    /// Welch–Satterthwaite degrees of freedom); `null` without two repetitions a side.
+    pub ratio_ci95: Option<[f64; 2]>,
+    pub verdict: Verdict,
+}
+
 /// One document's figures for one matched run.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Cell {
     pub run: String,
     pub iops: Spread,
     pub bw_bytes: Spread,
+    pub lat_p50_ns: Spread,
     pub lat_p99_ns: Spread,
     /// What `lat_p99_ns` measures: `lat` (submission to completion) or fio's `clat`.
     pub latency_kind: crate::results::schema::LatencyKind,
@@ -80,7 +150,13 @@ pub(crate) struct Cell {
     pub ratio: Option<f64>,
     /// Figures from repetitions that did not complete (no complete one existed).
     pub incomplete: bool,
+    /// Welch's test on IOPS (the same as `tests[0].verdict`).
     pub verdict: Verdict,
+    /// Every figure against the baseline: IOPS, MB/s, p50, p99.
+    pub tests: Vec<Test>,
+    /// How this run differs from the baseline's beyond what is compared (span, runtime,
+    /// data): the figures may not be comparable.
+    pub differs: Vec<String>,
 }
 
 /// One matched run across documents (`None` where a document has no such run).
@@ -103,21 +179,17 @@ pub struct Comparison {
     pub(crate) rows: Vec<Row>,
 }
 
-/// Total IOPS of each complete repetition (reads plus writes), or of every repetition
-/// when none completed (as the run's summary does); and whether that fallback was used.
-fn samples(run: &Run) -> (Vec<f64>, bool) {
-    let complete: Vec<f64> = run
+/// The repetitions a run's figures come from: the complete ones, or every one when none
+/// completed (as the run's summary does); and whether that fallback was used.
+fn used_reps(run: &Run) -> (Vec<&Repetition>, bool) {
+    let complete: Vec<&Repetition> = run
         .repetitions
         .iter()
         .filter(|r| r.status == crate::results::schema::Status::Complete)
-        .map(|r| r.read.iops + r.write.iops)
         .collect();
     if complete.is_empty() {
         (
-            run.repetitions
-                .iter()
-                .map(|r| r.read.iops + r.write.iops)
-                .collect(),
+            run.repetitions.iter().collect(),
             !run.repetitions.is_empty(),
         )
     } else {
@@ -125,32 +197,113 @@ fn samples(run: &Run) -> (Vec<f64>, bool) {
     }
 }
 
-fn cell(run: &Run, base: Option<&Run>) -> Cell {
-    let (x, incomplete) = samples(run);
-    let iops = Spread::of(&x);
-    let (ratio, verdict) = match base {
-        None => (Some(1.0), Verdict::Baseline),
-        Some(b) => {
-            let (y, _) = samples(b);
-            let bm = Spread::of(&y).mean;
-            let ratio = (bm > 0.0).then(|| iops.mean / bm);
-            let v = match welch_p(&y, &x) {
-                None => Verdict::NotEnoughRepetitions,
-                Some(p) if p < 0.05 => Verdict::Significant { p },
-                Some(p) => Verdict::NotSignificant { p },
-            };
-            (ratio, v)
-        }
+/// A figure of each repetition of a run that counts.
+fn samples(run: &Run, f: Figure) -> Vec<f64> {
+    let reads = std::ptr::eq(run.summary.main(), &run.summary.read);
+    used_reps(run).0.iter().map(|r| f.of(r, reads)).collect()
+}
+
+/// The 95% interval of mean(b) / mean(a): exp(ln r ± t·se), with se² the sum of the
+/// squared relative standard errors (the delta method) and Welch–Satterthwaite degrees of
+/// freedom. `None` with fewer than two values a side or a mean of 0.
+pub(crate) fn ratio_ci95(a: &[f64], b: &[f64]) -> Option<[f64; 2]> {
+    if a.len() < 2 || b.len() < 2 {
+        return None;
+    }
+    let (sa, sb) = (Spread::of(a), Spread::of(b));
+    if sa.mean <= 0.0 || sb.mean <= 0.0 {
+        return None;
+    }
+    let va = (sa.stddev / sa.mean).powi(2) / a.len() as f64;
+    let vb = (sb.stddev / sb.mean).powi(2) / b.len() as f64;
+    let r = sb.mean / sa.mean;
+    let se2 = va + vb;
+    if se2 == 0.0 {
+        return Some([r, r]);
+    }
+    let df = se2.powi(2) / (va.powi(2) / (a.len() - 1) as f64 + vb.powi(2) / (b.len() - 1) as f64);
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    let t = StudentsT::new(0.0, 1.0, df).map_or(f64::INFINITY, |d| d.inverse_cdf(0.975));
+    let h = t * se2.sqrt();
+    Some([r * (-h).exp(), r * h.exp()])
+}
+
+fn test(run: &Run, base: Option<&Run>, f: Figure) -> Test {
+    let x = samples(run, f);
+    let spread = Spread::of(&x);
+    let Some(b) = base else {
+        return Test {
+            figure: f,
+            spread,
+            ratio: Some(1.0),
+            ratio_ci95: None,
+            verdict: Verdict::Baseline,
+        };
     };
+    let y = samples(b, f);
+    let bm = Spread::of(&y).mean;
+    let verdict = match welch_p(&y, &x) {
+        None => Verdict::NotEnoughRepetitions,
+        Some(p) if p < 0.05 => Verdict::Significant { p },
+        Some(p) => Verdict::NotSignificant { p },
+    };
+    Test {
+        figure: f,
+        spread,
+        ratio: (bm > 0.0).then(|| spread.mean / bm),
+        ratio_ci95: ratio_ci95(&y, &x),
+        verdict,
+    }
+}
+
+/// What differs between a run and its baseline beyond the compared parameters: the span,
+/// the runtime (or size-based against timed), the data written or the amount moved.
+fn differences(run: &Run, base: &Run) -> Vec<String> {
+    let mut out = Vec::new();
+    let size = crate::units::fmt_size;
+    if run.target.span_bytes != base.target.span_bytes {
+        out.push(format!(
+            "span {} vs {}",
+            size(run.target.span_bytes),
+            size(base.target.span_bytes)
+        ));
+    }
+    let rt = |r: &Run| {
+        r.spec
+            .runtime_s
+            .map_or("size-based".to_string(), |s| format!("{s}s"))
+    };
+    if rt(run) != rt(base) {
+        out.push(format!("runtime {} vs {}", rt(run), rt(base)));
+    }
+    if run.spec.data != base.spec.data {
+        out.push(format!(
+            "data {} vs {}",
+            run.spec.data.describe(),
+            base.spec.data.describe()
+        ));
+    }
+    if run.spec.runtime_s.is_none() && run.spec.io_size != base.spec.io_size {
+        let io = |r: &Run| r.spec.io_size.map_or("the span".to_string(), size);
+        out.push(format!("I/O size {} vs {}", io(run), io(base)));
+    }
+    out
+}
+
+fn cell(run: &Run, base: Option<&Run>) -> Cell {
+    let tests: Vec<Test> = Figure::ALL.iter().map(|&f| test(run, base, f)).collect();
     Cell {
         run: run.name.clone(),
-        iops,
-        bw_bytes: run.summary.total(|d| &d.bw_bytes),
-        lat_p99_ns: run.summary.main().lat_p99_ns,
+        iops: tests[0].spread,
+        bw_bytes: tests[1].spread,
+        lat_p50_ns: tests[2].spread,
+        lat_p99_ns: tests[3].spread,
+        ratio: tests[0].ratio,
+        incomplete: used_reps(run).1,
+        verdict: tests[0].verdict,
+        differs: base.map(|b| differences(run, b)).unwrap_or_default(),
         latency_kind: run.latency_kind,
-        ratio,
-        incomplete,
-        verdict,
+        tests,
     }
 }
 

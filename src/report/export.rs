@@ -11,16 +11,7 @@ use crate::results::schema::Document;
 pub(crate) fn report_markdown(docs: &[(String, Document)]) -> String {
     let mut out = String::from("# iomark report\n\n");
     for (label, d) in docs {
-        out.push_str(&format!(
-            "- `{label}`: {} {} on {} ({}, kernel {}), {} runs, started {}\n",
-            d.tool.name,
-            d.tool.version,
-            d.host.hostname,
-            d.host.cpu,
-            d.host.kernel,
-            d.runs.len(),
-            d.started
-        ));
+        out.push_str(&format!("- `{label}`: {}\n", tables::provenance(d)));
     }
     out.push('\n');
     out.push_str(&tables::runs(docs).markdown());
@@ -44,13 +35,31 @@ pub(crate) fn report_json(docs: &[(String, Document)]) -> String {
     merged.to_json() + "\n"
 }
 
-/// The comparison as Markdown: what the ratios and verdicts mean, then the table.
+/// The comparison as Markdown: which file is which, what the ratios and verdicts mean,
+/// then a heading and a table per matched run (every line within 100 columns unless a
+/// file name or a run's parameters are longer).
 pub(crate) fn comparison_markdown(c: &Comparison) -> String {
-    format!(
-        "# iomark comparison\n\nRatios are to `{}`; differences by Welch's t-test over the repetitions' IOPS (p < 0.05).\n\n{}",
-        c.labels.first().map_or("", String::as_str),
-        tables::comparison(c).markdown()
-    )
+    let mut out = String::from("# iomark comparison\n\n");
+    for (i, l) in c.labels.iter().enumerate() {
+        out.push_str(&format!(
+            "- {}: `{l}`{}\n",
+            tables::doc_tag(i),
+            if i == 0 { " (baseline)" } else { "" }
+        ));
+    }
+    out.push_str(
+        "\nRatios are to the first file that has the run, with their 95% confidence\n\
+         intervals; each difference by Welch's t-test over the repetitions (p < 0.05).\n\
+         IOPS and MB/s are totals; latencies are those of the direction that did most I/O.\n",
+    );
+    for row in &c.rows {
+        let (t, notes) = tables::comparison_row(c, row);
+        out.push_str(&format!("\n## {}\n\n{}", row.key, t.markdown()));
+        for n in notes {
+            out.push_str(&format!("\nnote: {n}\n"));
+        }
+    }
+    out
 }
 
 /// The comparison as CSV.
@@ -61,4 +70,60 @@ pub(crate) fn comparison_csv(c: &Comparison) -> String {
 /// The comparison as JSON.
 pub(crate) fn comparison_json(c: &Comparison) -> String {
     serde_json::to_string_pretty(c).expect("comparison serializes") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::spec::Rw;
+    use crate::report::testdoc::{doc, run};
+
+    #[test]
+    fn a_mixed_run_gets_a_read_row_and_a_write_row() {
+        let mut r = run(Rw::RandRw, 1, &[1000.0, 1100.0], None);
+        // Reads and writes at different rates: the rows must not be one merged figure.
+        for rep in &mut r.repetitions {
+            rep.write.iops /= 4.0;
+            rep.write.bw_bytes /= 4.0;
+        }
+        r.summary = crate::results::schema::Summary::of(&r.repetitions);
+        let docs = vec![("m.json".to_string(), doc(vec![r]))];
+        let csv = report_csv(&docs);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 3, "{csv}");
+        assert!(lines[0].starts_with("run,dir,"), "{csv}");
+        assert!(
+            lines[1].contains(",read,") && lines[1].contains(",1050,"),
+            "{csv}"
+        );
+        assert!(
+            lines[2].contains(",write,") && lines[2].contains(",262,"),
+            "{csv}"
+        );
+        let md = report_markdown(&docs);
+        assert_eq!(md.lines().filter(|l| l.starts_with("| randrw")).count(), 2);
+    }
+
+    #[test]
+    fn provenance_of_fio_output_and_of_a_host() {
+        let mut d = doc(Vec::new());
+        assert_eq!(
+            crate::report::tables::provenance(&d)
+                .split(", started")
+                .next(),
+            Some("iomark 0.1.0 on h (c, kernel k), 0 runs")
+        );
+        d.tool.name = "fio".into();
+        d.tool.version = "fio-3.33".into();
+        d.host.hostname = "fio".into();
+        d.host.kernel.clear();
+        d.host.cpu.clear();
+        let md = report_markdown(&[("f.json".into(), d)]);
+        let line = md.lines().find(|l| l.starts_with("- `f.json`")).unwrap();
+        assert!(
+            line.starts_with("- `f.json`: fio-3.33 output (imported; host not recorded), 0 runs"),
+            "{line}"
+        );
+        assert!(!line.contains("()") && !line.contains("(,"), "{line}");
+    }
 }

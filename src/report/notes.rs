@@ -82,6 +82,15 @@ pub(crate) fn run_label(r: &Run) -> String {
     }
 }
 
+/// What a run ran on, in words: "psync on /mnt/t.dat", or for the null engine (which
+/// does no I/O and has no target) "the null engine (no I/O)".
+pub(crate) fn engine_on_target(r: &Run) -> String {
+    if r.target.kind == crate::results::schema::TargetKind::None {
+        return format!("the {} engine (no I/O)", r.engine_label());
+    }
+    format!("{} on {}", r.engine_label(), r.target.path)
+}
+
 /// Every warning of every run, one line each, naming the run and its study value.
 pub(crate) fn run_notes(doc: &Document) -> String {
     let mut s = String::new();

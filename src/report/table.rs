@@ -140,7 +140,11 @@ impl Table {
 
     /// An HTML `<table class="…">`, the header in `<th>`, every text escaped.
     pub(crate) fn html(&self, class: &str) -> String {
-        let mut out = format!("<table class=\"{}\"><tr>", esc(class));
+        // Wide tables scroll within the page on a narrow screen.
+        let mut out = format!(
+            "<div class=\"table-wrap\"><table class=\"{}\"><tr>",
+            esc(class)
+        );
         for h in &self.header {
             let _ = write!(out, "<th>{}</th>", esc(h));
         }
@@ -159,7 +163,7 @@ impl Table {
             }
             out.push_str("</tr>");
         }
-        out.push_str("</table>");
+        out.push_str("</table></div>");
         out
     }
 }
@@ -209,7 +213,7 @@ mod tests {
         h.push([Cell::with_class("a&b", "sig")]);
         assert_eq!(
             h.html("summary"),
-            "<table class=\"summary\"><tr><th>&lt;x&gt;</th></tr><tr><td class=\"sig\">a&amp;b</td></tr></table>"
+            "<div class=\"table-wrap\"><table class=\"summary\"><tr><th>&lt;x&gt;</th></tr><tr><td class=\"sig\">a&amp;b</td></tr></table></div>"
         );
     }
 }

@@ -5,7 +5,7 @@
 //! job. Reads the results schema and the plan only; never runs I/O or prints.
 
 use crate::plan::spec::Spec;
-use crate::report::compare::{Comparison, Verdict};
+use crate::report::compare::{Cell as CmpCell, Comparison, Figure, Row, Test, Verdict};
 use crate::report::fmt::{NONE, fmt_count, fmt_duration, fmt_sd};
 use crate::report::table::{Cell, Table};
 use crate::results::schema::{Document, Repetition, Run, Status};
@@ -28,8 +28,8 @@ pub(crate) fn spec_cells(s: &Spec) -> [String; 6] {
 }
 
 /// The columns of the per-run table.
-const RUN_HEADER: [&str; 18] = [
-    "run", "test", "param", "value", "rw", "bs", "qd", "jobs", "io", "data", "n", "IOPS",
+const RUN_HEADER: [&str; 19] = [
+    "run", "dir", "test", "param", "value", "rw", "bs", "qd", "jobs", "io", "data", "n", "IOPS",
     "IOPS sd", "MB/s", "MB/s sd", "p50 us", "p99 us", "latency",
 ];
 
@@ -69,40 +69,47 @@ pub(crate) fn run_spec_cells(r: &Run) -> [String; 6] {
     c
 }
 
-/// One run's row: parameters, then mean ± stddev of IOPS and MB/s, then latencies in µs
-/// and what they measure (`lat` or fio's `clat`).
-fn run_row(r: &Run) -> Vec<String> {
-    let (iops, bw) = (
-        r.summary.total(|d| &d.iops),
-        r.summary.total(|d| &d.bw_bytes),
-    );
-    let main = r.summary.main();
+/// A run's rows: one per direction it did I/O in (a mix gets a read row and a write
+/// row, each with its own figures), with the parameters, mean ± stddev of IOPS and MB/s,
+/// then that direction's latencies in µs and what they measure (`lat` or fio's `clat`).
+fn run_rows(r: &Run) -> Vec<Vec<String>> {
     let st = r.study.as_ref();
-    let mut cells = vec![
-        format!("{}{}", r.name, r.status.label()),
-        st.map_or(String::new(), |p| p.test.clone()),
-        st.map_or(String::new(), |p| p.param.clone()),
-        st.map_or(String::new(), |p| p.value.clone()),
-    ];
-    cells.extend(run_spec_cells(r));
-    if r.repetitions.is_empty() {
-        cells.extend(["0", "-", "-", "-", "-", "-", "-"].map(String::from));
-    } else {
-        cells.extend([
-            iops.n.to_string(),
-            format!("{:.0}", iops.mean),
-            fmt_sd(&iops, |v| format!("{v:.0}")),
-            format!("{:.2}", bw.mean / 1e6),
-            fmt_sd(&bw, |v| format!("{:.2}", v / 1e6)),
-            pct_us(r, "p50", main.lat_p50_ns.mean),
-            pct_us(r, "p99", main.lat_p99_ns.mean),
-        ]);
-    }
-    cells.push(r.latency_kind.label().into());
-    cells
+    let dirs: Vec<(&str, &crate::results::schema::DirSummary)> =
+        match (r.spec.reads(), r.spec.writes()) {
+            (true, true) => vec![("read", &r.summary.read), ("write", &r.summary.write)],
+            (false, true) => vec![("write", &r.summary.write)],
+            _ => vec![("read", &r.summary.read)],
+        };
+    dirs.into_iter()
+        .map(|(dir, d)| {
+            let mut cells = vec![
+                format!("{}{}", r.name, r.status.label()),
+                dir.to_string(),
+                st.map_or(String::new(), |p| p.test.clone()),
+                st.map_or(String::new(), |p| p.param.clone()),
+                st.map_or(String::new(), |p| p.value.clone()),
+            ];
+            cells.extend(run_spec_cells(r));
+            if r.repetitions.is_empty() {
+                cells.extend(["0", "-", "-", "-", "-", "-", "-"].map(String::from));
+            } else {
+                cells.extend([
+                    d.iops.n.to_string(),
+                    format!("{:.0}", d.iops.mean),
+                    fmt_sd(&d.iops, |v| format!("{v:.0}")),
+                    format!("{:.2}", d.bw_bytes.mean / 1e6),
+                    fmt_sd(&d.bw_bytes, |v| format!("{:.2}", v / 1e6)),
+                    pct_us(r, "p50", d.lat_p50_ns.mean),
+                    pct_us(r, "p99", d.lat_p99_ns.mean),
+                ]);
+            }
+            cells.push(r.latency_kind.label().into());
+            cells
+        })
+        .collect()
 }
 
-/// All runs of all documents, a row each; with several documents a first `file` column
+/// All runs of all documents, a row per run and direction; with several documents a first `file` column
 /// says which one a run came from.
 pub(crate) fn runs(docs: &[(String, Document)]) -> Table {
     let multi = docs.len() > 1;
@@ -110,48 +117,153 @@ pub(crate) fn runs(docs: &[(String, Document)]) -> Table {
     let mut t = Table::new(file.into_iter().chain(RUN_HEADER));
     for (label, d) in docs {
         for r in &d.runs {
-            let label = multi.then(|| label.clone());
-            t.push(label.into_iter().chain(run_row(r)));
+            for row in run_rows(r) {
+                let label = multi.then(|| label.clone());
+                t.push(label.into_iter().chain(row));
+            }
         }
     }
     t
 }
 
-/// The comparison: a row per matched run, four columns per document (IOPS, sd, ratio to
-/// the baseline, verdict); significant verdicts carry the class `sig`.
-pub(crate) fn comparison(c: &Comparison) -> Table {
-    let mut header = vec!["run".to_string()];
-    for l in &c.labels {
-        header.extend([
-            format!("{l} IOPS"),
-            format!("{l} sd"),
-            format!("{l} ratio"),
-            format!("{l} difference"),
-        ]);
+/// The short name of the `i`th document of a comparison: A, B, … Z, then 27, 28, ….
+pub(crate) fn doc_tag(i: usize) -> String {
+    match u8::try_from(i) {
+        Ok(n) if n < 26 => char::from(b'A' + n).to_string(),
+        _ => (i + 1).to_string(),
     }
-    let mut t = Table::new(header);
-    for r in &c.rows {
-        let mut row = vec![Cell::from(r.key.clone())];
-        for cell in &r.cells {
-            let Some(c) = cell else {
-                row.extend(["-", "-", "-", "no such run"].map(Cell::from));
+}
+
+/// A figure's value as the comparison shows it.
+fn cmp_value(f: Figure, v: f64) -> String {
+    let v = v * f.scale();
+    match f {
+        Figure::Iops => format!("{v:.0}"),
+        _ => format!("{v:.1}"),
+    }
+}
+
+/// "1.200 (1.180–1.221)", "baseline", or [`NONE`].
+fn ratio_text(t: &Test) -> String {
+    if t.verdict == Verdict::Baseline {
+        return "baseline".into();
+    }
+    match (t.ratio, t.ratio_ci95) {
+        (Some(r), Some([lo, hi])) => format!("{r:.3} ({lo:.3}–{hi:.3})"),
+        (Some(r), None) => format!("{r:.3}"),
+        _ => NONE.into(),
+    }
+}
+
+fn verdict_cell(c: &CmpCell, t: &Test) -> Cell {
+    let mut verdict = match t.verdict {
+        Verdict::Baseline => String::new(),
+        v => v.describe(),
+    };
+    if c.incomplete {
+        verdict.push_str(" (interrupted run)");
+    }
+    match t.verdict {
+        Verdict::Significant { .. } => Cell::with_class(verdict.trim_start(), "sig"),
+        _ => Cell::from(verdict.trim_start()),
+    }
+}
+
+/// One matched run of a comparison: a row per figure and document (file tag, figure,
+/// mean, sd, ratio to the baseline with its 95% interval, Welch's verdict), and a note
+/// per document whose run differs from the baseline's in span, runtime or data. Narrow
+/// enough for a terminal: the files are named by tag (A, B, …), the run by a heading.
+pub(crate) fn comparison_row(c: &Comparison, row: &Row) -> (Table, Vec<String>) {
+    let mut t = Table::new([
+        "file",
+        "figure",
+        "mean",
+        "sd",
+        "ratio (95% CI)",
+        "difference",
+    ]);
+    let mut notes = Vec::new();
+    let base = row.cells.iter().position(Option::is_some).unwrap_or(0);
+    for (fi, f) in Figure::ALL.iter().enumerate() {
+        for (di, cell) in row.cells.iter().enumerate() {
+            let Some(cell) = cell else {
+                if fi == 0 {
+                    notes.push(format!(
+                        "{} ({}) has no such run",
+                        doc_tag(di),
+                        c.labels[di]
+                    ));
+                }
                 continue;
             };
-            let mut verdict = c.verdict.describe();
-            if c.incomplete {
-                verdict.push_str(" (interrupted run)");
-            }
-            row.extend([
-                Cell::from(format!("{:.0}", c.iops.mean)),
-                Cell::from(fmt_sd(&c.iops, |v| format!("{v:.0}"))),
-                Cell::from(c.ratio.map_or("-".into(), |r| format!("{r:.3}"))),
-                match c.verdict {
-                    Verdict::Significant { .. } => Cell::with_class(verdict, "sig"),
-                    _ => Cell::from(verdict),
-                },
+            let test = &cell.tests[fi];
+            t.rows.push(vec![
+                Cell::from(doc_tag(di)),
+                Cell::from(f.label()),
+                Cell::from(cmp_value(*f, test.spread.mean)),
+                Cell::from(fmt_sd(&test.spread, |v| cmp_value(*f, v))),
+                Cell::from(ratio_text(test)),
+                verdict_cell(cell, test),
             ]);
+            if fi == 0 && !cell.differs.is_empty() {
+                notes.push(format!(
+                    "{} differs from {}: {} — the figures may not be comparable",
+                    doc_tag(di),
+                    doc_tag(base),
+                    cell.differs.join(", ")
+                ));
+            }
         }
-        t.rows.push(row);
+    }
+    (t, notes)
+}
+
+/// The comparison as one table (CSV, HTML): a row per matched run, document and
+/// figure, with the ratio's interval in two columns; significant verdicts carry the
+/// class `sig`.
+pub(crate) fn comparison(c: &Comparison) -> Table {
+    let mut t = Table::new([
+        "run",
+        "file",
+        "figure",
+        "n",
+        "mean",
+        "sd",
+        "ratio",
+        "ratio 95% low",
+        "ratio 95% high",
+        "difference",
+        "differs from baseline",
+    ]);
+    for r in &c.rows {
+        for (fi, f) in Figure::ALL.iter().enumerate() {
+            for (di, cell) in r.cells.iter().enumerate() {
+                let Some(cell) = cell else {
+                    continue;
+                };
+                let test = &cell.tests[fi];
+                let ci = |i: usize| {
+                    test.ratio_ci95
+                        .map_or(NONE.into(), |c| format!("{:.4}", c[i]))
+                };
+                t.rows.push(vec![
+                    Cell::from(r.key.clone()),
+                    Cell::from(c.labels[di].clone()),
+                    Cell::from(f.label()),
+                    Cell::from(test.spread.n.to_string()),
+                    Cell::from(cmp_value(*f, test.spread.mean)),
+                    Cell::from(fmt_sd(&test.spread, |v| cmp_value(*f, v))),
+                    Cell::from(test.ratio.map_or(NONE.into(), |x| format!("{x:.4}"))),
+                    Cell::from(ci(0)),
+                    Cell::from(ci(1)),
+                    match test.verdict {
+                        Verdict::Baseline => Cell::from("baseline"),
+                        _ => verdict_cell(cell, test),
+                    },
+                    Cell::from(cell.differs.join("; ")),
+                ]);
+            }
+        }
     }
     t
 }
@@ -453,9 +565,8 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
     }
 }
 
-/// A run's environment as name/value rows: write amplification, device, filesystem.
-/// Empty (no rows) when nothing is known.
-pub(crate) fn run_environment(r: &Run) -> Table {
+/// A run's write amplification from each source as name/value rows; empty when none.
+pub(crate) fn run_amplification(r: &Run) -> Table {
     let mut t = Table::new(["", ""]);
     for w in &r.write_amplification_sources {
         t.push([
@@ -471,6 +582,13 @@ pub(crate) fn run_environment(r: &Run) -> Table {
             },
         ]);
     }
+    t
+}
+
+/// A run's target environment as name/value rows: device, filesystem. Empty (no rows)
+/// when nothing is known.
+pub(crate) fn run_environment(r: &Run) -> Table {
+    let mut t = Table::new(["", ""]);
     if let Some(d) = &r.target.device {
         let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
         t.push(["device".into(), format!("{} (disk {})", d.name, d.disk)]);
@@ -491,12 +609,71 @@ pub(crate) fn run_environment(r: &Run) -> Table {
     t
 }
 
+/// Whether a document is fio's output read by `results::fio` (it records no host).
+fn imported_fio(d: &Document) -> bool {
+    d.tool.name == "fio"
+}
+
+/// The tool as it names itself: "iomark 0.1.0", "fio-3.33" (fio's version already
+/// carries its name).
+fn tool_name(d: &Document) -> String {
+    if d.tool.version.starts_with(&d.tool.name) {
+        d.tool.version.clone()
+    } else {
+        format!("{} {}", d.tool.name, d.tool.version)
+    }
+}
+
+/// Where a document came from, in one line: "iomark 0.1.0 on vm (AMD EPYC, kernel 6.1),
+/// 4 runs, started …", or for fio's output "fio-3.33 output (imported; host not
+/// recorded), 1 run, started …". Empty host fields are left out, not printed as "()".
+pub(crate) fn provenance(d: &Document) -> String {
+    let h = &d.host;
+    let host = if imported_fio(d) {
+        " output (imported; host not recorded)".to_string()
+    } else {
+        let detail: Vec<String> = [
+            h.cpu.clone(),
+            if h.kernel.is_empty() {
+                String::new()
+            } else {
+                format!("kernel {}", h.kernel)
+            },
+        ]
+        .into_iter()
+        .filter(|x| !x.is_empty())
+        .collect();
+        match (h.hostname.is_empty(), detail.is_empty()) {
+            (true, _) => String::new(),
+            (false, true) => format!(" on {}", h.hostname),
+            (false, false) => format!(" on {} ({})", h.hostname, detail.join(", ")),
+        }
+    };
+    let n = d.runs.len();
+    let mut s = format!(
+        "{}{host}, {n} run{}",
+        tool_name(d),
+        if n == 1 { "" } else { "s" }
+    );
+    if !d.started.is_empty() {
+        s.push_str(&format!(", started {}", d.started));
+    }
+    s
+}
+
 /// The host and tool a document was measured with, as name/value rows.
 pub(crate) fn host(label: &str, d: &Document) -> Table {
     let h = &d.host;
     let mut t = Table::new(["", label]);
-    t.push(["tool".into(), format!("{} {}", d.tool.name, d.tool.version)]);
+    t.push(["tool".into(), tool_name(d)]);
     t.push(["started".into(), d.started.clone()]);
+    if imported_fio(d) {
+        t.push([
+            "host".to_string(),
+            "not recorded (imported fio output)".to_string(),
+        ]);
+        return t;
+    }
     t.push(["host".into(), h.hostname.clone()]);
     t.push(["kernel".into(), h.kernel.clone()]);
     t.push(["CPU".into(), format!("{} ({} cores)", h.cpu, h.cores)]);

@@ -63,10 +63,9 @@ pub fn run_summary(run: &Run) -> String {
     let s = &run.spec;
     let _ = writeln!(
         out,
-        "{}: {} on {} ({} span, {}, {}{})",
+        "{}: {} ({} span, {}, {}{})",
         run.name,
-        run.engine_label(),
-        run.target.path,
+        crate::report::notes::engine_on_target(run),
         fmt_size(run.target.span_bytes),
         if s.direct { "direct" } else { "buffered" },
         match s.runtime_s {

@@ -652,3 +652,58 @@ pub fn mem_available() -> u64 {
     let l = s.lines().find(|l| l.starts_with("MemAvailable:")).unwrap();
     l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
 }
+
+/// The headless browser on this machine, if any (chromium, chromium-browser or
+/// google-chrome).
+pub fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| have(c))
+}
+
+/// Runs headless `browser` with `args` and a profile under `dir` (no network, no sandbox:
+/// tests run as root).
+pub fn browse(browser: &str, dir: &Path, args: &[&str]) -> Output {
+    Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A screenshot of `page` in a window `width` × `height`: the PNG's path under `dir`,
+/// its width and height from its header, and its size in bytes.
+pub fn screenshot(
+    browser: &str,
+    dir: &Path,
+    page: &Path,
+    width: u32,
+    height: u32,
+) -> (PathBuf, u32, u32, u64) {
+    let name = page.file_stem().unwrap().to_string_lossy().into_owned();
+    let png = dir.join(format!("{name}-{width}.png"));
+    browse(
+        browser,
+        dir,
+        &[
+            &format!("--window-size={width},{height}"),
+            &format!("--screenshot={}", png.display()),
+            &format!("file://{}", page.display()),
+        ],
+    );
+    let bytes = std::fs::read(&png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+    assert_eq!(&bytes[1..4], b"PNG", "{} is a PNG", png.display());
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    (png.clone(), be(16), be(20), bytes.len() as u64)
+}

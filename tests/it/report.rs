@@ -2,14 +2,15 @@
 //! against the results document, a real browser rendering it, Welch's test on synthetic
 //! repetitions, fio's JSON imported with fio's own figures, and bad inputs.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use scraper::{Html, Selector};
 use serde_json::Value;
 
 use crate::common::{
-    assert_success, compare_json, have, iomark, read_json, require, require_tool, run_json,
-    stdout_of, tmp, write_json,
+    assert_success, browse, chromium, compare_json, iomark, read_json, require, require_tool,
+    run_json, screenshot, stdout_of, tmp, write_json,
 };
 
 fn suite(dir: &Path, args: &[&str]) -> PathBuf {
@@ -76,9 +77,16 @@ fn html_report_of_a_compress_and_a_qd_study() {
             "section.study[data-param=compress] svg[data-kind=bar] rect.bar",
         ))
         .collect();
-    assert_eq!(bars.len(), 5 * 2, "fill + 4 corners, 2 levels");
+    assert_eq!(
+        bars.len(),
+        4 * 2,
+        "4 corners, 2 levels (the fill runs are not charted)"
+    );
     for run in cdoc["runs"].as_array().unwrap() {
         let st = &run["study"];
+        if st["test"] == "fill" {
+            continue;
+        }
         let group = format!("compress {}", st["value"].as_str().unwrap());
         let bar = bars
             .iter()
@@ -89,7 +97,7 @@ fn html_report_of_a_compress_and_a_qd_study() {
             .expect("a bar for every run");
         let v: f64 = bar.value().attr("data-value").unwrap().parse().unwrap();
         assert!(close(v, total_iops(run)), "{v} vs {}", total_iops(run));
-        // One repetition (the fill runs) has no spread: no error bar, data-err empty.
+        // One repetition has no spread: no error bar, data-err empty.
         let err = bar.value().attr("data-err").unwrap();
         if run["summary"]["write"]["iops"]["n"].as_u64().unwrap() < 2 {
             assert_eq!(err, "", "{}", st);
@@ -146,10 +154,7 @@ fn html_report_of_a_compress_and_a_qd_study() {
 
 #[test]
 fn report_renders_in_a_real_browser() {
-    let chromium = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|c| have(c));
-    let Some(chromium) = chromium else {
+    let Some(chromium) = chromium() else {
         require("chromium (headless browser)", false);
         return;
     };
@@ -157,27 +162,11 @@ fn report_renders_in_a_real_browser() {
     let qd = suite(dir.path(), &["qd", "--qd", "1,8"]);
     let page = dir.path().join("r.html");
     html_of(&[&qd], &page);
-    let run = |args: &[&str]| {
-        std::process::Command::new(chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ])
-            .arg(format!(
-                "--user-data-dir={}",
-                dir.path().join("profile").display()
-            ))
-            .args(args)
-            .output()
-            .unwrap()
-    };
-    let dom = run(&["--dump-dom", &format!("file://{}", page.display())]);
+    let dom = browse(
+        chromium,
+        dir.path(),
+        &["--dump-dom", &format!("file://{}", page.display())],
+    );
     let dom = String::from_utf8_lossy(&dom.stdout);
     let parsed = Html::parse_document(&dom);
     assert!(
@@ -185,24 +174,10 @@ fn report_renders_in_a_real_browser() {
         "the DOM the browser built holds the charts"
     );
     assert!(parsed.select(&sel("circle.point")).count() >= 4);
-    let shot = dir.path().join("r.png");
-    let blank_shot = dir.path().join("blank.png");
-    run(&[
-        "--window-size=1200,1600",
-        &format!("--screenshot={}", shot.display()),
-        &format!("file://{}", page.display()),
-    ]);
     let blank = dir.path().join("blank.html");
     std::fs::write(&blank, "<!DOCTYPE html><html><body></body></html>").unwrap();
-    run(&[
-        "--window-size=1200,1600",
-        &format!("--screenshot={}", blank_shot.display()),
-        &format!("file://{}", blank.display()),
-    ]);
-    let (a, b) = (
-        std::fs::metadata(&shot).unwrap().len(),
-        std::fs::metadata(&blank_shot).unwrap().len(),
-    );
+    let (_, _, _, a) = screenshot(chromium, dir.path(), &page, 1200, 1600);
+    let (_, _, _, b) = screenshot(chromium, dir.path(), &blank, 1200, 1600);
     // A blank page compresses to almost nothing; charts and tables do not.
     assert!(
         a > 5 * b && a > 20_000,
@@ -263,7 +238,7 @@ fn compare_tells_significant_from_noise() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("not enough repetitions"));
-    // The HTML comparison has a grouped bar chart: one bar per document and run.
+    // The HTML comparison has forest plots: a ratio per later document and run.
     let page = dir.path().join("cmp.html");
     assert!(
         iomark()
@@ -277,7 +252,14 @@ fn compare_tells_significant_from_noise() {
             .success()
     );
     let html = Html::parse_document(&std::fs::read_to_string(&page).unwrap());
-    assert_eq!(html.select(&sel("svg[data-kind=bar] rect.bar")).count(), 3);
+    assert_eq!(
+        html.select(&sel("svg[data-kind=forest]"))
+            .next()
+            .unwrap()
+            .select(&sel("circle.ratio"))
+            .count(),
+        2
+    );
 }
 
 fn check_fio_import(fio_json: &Path) {
@@ -384,4 +366,509 @@ fn fio_run_now_imports_with_fios_figures() {
     let page = dir.path().join("both.html");
     let html = html_of(&[&out, &mine], &page);
     assert_eq!(html.select(&sel("table.summary tr")).count(), 3);
+}
+
+/// Issue 12 item 11: a mixed run's Markdown and CSV rows, one per direction; the
+/// headers of imported fio output and of a null-engine run read as sentences.
+#[test]
+fn report_rows_per_direction_and_readable_headers() {
+    let dir = tmp();
+    let doc = dir.path().join("mix.json");
+    let o = iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "4m",
+            "--rw",
+            "randrw",
+            "--rwmixread",
+            "75",
+            "--runtime",
+            "200ms",
+            "-o",
+        ])
+        .arg(&doc)
+        .output()
+        .unwrap();
+    assert_success(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let first = text.lines().next().unwrap_or("");
+    assert!(!first.contains("null on null"), "{text}");
+    assert!(first.contains("null engine (no I/O)"), "{text}");
+    let report_as = |file: &str, format: &str| {
+        String::from_utf8(stdout_of(&["report", file, "--format", format])).unwrap()
+    };
+    let json = read_json(&doc);
+    let sum = &json["runs"][0]["summary"];
+    let csv = report_as(doc.to_str().unwrap(), "csv");
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 2, "a read row and a write row: {csv}");
+    for (row, d) in rows.iter().zip(["read", "write"]) {
+        assert_eq!(row[col("dir")], d);
+        let iops: f64 = row[col("IOPS")].parse().unwrap();
+        let want = sum[d]["iops"]["mean"].as_f64().unwrap();
+        assert!((iops - want).abs() <= 0.5, "{d}: {iops} vs {want}");
+    }
+    let md = report_as(doc.to_str().unwrap(), "md");
+    assert_eq!(
+        md.lines().filter(|l| l.starts_with("| randrw")).count(),
+        2,
+        "{md}"
+    );
+
+    let fio = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fio-randread.json");
+    let md = report_as(fio.to_str().unwrap(), "md");
+    let line = md.lines().find(|l| l.starts_with("- `")).unwrap();
+    assert!(
+        !line.contains("on fio") && !line.contains("(, kernel )") && !line.contains("fio fio-"),
+        "{line}"
+    );
+    assert!(
+        line.contains("fio-3.33 output (imported; host not recorded)"),
+        "{line}"
+    );
+}
+
+/// Sets one repetition figure of run `run` to `values`, repetition by repetition.
+fn set_reps(doc: &mut Value, run: usize, f: impl Fn(&mut Value, f64), values: &[f64]) {
+    let reps = doc["runs"][run]["repetitions"].as_array_mut().unwrap();
+    for (r, v) in reps.iter_mut().zip(values) {
+        f(r, *v);
+    }
+}
+
+/// Issue 12 item 12: `compare` tests MB/s and p50/p99 latency besides IOPS, warns when
+/// paired runs differ in span, draws ratios with their 95% intervals one test a row (a
+/// 350k-IOPS and a 2.6k-IOPS test side by side), and its Markdown fits 100 columns.
+#[test]
+fn compare_every_figure_as_a_forest_of_ratios() {
+    let dir = tmp();
+    let f = dir.path().join("c.dat");
+    let base = run_json(&[
+        "run",
+        "--engine",
+        "null",
+        "--rw",
+        "randread",
+        "--size",
+        "1m",
+        "--repeat",
+        "4",
+        "--runtime",
+        "100ms",
+        f.to_str().unwrap(),
+    ]);
+    // Two tests: QD 1 near 2.6k IOPS and QD 32 near 350k.
+    let mut a = base.clone();
+    let mut second = a["runs"][0].clone();
+    second["spec"]["qd"] = Value::from(32);
+    a["runs"].as_array_mut().unwrap().push(second);
+    let iops = |r: &mut Value, v: f64| {
+        r["read"]["iops"] = Value::from(v);
+        r["read"]["bw_bytes"] = Value::from(v * 4096.0);
+    };
+    let p99 = |r: &mut Value, v: f64| r["read"]["lat_ns"]["p99"] = Value::from(v as u64);
+    set_reps(&mut a, 0, iops, &[2600.0, 2610.0, 2590.0, 2605.0]);
+    set_reps(&mut a, 1, iops, &[350e3, 351e3, 349e3, 350.5e3]);
+    set_reps(&mut a, 0, p99, &[400e3, 410e3, 390e3, 400e3]);
+    set_reps(&mut a, 1, p99, &[90e3, 91e3, 89e3, 90e3]);
+    let mut b = a.clone();
+    set_reps(&mut b, 0, iops, &[2340.0, 2349.0, 2331.0, 2344.0]);
+    set_reps(&mut b, 1, iops, &[420e3, 421.2e3, 418.8e3, 420.6e3]);
+    // Same p99 in b's first test: not significant; 2x in the second.
+    set_reps(&mut b, 1, p99, &[180e3, 182e3, 178e3, 180e3]);
+    b["runs"][0]["target"]["span_bytes"] = Value::from(2u64 << 20);
+    let files = [
+        write_json(dir.path(), "a", &a),
+        write_json(dir.path(), "b", &b),
+    ];
+
+    let cmp = compare_json(&files);
+    let rows = cmp["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let tests = |row: usize| {
+        cmp["rows"][row]["cells"][1]["tests"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let figures: Vec<&str> = ["iops", "bw_bytes", "lat_p50_ns", "lat_p99_ns"].to_vec();
+    for row in 0..2 {
+        let t = tests(row);
+        assert_eq!(
+            t.iter()
+                .map(|x| x["figure"].as_str().unwrap())
+                .collect::<Vec<_>>(),
+            figures
+        );
+    }
+    let t0 = tests(0);
+    assert_eq!(t0[0]["verdict"]["verdict"], "significant");
+    assert_eq!(t0[1]["verdict"]["verdict"], "significant", "MB/s tested");
+    assert_eq!(t0[3]["verdict"]["verdict"], "not_significant", "p99 tested");
+    assert_eq!(tests(1)[3]["verdict"]["verdict"], "significant");
+    let ci = t0[0]["ratio_ci95"].as_array().unwrap();
+    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+    assert!(lo < 0.9 && 0.9 < hi && hi < 0.95, "{lo}..{hi}");
+    assert!(
+        cmp["rows"][0]["cells"][1]["differs"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("span 2 MiB vs 1 MiB"),
+        "{cmp}"
+    );
+    assert_eq!(
+        cmp["rows"][1]["cells"][1]["differs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+
+    // Markdown: every figure, the warning, and no line wider than 100 columns.
+    let md = String::from_utf8(stdout_of(&[
+        OsStr::new("compare"),
+        files[0].as_os_str(),
+        files[1].as_os_str(),
+    ]))
+    .unwrap();
+    for l in md.lines() {
+        assert!(
+            l.chars().count() <= 100,
+            "{} columns: {l}",
+            l.chars().count()
+        );
+    }
+    for fig in ["| IOPS |", "| MB/s |", "| p50 µs |", "| p99 µs |"] {
+        assert_eq!(
+            md.matches(fig).count(),
+            2 * 2,
+            "{fig} per test and file: {md}"
+        );
+    }
+    assert!(md.contains("differs from A: span 2 MiB vs 1 MiB"), "{md}");
+
+    // HTML: forest plots, a row per test, each ratio with its interval around it.
+    let page = dir.path().join("cmp.html");
+    assert_success(
+        &iomark()
+            .arg("compare")
+            .args(&files)
+            .arg("-o")
+            .arg(&page)
+            .output()
+            .unwrap(),
+    );
+    let html = Html::parse_document(&std::fs::read_to_string(&page).unwrap());
+    let forest = html
+        .select(&sel("svg[data-kind=forest]"))
+        .next()
+        .expect("a forest plot");
+    let rows: Vec<_> = forest.select(&sel("g.forest-row")).collect();
+    assert_eq!(rows.len(), 2);
+    let mut ys = Vec::new();
+    for (row, want) in rows.iter().zip([0.9, 1.2]) {
+        let dot = row.select(&sel("circle.ratio")).next().unwrap();
+        let v = |k: &str| -> f64 { dot.value().attr(k).unwrap().parse().unwrap() };
+        assert!(
+            (v("data-ratio") - want).abs() < 0.005,
+            "{}",
+            v("data-ratio")
+        );
+        assert!(v("data-lo") < v("data-ratio") && v("data-ratio") < v("data-hi"));
+        assert!(row.select(&sel("line.ci")).next().is_some());
+        ys.push(v("cy"));
+    }
+    assert!(ys[1] - ys[0] >= 20.0, "rows apart: {ys:?}");
+    // Readable axis: tick labels at least 40 units apart, the axis says what it is.
+    let mut xs: Vec<f64> = forest
+        .select(&sel("line.tick"))
+        .map(|l| l.value().attr("x1").unwrap().parse().unwrap())
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    assert!(
+        xs.len() >= 3 && xs.windows(2).all(|w| w[1] - w[0] >= 40.0),
+        "{xs:?}"
+    );
+    let label = forest.select(&sel("text.x-label")).next().unwrap();
+    assert!(
+        label
+            .text()
+            .collect::<String>()
+            .contains("ratio to the baseline")
+    );
+    assert!(html.select(&sel("p.differs")).next().is_some());
+}
+
+/// The text of an element.
+fn text_of(e: &scraper::ElementRef) -> String {
+    e.text().collect::<String>()
+}
+
+/// Every chart's legend lists every series: a legend entry per line or bar group.
+fn check_legends(html: &Html) {
+    for svg in html.select(&sel("svg[data-kind=line], svg[data-kind=bar]")) {
+        let keys = svg.select(&sel("text.legend")).count();
+        let series = if svg.value().attr("data-kind") == Some("line") {
+            svg.select(&sel("polyline.series")).count()
+        } else {
+            let mut groups: Vec<&str> = svg
+                .select(&sel("rect.bar"))
+                .filter_map(|b| b.value().attr("data-group"))
+                .collect();
+            groups.dedup();
+            groups.sort();
+            groups.dedup();
+            groups.len()
+        };
+        if series > 1 {
+            assert_eq!(
+                keys,
+                series,
+                "legend of {}",
+                text_of(&svg.select(&sel("text.title")).next().unwrap())
+            );
+        }
+    }
+}
+
+/// Issue 12 item 10: the HTML pages of a compress, a corners and a wsat study, fio's
+/// output and a comparison, checked in the parsed DOM and in Chromium screenshots at
+/// 1400 and 390 pixels wide.
+#[test]
+fn html_pages_read_like_a_lab_notebook() {
+    let dir = tmp();
+    let comp = suite(dir.path(), &["compress", "--compress", "90,10"]);
+    let corners = suite(dir.path(), &["corners"]);
+    let wsat = dir.path().join("wsat.json");
+    assert_success(
+        &iomark()
+            .args([
+                "suite",
+                "wsat",
+                "--size",
+                "4m",
+                "--io-size",
+                "1g",
+                "--runtime",
+                "1200ms",
+                "--interval",
+                "200ms",
+                "-q",
+                "-o",
+            ])
+            .arg(&wsat)
+            .arg(dir.path().join("w.dat"))
+            .output()
+            .unwrap(),
+    );
+    let mut pages = Vec::new();
+
+    // compress: the fill runs are preparation, apart from the chart; headings unique;
+    // the target's environment once.
+    let page = dir.path().join("compress.html");
+    let html = html_of(&[&comp], &page);
+    pages.push(page);
+    let bar_sel = sel("section.study[data-param=compress] rect.bar");
+    let bars = html.select(&bar_sel);
+    assert_eq!(
+        bars.filter(|b| b.value().attr("data-category") == Some("fill"))
+            .count(),
+        0
+    );
+    assert_eq!(
+        html.select(&sel("section.study[data-param=compress] rect.bar"))
+            .count(),
+        4 * 2
+    );
+    let prep = text_of(
+        &html
+            .select(&sel("section.study p.preparation"))
+            .next()
+            .expect("preparation named"),
+    );
+    assert!(
+        prep.contains("fill at compress 90") && prep.contains("fill at compress 10"),
+        "{prep}"
+    );
+    let headings: Vec<String> = html
+        .select(&sel("article.run h3"))
+        .map(|h| text_of(&h))
+        .collect();
+    let mut unique = headings.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), headings.len(), "{headings:?}");
+    assert!(
+        headings.iter().any(|h| h == "write 4k qd32, compress 10"),
+        "{headings:?}"
+    );
+    assert_eq!(
+        html.select(&sel("article.run table.env"))
+            .filter(|t| text_of(t).contains("scheduler"))
+            .count(),
+        0
+    );
+    let envs: Vec<_> = html
+        .select(&sel("section#environment table.env"))
+        .filter(|t| text_of(t).contains("filesystem"))
+        .collect();
+    assert_eq!(envs.len(), 1, "one target, one environment table");
+    // Runs of 400 ms at 1 s intervals draw no time series and say why.
+    for a in html.select(&sel("article.run")) {
+        let titles: Vec<String> = a
+            .select(&sel("svg text.title"))
+            .map(|t| text_of(&t))
+            .collect();
+        assert!(
+            !titles.iter().any(|t| t.contains("over time")),
+            "{titles:?}"
+        );
+        assert!(
+            text_of(&a.select(&sel("p.no-series")).next().expect("says why"))
+                .contains("at least 3")
+        );
+    }
+    check_legends(&html);
+
+    // corners: an overview, sequential in MB/s and random in IOPS, with error bars.
+    let page = dir.path().join("corners.html");
+    let html = html_of(&[&corners], &page);
+    pages.push(page);
+    let cdoc = read_json(&corners);
+    let charts: Vec<_> = html
+        .select(&sel("section.overview svg[data-kind=bar]"))
+        .collect();
+    assert_eq!(charts.len(), 2);
+    assert_eq!(
+        text_of(&charts[0].select(&sel("text.y-label")).next().unwrap()),
+        "MB/s"
+    );
+    assert_eq!(
+        text_of(&charts[1].select(&sel("text.y-label")).next().unwrap()),
+        "IOPS"
+    );
+    assert!(
+        html.select(&sel("section.study svg[data-kind=line]"))
+            .next()
+            .is_none(),
+        "no IOPS line mixing 1m and 4k"
+    );
+    for run in cdoc["runs"].as_array().unwrap() {
+        let random = run["spec"]["rw"].as_str().unwrap().starts_with("rand");
+        let (chart, key, scale) = if random {
+            (&charts[1], "iops", 1.0)
+        } else {
+            (&charts[0], "bw_bytes", 1e-6)
+        };
+        let want: f64 = ["read", "write"]
+            .iter()
+            .map(|d| run["summary"][d][key]["mean"].as_f64().unwrap())
+            .sum::<f64>()
+            * scale;
+        let bar = chart
+            .select(&sel("rect.bar"))
+            .find(|b| {
+                b.value()
+                    .attr("data-category")
+                    .is_some_and(|c| c.starts_with(run["name"].as_str().unwrap()))
+            })
+            .unwrap_or_else(|| panic!("a bar for {}", run["name"]));
+        let v: f64 = bar.value().attr("data-value").unwrap().parse().unwrap();
+        assert!(close(v, want), "{v} vs {want}");
+        assert!(
+            !bar.value().attr("data-err").unwrap().is_empty(),
+            "two repetitions: an error bar"
+        );
+    }
+    // An error bar wherever the spread is not zero (a run that moved nothing has none).
+    let spread = html
+        .select(&sel("section.overview rect.bar"))
+        .filter(|b| b.value().attr("data-err").unwrap().parse::<f64>().unwrap() > 0.0)
+        .count();
+    assert!(spread >= 4, "{spread} bars with a spread");
+    assert_eq!(
+        html.select(&sel("section.overview path.error-bar")).count(),
+        spread
+    );
+    check_legends(&html);
+
+    // wsat: the write saturation chart and time axes from 0.
+    let page = dir.path().join("wsat.html");
+    let html = html_of(&[&wsat], &page);
+    pages.push(page);
+    let wdoc = read_json(&wsat);
+    let n = wdoc["runs"][0]["repetitions"][0]["series"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(n >= 3, "{n} intervals");
+    let titles: Vec<String> = html
+        .select(&sel("svg text.title"))
+        .map(|t| text_of(&t))
+        .collect();
+    let sat = html
+        .select(&sel("svg.chart"))
+        .find(|s| {
+            text_of(&s.select(&sel("text.title")).next().unwrap()).starts_with("Write saturation")
+        })
+        .unwrap_or_else(|| panic!("a write saturation chart among {titles:?}"));
+    assert_eq!(sat.select(&sel("circle.point")).count(), n);
+    for svg in html.select(&sel("svg[data-kind=line]")) {
+        let title = text_of(&svg.select(&sel("text.title")).next().unwrap());
+        if title.contains("over time") || title.starts_with("Write saturation") {
+            let first = svg.select(&sel("text.x-tick")).next().map(|t| text_of(&t));
+            assert_eq!(first.as_deref(), Some("0"), "{title}");
+        }
+    }
+    check_legends(&html);
+
+    // fio's output and a comparison render too.
+    let fio = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fio-randread.json");
+    let page = dir.path().join("fio.html");
+    html_of(&[&fio], &page);
+    pages.push(page);
+    let page = dir.path().join("cmp.html");
+    assert_success(
+        &iomark()
+            .arg("compare")
+            .arg(&corners)
+            .arg(&corners)
+            .arg("-o")
+            .arg(&page)
+            .output()
+            .unwrap(),
+    );
+    pages.push(page);
+
+    // Charts take the page's width, not a fixed 640 pixels.
+    let style = text_of(&html.select(&sel("style")).next().unwrap());
+    assert!(
+        style.contains("svg.chart{") && style.contains("width:100%"),
+        "{style}"
+    );
+
+    let Some(chromium) = chromium() else {
+        require("chromium (headless browser)", false);
+        return;
+    };
+    let blank = dir.path().join("blank.html");
+    std::fs::write(&blank, "<!DOCTYPE html><html><body></body></html>").unwrap();
+    for width in [1400, 390] {
+        let (_, _, _, empty) = screenshot(chromium, dir.path(), &blank, width, 2000);
+        for page in &pages {
+            let (png, w, h, size) = screenshot(chromium, dir.path(), page, width, 2000);
+            assert_eq!((w, h), (width, 2000), "{}", png.display());
+            assert!(
+                size > 5 * empty && size > 20_000,
+                "{}: {size} bytes, a blank page {empty}",
+                png.display()
+            );
+        }
+    }
 }

@@ -279,6 +279,7 @@ fn one_repetition_has_no_stddev_in_reports_and_comparisons() {
     let html = out(&["report", a, "--format", "html"]);
     assert!(!html.contains("<td>0</td><td>"), "no sd 0 in {html}");
     let cmp = out(&["compare", a, a, "--format", "md"]);
-    let row = cmp.lines().find(|l| l.starts_with("| randread")).unwrap();
-    assert_eq!(row.split(" | ").nth(2), Some("-"), "{cmp}");
+    // The sd column of the IOPS rows ("| file | figure | mean | sd | …").
+    let row = cmp.lines().find(|l| l.starts_with("| B | IOPS")).unwrap();
+    assert_eq!(row.split(" | ").nth(3), Some("-"), "{cmp}");
 }

@@ -6,25 +6,27 @@ use std::fmt::Write;
 
 use crate::report::chart::{LineChart, Series, line_chart};
 use crate::report::markup::esc;
-use crate::report::tables;
 use crate::results::schema::{Point, Repetition, Run, Status};
 use crate::units::fmt_size;
 
-/// The article of one run of the document labelled `label`.
-pub(super) fn run_article(label: &str, r: &Run) -> String {
+/// The fewest intervals a time series needs to be drawn as one.
+const MIN_INTERVALS: usize = 3;
+
+/// The article of one run of the document labelled `label`, under `heading` (unique in
+/// the page: the run's name with its swept value); `imported` for another tool's output.
+pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -> String {
     let mut out = format!(
         "<article class=\"run\"><h3>{}{}</h3>",
-        esc(&r.name),
+        esc(heading),
         r.status.label()
     );
     let _ = write!(
         out,
-        "<p>{} · target {} ({}, span {}) · engine {} · {} · {} repetition(s)</p>",
+        "<p>{} · {} ({}, span {}) · {} · {} repetition(s)</p>",
         esc(label),
-        esc(&r.target.path),
+        esc(&crate::report::notes::engine_on_target(r)),
         esc(&format!("{:?}", r.target.kind).to_lowercase()),
         fmt_size(r.target.span_bytes),
-        esc(r.engine_label()),
         if r.spec.direct { "direct" } else { "buffered" },
         r.repetitions.len()
     );
@@ -41,19 +43,43 @@ pub(super) fn run_article(label: &str, r: &Run) -> String {
         .find(|x| x.status == Status::Complete)
         .or(r.repetitions.first())
     {
+        let wsat = r.study.as_ref().is_some_and(|p| p.suite == "wsat");
         out.push_str("<div class=\"charts\">");
-        if !rep.series.is_empty() {
+        if rep.series.len() >= MIN_INTERVALS {
             out.push_str(&over_time(r, rep));
-            if r.study.as_ref().is_some_and(|p| p.suite == "wsat") {
+            if wsat {
                 out.push_str(&write_saturation(rep));
             }
         }
         out.push_str(&percentiles(r, rep));
         out.push_str("</div>");
+        if rep.series.len() < MIN_INTERVALS {
+            let what = if wsat {
+                "time series or write saturation"
+            } else {
+                "time series"
+            };
+            let why = match interval_s(rep) {
+                _ if imported => {
+                    "the run was imported from another tool's output, which carries no time series"
+                        .to_string()
+                }
+                Some(x) => format!(
+                    "repetition {} has {} interval(s) over {x:.2} s, and a time series needs at least {MIN_INTERVALS}; run longer or give a shorter --interval",
+                    rep.index,
+                    rep.series.len()
+                ),
+                None => format!(
+                    "repetition {} recorded no intervals (it ended within the first), and a time series needs at least {MIN_INTERVALS}; run longer or give a shorter --interval",
+                    rep.index
+                ),
+            };
+            let _ = write!(out, "<p class=\"no-series\">No {what} chart: {why}.</p>");
+        }
     }
-    let env = tables::run_environment(r);
-    if !env.rows.is_empty() {
-        out.push_str(&env.html("env"));
+    let amp = crate::report::tables::run_amplification(r);
+    if !amp.rows.is_empty() {
+        out.push_str(&amp.html("env"));
     }
     let _ = write!(
         out,
@@ -61,6 +87,11 @@ pub(super) fn run_article(label: &str, r: &Run) -> String {
         esc(&serde_json::to_string_pretty(&r.spec).unwrap_or_default())
     );
     out
+}
+
+/// How long the repetition's time series runs (the last point's end time), if any.
+fn interval_s(rep: &Repetition) -> Option<f64> {
+    rep.series.last().map(|p| p.t_s)
 }
 
 /// Throughput and latency (mean, p99) over the repetition's time series.
@@ -85,6 +116,7 @@ fn over_time(r: &Run, rep: &Repetition) -> String {
         y_label: "MB/s".into(),
         series: tp,
         markers: rep.series.len() <= 60,
+        x_zero: true,
         ..LineChart::default()
     });
     let latency = line_chart(&LineChart {
@@ -101,12 +133,14 @@ fn over_time(r: &Run, rep: &Repetition) -> String {
                 points: pts(|p| p.lat_p99_ns as f64 / 1e3),
             },
         ],
+        x_zero: true,
         ..LineChart::default()
     });
     throughput + &latency
 }
 
-/// Write saturation: IOPS against the total written so far.
+/// Write saturation: IOPS against the total written so far (in GiB, or MiB below one
+/// GiB so the axis reads).
 fn write_saturation(rep: &Repetition) -> String {
     let mut written = 0.0;
     let mut prev_t = 0.0;
@@ -114,17 +148,23 @@ fn write_saturation(rep: &Repetition) -> String {
     for p in &rep.series {
         written += p.write_bw_bytes * (p.t_s - prev_t);
         prev_t = p.t_s;
-        pts.push((written / (1u64 << 30) as f64, p.write_iops));
+        pts.push((written, p.write_iops));
     }
+    let (unit, div) = if written >= (1u64 << 30) as f64 {
+        ("GiB", (1u64 << 30) as f64)
+    } else {
+        ("MiB", (1u64 << 20) as f64)
+    };
     line_chart(&LineChart {
         title: "Write saturation: IOPS vs data written".into(),
-        x_label: "total written (GiB)".into(),
+        x_label: format!("total written ({unit})"),
         y_label: "write IOPS".into(),
         series: vec![Series {
             name: "write IOPS".into(),
-            points: pts,
+            points: pts.into_iter().map(|(w, i)| (w / div, i)).collect(),
         }],
         markers: rep.series.len() <= 120,
+        x_zero: true,
         ..LineChart::default()
     })
 }

@@ -40,7 +40,11 @@ impl<'a> Sweep<'a> {
         let runs: Vec<&Run> = doc
             .runs
             .iter()
-            .filter(|r| r.study.as_ref().is_some_and(|p| p.param == param))
+            .filter(|r| {
+                r.study
+                    .as_ref()
+                    .is_some_and(|p| p.param == param && !p.is_preparation())
+            })
             .collect();
         let (mut tests, mut values) = (Vec::<String>::new(), Vec::<String>::new());
         for p in runs.iter().filter_map(|r| r.study.as_ref()) {
@@ -99,8 +103,28 @@ impl<'a> Sweep<'a> {
     }
 }
 
-/// A section per swept parameter of `doc` that has at least two runs.
+/// The study's name (`suite`) of a document's first study run.
+fn suite_of(doc: &Document) -> Option<&str> {
+    doc.runs
+        .iter()
+        .find_map(|r| r.study.as_ref().map(|p| p.suite.as_str()))
+}
+
+/// A section per swept parameter of `doc` that has at least two measured runs; for
+/// `quick` and `corners` the four corners at a glance instead. Preparation runs (fill,
+/// precondition) are listed apart and never charted as a study category.
 pub(super) fn study_section(label: &str, doc: &Document) -> String {
+    let mut out = String::new();
+    if let Some(suite @ ("quick" | "corners")) = suite_of(doc) {
+        let _ = write!(
+            out,
+            "<section class=\"study overview\" data-suite=\"{s}\"><h3>{s} — the four corners ({l})</h3><div class=\"charts\">{c}</div><p>Sequential tests in MB/s and random tests in IOPS, as CrystalDiskMark shows them: mean ± stddev over the repetitions.</p></section>",
+            s = esc(suite),
+            l = esc(label),
+            c = overview(doc)
+        );
+        return out;
+    }
     let mut params: Vec<String> = Vec::new();
     for r in &doc.runs {
         if let Some(p) = &r.study
@@ -109,11 +133,10 @@ pub(super) fn study_section(label: &str, doc: &Document) -> String {
             params.push(p.param.clone());
         }
     }
-    let mut out = String::new();
     for param in params {
         let sweep = Sweep::of(doc, &param);
         if sweep.runs.len() < 2 {
-            // A single run (e.g. the precondition pass) has nothing to chart against.
+            // A single run (e.g. wsat's) has nothing to chart against.
             continue;
         }
         let suite = sweep.runs[0]
@@ -133,9 +156,94 @@ pub(super) fn study_section(label: &str, doc: &Document) -> String {
         } else {
             out.push_str(&iops_bars(&sweep));
         }
-        out.push_str("</div></section>");
+        out.push_str("</div>");
+        out.push_str(&preparation_note(doc));
+        out.push_str("</section>");
     }
     out
+}
+
+/// The preparation runs of a study (fill, precondition), named apart from the charts.
+fn preparation_note(doc: &Document) -> String {
+    let prep: Vec<String> = doc
+        .runs
+        .iter()
+        .filter(|r| r.study.as_ref().is_some_and(|p| p.is_preparation()))
+        .map(|r| {
+            let p = r.study.as_ref().map_or(String::new(), |p| {
+                format!("{} at {} {}", p.test, p.param, p.value)
+            });
+            let bw = r.summary.total(|d| &d.bw_bytes).mean;
+            format!("{p} ({}, {:.1} MB/s)", esc(&r.name), bw / 1e6)
+        })
+        .collect();
+    if prep.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<p class=\"preparation\">Preparation runs, not charted (they lay out the data the measured runs read): {}.</p>",
+        esc(&prep.join("; "))
+    )
+}
+
+/// Mean and stddev (NaN for one repetition) of a figure of a run's total.
+fn total(
+    r: &Run,
+    f: fn(&crate::results::schema::DirSummary) -> &crate::results::stats::Spread,
+    scale: f64,
+) -> (f64, f64) {
+    let t = r.summary.total(f);
+    (
+        t.mean * scale,
+        if t.n > 1 { t.stddev * scale } else { f64::NAN },
+    )
+}
+
+/// The four corners at a glance: sequential runs in MB/s, random runs in IOPS, a bar
+/// each with its stddev.
+fn overview(doc: &Document) -> String {
+    let measured: Vec<&Run> = doc
+        .runs
+        .iter()
+        .filter(|r| r.study.as_ref().is_some_and(|p| !p.is_preparation()))
+        .collect();
+    let chart = |random: bool| {
+        let runs: Vec<&&Run> = measured
+            .iter()
+            .filter(|r| r.spec.rw.is_random() == random)
+            .collect();
+        if runs.is_empty() {
+            return String::new();
+        }
+        let (title, unit, values): (String, &str, Vec<(f64, f64)>) = if random {
+            (
+                "Random I/O: IOPS (mean ± stddev)".into(),
+                "IOPS",
+                runs.iter().map(|r| total(r, |d| &d.iops, 1.0)).collect(),
+            )
+        } else {
+            (
+                "Sequential I/O: MB/s (mean ± stddev)".into(),
+                "MB/s",
+                runs.iter()
+                    .map(|r| total(r, |d| &d.bw_bytes, 1e-6))
+                    .collect(),
+            )
+        };
+        bar_chart(&BarChart {
+            title,
+            y_label: unit.into(),
+            categories: runs
+                .iter()
+                .map(|r| crate::report::notes::run_label(r))
+                .collect(),
+            groups: vec![BarGroup {
+                name: unit.into(),
+                values,
+            }],
+        })
+    };
+    chart(false) + &chart(true)
 }
 
 /// IOPS and latency against a numeric swept value; a log x axis for wide ranges.
