@@ -79,18 +79,14 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
             let (plan, stop) = (args.resolve()?, io(stop)?);
             let m =
                 iomark::measure::stream::write_stream(&plan.spec, plan.size, &plan.output, stop)?;
-            if !plan.quiet {
-                complain_plain(&notes::data_figures(&plan, &m));
-            }
+            (!plan.quiet).then(|| complain_plain(&notes::data_figures(&plan, &m)));
             Ok(exit_for(stop, None))
         }
         Some(Command::Verify(args)) => cmd_verify(&args, io(stop)?),
         Some(Command::Report(args)) => cmd_report(Job::Report, &args.files, &args.to),
         Some(Command::Compare(args)) => cmd_report(Job::Compare, &args.files, &args.to),
         Some(Command::Suite(args)) => {
-            let sub = matches
-                .subcommand_matches("suite")
-                .expect("the suite subcommand was parsed");
+            let sub = matches.subcommand_matches("suite").expect("parsed");
             let plan = args.resolve(&iomark::cli::explicit_options(sub), &sys)?;
             match plan.dry_run {
                 true => put(&text::dry_run(&plan))

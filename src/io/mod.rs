@@ -5,5 +5,6 @@ pub mod buffer;
 pub mod engine;
 pub mod env;
 pub mod guard;
+pub(crate) mod mark;
 pub mod sys;
 pub mod target;

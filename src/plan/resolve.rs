@@ -111,7 +111,65 @@ pub(crate) fn resolve_engine(
     }
 }
 
+/// The target as given, "null" for the null engine without one.
+fn target_of(target: Option<&str>, engine: EngineKind) -> Result<String> {
+    match (target, engine) {
+        (Some(""), _) => Err(Error::usage(
+            "the TARGET is empty; name a file (e.g. ./test.dat) or a block device",
+        )),
+        (Some(t), _) => Ok(t.to_string()),
+        (None, EngineKind::Null) => Ok("null".to_string()),
+        (None, _) => Err(Error::usage(
+            "no TARGET given; name a file (e.g. ./test.dat) or a block device, or use --engine null",
+        )),
+    }
+}
+
 impl RunOptions {
+    /// Block size, span, offset and I/O size into `spec` (whose engine is set); the notes
+    /// saying what a size resolved to (`2xmem`, a decimal block size).
+    fn sizes(&self, spec: &mut Spec, sys: &System) -> Result<Vec<String>> {
+        spec.bs = size_opt("--bs", self.text_or_default("bs"))?;
+        let mut notes = Vec::new();
+        if let Some(note) = decimal_block(self.text_or_default("bs"), spec.bs) {
+            // 4KB is 4000 bytes here and 4096 in fio: say so, and refuse it for direct I/O.
+            if !self.on("buffered") && spec.engine.caps().does_io {
+                return Err(Error::usage(format!(
+                    "{note}; direct I/O needs a multiple of 512"
+                )));
+            }
+            notes.push(note);
+        }
+        spec.size = match self.text("size") {
+            Some(t) => Some(match memory_multiple(t, sys)? {
+                Some((bytes, note)) => {
+                    notes.push(note);
+                    bytes
+                }
+                None => size_opt("--size", t)?,
+            }),
+            None => None,
+        };
+        spec.offset = size_opt("--offset", self.text_or_default("offset"))?;
+        match self.text("io-size") {
+            Some(t) if t.trim().ends_with(['x', 'X']) => {
+                let n: f64 = t.trim()[..t.trim().len() - 1].parse().map_err(|_| {
+                    Error::usage(format!(
+                        "--io-size: '{t}' is not a size or a multiple of the span (e.g. 1g, 2x)"
+                    ))
+                })?;
+                if !(n > 0.0 && n.is_finite()) {
+                    return Err(Error::usage(format!(
+                        "--io-size {t} must be a positive multiple of the span"
+                    )));
+                }
+                spec.io_spans = Some(n);
+            }
+            other => spec.io_size = other.map(|s| size_opt("--io-size", s)).transpose()?,
+        }
+        Ok(notes)
+    }
+
     /// Resolves and validates everything, for `target` (none: only with --engine null).
     pub(crate) fn resolve(
         &self,
@@ -134,20 +192,7 @@ impl RunOptions {
             )));
         }
         let (engine, engine_note) = resolve_engine(self.text("engine"), sys)?;
-        let target = match (target, engine) {
-            (Some(""), _) => {
-                return Err(Error::usage(
-                    "the TARGET is empty; name a file (e.g. ./test.dat) or a block device",
-                ));
-            }
-            (Some(t), _) => t.to_string(),
-            (None, EngineKind::Null) => "null".to_string(),
-            (None, _) => {
-                return Err(Error::usage(
-                    "no TARGET given; name a file (e.g. ./test.dat) or a block device, or use --engine null",
-                ));
-            }
-        };
+        let target = target_of(target, engine)?;
         let qd: i64 = count_opt("--qd", self.text_or_default("qd"), "a whole number")?;
         let jobs: i64 = count_opt("--jobs", self.text_or_default("jobs"), "a whole number")?;
         let repeat: i64 = count_opt("--repeat", self.text_or_default("repeat"), "a whole number")?;
@@ -165,28 +210,8 @@ impl RunOptions {
         spec.rw = rw;
         // Recorded as what ran: 100 for pure reads, 0 for pure writes.
         spec.rwmixread = rw.read_pct(rwmixread as u8);
-        spec.bs = size_opt("--bs", self.text_or_default("bs"))?;
-        let mut notes = Vec::new();
-        if let Some(note) = decimal_block(self.text_or_default("bs"), spec.bs) {
-            // 4KB is 4000 bytes here and 4096 in fio: say so, and refuse it for direct I/O.
-            if !self.on("buffered") && engine.caps().does_io {
-                return Err(Error::usage(format!(
-                    "{note}; direct I/O needs a multiple of 512"
-                )));
-            }
-            notes.push(note);
-        }
-        spec.size = match self.text("size") {
-            Some(t) => Some(match memory_multiple(t, sys)? {
-                Some((bytes, note)) => {
-                    notes.push(note);
-                    bytes
-                }
-                None => size_opt("--size", t)?,
-            }),
-            None => None,
-        };
-        spec.offset = size_opt("--offset", self.text_or_default("offset"))?;
+        spec.engine = engine;
+        let notes = self.sizes(&mut spec, sys)?;
         spec.qd = qd as u32;
         spec.jobs = jobs as u32;
         spec.runtime_s = self
@@ -199,25 +224,8 @@ impl RunOptions {
             ));
         }
         spec.label = self.text("name").map(str::to_string);
-        match self.text("io-size") {
-            Some(t) if t.trim().ends_with(['x', 'X']) => {
-                let n: f64 = t.trim()[..t.trim().len() - 1].parse().map_err(|_| {
-                    Error::usage(format!(
-                        "--io-size: '{t}' is not a size or a multiple of the span (e.g. 1g, 2x)"
-                    ))
-                })?;
-                if !(n > 0.0 && n.is_finite()) {
-                    return Err(Error::usage(format!(
-                        "--io-size {t} must be a positive multiple of the span"
-                    )));
-                }
-                spec.io_spans = Some(n);
-            }
-            other => spec.io_size = other.map(|s| size_opt("--io-size", s)).transpose()?,
-        }
         spec.ramp_s = duration_opt("--ramp", self.text_or_default("ramp"))?;
         spec.direct = !self.on("buffered");
-        spec.engine = engine;
         spec.engine_note = engine_note;
         spec.fsync = fsync as u32;
         spec.end_fsync = self.on("end-fsync");

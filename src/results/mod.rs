@@ -2,9 +2,9 @@
 
 pub mod env;
 pub mod fio;
-pub(crate) mod fio_terse;
 pub mod schema;
 pub mod sink;
 pub mod stats;
 pub mod steady;
 pub mod store;
+pub mod verify;

@@ -547,37 +547,8 @@ pub(crate) fn read_document(path: &Path) -> Result<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::fs;
-
-    #[test]
-    fn timestamp_shape() {
-        let t = now_rfc3339();
-        assert_eq!(t.len(), 20, "{t}");
-        assert!(t.starts_with("20") && t.ends_with('Z'));
-    }
-
-    #[test]
-    fn save_and_load_round_trip() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("r.json");
-        let doc = Document::new(Host::capture());
-        doc.save(&p).unwrap();
-        assert_eq!(Document::load(&p).unwrap(), doc);
-        fs::write(&p, r#"{"schema":"iomark/9"}"#).unwrap();
-        let err = Document::load(&p).unwrap_err();
-        assert!(matches!(err, crate::error::Error::Document(_)), "{err:?}");
-        assert!(err.to_string().contains("iomark/9"));
-        fs::write(&p, "not json").unwrap();
-        assert!(
-            Document::load(&p)
-                .unwrap_err()
-                .to_string()
-                .contains("not JSON")
-        );
-    }
-}
+#[path = "schema_tests.rs"]
+mod tests;
 
 /// What was measured of the data written in one repetition: the results' `data` object.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -604,81 +575,4 @@ pub enum TargetKind {
     BlockDevice,
 }
 
-/// One bad block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BadBlock {
-    pub offset: u64,
-    pub state: BlockState,
-}
-
-/// The outcome of reading every written block back: the results' `verify` object.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VerifyReport {
-    /// Blocks checked (those written in the run).
-    pub blocks: u64,
-    pub good: u64,
-    /// Wrong magic or size, or payload not matching its CRC32C.
-    pub corrupt: u64,
-    /// Carrying another block's offset.
-    pub misplaced: u64,
-    /// An older write of the block (earlier generation or another run's seed).
-    pub stale: u64,
-    /// The first few bad blocks.
-    pub first_bad: Vec<BadBlock>,
-    /// Bytes read back: the written blocks and nothing else (0 in documents written
-    /// before iomark counted it).
-    #[serde(default)]
-    pub bytes_read: u64,
-}
-
-/// What a block turned out to be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BlockState {
-    Good,
-    Corrupt,
-    Misplaced,
-    Stale,
-}
-
-impl VerifyReport {
-    pub fn bad(&self) -> u64 {
-        self.corrupt + self.misplaced + self.stale
-    }
-
-    /// Counts one checked block at `offset`.
-    pub(crate) fn count(&mut self, offset: u64, state: BlockState) {
-        self.blocks += 1;
-        match state {
-            BlockState::Good => self.good += 1,
-            BlockState::Corrupt => self.corrupt += 1,
-            BlockState::Misplaced => self.misplaced += 1,
-            BlockState::Stale => self.stale += 1,
-        }
-        if state != BlockState::Good && self.first_bad.len() < 10 {
-            self.first_bad.push(BadBlock { offset, state });
-        }
-    }
-
-    /// One line for the terminal.
-    pub fn describe(&self) -> String {
-        let mut s = format!(
-            "verify: {} blocks ({} read): {} good, {} corrupt, {} misplaced, {} stale",
-            self.blocks,
-            crate::units::fmt_size(self.bytes_read),
-            self.good,
-            self.corrupt,
-            self.misplaced,
-            self.stale
-        );
-        if !self.first_bad.is_empty() {
-            let list: Vec<String> = self
-                .first_bad
-                .iter()
-                .map(|b| format!("{:?} at {}", b.state, b.offset).to_lowercase())
-                .collect();
-            s.push_str(&format!(" (first: {})", list.join(", ")));
-        }
-        s
-    }
-}
+pub use crate::results::verify::{BadBlock, BlockState, VerifyReport};

@@ -22,10 +22,9 @@ use crate::results::schema::{Purge, TargetKind};
 use crate::units::fmt_size;
 use crate::workload::data::DataGen;
 
+pub use crate::io::mark::remove_unfinished;
+use crate::io::mark::{MARK_XATTR, Mark, is_marked, mark, read_mark, unfinished};
 use crate::plan::DEFAULT_NEW_FILE_SIZE;
-
-/// The extended attribute that marks a file as iomark's own.
-const MARK_XATTR: &str = "user.iomark";
 
 // Linux block ioctls (include/uapi/linux/fs.h).
 
@@ -50,84 +49,6 @@ pub(crate) struct Target {
     pub device: Option<BlockDev>,
     /// The filesystem a file target lives on.
     pub fs: Option<FsInfo>,
-}
-
-fn is_marked(file: &File) -> bool {
-    sys::has_xattr(file.as_fd(), MARK_XATTR)
-}
-
-/// Who made a file iomark marked: the mark names the creating process while that run
-/// owns the file (`pid=N start=T boot=B`), and says `kept` once a run kept it with
-/// `--keep` (older iomark wrote `created`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Mark {
-    /// Made by a run that is still going (perhaps this one).
-    Live(u32),
-    /// Left by a run that ended without removing it (killed): iomark's to remove.
-    Leftover(u32),
-    /// Kept on purpose, or of unknown origin: used, never removed.
-    Kept,
-}
-
-fn mark_value(pid: u32) -> Vec<u8> {
-    match sys::process_identity(pid) {
-        Some((start, boot)) => format!("pid={pid} start={start} boot={boot}").into_bytes(),
-        None => b"kept".to_vec(),
-    }
-}
-
-fn parse_mark(value: &[u8]) -> Mark {
-    let text = String::from_utf8_lossy(value);
-    let field = |k: &str| {
-        text.split_whitespace()
-            .find_map(|f| f.strip_prefix(k)?.strip_prefix('='))
-            .map(str::to_string)
-    };
-    let (Some(pid), Some(start), Some(boot)) = (
-        field("pid").and_then(|p| p.parse::<u32>().ok()),
-        field("start").and_then(|s| s.parse::<u64>().ok()),
-        field("boot"),
-    ) else {
-        return Mark::Kept;
-    };
-    match sys::process_identity(pid) {
-        Some((s, b)) if s == start && b == boot => Mark::Live(pid),
-        _ => Mark::Leftover(pid),
-    }
-}
-
-fn read_mark(file: &File) -> Option<Mark> {
-    sys::get_xattr(file.as_fd(), MARK_XATTR).map(|v| parse_mark(&v))
-}
-
-fn mark(file: &File) {
-    sys::set_xattr(file.as_fd(), MARK_XATTR, &mark_value(std::process::id()));
-}
-
-/// Files this process created and has not yet removed or handed over (kept): removed by
-/// [`remove_unfinished`] when a second signal ends the process at once.
-static UNFINISHED: std::sync::Mutex<Vec<(PathBuf, (u64, u64))>> = std::sync::Mutex::new(Vec::new());
-
-fn unfinished(path: &Path, identity: Option<(u64, u64)>, add: bool) {
-    let Some(id) = identity else { return };
-    let mut list = UNFINISHED.lock().unwrap_or_else(|p| p.into_inner());
-    list.retain(|(p, i)| !(p == path && *i == id));
-    if add {
-        list.push((path.to_path_buf(), id));
-    }
-}
-
-/// Removes every file this process created and still owns (each only if the path still
-/// names the same file). For the moment a second Ctrl-C ends the process without
-/// unwinding: a file being laid out must not stay behind.
-pub fn remove_unfinished() {
-    let list = UNFINISHED.lock().unwrap_or_else(|p| p.into_inner());
-    for (path, id) in list.iter() {
-        let now = fs::symlink_metadata(path).ok().map(|m| (m.dev(), m.ino()));
-        if now == Some(*id) {
-            let _ = fs::remove_file(path);
-        }
-    }
 }
 
 fn in_use_refusal(path: &Path, use_: &crate::io::guard::InUse) -> Error {
@@ -520,147 +441,6 @@ impl Target {
         Ok(t)
     }
 
-    fn create(
-        spec: &Spec,
-        policy: &TargetPolicy,
-        path: PathBuf,
-        go_on: &mut dyn FnMut(u64, u64) -> bool,
-        layout: &mut DataGen,
-    ) -> Result<Target> {
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        if !parent.is_dir() {
-            return Err(Error::target(format!(
-                "directory {} does not exist; create it first or choose another target",
-                parent.display()
-            )));
-        }
-        let span = spec.size.unwrap_or(DEFAULT_NEW_FILE_SIZE);
-        let len = spec.offset + span;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| open_error(&path, &e, false, true))?;
-        let md = file.metadata().ok();
-        let identity = md.as_ref().map(|m| (m.dev(), m.ino()));
-        mark(&file);
-        unfinished(&path, identity, true);
-        let mut t = Target {
-            kind: TargetKind::File,
-            path: path.clone(),
-            file: Some(file),
-            base: spec.offset,
-            span,
-            align: 1,
-            // From here on the file is ours: Drop removes it if anything below fails, and
-            // `keep` applies only once the file is complete.
-            created: true,
-            identity,
-            keep: false,
-            device: md.as_ref().and_then(BlockDev::of_metadata),
-            fs: FsInfo::of_path(&path),
-        };
-        // Check what can fail cheaply before writing a whole file.
-        t.check_geometry(spec)?;
-        if spec.direct {
-            // Some filesystems refuse O_DIRECT: try it on the descriptor, and switch back
-            // for the buffered layout.
-            let f = t.file.as_ref().expect("just opened").as_fd();
-            sys::set_direct(f)
-                .and_then(|()| sys::set_status_flags(f, 0, sys::O_DIRECT))
-                .map_err(|e| open_error(&path, &e, true, true))?;
-        }
-        let f = t.file.as_ref().expect("just opened");
-        Self::lay_out(f, len, layout, go_on).map_err(|e| match e.raw_os_error() {
-            Some(sys::ENOSPC) => Error::runtime(format!(
-                "no space left on the filesystem of {} for a {} file; free space or use a smaller --size",
-                path.display(),
-                fmt_size(len)
-            )),
-            Some(sys::EINTR) => Error::runtime(format!(
-                "interrupted while laying out {}; nothing was measured",
-                path.display()
-            )),
-            Some(sys::EFBIG) => Error::target(format!(
-                "--size {} is larger than the filesystem of {} allows for one file; use a smaller --size",
-                fmt_size(len),
-                path.display()
-            )),
-            _ => Error::io(format!("cannot write {}", path.display()), &e),
-        })?;
-        if spec.direct {
-            // Switch the same descriptor to O_DIRECT, rather than reopening by path.
-            if let Err(e) = sys::set_direct(f.as_fd()) {
-                return Err(open_error(&path, &e, true, true));
-            }
-        }
-        t.keep = policy.keep;
-        Ok(t)
-    }
-
-    /// Writes `len` bytes of random data, so that reads hit real blocks and not holes
-    /// (which a filesystem answers without touching the device).
-    fn lay_out(
-        f: &File,
-        len: u64,
-        datagen: &mut DataGen,
-        go_on: &mut dyn FnMut(u64, u64) -> bool,
-    ) -> io::Result<()> {
-        // Reserve the space first, so a full filesystem fails now and not halfway.
-        sys::reserve(f.as_fd(), len)?;
-        let mut buf = vec![0u8; 1 << 20];
-        let mut w = f;
-        let mut left = len;
-        while left > 0 {
-            if !go_on(len - left, len) {
-                return Err(io::Error::from_raw_os_error(sys::EINTR));
-            }
-            let n = left.min(buf.len() as u64) as usize;
-            datagen.fill(&mut buf[..n]);
-            w.write_all(&buf[..n])?;
-            left -= n as u64;
-        }
-        go_on(len, len);
-        f.sync_all()
-    }
-
-    /// Checks block size, offset and span against the target's direct-I/O alignment.
-    fn check_geometry(&mut self, spec: &Spec) -> Result<()> {
-        if spec.bs > self.span {
-            return Err(Error::target(format!(
-                "--bs {} is larger than the span of {} ({}); use a smaller --bs or a larger --size",
-                fmt_size(spec.bs),
-                self.path.display(),
-                fmt_size(self.span)
-            )));
-        }
-        if !spec.direct {
-            return Ok(());
-        }
-        let file = self.file.as_ref().expect("opened above");
-        self.align = direct_alignment(file, self.kind, self.device.as_ref());
-        let a = self.align;
-        if !spec.bs.is_multiple_of(a) {
-            return Err(Error::target(format!(
-                "--bs {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",
-                spec.bs,
-                self.path.display()
-            )));
-        }
-        if !spec.offset.is_multiple_of(a) {
-            return Err(Error::target(format!(
-                "--offset {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",
-                spec.offset,
-                self.path.display()
-            )));
-        }
-        Ok(())
-    }
-
     /// Discards the span (BLKDISCARD on a device, FALLOC_FL_PUNCH_HOLE on a file), the
     /// "purge" of the SNIA tests: what was done, and whether the target took it.
     pub(crate) fn purge(&self) -> Purge {
@@ -767,48 +547,8 @@ impl Drop for Target {
     }
 }
 
+mod create;
+
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::plan::data::DataSpec;
-    use crate::plan::spec::{EngineKind, Rw};
-
-    fn open(path: &Path, rw: Rw, policy: &TargetPolicy) -> Result<Target> {
-        let mut spec = Spec::new(path.display().to_string());
-        spec.rw = rw;
-        spec.engine = EngineKind::Psync;
-        spec.direct = false;
-        spec.size = Some(64 << 10);
-        let mut layout = DataGen::new(&DataSpec::default(), 1, 1, None);
-        Target::open(&spec, policy, &mut |_, _| true, &mut layout)
-    }
-
-    #[test]
-    fn refusals_say_which_kind_they_are() {
-        let dir = tempfile::tempdir().unwrap();
-        let foreign = dir.path().join("foreign.dat");
-        std::fs::write(&foreign, vec![7u8; 64 << 10]).unwrap();
-        let policy = TargetPolicy::default();
-        assert!(matches!(
-            open(&foreign, Rw::Write, &policy),
-            Err(Error::Guard(_))
-        ));
-        assert!(
-            open(&foreign, Rw::Read, &policy).is_ok(),
-            "reads need no flag"
-        );
-        let overwrite = TargetPolicy {
-            overwrite: true,
-            ..TargetPolicy::default()
-        };
-        assert!(open(&foreign, Rw::Write, &overwrite).is_ok());
-        assert!(matches!(
-            open(dir.path(), Rw::Read, &policy),
-            Err(Error::Target(_))
-        ));
-        assert!(matches!(
-            open(&dir.path().join("no/such/dir/x"), Rw::Write, &policy),
-            Err(Error::Target(_))
-        ));
-    }
-}
+#[path = "target_tests.rs"]
+mod tests;

@@ -51,7 +51,7 @@ pub(crate) fn parse(text: &str) -> Option<std::result::Result<Document, String>>
     }
     let v = json!({"fio version": first[1], "jobs": jobs});
     Some(
-        crate::results::fio::from_fio_with(&v, &crate::results::fio::TextInfo::default()).map(
+        super::from_fio_with(&v, &super::TextInfo::default()).map(
             |mut doc| {
                 for r in &mut doc.runs {
                     if let Some(f) = &mut r.fio {

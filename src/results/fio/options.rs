@@ -1,0 +1,112 @@
+//! A fio job's options → iomark's workload: the pattern, the block size and the spec.
+
+use super::Opts;
+use super::units::fio_size;
+use crate::plan::data::DataSpec;
+use crate::plan::spec::{EngineKind, Rw, Spec};
+use crate::results::schema::DirStats;
+
+/// fio's `rw` as iomark's pattern; `None` for the trim modes iomark does not have.
+pub(super) fn job_rw(rw_s: &str) -> Option<Rw> {
+    // "randread:8" (fio's sequential-skip suffix) names the same pattern.
+    let rw_s = rw_s.split(':').next().unwrap_or(rw_s);
+    Some(match rw_s {
+        "read" => Rw::Read,
+        "write" => Rw::Write,
+        "randread" => Rw::RandRead,
+        "randwrite" => Rw::RandWrite,
+        "rw" | "readwrite" => Rw::Rw,
+        "randrw" => Rw::RandRw,
+        _ => return None,
+    })
+}
+
+/// The block sizes as fio was told (label) and the one size `spec.bs` keeps: the
+/// average transfer (bytes ÷ I/Os of the direction that did most) when sizes vary
+/// (`bssplit`, `bsrange`, read,write pairs), else the size.
+pub(super) fn job_bs(opts: &Opts, kb: u64, read: &DirStats, write: &DirStats) -> (String, u64) {
+    let main = if read.ios >= write.ios { read } else { write };
+    let average = (main.ios > 0).then(|| (main.bytes as f64 / main.ios as f64).round() as u64);
+    let avg_label = |a: Option<u64>| {
+        a.map_or(String::new(), |a| {
+            format!(" (average {})", crate::units::fmt_size_short(a))
+        })
+    };
+    if let Some(split) = opts.get("bssplit") {
+        return (
+            format!("bssplit {split}{}", avg_label(average)),
+            average.unwrap_or(4096),
+        );
+    }
+    if let Some(range) = opts.get("bsrange").or_else(|| opts.get("blocksize_range")) {
+        return (
+            format!("bsrange {range}{}", avg_label(average)),
+            average.unwrap_or(4096),
+        );
+    }
+    let given = opts.get("bs").or_else(|| opts.get("blocksize"));
+    let list: Vec<Option<u64>> = given
+        .map(|s| s.split(',').map(|x| fio_size(x, kb)).collect())
+        .unwrap_or_default();
+    let r = list.first().copied().flatten().unwrap_or(4096);
+    let w = list.get(1).copied().flatten().unwrap_or(r);
+    if r != w {
+        let pair = format!(
+            "{},{}",
+            crate::units::fmt_size_short(r),
+            crate::units::fmt_size_short(w)
+        );
+        let bs = if read.ios >= write.ios && (read.ios > 0 || write.ios == 0) {
+            r
+        } else {
+            w
+        };
+        return (pair, bs);
+    }
+    (crate::units::fmt_size_short(r), r)
+}
+
+/// The workload of a job, from its options (the job's own, else the global ones).
+pub(super) fn job_spec(name: &str, opts: &Opts, rw: Option<Rw>, bs: u64, kb: u64) -> Spec {
+    let rw = rw.unwrap_or(Rw::Read);
+    let mut spec = Spec::new(opts.get("filename").unwrap_or(name));
+    spec.rw = rw;
+    spec.rwmixread = opts
+        .get("rwmixread")
+        .and_then(|s| s.parse().ok())
+        .or_else(|| {
+            opts.get("rwmixwrite")
+                .and_then(|s| s.parse::<u8>().ok())
+                .map(|w| 100u8.saturating_sub(w))
+        })
+        .unwrap_or(50);
+    spec.rwmixread = rw.read_pct(spec.rwmixread);
+    spec.bs = bs;
+    spec.qd = opts
+        .get("iodepth")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    spec.jobs = opts
+        .get("numjobs")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    spec.size = opts.get("size").and_then(|s| fio_size(s, kb));
+    spec.offset = opts
+        .get("offset")
+        .and_then(|s| fio_size(s, kb))
+        .unwrap_or(0);
+    // fio says direct I/O two ways: direct=1, or buffered=0.
+    spec.direct = opts.flag("direct") == Some(true) || opts.flag("buffered") == Some(false);
+    let engine = opts.get("ioengine").unwrap_or("psync");
+    spec.engine = match engine {
+        "io_uring" => EngineKind::IoUring,
+        "null" => EngineKind::Null,
+        _ => EngineKind::Psync,
+    };
+    spec.runtime_s = opts
+        .get("runtime")
+        .and_then(|s| crate::units::parse_duration(s).ok())
+        .map(|d| d.as_secs_f64());
+    spec.data = DataSpec::default();
+    spec
+}
