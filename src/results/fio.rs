@@ -271,6 +271,13 @@ fn job_repetition(clones: &[&Value]) -> Repetition {
             } else {
                 0.0
             },
+            // fio's usr_cpu/sys_cpu are its job threads'.
+            workers: crate::results::schema::CpuPart::new(
+                cpu_s("usr_cpu"),
+                cpu_s("sys_cpu"),
+                total,
+            ),
+            ..Cpu::default()
         },
         device: None,
         series: Vec::new(),
