@@ -471,8 +471,9 @@ mod tests {
 
     #[test]
     fn sampled_dedup_estimate_is_close() {
-        // Within the hashing budget (after its 4 MiB allowance, 1/256 of the bytes for rare
-        // contents and as much for frequent ones), the consistent sample lands within
+        // Within the hashing budget (its 4 MiB allowance once per doubling of the
+        // written bytes, 1/256 of the bytes for rare contents and as much for frequent
+        // ones), the consistent sample lands within
         // its sampling error (about 1200 units hashed here, in clusters of copies: a
         // standard error near 2 points; a run of seconds hashes up to 64 Ki), for rare repeats (any earlier unit), frequent ones (a
         // set of 3) and a single content (zeros).
@@ -502,7 +503,10 @@ mod tests {
                 r.dedup_sampled_units
             );
             assert!(m.shift > 0 || want == 100.0, "sampling kicked in");
-            let budget = (4 << 20) / 4096 + 2 * units / 256 + 64;
+            // The allowance once per doubling of the written bytes past it, then 1/256
+            // for rare and for frequent contents.
+            let doublings = (units as f64 / 1024.0).log2().ceil().max(0.0) as u64;
+            let budget = 1024 * (1 + doublings) + 2 * units / 256 + 64;
             assert!(
                 r.dedup_sampled_units <= budget,
                 "{}: {} units hashed",

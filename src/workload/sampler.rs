@@ -17,7 +17,7 @@ const HASH_BUDGET_SHIFT: u32 = 8;
 const HASH_ALLOWANCE: u64 = 4 << 20;
 /// A content whose selector has been hashed this many times is *frequent*: from then on
 /// one copy in `1 << HASH_BUDGET_SHIFT` is hashed, and counts for that many.
-const FREQUENT: u32 = 4;
+const FREQUENT: u32 = 16;
 
 /// One distinct content among the hashed units.
 #[derive(Debug, Clone, Copy)]
@@ -45,8 +45,9 @@ struct Seen {
 /// 4 MiB allowance) while more than 1/256 is selected, or the table exceeds its entries. Copies of a *frequent* content
 /// (zeros, a pattern, a small `--dedup-set`) would all be hashed whatever the fraction,
 /// so once a selector has been hashed `FREQUENT` times its content is *pinned* (kept
-/// whatever the fraction) and only every 256th unit carrying it is hashed, counting 256
-/// times (a Horvitz–Thompson weight). Rare contents count 2^shift times each.
+/// whatever the fraction, standing for itself alone) and only every 256th unit carrying
+/// it is hashed, counting 256 times (a Horvitz–Thompson weight). Every other sampled
+/// content stands for 2^shift contents.
 #[derive(Debug, Clone)]
 pub struct Sampler {
     chunk: usize,
@@ -71,6 +72,9 @@ pub struct Sampler {
     hashed_rare: u64,
     /// Units hashed in full: the sample size.
     hashed_units: u64,
+    /// `written` when the fraction was last halved: it is halved at most once per
+    /// doubling of the written bytes, so that the sample shrinks gradually.
+    written_at_narrow: u64,
     /// Times each selector was hashed; a small direct-mapped cache of frequent selectors
     /// in front of it, so that zeros and patterns cost one compare per unit.
     selectors: HashMap<u64, u32>,
@@ -127,6 +131,7 @@ impl Sampler {
             written: 0,
             hashed_rare: 0,
             hashed_units: 0,
+            written_at_narrow: 0,
             selectors: HashMap::new(),
             frequent: [u64::MAX; 16],
             frequent_skip: 0,
@@ -197,21 +202,18 @@ impl Sampler {
         let n = self.selectors.entry(sel).or_insert(0);
         *n += 1;
         if *n >= FREQUENT {
-            // Frequent from now on: pinned, its counts turned into units of the stream.
+            // Frequent from now on: pinned. Its counts so far are exact (every copy of a
+            // sampled content was hashed); from now on they are weighted.
             self.frequent[(sel >> 60) as usize] = sel;
-            let scale = 1u64 << self.shift;
-            if let Some(e) = self.seen.get_mut(&h)
-                && !e.pinned
-            {
+            if let Some(e) = self.seen.get_mut(&h) {
                 e.pinned = true;
-                e.weight *= scale;
-                e.first *= scale;
             }
         }
         // Over the budget while more than 1/256 of the rare units are selected: halve the
         // fraction. At 1/256 or less the budget catches up by itself.
         let over_budget = self.hashed_rare > HASH_ALLOWANCE + (self.written >> HASH_BUDGET_SHIFT)
-            && self.shift < HASH_BUDGET_SHIFT;
+            && self.shift < HASH_BUDGET_SHIFT
+            && self.written >= 2 * self.written_at_narrow;
         if over_budget || self.seen.len() > self.max_entries {
             self.narrow();
         }
@@ -234,6 +236,7 @@ impl Sampler {
     /// Halves the sampled fraction of hash space, dropping what falls out of it.
     fn narrow(&mut self) {
         self.shift += 1;
+        self.written_at_narrow = self.written;
         let s = self.shift;
         self.seen.retain(|_, e| e.pinned || e.sel_tz >= s);
         self.selectors.retain(|k, _| k.trailing_zeros() >= s);
