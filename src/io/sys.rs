@@ -231,14 +231,31 @@ pub fn is_root() -> bool {
 
 /// The process's user and system CPU time so far, in seconds.
 pub(crate) fn process_cpu() -> Option<(f64, f64)> {
+    rusage(libc::RUSAGE_SELF)
+}
+
+/// The calling thread's user and system CPU time so far, in seconds
+/// (`getrusage(RUSAGE_THREAD)`).
+pub(crate) fn thread_cpu() -> Option<(f64, f64)> {
+    rusage(libc::RUSAGE_THREAD)
+}
+
+fn rusage(who: libc::c_int) -> Option<(f64, f64)> {
     // Safety: an all-zero rusage is a valid value of this plain C struct.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     // Safety: getrusage only writes into the struct we hand it.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+    if unsafe { libc::getrusage(who, &mut ru) } != 0 {
         return None;
     }
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     Some((tv(ru.ru_utime), tv(ru.ru_stime)))
+}
+
+/// Clock ticks per second of `/proc`'s CPU times (`sysconf(_SC_CLK_TCK)`, 100 on Linux).
+pub(crate) fn clock_ticks() -> f64 {
+    // Safety: sysconf has no preconditions.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 { t as f64 } else { 100.0 }
 }
 
 /// The major and minor numbers of a device number.

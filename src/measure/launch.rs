@@ -14,7 +14,7 @@ use std::sync::mpsc;
 
 use crate::measure::gate::Gate;
 use crate::measure::interval::{IntervalMsg, Live};
-use crate::measure::worker::{Worker, WorkerOut};
+use crate::measure::worker::{Worker, WorkerOut, worker_data};
 use crate::plan::spec::EngineKind;
 use crate::plan::spec::Spec;
 use crate::stop::StopFlag;
@@ -78,13 +78,14 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
     if engine.is_err() {
         ctx.halt.store(true, Ordering::Relaxed);
     }
+    let data = worker_data(ctx);
     let Some(t0) = ctx.gate.arrive_and_wait() else {
         return WorkerOut::empty(engine.err());
     };
     match engine {
-        Ok(AnyEngine::Null(e)) => Worker::new(e, ctx, t0).run(),
-        Ok(AnyEngine::Psync(e)) => Worker::new(e, ctx, t0).run(),
-        Ok(AnyEngine::Uring(e)) => Worker::new(e, ctx, t0).run(),
+        Ok(AnyEngine::Null(e)) => Worker::new(e, ctx, data, t0).run(),
+        Ok(AnyEngine::Psync(e)) => Worker::new(e, ctx, data, t0).run(),
+        Ok(AnyEngine::Uring(e)) => Worker::new(e, ctx, data, t0).run(),
         Err(e) => WorkerOut::empty(Some(e)),
     }
 }

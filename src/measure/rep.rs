@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::io::env::{BlockStat, CpuTimes};
+use crate::io::env::{BlockStat, CpuTimes, KernelWorkers};
 use crate::io::target::Target;
 use crate::measure::gate::Gate;
 use crate::measure::interval::{IntervalMsg, IntervalSum, Live, LiveTotals, gather, series};
@@ -19,7 +19,7 @@ use crate::measure::verify::GenMap;
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::Spec;
 use crate::results::env::DeviceDelta;
-use crate::results::schema::{Cpu, DirStats, Repetition, Status};
+use crate::results::schema::{Cpu, CpuPart, DirStats, Repetition, Status};
 use crate::results::sink::{Progress, Sink};
 use crate::results::stats::{Counter, LatHist};
 use crate::stop::StopFlag;
@@ -73,6 +73,8 @@ struct Watch {
     intervals: Vec<IntervalSum>,
     dev_before: Option<BlockStat>,
     cpu_before: CpuTimes,
+    /// io_uring's kernel workers when the window began.
+    kworkers_before: KernelWorkers,
     spawn_error: Option<Error>,
     sink_error: Option<Error>,
     /// Seconds from the stop (signal, halt, the window's end) to the last worker's return.
@@ -92,6 +94,7 @@ pub(crate) fn run_rep(
     let win = Window::of(spec, target.span);
     let (outs, mut watch) = drive(spec, target, corpus, rep, win, stop, sink);
     let cpu = CpuTimes::now().since(watch.cpu_before);
+    let io_wq = KernelWorkers::now().since(&watch.kworkers_before);
     let dev_after = target.device.as_ref().and_then(|d| d.stat());
     let device = match (&target.device, watch.dev_before, dev_after) {
         (Some(d), Some(b), Some(a)) => Some(DeviceDelta::between(&d.name, b, a)),
@@ -139,6 +142,13 @@ pub(crate) fn run_rep(
             } else {
                 0.0
             },
+            workers: CpuPart::new(merged.cpu.user_s, merged.cpu.sys_s, total),
+            io_wq: CpuPart::new(io_wq.user_s, io_wq.sys_s, total),
+            other: CpuPart::new(
+                (cpu.user_s - merged.cpu.user_s - io_wq.user_s).max(0.0),
+                (cpu.sys_s - merged.cpu.sys_s - io_wq.sys_s).max(0.0),
+                total,
+            ),
         },
         device,
         series: series(&watch.intervals, spec.interval_s, elapsed_s),
@@ -178,6 +188,7 @@ fn drive(
         intervals: Vec::new(),
         dev_before: None,
         cpu_before: CpuTimes::now(),
+        kworkers_before: KernelWorkers::default(),
         spawn_error: None,
         sink_error: None,
         stop_wait_s: None,
@@ -224,6 +235,7 @@ fn drive(
         if win.ramp_ns == 0 {
             watch.dev_before = snapshot();
             watch.cpu_before = CpuTimes::now();
+            watch.kworkers_before = KernelWorkers::now();
         }
         let t0 = Instant::now();
         if watch.spawn_error.is_some() {
@@ -245,6 +257,7 @@ fn drive(
             if monitor.ramp_ended() {
                 watch.dev_before = snapshot();
                 watch.cpu_before = CpuTimes::now();
+                watch.kworkers_before = KernelWorkers::now();
             }
             if let Some(p) = monitor.tick(&live) {
                 match sink.progress(&p) {
@@ -378,6 +391,8 @@ struct Merged {
     error: Option<Error>,
     sampler: Option<Sampler>,
     gens: Vec<(u64, Vec<u64>)>,
+    /// The job threads' CPU time in their measured windows.
+    cpu: CpuTimes,
 }
 
 impl Merged {
@@ -393,8 +408,10 @@ impl Merged {
             error: None,
             sampler: None,
             gens: Vec::new(),
+            cpu: CpuTimes::default(),
         };
         for o in outs {
+            m.cpu = m.cpu.plus(o.cpu);
             m.read += o.read;
             m.write += o.write;
             m.hist_read += &o.hist_read;

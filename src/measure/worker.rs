@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use crate::error::Error;
 use crate::io::engine::{Completion, Engine, Op, Queued, Request};
+use crate::io::env::CpuTimes;
 use crate::measure::interval::{Interval, LiveTotals};
 use crate::measure::launch::{WorkerCtx, io_error};
 use crate::results::stats::{Counter, LatHist};
@@ -37,6 +38,8 @@ pub(crate) struct WorkerOut {
     /// With --verify: the first byte of the worker's region and the generation last
     /// written to each of its blocks (0: never).
     pub(crate) gens: Option<(u64, Vec<u64>)>,
+    /// This thread's CPU time from the start of its measured window to its end.
+    pub(crate) cpu: CpuTimes,
 }
 
 impl WorkerOut {
@@ -52,8 +55,20 @@ impl WorkerOut {
             error,
             sampler: None,
             gens: None,
+            cpu: CpuTimes::default(),
         }
     }
+}
+
+/// The data generator of the worker of `ctx`: built before the starting gate, because
+/// building its pool takes time that must not count.
+pub(crate) fn worker_data(ctx: &WorkerCtx) -> DataGen {
+    DataGen::new(
+        &ctx.spec.data,
+        ctx.spec.seed,
+        data_stream(job_stream(ctx.stream, ctx.job)),
+        ctx.corpus.cloned(),
+    )
 }
 
 /// A request slot: what is in flight on it.
@@ -132,11 +147,13 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     live: LiveTotals,
     last_counted_ns: u64,
     now: u64,
+    /// This thread's CPU time when its measured window began (after the ramp).
+    cpu_start: Option<CpuTimes>,
     out: WorkerOut,
 }
 
 impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
-    pub(crate) fn new(eng: E, ctx: &'c WorkerCtx<'a>, t0: Instant) -> Self {
+    pub(crate) fn new(eng: E, ctx: &'c WorkerCtx<'a>, data: DataGen, t0: Instant) -> Self {
         let spec = ctx.spec;
         let qd = spec.qd as usize;
         let stream = job_stream(ctx.stream, ctx.job);
@@ -163,12 +180,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 spec.rw.read_pct(spec.rwmixread),
                 Rng::new(spec.seed, stream | 2),
             ),
-            data: DataGen::new(
-                &spec.data,
-                spec.seed,
-                data_stream(stream),
-                ctx.corpus.cloned(),
-            ),
+            data,
             sampler: spec.writes().then(|| Sampler::new(&spec.data)),
             verify: spec.verify.then(|| VerifyTrack {
                 base: region_base,
@@ -191,6 +203,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             live: LiveTotals::default(),
             last_counted_ns: 0,
             now: now_ns(t0),
+            cpu_start: None,
             out: WorkerOut::empty(None),
             eng,
             ctx,
@@ -202,6 +215,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     /// until the work is done or the run is stopped.
     pub(crate) fn run(mut self) -> WorkerOut {
         loop {
+            if self.cpu_start.is_none() && self.now >= self.ctx.ramp_ns {
+                self.cpu_start = Some(CpuTimes::thread());
+            }
             self.check_stop();
             self.fill_queue();
             if self.inflight == 0 && !self.start_end_sync() {
@@ -555,6 +571,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             (None, true) => measured_now,
         };
         self.out.interrupted = self.interrupted;
+        if let Some(start) = self.cpu_start {
+            self.out.cpu = CpuTimes::thread().since(start);
+        }
         self.out.sampler = self.sampler.take();
         self.out.gens = self.verify.take().map(|v| (v.base, v.gens));
         self.out

@@ -127,7 +127,8 @@ fn run_stopped(
         path: "fake",
         corpus: None,
     };
-    let out = Worker::new(eng, &ctx, Instant::now()).run();
+    let data = super::worker_data(&ctx);
+    let out = Worker::new(eng, &ctx, data, Instant::now()).run();
     drop(ctx);
     (out, rx.try_iter().collect())
 }

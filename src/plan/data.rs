@@ -9,6 +9,11 @@ use crate::units::fmt_size;
 /// Bytes of whole writes each writing job keeps to measure compressibility (the
 /// `Sampler`'s budget).
 pub(crate) const SAMPLE_BUDGET: usize = 4 << 20;
+/// Bytes of pre-generated random literals per job (at least; a pool holds at least two
+/// units). Twice zstd level 1's window (512 KiB) and sixteen times lz4's (64 KiB), so a
+/// stretch of the pool comes back only after every fast compressor has forgotten it; it
+/// also stays within a core's L2/L3 share, so copying from it runs near memcpy speed.
+pub(crate) const POOL_BYTES: usize = 1 << 20;
 /// Distinct unit hashes each writing job keeps to measure dedupability before it samples
 /// by content.
 pub(crate) const MAX_UNIT_HASHES: usize = 1 << 16;
@@ -71,6 +76,10 @@ pub struct DataSpec {
     /// The file or directory, for `files`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub files: Option<String>,
+    /// Generate every unit of every write afresh (`--refill`) instead of stamping units
+    /// of a pool built before the run (see `docs/data.md`).
+    #[serde(default)]
+    pub refill: bool,
 }
 
 impl Default for DataSpec {
@@ -85,6 +94,7 @@ impl Default for DataSpec {
             dedup_set: None,
             pattern: None,
             files: None,
+            refill: false,
         }
     }
 }
@@ -121,6 +131,9 @@ impl DataSpec {
         };
         if self.dedup > 0.0 {
             s.push_str(&format!(", dedup {}%", self.dedup));
+        }
+        if self.refill && self.generated() {
+            s.push_str(", refilled");
         }
         s
     }

@@ -318,6 +318,11 @@ pub(crate) const TABLE: &[OptDef] = &[
         "Repeats come from at most N distinct units [default: any unit written before].",
     ),
     switch(
+        "refill",
+        Data,
+        "Generate every byte of every write afresh (slower), instead of copying units of a pool built before the run and stamping each one unique. Same promises either way; different bytes.",
+    ),
+    switch(
         "keep",
         Target,
         "Keep the file iomark created instead of removing it at the end.",

@@ -327,6 +327,7 @@ impl RunOptions {
                 CompressMethod::Zerofill
             },
             dedup: dedup.unwrap_or(0.0),
+            refill: self.on("refill"),
             ..DataSpec::default()
         };
         if let Some(n) = self.text("dedup-set") {

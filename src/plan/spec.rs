@@ -380,17 +380,18 @@ impl Spec {
 
     /// What this run allocates in its process, known before the target is opened.
     pub(crate) fn memory(&self) -> Memory {
-        use crate::plan::data::{MAX_UNIT_HASHES, SAMPLE_BUDGET};
+        use crate::plan::data::{MAX_UNIT_HASHES, POOL_BYTES, SAMPLE_BUDGET};
         let jobs = self.jobs as u64;
         // Each job's BufferPool: qd slots of bs rounded up to the alignment (4 KiB at
         // least; a device may ask for more, which only adds to this).
         let buffers = jobs
             .saturating_mul(self.qd as u64)
             .saturating_mul(self.bs.div_ceil(4096).saturating_mul(4096));
-        // Each writing job's Sampler: its compression samples and its unit hashes (a hash
-        // map entry with its share of empty buckets: 32 bytes).
+        // Each writing job's Sampler: its compression samples and its unit hashes (two
+        // hash map entries with their share of empty buckets: 64 bytes), and its data
+        // generator's pool of literals.
         let sampling = if self.writes() {
-            jobs * (SAMPLE_BUDGET as u64 + MAX_UNIT_HASHES as u64 * 32)
+            jobs * (SAMPLE_BUDGET as u64 + MAX_UNIT_HASHES as u64 * 64 + POOL_BYTES as u64)
         } else {
             0
         };

@@ -1,5 +1,6 @@
 //! Results: the schema, statistics, fio import.
 
+pub mod cpu;
 pub mod env;
 pub mod fio;
 pub mod schema;

@@ -302,16 +302,7 @@ pub struct DirStats {
     pub lat_ns: LatSummary,
 }
 
-/// CPU time of the iomark process during the measured window.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Cpu {
-    /// User-mode seconds, all threads.
-    pub user_s: f64,
-    /// Kernel-mode seconds, all threads.
-    pub sys_s: f64,
-    /// (user + sys) per completed I/O, nanoseconds; 0 when no I/O completed.
-    pub per_io_ns: f64,
-}
+pub use crate::results::cpu::{Cpu, CpuPart};
 
 /// One interval of the time series.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

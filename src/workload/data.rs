@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use crate::plan::data::{CompressMethod, DataKind, DataSpec, parse_hex};
+use crate::plan::data::{CompressMethod, DataKind, DataSpec, POOL_BYTES, parse_hex};
 use crate::workload::rng::Rng;
 
 /// Literal bytes of a `zerofill` chunk of `len` bytes for `pct`% compressibility. The
@@ -62,25 +62,29 @@ fn repeat_literals(seg: usize, pct: f64) -> usize {
     ((raw - overhead).round().max(0.0) as usize).min(seg)
 }
 
-/// Fills one chunk by the `zerofill` method.
-fn fill_zerofill(chunk: &mut [u8], pct: f64, rng: &mut Rng) {
+/// Fills one chunk by the `zerofill` method; `literals(dst, at)` fills the random bytes
+/// that start at `at` in the chunk.
+#[inline(always)]
+fn fill_zerofill(chunk: &mut [u8], pct: f64, mut literals: impl FnMut(&mut [u8], usize)) {
     let lit = zerofill_literals(chunk.len(), pct);
-    rng.fill(&mut chunk[..lit]);
+    literals(&mut chunk[..lit], 0);
     chunk[lit..].fill(0);
 }
 
 /// Fills one chunk by the `repeat` method: per segment, random literals, then a copy of
 /// the chunk's opening substring (in the first segment, its own literals repeated). The
 /// copies all start at the chunk's first bytes because LZ coders index every position
-/// at the start of a block, so they find each copy wherever it lies.
-fn fill_repeat(chunk: &mut [u8], pct: f64, rng: &mut Rng) {
+/// at the start of a block, so they find each copy wherever it lies. `literals(dst, at)`
+/// fills the random bytes that start at `at` in the chunk.
+#[inline(always)]
+fn fill_repeat(chunk: &mut [u8], pct: f64, mut literals: impl FnMut(&mut [u8], usize)) {
     let seg = repeat_segment(chunk.len(), pct);
     let mut pos = 0;
     while pos < chunk.len() {
         let end = (pos + seg).min(chunk.len());
         let len = end - pos;
         let lit = repeat_literals(len, pct).min(len);
-        rng.fill(&mut chunk[pos..pos + lit]);
+        literals(&mut chunk[pos..pos + lit], pos);
         let copy = len - lit;
         if copy > 0 {
             if pos >= copy {
@@ -121,6 +125,9 @@ pub struct DataGen {
     dup_block: u64,
     dup_mask: [u64; 16],
     picks: Rng,
+    /// The literal pool; `None` with `--refill` (every unit generated afresh) and for
+    /// profiles that are not generated unit by unit.
+    pool: Option<Arc<Pool>>,
 }
 
 impl DataGen {
@@ -146,6 +153,8 @@ impl DataGen {
             dup_block: u64::MAX,
             dup_mask: [0; 16],
             picks: Rng::new(seed ^ 0x0D0D_0D0D, stream),
+            pool: (!spec.refill && matches!(spec.kind, DataKind::Random | DataKind::Compressible))
+                .then(|| Arc::new(Pool::new(seed, stream, spec.unit_len()))),
             spec: spec.clone(),
         }
     }
@@ -218,7 +227,10 @@ impl DataGen {
             self.uniques += 1;
             id
         };
-        self.unit_content(id, unit);
+        match &self.pool {
+            Some(pool) => self.pooled_content(pool, id, unit),
+            None => self.unit_content(id, unit),
+        }
     }
 
     /// The content of unique unit `id` of this stream.
@@ -233,11 +245,104 @@ impl DataGen {
         }
         let pct = self.spec.compress;
         for chunk in unit.chunks_mut(self.spec.compress_chunk as usize) {
+            let lits = |dst: &mut [u8], _at: usize| rng.fill(dst);
             match self.spec.compress_method {
-                CompressMethod::Zerofill => fill_zerofill(chunk, pct, &mut rng),
-                CompressMethod::Repeat => fill_repeat(chunk, pct, &mut rng),
+                CompressMethod::Zerofill => fill_zerofill(chunk, pct, lits),
+                CompressMethod::Repeat => fill_repeat(chunk, pct, lits),
             }
         }
+    }
+
+    /// The content of unique unit `id` from the pool: the unit's profile (random, or
+    /// zerofill/repeat chunks) with every literal byte taken from the pool and XORed
+    /// with the unit's stamp. Consecutive ids read consecutive stretches of the pool, so
+    /// a stretch comes back only after `POOL_BYTES` of literals; the stamp differs for
+    /// every id, so no two units are equal even then.
+    #[inline]
+    fn pooled_content(&self, pool: &Pool, id: u64, unit: &mut [u8]) {
+        let key = pool.stamp(id);
+        let src = pool.unit(id, unit.len());
+        if self.spec.kind == DataKind::Random || self.spec.compress <= 0.0 {
+            xor_copy(unit, src, key);
+            return;
+        }
+        let pct = self.spec.compress;
+        let cl = self.spec.compress_chunk as usize;
+        for (i, chunk) in unit.chunks_mut(cl).enumerate() {
+            let base = &src[i * cl..];
+            let lits = |dst: &mut [u8], at: usize| xor_copy(dst, &base[at..at + dst.len()], key);
+            match self.spec.compress_method {
+                CompressMethod::Zerofill => fill_zerofill(chunk, pct, lits),
+                CompressMethod::Repeat => fill_repeat(chunk, pct, lits),
+            }
+        }
+    }
+}
+
+/// The literal pool of one generator: random bytes built once, before the run.
+#[derive(Debug, Clone)]
+struct Pool {
+    bytes: Vec<u8>,
+    /// Units in the pool.
+    units: u64,
+    /// Added to `id × odd` before the finaliser: the stamps of one stream.
+    stamp_base: u64,
+}
+
+impl Pool {
+    fn new(seed: u64, stream: u64, unit_len: usize) -> Pool {
+        let units = POOL_BYTES.div_ceil(unit_len).max(2);
+        let mut bytes = vec![0u8; units * unit_len];
+        Rng::new(seed ^ 0x9001_9001_9001_9001, stream).fill(&mut bytes);
+        let mut sm = seed ^ stream.rotate_left(29) ^ 0x57A3_57A3_57A3_57A3;
+        Pool {
+            bytes,
+            units: units as u64,
+            stamp_base: crate::workload::rng::splitmix64(&mut sm),
+        }
+    }
+
+    /// The stretch of pool unique unit `id` takes its literals from.
+    #[inline(always)]
+    fn unit(&self, id: u64, len: usize) -> &[u8] {
+        let at = (id % self.units) as usize * len;
+        &self.bytes[at..at + len]
+    }
+
+    /// The stamp of unique unit `id`: distinct for distinct ids of a stream, because
+    /// `base + id × odd` is a bijection of `id` and so is the SplitMix64 finaliser.
+    #[inline(always)]
+    fn stamp(&self, id: u64) -> u64 {
+        let mut z = self
+            .stamp_base
+            .wrapping_add(id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// `dst = src XOR key` (the key repeated every 8 bytes); one pass over each, as fast as
+/// a copy.
+#[inline(always)]
+fn xor_copy(dst: &mut [u8], src: &[u8], key: u64) {
+    debug_assert_eq!(dst.len(), src.len());
+    // 64-byte blocks of eight words: a shape the compiler turns into vector loads,
+    // XORs and stores.
+    let mut d = dst.chunks_exact_mut(64);
+    let mut s = src.chunks_exact(64);
+    for (a, b) in (&mut d).zip(&mut s) {
+        let mut w = [0u64; 8];
+        for (i, x) in w.iter_mut().enumerate() {
+            *x = u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes")) ^ key;
+        }
+        for (i, x) in w.iter().enumerate() {
+            a[i * 8..i * 8 + 8].copy_from_slice(&x.to_le_bytes());
+        }
+    }
+    let k = key.to_le_bytes();
+    for (i, (a, b)) in d.into_remainder().iter_mut().zip(s.remainder()).enumerate() {
+        *a = b ^ k[i % 8];
     }
 }
 
@@ -271,147 +376,5 @@ pub(crate) fn content_hash(data: &[u8]) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::plan::data::{CompressMethod, DataKind, DataSpec};
-    use crate::workload::sampler::Sampler;
-
-    fn spec(kind: DataKind, compress: f64, dedup: f64) -> DataSpec {
-        DataSpec {
-            kind,
-            compress,
-            dedup,
-            ..DataSpec::default()
-        }
-    }
-
-    fn stream(spec: &DataSpec, bytes: usize, bs: usize, seed: u64) -> Vec<u8> {
-        let mut g = DataGen::new(spec, seed, 7, None);
-        let mut out = vec![0u8; bytes];
-        for b in out.chunks_mut(bs) {
-            g.fill(b);
-        }
-        out
-    }
-
-    #[test]
-    fn deterministic_and_fresh() {
-        let s = DataSpec::default();
-        assert_eq!(stream(&s, 1 << 16, 4096, 5), stream(&s, 1 << 16, 4096, 5));
-        assert_ne!(stream(&s, 1 << 16, 4096, 5), stream(&s, 1 << 16, 4096, 6));
-        let one = stream(&s, 8192, 4096, 5);
-        assert_ne!(one[..4096], one[4096..], "every write gets fresh content");
-    }
-
-    #[test]
-    fn compression_lands_on_target_for_both_methods() {
-        for method in [CompressMethod::Zerofill, CompressMethod::Repeat] {
-            for target in [0.0, 25.0, 50.0, 75.0, 98.0] {
-                let mut s = spec(DataKind::Compressible, target, 0.0);
-                s.compress_method = method;
-                let data = stream(&s, 4 << 20, 65536, 1);
-                let mut m = Sampler::exhaustive(&s);
-                m.observe(&data);
-                let r = m.measure().unwrap();
-                let tol = if method == CompressMethod::Zerofill {
-                    1.0
-                } else {
-                    3.0
-                };
-                assert!(
-                    (r.lz4_pct - target).abs() <= tol && (r.zstd_pct - target).abs() <= tol,
-                    "{method:?} {target}%: lz4 {:.2} zstd {:.2}",
-                    r.lz4_pct,
-                    r.zstd_pct
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn dedup_fraction_is_exact_per_block() {
-        for target in [0.0, 25.0, 50.0, 90.0] {
-            let s = spec(DataKind::Random, 0.0, target);
-            let data = stream(&s, 8000 * 4096, 131072, 3);
-            let mut m = Sampler::exhaustive(&s);
-            m.observe(&data);
-            let r = m.measure().unwrap();
-            assert!(
-                (r.dedup_pct - target).abs() < 0.1,
-                "{target}: {}",
-                r.dedup_pct
-            );
-        }
-    }
-
-    #[test]
-    fn dedup_set_bounds_distinct_repeats() {
-        let mut s = spec(DataKind::Random, 0.0, 50.0);
-        s.dedup_set = Some(3);
-        let data = stream(&s, 2000 * 4096, 4096, 3);
-        let hashes: Vec<u64> = data.chunks(4096).map(content_hash).collect();
-        let mut distinct = std::collections::HashSet::new();
-        let mut first_three = Vec::new();
-        for &h in &hashes {
-            if distinct.insert(h) && first_three.len() < 3 {
-                first_three.push(h);
-            }
-        }
-        // 2000 units: 1000 unique, and every one of the 1000 repeats copies one of the
-        // first three unique units.
-        assert_eq!(distinct.len(), 1000);
-        let copies = hashes.iter().filter(|h| first_three.contains(h)).count();
-        assert_eq!(copies, 1000 + 3);
-    }
-
-    #[test]
-    fn sampled_dedup_estimate_is_close() {
-        // Consistent sampling after the hash table fills: still within a point.
-        let s = spec(DataKind::Random, 0.0, 50.0);
-        let data = stream(&s, 20000 * 4096, 4096, 9);
-        let mut m = Sampler::new(&s);
-        m.max_entries = 2000;
-        for w in data.chunks(4096) {
-            m.observe(w);
-        }
-        let r = m.measure().unwrap();
-        assert!(m.shift > 0, "sampling kicked in");
-        assert!((r.dedup_pct - 50.0).abs() < 3.0, "{}", r.dedup_pct);
-    }
-
-    #[test]
-    fn validation() {
-        let bad = [
-            (spec(DataKind::Compressible, 101.0, 0.0), 4096, "--compress"),
-            (spec(DataKind::Random, 0.0, -1.0), 4096, "--dedup"),
-            (
-                spec(DataKind::Compressible, 50.0, 0.0),
-                6144,
-                "--compress-chunk",
-            ),
-            (spec(DataKind::Random, 0.0, 50.0), 6144, "--dedup-unit"),
-            (spec(DataKind::Zeros, 0.0, 50.0), 4096, "--dedup works"),
-        ];
-        for (s, bs, needle) in bad {
-            let e = s.validate(bs).unwrap_err().to_string();
-            assert!(e.contains(needle), "{e}");
-        }
-        assert!(
-            spec(DataKind::Compressible, 50.0, 25.0)
-                .validate(8192)
-                .is_ok()
-        );
-        assert_eq!(parse_hex("0xdeadBEEF"), Some(vec![0xde, 0xad, 0xbe, 0xef]));
-        assert_eq!(parse_hex("abc"), None);
-    }
-
-    #[test]
-    fn zeros_and_pattern() {
-        let mut s = spec(DataKind::Pattern, 0.0, 0.0);
-        s.pattern = Some("a1b2".into());
-        let d = stream(&s, 8, 8, 0);
-        assert_eq!(d, [0xa1, 0xb2, 0xa1, 0xb2, 0xa1, 0xb2, 0xa1, 0xb2]);
-        let z = stream(&spec(DataKind::Zeros, 0.0, 0.0), 4096, 4096, 0);
-        assert!(z.iter().all(|&b| b == 0));
-    }
-}
+#[path = "data_tests.rs"]
+mod tests;

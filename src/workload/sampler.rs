@@ -7,11 +7,47 @@ use crate::plan::data::DataSpec;
 use crate::results::schema::DataMeasure;
 use crate::workload::data::content_hash;
 
-/// Watches the buffers a job writes and keeps enough to measure them: a bounded sample of
-/// whole writes for compression, and content hashes of units for dedup. Units are
-/// sampled *by content* (hash-based, consistent sampling): a unit is kept when its hash
-/// falls in the sampled fraction of hash space, so every copy of a kept unit is kept too,
-/// and the duplicate fraction among kept units estimates the whole stream's.
+/// Fraction of the written bytes the dedup measurement may hash, as a power of two
+/// (1/256 for units whose content is rare, as much again for the copies of frequent
+/// contents): hashing runs at about the speed data is generated, so this keeps the
+/// measurement near 1% of the CPU per I/O whatever the profile.
+const HASH_BUDGET_SHIFT: u32 = 8;
+/// Bytes every job may hash before the budget applies, so that short runs are measured
+/// from a useful sample (4 MiB: 1024 units of 4 KiB).
+const HASH_ALLOWANCE: u64 = 4 << 20;
+/// A content whose selector has been hashed this many times is *frequent*: from then on
+/// one copy in `1 << HASH_BUDGET_SHIFT` is hashed, and counts for that many.
+const FREQUENT: u32 = 16;
+
+/// One distinct content among the hashed units.
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    /// Units it stands for (a hashed copy of a frequent content stands for several).
+    weight: u64,
+    /// The weight of its first hashed occurrence (the one that was not a duplicate).
+    first: u64,
+    /// Trailing zeros of its selector: it stays in the sample while this is ≥ `shift`.
+    sel_tz: u32,
+    /// A frequent content: kept whatever the fraction, and `weight`/`first` count units
+    /// of the whole stream (otherwise units whose selector is in the sampled fraction).
+    pinned: bool,
+}
+
+/// Watches the buffers a job writes and keeps enough to measure them, within a fixed
+/// budget: a bounded sample of whole writes for compression, and content hashes of a
+/// sample of units for dedup.
+///
+/// Dedup units are sampled *by content*, so that every copy of a sampled unit is sampled
+/// too and the duplicate share among sampled units estimates the whole stream's: a cheap
+/// *selector* (three words of the unit) decides, and a unit is hashed in full when its
+/// selector falls in the sampled fraction of hash space (`shift` low zero bits). The
+/// fraction halves whenever the hashed bytes exceed 1/256 of the written bytes (after a
+/// 4 MiB allowance) while more than 1/256 is selected, or the table exceeds its entries. Copies of a *frequent* content
+/// (zeros, a pattern, a small `--dedup-set`) would all be hashed whatever the fraction,
+/// so once a selector has been hashed `FREQUENT` times its content is *pinned* (kept
+/// whatever the fraction, standing for itself alone) and only every 256th unit carrying
+/// it is hashed, counting 256 times (a Horvitz–Thompson weight). Every other sampled
+/// content stands for 2^shift contents.
 #[derive(Debug, Clone)]
 pub struct Sampler {
     chunk: usize,
@@ -26,15 +62,57 @@ pub struct Sampler {
     raw: u64,
     lz4: u64,
     zstd: u64,
-    // Dedup: full hash → occurrences, for units whose hash has `shift` low zero bits.
-    seen: HashMap<u64, u32>,
+    // Dedup: full hash → what it stands for, for units whose selector has `shift` low
+    // zero bits.
+    seen: HashMap<u64, Seen>,
     pub(crate) shift: u32,
     pub(crate) max_entries: usize,
+    /// Bytes observed, and bytes of rare contents hashed (the budget's two sides).
+    written: u64,
+    hashed_rare: u64,
+    /// Units hashed in full: the sample size.
+    hashed_units: u64,
+    /// `written` when the fraction was last halved: it is halved at most once per
+    /// doubling of the written bytes, so that the sample shrinks gradually.
+    written_at_narrow: u64,
+    /// Times each selector was hashed; a small direct-mapped cache of frequent selectors
+    /// in front of it, so that zeros and patterns cost one compare per unit.
+    selectors: HashMap<u64, u32>,
+    frequent: [u64; 16],
+    /// Units of frequent contents passed over since one was last hashed.
+    frequent_skip: u64,
+}
+
+/// The selector of a unit: its first, middle and last 8 bytes and its length, mixed.
+/// Equal units have equal selectors; it reads 24 bytes whatever the unit's size.
+#[inline(always)]
+fn selector(unit: &[u8]) -> u64 {
+    let n = unit.len();
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        let e = (at + 8).min(n);
+        w[..e - at].copy_from_slice(&unit[at..e]);
+        u64::from_le_bytes(w)
+    };
+    let (a, b, c) = if n >= 8 {
+        (word(0), word((n / 2) & !7), word(n - 8))
+    } else {
+        (word(0), 0, 0)
+    };
+    let mut z = a
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(29)
+        .wrapping_add(b)
+        .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        .rotate_left(31)
+        .wrapping_add(c ^ n as u64);
+    z = (z ^ (z >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    z ^ (z >> 32)
 }
 
 impl Sampler {
-    /// A sampler for one job: compression samples up to 4 MiB, dedup hashes of every unit
-    /// until 64 Ki distinct ones, then of a shrinking, consistent fraction.
+    /// A sampler for one job: compression samples up to 4 MiB, dedup hashes within the
+    /// budget above (at most 64 Ki distinct contents).
     pub fn new(spec: &DataSpec) -> Sampler {
         Sampler {
             chunk: spec.compress_chunk as usize,
@@ -50,6 +128,13 @@ impl Sampler {
             seen: HashMap::new(),
             shift: 0,
             max_entries: crate::plan::data::MAX_UNIT_HASHES,
+            written: 0,
+            hashed_rare: 0,
+            hashed_units: 0,
+            written_at_narrow: 0,
+            selectors: HashMap::new(),
+            frequent: [u64::MAX; 16],
+            frequent_skip: 0,
         }
     }
 
@@ -64,21 +149,102 @@ impl Sampler {
 
     /// Looks at one written buffer.
     pub fn observe(&mut self, buf: &[u8]) {
-        for unit in buf.chunks(self.unit) {
-            let h = content_hash(unit);
-            if h.trailing_zeros() >= self.shift {
-                *self.seen.entry(h).or_insert(0) += 1;
-                if self.seen.len() > self.max_entries {
-                    self.shift += 1;
-                    let s = self.shift;
-                    self.seen.retain(|k, _| k.trailing_zeros() >= s);
-                }
-            }
-        }
         if self.exhaustive {
+            for unit in buf.chunks(self.unit) {
+                self.record(content_hash(unit), 1, 0);
+            }
             self.compress_now(buf);
             return;
         }
+        self.written += buf.len() as u64;
+        for unit in buf.chunks(self.unit) {
+            let sel = selector(unit);
+            if self.frequent[(sel >> 60) as usize] == sel {
+                self.observe_frequent(unit);
+                continue;
+            }
+            let tz = sel.trailing_zeros();
+            if tz < self.shift {
+                continue;
+            }
+            self.observe_selected(unit, sel, tz);
+        }
+        self.sample_write(buf);
+    }
+
+    /// A unit of a frequent content: one in 256 is hashed and stands for 256.
+    #[inline]
+    fn observe_frequent(&mut self, unit: &[u8]) {
+        self.frequent_skip += 1;
+        if self.frequent_skip < 1 << HASH_BUDGET_SHIFT {
+            return;
+        }
+        self.frequent_skip = 0;
+        self.hashed_units += 1;
+        let w = 1 << HASH_BUDGET_SHIFT;
+        self.seen
+            .entry(content_hash(unit))
+            .and_modify(|e| e.weight += w)
+            .or_insert(Seen {
+                weight: w,
+                first: w,
+                sel_tz: 0,
+                pinned: true,
+            });
+    }
+
+    /// A unit whose selector is in the sampled fraction.
+    #[inline]
+    fn observe_selected(&mut self, unit: &[u8], sel: u64, tz: u32) {
+        let h = content_hash(unit);
+        self.record(h, 1, tz);
+        self.hashed_rare += unit.len() as u64;
+        let n = self.selectors.entry(sel).or_insert(0);
+        *n += 1;
+        if *n >= FREQUENT {
+            // Frequent from now on: pinned. Its counts so far are exact (every copy of a
+            // sampled content was hashed); from now on they are weighted.
+            self.frequent[(sel >> 60) as usize] = sel;
+            if let Some(e) = self.seen.get_mut(&h) {
+                e.pinned = true;
+            }
+        }
+        // Over the budget while more than 1/256 of the rare units are selected: halve the
+        // fraction. At 1/256 or less the budget catches up by itself.
+        let over_budget = self.hashed_rare > HASH_ALLOWANCE + (self.written >> HASH_BUDGET_SHIFT)
+            && self.shift < HASH_BUDGET_SHIFT
+            && self.written >= 2 * self.written_at_narrow;
+        if over_budget || self.seen.len() > self.max_entries {
+            self.narrow();
+        }
+    }
+
+    /// Counts one hashed unit standing for `weight` units.
+    fn record(&mut self, h: u64, weight: u64, sel_tz: u32) {
+        self.hashed_units += 1;
+        self.seen
+            .entry(h)
+            .and_modify(|e| e.weight += weight)
+            .or_insert(Seen {
+                weight,
+                first: weight,
+                sel_tz,
+                pinned: false,
+            });
+    }
+
+    /// Halves the sampled fraction of hash space, dropping what falls out of it.
+    fn narrow(&mut self) {
+        self.shift += 1;
+        self.written_at_narrow = self.written;
+        let s = self.shift;
+        self.seen.retain(|_, e| e.pinned || e.sel_tz >= s);
+        self.selectors.retain(|k, _| k.trailing_zeros() >= s);
+    }
+
+    /// Keeps whole writes for the compression figures: every write at first, then every
+    /// 2nd, 4th … once `budget` bytes are held.
+    fn sample_write(&mut self, buf: &[u8]) {
         self.seq += 1;
         if !self.seq.is_multiple_of(self.stride) {
             return;
@@ -88,15 +254,15 @@ impl Sampler {
                 return;
             }
             // Full: keep every other sampled write and sample half as often from now on.
+            // In place: sampled write 2k moves to slot k.
             let n = buf.len();
-            let kept: Vec<u8> = self
-                .samples
-                .chunks(n)
-                .step_by(2)
-                .flatten()
-                .copied()
-                .collect();
-            self.samples = kept;
+            let writes = self.samples.len() / n;
+            let mut kept = 0;
+            for k in (0..writes).step_by(2) {
+                self.samples.copy_within(k * n..(k + 1) * n, kept * n);
+                kept += 1;
+            }
+            self.samples.truncate(kept * n);
             self.stride *= 2;
             if !self.seq.is_multiple_of(self.stride) {
                 return;
@@ -121,12 +287,16 @@ impl Sampler {
         self.raw += other.raw;
         self.lz4 += other.lz4;
         self.zstd += other.zstd;
+        self.hashed_units += other.hashed_units;
         let shift = self.shift.max(other.shift);
         self.shift = shift;
-        self.seen.retain(|k, _| k.trailing_zeros() >= shift);
-        for (&k, &v) in &other.seen {
-            if k.trailing_zeros() >= shift {
-                *self.seen.entry(k).or_insert(0) += v;
+        self.seen.retain(|_, e| e.pinned || e.sel_tz >= shift);
+        for (&k, e) in &other.seen {
+            if e.pinned || e.sel_tz >= shift {
+                self.seen
+                    .entry(k)
+                    .and_modify(|m| m.weight += e.weight)
+                    .or_insert(*e);
             }
         }
     }
@@ -142,7 +312,11 @@ impl Sampler {
             lz4 += l;
             zstd += z;
         }
-        let units: u64 = self.seen.values().map(|&v| v as u64).sum();
+        // Units of the stream each entry stands for: a rare content's counts are those of
+        // one selector in 2^shift.
+        let scale = |e: &Seen| if e.pinned { 1 } else { 1u64 << self.shift };
+        let units: u64 = self.seen.values().map(|e| e.weight * scale(e)).sum();
+        let firsts: u64 = self.seen.values().map(|e| e.first * scale(e)).sum();
         if raw == 0 && units == 0 {
             return None;
         }
@@ -153,7 +327,7 @@ impl Sampler {
                 100.0 * (1.0 - c as f64 / raw as f64)
             }
         };
-        let dups = units - self.seen.len() as u64;
+        let dups = units - firsts;
         Some(DataMeasure {
             lz4_pct: saved(lz4),
             zstd_pct: saved(zstd),
@@ -163,7 +337,7 @@ impl Sampler {
                 100.0 * dups as f64 / units as f64
             },
             compress_sampled_bytes: raw,
-            dedup_sampled_units: units,
+            dedup_sampled_units: self.hashed_units,
         })
     }
 }

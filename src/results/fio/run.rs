@@ -291,6 +291,13 @@ impl<'a> Job<'a> {
                 } else {
                     0.0
                 },
+                // fio's usr_cpu/sys_cpu are its job threads'.
+                workers: crate::results::schema::CpuPart::new(
+                    cpu_s("usr_cpu"),
+                    cpu_s("sys_cpu"),
+                    total,
+                ),
+                ..Cpu::default()
             },
             device: None,
             series: Vec::new(),
