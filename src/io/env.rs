@@ -162,10 +162,7 @@ impl DeviceDelta {
 
 /// Where a new file at `path` would live, for a header: "ext4 at / on vda".
 pub fn place_of(path: &Path) -> Option<String> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = crate::results::store::directory_of(path);
     let fs = FsInfo::of_path(dir)?;
     let dev = fs::metadata(dir)
         .ok()

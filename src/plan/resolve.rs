@@ -16,10 +16,10 @@ fn decimal_block(text: &str, bs: u64) -> Option<String> {
     let t = text.trim().to_ascii_lowercase();
     let decimal = ["kb", "mb", "gb"].iter().any(|s| t.ends_with(s));
     (decimal && !bs.is_multiple_of(512)).then(|| {
+        let binary = t.replace("kb", "k").replace("mb", "m").replace("gb", "g");
         format!(
-            "--bs {text} is {bs} bytes (KB, MB, GB are powers of 1000 in iomark; fio reads them as powers of 1024): write {} for {} bytes",
-            t.replace("kb", "k").replace("mb", "m").replace("gb", "g"),
-            parse_size(&t.replace("kb", "k").replace("mb", "m").replace("gb", "g")).unwrap_or(0)
+            "--bs {text} is {bs} bytes (KB, MB, GB are powers of 1000 in iomark; fio reads them as powers of 1024): write {binary} for {} bytes",
+            parse_size(&binary).unwrap_or(0)
         )
     })
 }

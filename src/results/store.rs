@@ -10,16 +10,13 @@
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::error::{Error, Result, describe_io};
 
 /// Writes `bytes` to `path` atomically; `what` names the file in an error ("results").
 pub fn atomic_write(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let dir = directory_of(path);
     let name = path
         .file_name()
         .map_or("iomark".into(), |n| n.to_string_lossy().into_owned());
@@ -120,10 +117,12 @@ pub fn check_output(
     }
 }
 
-fn directory_of(path: &Path) -> PathBuf {
+/// The directory a file at `path` lives (or would live) in: its parent, `.` for a bare
+/// name.
+pub fn directory_of(path: &Path) -> &Path {
     match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     }
 }
 

@@ -51,6 +51,15 @@ pub(crate) struct Target {
     pub fs: Option<FsInfo>,
 }
 
+/// The refusal to write a file iomark did not make, without `--overwrite`.
+fn foreign_refusal(path: &Path, spec: &Spec) -> Error {
+    Error::guard(format!(
+        "{} exists and was not created by iomark; --rw {} would overwrite it: add --overwrite, or choose a new file name",
+        path.display(),
+        spec.rw.name()
+    ))
+}
+
 fn in_use_refusal(path: &Path, use_: &crate::io::guard::InUse) -> Error {
     Error::guard(format!(
         "refusing to write {}: {use_}; iomark never writes a device in use, whatever the flags",
@@ -118,19 +127,12 @@ pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
             let kind = Target::kind_allowed(&md, path, spec, policy)?;
             let foreign = || File::open(path).is_ok_and(|f| !is_marked(&f));
             if kind == TargetKind::File && spec.writes() && !policy.overwrite && foreign() {
-                return Err(Error::guard(format!(
-                    "{} exists and was not created by iomark; --rw {} would overwrite it: add --overwrite, or choose a new file name",
-                    path.display(),
-                    spec.rw.name()
-                )));
+                return Err(foreign_refusal(path, spec));
             }
             Ok(())
         }
         Err(_) => {
-            let dir = match path.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => Path::new("."),
-            };
+            let dir = crate::results::store::directory_of(path);
             let Ok(free) = sys::free_bytes(dir) else {
                 return Ok(()); // Target::open says what is wrong with the directory
             };
@@ -233,11 +235,7 @@ impl Target {
             match kind {
                 TargetKind::BlockDevice => Self::guard_device(&file, &md, &path, policy)?,
                 _ if !policy.overwrite && !is_marked(&file) => {
-                    return Err(Error::guard(format!(
-                        "{} exists and was not created by iomark; --rw {} would overwrite it: add --overwrite, or choose a new file name",
-                        path.display(),
-                        spec.rw.name()
-                    )));
+                    return Err(foreign_refusal(&path, spec));
                 }
                 _ => {}
             }
