@@ -1,0 +1,145 @@
+//! Making a new file target: created with O_EXCL, marked, laid out with the workload's
+//! data (progress every MiB, Ctrl-C honoured), then checked against the alignment direct
+//! I/O needs.
+
+use super::*;
+
+impl Target {
+    pub(super) fn create(
+        spec: &Spec,
+        policy: &TargetPolicy,
+        path: PathBuf,
+        go_on: &mut dyn FnMut(u64, u64) -> bool,
+        layout: &mut DataGen,
+    ) -> Result<Target> {
+        let parent = crate::results::store::directory_of(&path).to_path_buf();
+        if !parent.is_dir() {
+            return Err(Error::target(format!(
+                "directory {} does not exist; create it first or choose another target",
+                parent.display()
+            )));
+        }
+        let span = spec.size.unwrap_or(DEFAULT_NEW_FILE_SIZE);
+        let len = spec.offset + span;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| open_error(&path, &e, false, true))?;
+        let md = file.metadata().ok();
+        let identity = md.as_ref().map(|m| (m.dev(), m.ino()));
+        mark(&file);
+        unfinished(&path, identity, true);
+        let mut t = Target {
+            kind: TargetKind::File,
+            path: path.clone(),
+            file: Some(file),
+            base: spec.offset,
+            span,
+            align: 1,
+            // From here on the file is ours: Drop removes it if anything below fails, and
+            // `keep` applies only once the file is complete.
+            created: true,
+            identity,
+            keep: false,
+            device: md.as_ref().and_then(BlockDev::of_metadata),
+            fs: FsInfo::of_path(&path),
+        };
+        // Check what can fail cheaply before writing a whole file.
+        t.check_geometry(spec)?;
+        if spec.direct {
+            // Some filesystems refuse O_DIRECT: try it on the descriptor, and switch back
+            // for the buffered layout.
+            let f = t.file.as_ref().expect("just opened").as_fd();
+            sys::set_direct(f)
+                .and_then(|()| sys::set_status_flags(f, 0, sys::O_DIRECT))
+                .map_err(|e| open_error(&path, &e, true, true))?;
+        }
+        let f = t.file.as_ref().expect("just opened");
+        Self::lay_out(f, len, layout, go_on).map_err(|e| match e.raw_os_error() {
+            Some(sys::ENOSPC) => Error::runtime(format!(
+                "no space left on the filesystem of {} for a {} file; free space or use a smaller --size",
+                path.display(),
+                fmt_size(len)
+            )),
+            Some(sys::EINTR) => Error::runtime(format!(
+                "interrupted while laying out {}; nothing was measured",
+                path.display()
+            )),
+            Some(sys::EFBIG) => Error::target(format!(
+                "--size {} is larger than the filesystem of {} allows for one file; use a smaller --size",
+                fmt_size(len),
+                path.display()
+            )),
+            _ => Error::io(format!("cannot write {}", path.display()), &e),
+        })?;
+        if spec.direct {
+            // Switch the same descriptor to O_DIRECT, rather than reopening by path.
+            if let Err(e) = sys::set_direct(f.as_fd()) {
+                return Err(open_error(&path, &e, true, true));
+            }
+        }
+        t.keep = policy.keep;
+        Ok(t)
+    }
+
+    /// Writes `len` bytes of random data, so that reads hit real blocks and not holes
+    /// (which a filesystem answers without touching the device).
+    fn lay_out(
+        f: &File,
+        len: u64,
+        datagen: &mut DataGen,
+        go_on: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> io::Result<()> {
+        // Reserve the space first, so a full filesystem fails now and not halfway.
+        sys::reserve(f.as_fd(), len)?;
+        let mut buf = vec![0u8; 1 << 20];
+        let mut w = f;
+        let mut left = len;
+        while left > 0 {
+            if !go_on(len - left, len) {
+                return Err(io::Error::from_raw_os_error(sys::EINTR));
+            }
+            let n = left.min(buf.len() as u64) as usize;
+            datagen.fill(&mut buf[..n]);
+            w.write_all(&buf[..n])?;
+            left -= n as u64;
+        }
+        go_on(len, len);
+        f.sync_all()
+    }
+
+    /// Checks block size, offset and span against the target's direct-I/O alignment.
+    pub(super) fn check_geometry(&mut self, spec: &Spec) -> Result<()> {
+        if spec.bs > self.span {
+            return Err(Error::target(format!(
+                "--bs {} is larger than the span of {} ({}); use a smaller --bs or a larger --size",
+                fmt_size(spec.bs),
+                self.path.display(),
+                fmt_size(self.span)
+            )));
+        }
+        if !spec.direct {
+            return Ok(());
+        }
+        let file = self.file.as_ref().expect("opened above");
+        self.align = direct_alignment(file, self.kind, self.device.as_ref());
+        let a = self.align;
+        if !spec.bs.is_multiple_of(a) {
+            return Err(Error::target(format!(
+                "--bs {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",
+                spec.bs,
+                self.path.display()
+            )));
+        }
+        if !spec.offset.is_multiple_of(a) {
+            return Err(Error::target(format!(
+                "--offset {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",
+                spec.offset,
+                self.path.display()
+            )));
+        }
+        Ok(())
+    }
+}
