@@ -5,7 +5,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
 use clap::error::ErrorKind;
 
 use iomark::cli::{Cli, Command, one_line_clap_error};
@@ -72,6 +71,10 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
     };
     let sys = iomark::io::env::system();
     let io = |stop| install_signals(stop).map(|()| stop);
+    let user = iomark::cli::suite_options(&matches);
+    if let Some(job) = iomark::cli::as_fio(&cli, &user, &sys)? {
+        return put(&job).map(|()| 0);
+    }
     match cli.command {
         Some(Command::Run(args)) => cmd_run(args.resolve(&sys)?, io(stop)?),
         Some(Command::Quick(args)) => cmd_quick(args.resolve(&sys)?, io(stop)?),
@@ -85,20 +88,10 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
         Some(Command::Verify(args)) => cmd_verify(&args, io(stop)?),
         Some(Command::Report(args)) => cmd_report(Job::Report, &args.files, &args.to),
         Some(Command::Compare(args)) => cmd_report(Job::Compare, &args.files, &args.to),
-        Some(Command::Suite(args)) => {
-            let sub = matches.subcommand_matches("suite").expect("parsed");
-            let plan = args.resolve(&iomark::cli::explicit_options(sub), &sys)?;
-            match plan.dry_run {
-                true => put(&text::dry_run(&plan))
-                    .and_then(|()| iomark::study::runner::preflight(&plan.runs).map(|()| 0)),
-                false => cmd_suite(plan, io(stop)?),
-            }
-        }
+        Some(Command::Suite(args)) => cmd_suite(args.resolve(&user, &sys)?, stop),
+        Some(Command::Fio(args)) => cmd_suite(args.resolve(&sys)?, stop),
         // The embedded default: `iomark quick` with its defaults.
-        None => match Cli::parse_from(["iomark", "quick"]).command {
-            Some(Command::Quick(args)) => cmd_quick(args.resolve(&sys)?, io(stop)?),
-            _ => unreachable!("`iomark quick` parses as the quick command"),
-        },
+        None => cmd_quick(iomark::cli::quick_defaults().resolve(&sys)?, io(stop)?),
     }
 }
 
@@ -198,7 +191,13 @@ fn cmd_quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
     Ok(exit_for(stop, failure))
 }
 
+/// A study (a suite or fio job files): its plan with `--dry-run`, else the study.
 fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
+    if plan.dry_run {
+        put(&text::dry_run(&plan))?;
+        return iomark::study::runner::preflight(&plan.runs).map(|()| 0);
+    }
+    install_signals(stop)?;
     let out = Output {
         output: plan.out.output.clone().or_else(|| plan.resume.clone()),
         ..plan.out.clone()

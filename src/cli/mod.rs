@@ -46,6 +46,10 @@ pub enum Command {
     /// Every run option overrides the preset's defaults; a comma list (--qd 1,4,16)
     /// replaces the swept values or adds a dimension.
     Suite(SuiteArgs),
+    /// Run fio job files: every job a run of one results document (its group and name
+    /// kept), the jobs of a group one after another. Options iomark does not support
+    /// are refused with their lines (see docs/fio.md).
+    Fio(FioArgs),
 }
 
 #[derive(Debug, Args)]
@@ -118,6 +122,9 @@ pub struct SuiteArgs {
     /// run (the plan must be the same).
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
+    /// Write the study as a fio job file on stdout (one job per run) and run nothing.
+    #[arg(long)]
+    pub as_fio: bool,
     /// steady: the length of one round [default: 1m].
     #[arg(long, value_name = "DURATION")]
     pub round_time: Option<String>,
@@ -128,6 +135,12 @@ pub struct SuiteArgs {
     pub opts: RunOptionArgs,
     #[command(flatten)]
     pub out: OutputArgs,
+}
+
+/// The run options typed for `suite` (none for another command).
+pub fn suite_options(m: &clap::ArgMatches) -> Vec<crate::plan::suite::Opt> {
+    m.subcommand_matches("suite")
+        .map_or(Vec::new(), explicit_options)
 }
 
 /// The run options the user typed for a subcommand (not defaults), as (long name, value).
@@ -221,6 +234,9 @@ pub struct RunArgs {
     /// fio's name for TARGET.
     #[arg(long, value_name = "TARGET", conflicts_with = "target")]
     pub filename: Option<String>,
+    /// Write the run as a fio job file on stdout and run nothing.
+    #[arg(long)]
+    pub as_fio: bool,
     #[command(flatten)]
     pub opts: RunOptionArgs,
     #[command(flatten)]
@@ -314,6 +330,8 @@ pub fn one_line_clap_error(err: &clap::Error) -> String {
     line
 }
 
+mod fio;
 mod options;
 mod resolve;
+pub use fio::{FioArgs, as_fio, quick_defaults};
 pub(crate) use options::{DataOptionArgs, RunOptionArgs};

@@ -7,6 +7,7 @@ use crate::plan::spec::{Spec, TargetPolicy};
 use serde::{Deserialize, Serialize};
 
 pub mod data;
+pub mod fio_job;
 pub mod matrix;
 pub mod options;
 pub mod resolve;
@@ -150,10 +151,12 @@ pub enum StudyKind {
     Steady,
     Wsat,
     Matrix,
+    /// fio job files (`iomark fio`).
+    Fio,
 }
 
 impl StudyKind {
-    pub(crate) const ALL: [StudyKind; 9] = [
+    pub(crate) const ALL: [StudyKind; 10] = [
         StudyKind::Quick,
         StudyKind::Corners,
         StudyKind::Compress,
@@ -163,6 +166,7 @@ impl StudyKind {
         StudyKind::Steady,
         StudyKind::Wsat,
         StudyKind::Matrix,
+        StudyKind::Fio,
     ];
 
     /// The name on the command line and in results (`suite`).
@@ -177,6 +181,7 @@ impl StudyKind {
             StudyKind::Steady => "steady",
             StudyKind::Wsat => "wsat",
             StudyKind::Matrix => "matrix",
+            StudyKind::Fio => "fio",
         }
     }
 

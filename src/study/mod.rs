@@ -5,5 +5,6 @@
 //! repetition. It never prints: events go to a sink, the document stays in the store.
 
 pub mod dirty;
+pub mod fio;
 pub mod runner;
 pub mod store;

@@ -186,6 +186,9 @@ impl<'a> StudyRunner<'a> {
 
     /// Runs the runs of a suite not marked `done`.
     pub fn run_suite(&mut self, plan: &SuitePlan, done: &[bool]) -> Result<Option<Error>> {
+        if plan.kind == crate::plan::StudyKind::Fio {
+            return self.run_fio(plan, done); // a file per job (`study::fio`)
+        }
         let life = TargetLife::new(&plan.target, plan.keep);
         self.run_plan(&plan.runs, done, &life, true)
     }

@@ -19,7 +19,6 @@ mod options;
 mod run;
 mod terse;
 mod text;
-mod units;
 
 use std::path::Path;
 

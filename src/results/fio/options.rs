@@ -1,8 +1,8 @@
 //! A fio job's options → iomark's workload: the pattern, the block size and the spec.
 
 use super::Opts;
-use super::units::fio_size;
 use crate::plan::data::DataSpec;
+use crate::plan::fio_job::units::fio_size;
 use crate::plan::spec::{EngineKind, Rw, Spec};
 use crate::results::schema::DirStats;
 

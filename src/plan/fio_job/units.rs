@@ -1,4 +1,5 @@
-//! fio's size strings (`4k`, `1MiB`, …) → bytes, read the way fio reads them.
+//! fio's size strings (`4k`, `1MiB`, …) and times (`30`, `500ms`, `2m`) read the way fio
+//! reads them. Shared by the fio import (`results::fio`) and the job-file reader.
 
 /// fio's size strings → bytes, the way fio reads them (`parse.c`, `get_mult_bytes`):
 /// the suffix is case-insensitive; `k`, `kb`, `m`, `mb`, … are powers of `kb_base`
@@ -35,6 +36,27 @@ pub(crate) fn fio_size(s: &str, kb_base: u64) -> Option<u64> {
     Some((n * (base as f64).powi(pow)).round() as u64)
 }
 
+/// fio's time strings → seconds (`parse.c`, time values): a bare number is seconds;
+/// `us`, `ms`, `s`, `m`, `h`, `d` are case-insensitive suffixes. `None` for anything else.
+pub(crate) fn fio_time(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let digits = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (n, suffix) = s.split_at(digits);
+    let n: f64 = n.parse().ok()?;
+    let unit = match suffix.trim().to_ascii_lowercase().as_str() {
+        "us" | "usec" => 1e-6,
+        "ms" | "msec" => 1e-3,
+        "" | "s" | "sec" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86400.0,
+        _ => return None,
+    };
+    Some(n * unit).filter(|v| v.is_finite())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,5 +82,9 @@ mod tests {
         assert_eq!(fio_size("4KiB", 1000), Some(4096));
         assert_eq!(fio_size("50%", 1024), None);
         assert_eq!(fio_size("4x", 1024), None);
+        for (s, want) in [("30", 30.0), ("500ms", 0.5), ("2m", 120.0), ("1h", 3600.0)] {
+            assert_eq!(fio_time(s), Some(want), "{s}");
+        }
+        assert_eq!(fio_time("5x"), None);
     }
 }

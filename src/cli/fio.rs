@@ -1,0 +1,168 @@
+//! `iomark fio JOB.fio…` (fio's job files run as an iomark study) and `--as-fio` (any
+//! run or study written as a fio job file). The files are read here; what they mean is
+//! `plan::fio_job`'s business.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::OutputArgs;
+use crate::error::{Error, Result};
+use crate::plan::fio_job;
+use crate::plan::suite::Opt;
+use crate::plan::{StudyKind, SuitePlan, System};
+
+/// The largest job file read (an include counts on its own).
+const JOB_FILE_MAX: u64 = 1 << 20;
+
+#[derive(Debug, Args)]
+pub struct FioArgs {
+    /// fio job files, run in order (the first job of each later file waits for the jobs
+    /// before it, as in fio).
+    #[arg(value_name = "JOB.fio", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Run without the options iomark does not support (each listed as a warning and
+    /// recorded with its run) instead of refusing the file.
+    #[arg(long)]
+    pub ignore_unsupported: bool,
+    /// Print the plan (each job as a run, its group and parameters) and do no I/O.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Continue the results in FILE: finished runs are kept, the rest run.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+    /// Run every job N times, each a repetition of its run (replaces the file's `loops`).
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<String>,
+    /// Keep the files iomark creates for the jobs (fio keeps its files; iomark removes
+    /// the ones it made unless --keep).
+    #[arg(long)]
+    pub keep: bool,
+    /// Allow writing existing files that iomark did not create.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Allow writing block devices (destroys their contents).
+    #[arg(long)]
+    pub allow_write_device: bool,
+    /// Also allow writing a block device that holds a partition table or a signature.
+    #[arg(long)]
+    pub destroy_data: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+impl FioArgs {
+    /// The job files as a study: every job one run, in file order, with its group.
+    pub fn resolve(&self, sys: &System) -> Result<SuitePlan> {
+        let mut read = |p: &std::path::Path| {
+            crate::results::store::read_document(
+                p,
+                JOB_FILE_MAX,
+                "a fio job file",
+                "name a fio job file (INI text)",
+            )
+            .map_err(|e| Error::usage(e.to_string()))
+        };
+        let env = |name: &str| std::env::var(name).ok();
+        let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+        let keywords = [
+            ("mb_memory", (sys.memory_bytes >> 20).to_string()),
+            ("ncpus", cpus.to_string()),
+        ];
+        let mut src = fio_job::ini::Source {
+            read: &mut read,
+            env: &env,
+            keywords: &keywords,
+        };
+        let defs = fio_job::ini::read_files(&self.files, &mut src)?;
+        let jobs = fio_job::plan_jobs(&defs, self.ignore_unsupported)?;
+        let mut extra: Vec<Opt> = Vec::new();
+        if let Some(n) = &self.repeat {
+            extra.push(("repeat".into(), Some(n.clone())));
+        }
+        for (on, name) in [
+            (self.keep, "keep"),
+            (self.overwrite, "overwrite"),
+            (self.allow_write_device, "allow-write-device"),
+            (self.destroy_data, "destroy-data"),
+        ] {
+            if on {
+                extra.push((name.into(), None));
+            }
+        }
+        let runs = fio_job::study_runs(&jobs, &extra, sys)?;
+        let out = self.out.to_output();
+        let targets = runs
+            .iter()
+            .map(|r| &r.plan.spec)
+            .filter(|s| s.engine.caps().needs_fd);
+        for t in targets {
+            let path = std::path::Path::new(&t.target);
+            if let Some(o) = out.output.as_deref().or(self.resume.as_deref())
+                && crate::results::store::same_file(o, path)
+            {
+                return Err(Error::usage(format!(
+                    "-o names {}, which a job uses as its file; write the results elsewhere",
+                    o.display()
+                )));
+            }
+        }
+        let target = runs
+            .iter()
+            .map(|r| &r.plan.spec)
+            .find(|s| s.engine.caps().needs_fd)
+            .map_or("null".to_string(), |s| s.target.clone());
+        Ok(SuitePlan {
+            name: "fio".into(),
+            kind: StudyKind::Fio,
+            target_exists: std::path::Path::new(&target).exists(),
+            target,
+            runs,
+            out,
+            dry_run: self.dry_run,
+            resume: self.resume.clone(),
+            keep: self.keep,
+            overwrite: self.overwrite,
+            max_rounds: 0,
+        })
+    }
+}
+
+/// `run --as-fio` and `suite … --as-fio`: the run or study as a fio job file; `None`
+/// for any other command.
+pub fn as_fio(cli: &super::Cli, user: &[Opt], sys: &System) -> Result<Option<String>> {
+    use super::Command;
+    Ok(match &cli.command {
+        Some(Command::Run(args)) if args.as_fio => Some(run_as_fio(args, sys)?),
+        Some(Command::Suite(args)) if args.as_fio => {
+            let plan = args.resolve(user, sys)?;
+            let title = format!("iomark suite {}", plan.name);
+            Some(fio_job::write::job_file(&title, &plan.runs))
+        }
+        _ => None,
+    })
+}
+
+/// The quick command with its defaults (`iomark` alone).
+pub fn quick_defaults() -> super::QuickArgs {
+    use clap::Parser;
+    match super::Cli::parse_from(["iomark", "quick"]).command {
+        Some(super::Command::Quick(args)) => args,
+        _ => unreachable!("`iomark quick` parses as the quick command"),
+    }
+}
+
+/// `run --as-fio`: the run as a fio job file.
+fn run_as_fio(args: &super::RunArgs, sys: &System) -> Result<String> {
+    let plan = args.resolve(sys)?;
+    let run = crate::plan::StudyRun {
+        plan,
+        point: crate::plan::StudyPoint {
+            suite: String::new(),
+            test: String::new(),
+            param: String::new(),
+            value: String::new(),
+        },
+    };
+    Ok(fio_job::write::job_file("iomark run", &[run]))
+}

@@ -1,0 +1,523 @@
+//! One fio job's options → iomark's run options (the names of `plan::options::TABLE`),
+//! its target, its place in the ordering, and the options iomark cannot honour, each
+//! with its line. Sizes are converted here with fio's units and `kb_base` and handed on
+//! in bytes, so iomark's own unit rules never see fio's text. `docs/fio.md` lists every
+//! option and every difference in meaning.
+
+use std::collections::BTreeMap;
+
+use super::ini::{Entry, JobDef};
+use super::units::{fio_size, fio_time};
+use crate::error::{Error, Result};
+use crate::plan::suite::Opt;
+
+/// A job read from a job file, in iomark's terms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MappedJob {
+    /// The section's name (fio's `name=` replaces it).
+    pub name: String,
+    /// Where its section starts (`FILE:LINE`).
+    pub at: String,
+    /// The file or device (`None`: the null engine without a file).
+    pub target: Option<String>,
+    /// iomark's run options, in the order set.
+    pub opts: Vec<Opt>,
+    /// What the reader should know about how an option was taken (fio's libaio as
+    /// io_uring, a sync engine's iodepth), recorded with the run.
+    pub notes: Vec<String>,
+    /// Options iomark does not support: `FILE:LINE key=value (why)`.
+    pub unsupported: Vec<String>,
+    /// fio's `group_reporting`.
+    pub group_reporting: bool,
+    /// `stonewall` / `wait_for_previous` (or the first job of a later file).
+    pub stonewall: bool,
+    /// `new_group`.
+    pub new_group: bool,
+    /// `wait_for=NAME` and where.
+    pub wait_for: Option<(String, String)>,
+}
+
+/// fio's engine names → iomark's, and the note when they differ. The one place that
+/// decides it: libaio runs as io_uring until iomark has a libaio engine of its own.
+pub(crate) fn engine_for(fio: &str) -> Option<(&'static str, Option<String>)> {
+    Some(match fio {
+        "psync" => ("psync", None),
+        "sync" | "pvsync" => ("psync", Some(format!("fio's ioengine={fio} runs as psync (pread/pwrite, one request per call)"))),
+        "libaio" => ("io_uring", Some("fio's ioengine=libaio runs as io_uring (both queue asynchronous direct I/O; iomark has no libaio engine yet)".to_string())),
+        "io_uring" => ("io_uring", None),
+        "null" => ("null", None),
+        _ => return None,
+    })
+}
+
+/// fio's aliases → the name this module matches on.
+fn canonical(key: &str) -> &str {
+    match key {
+        "readwrite" => "rw",
+        "blocksize" => "bs",
+        "blocksize_range" => "bsrange",
+        "io_limit" => "io_size",
+        "wait_for_previous" => "stonewall",
+        "randseed" | "rand_seed" => "randseed",
+        "buffer_compress_percentage" | "compress_percentage" => "buffer_compress_percentage",
+        "dedupe_percentage" => "dedupe_percentage",
+        other => other,
+    }
+}
+
+/// fio's booleans: a bare key or a number (non-zero is on).
+fn flag(e: &Entry) -> Result<bool> {
+    match e.value.as_deref().map(str::trim) {
+        None => Ok(true),
+        Some(v) => v
+            .parse::<i64>()
+            .map(|n| n != 0)
+            .map_err(|_| Error::usage(format!("{}: {}={v} is not 0 or 1", e.at, e.key))),
+    }
+}
+
+struct Ctx {
+    last: BTreeMap<String, Entry>,
+    kb_base: u64,
+    job: MappedJob,
+}
+
+impl Ctx {
+    fn get(&self, key: &str) -> Option<&Entry> {
+        self.last.get(key)
+    }
+    fn value(&self, key: &str) -> Option<&str> {
+        self.get(key)
+            .and_then(|e| e.value.as_deref())
+            .map(str::trim)
+    }
+    fn set(&mut self, name: &str, value: impl Into<String>) {
+        self.job.opts.push((name.to_string(), Some(value.into())));
+    }
+    fn refuse(&mut self, key: &str, why: &str) {
+        if let Some(e) = self.last.get(key) {
+            let kv = match &e.value {
+                Some(v) => format!("{}={v}", e.key),
+                None => e.key.clone(),
+            };
+            self.job.unsupported.push(format!("{} {kv} ({why})", e.at));
+        }
+    }
+    /// A size in bytes, fio's way; a refusal for a percentage or a range.
+    fn bytes(&mut self, key: &str) -> Result<Option<u64>> {
+        let Some(e) = self.get(key).cloned() else {
+            return Ok(None);
+        };
+        let v = e.value.as_deref().unwrap_or("").trim();
+        if v.ends_with('%') || v.contains('-') || v.contains(':') {
+            self.refuse(key, "percentages, ranges and lists are not supported here");
+            return Ok(None);
+        }
+        fio_size(v, self.kb_base).map(Some).ok_or_else(|| {
+            Error::usage(format!(
+                "{}: {key}={v} is not a size (e.g. 4k, 1m, 512)",
+                e.at
+            ))
+        })
+    }
+    fn seconds(&mut self, key: &str) -> Result<Option<f64>> {
+        let Some(e) = self.get(key).cloned() else {
+            return Ok(None);
+        };
+        let v = e.value.as_deref().unwrap_or("").trim();
+        fio_time(v).map(Some).ok_or_else(|| {
+            Error::usage(format!(
+                "{}: {key}={v} is not a time (e.g. 30, 500ms, 2m)",
+                e.at
+            ))
+        })
+    }
+    fn on(&self, key: &str) -> Result<Option<bool>> {
+        self.get(key).map(flag).transpose()
+    }
+}
+
+/// Maps one job. Errors are for values that cannot be read at all; options iomark does
+/// not support are listed in `unsupported` for the caller to refuse or drop.
+pub fn map_job(def: &JobDef) -> Result<MappedJob> {
+    let mut last = BTreeMap::new();
+    for e in &def.entries {
+        last.insert(canonical(&e.key).to_string(), e.clone());
+    }
+    let kb_base = match last.get("kb_base").and_then(|e| e.value.as_deref()) {
+        None | Some("1024") => 1024,
+        Some("1000") => 1000,
+        Some(v) => {
+            let at = &last["kb_base"].at;
+            return Err(Error::usage(format!("{at}: kb_base={v}: use 1024 or 1000")));
+        }
+    };
+    let name = last
+        .get("name")
+        .and_then(|e| e.value.clone())
+        .unwrap_or_else(|| def.name.clone());
+    let mut c = Ctx {
+        last,
+        kb_base,
+        job: MappedJob {
+            name: name.clone(),
+            at: def.at.clone(),
+            target: None,
+            opts: vec![("name".into(), Some(name))],
+            notes: Vec::new(),
+            unsupported: Vec::new(),
+            group_reporting: false,
+            stonewall: def.file_stonewall,
+            new_group: false,
+            wait_for: None,
+        },
+    };
+    let keys: Vec<String> = c.last.keys().cloned().collect();
+    let engine = workload(&mut c)?;
+    data(&mut c)?;
+    target(&mut c, engine == "null")?;
+    c.job.group_reporting = c.on("group_reporting")?.unwrap_or(false);
+    c.job.stonewall |= c.on("stonewall")?.unwrap_or(false);
+    c.job.new_group = c.on("new_group")?.unwrap_or(false);
+    c.job.wait_for = c
+        .get("wait_for")
+        .map(|e| (e.value.clone().unwrap_or_default(), e.at.clone()));
+    for k in keys.iter().filter(|k| !HANDLED.contains(&k.as_str())) {
+        let why = match k.as_str() {
+            "bssplit" | "bsrange" => "block-size mixes and ranges are not in iomark",
+            "rate" | "rate_iops" | "rate_min" | "rate_iops_min" => "iomark has no rate limit",
+            "thinktime" | "thinktime_blocks" | "thinktime_spin" => "iomark has no think time",
+            "startdelay" => "iomark has no start delay",
+            _ => "not an option iomark knows",
+        };
+        c.refuse(k, why);
+    }
+    Ok(c.job)
+}
+
+/// Every key some function here reads or refuses for its value. `thread`, `norandommap`
+/// and `description` are accepted as they are: iomark's workers are threads, its offsets
+/// are drawn without a map, and a description is text.
+const HANDLED: &[&str] = &[
+    "rw",
+    "bs",
+    "size",
+    "filesize",
+    "io_size",
+    "offset",
+    "iodepth",
+    "numjobs",
+    "ioengine",
+    "direct",
+    "buffered",
+    "runtime",
+    "time_based",
+    "ramp_time",
+    "randseed",
+    "randrepeat",
+    "random_distribution",
+    "rwmixread",
+    "rwmixwrite",
+    "fsync",
+    "end_fsync",
+    "loops",
+    "buffer_compress_percentage",
+    "buffer_compress_chunk",
+    "dedupe_percentage",
+    "refill_buffers",
+    "zero_buffers",
+    "scramble_buffers",
+    "buffer_pattern",
+    "verify",
+    "filename",
+    "directory",
+    "nrfiles",
+    "thread",
+    "norandommap",
+    "description",
+    "stonewall",
+    "new_group",
+    "wait_for",
+    "group_reporting",
+    "kb_base",
+    "name",
+    "startdelay",
+    "thinktime",
+    "rate",
+    "rate_iops",
+];
+
+/// The workload options; returns iomark's engine name.
+fn workload(c: &mut Ctx) -> Result<&'static str> {
+    let rw = c.value("rw").unwrap_or("read").to_string();
+    let (base, modifier) = rw.split_once(':').unwrap_or((&rw, ""));
+    let pattern = match base {
+        "read" | "write" | "randread" | "randwrite" | "rw" | "randrw" => Some(base),
+        "readwrite" => Some("rw"),
+        _ => None,
+    };
+    match pattern {
+        Some(p) => c.set("rw", p),
+        None if base.contains("trim") => c.refuse("rw", "iomark has no trim (discard) workload"),
+        None => c.refuse("rw", "not an access pattern iomark knows"),
+    }
+    if !modifier.is_empty() {
+        c.refuse("rw", "the :N offset modifier is not in iomark");
+    }
+    bs(c, pattern.unwrap_or("read"))?;
+    for (fio, ours) in [
+        ("size", "size"),
+        ("offset", "offset"),
+        ("io_size", "io-size"),
+    ] {
+        if let Some(b) = c.bytes(fio)? {
+            c.set(ours, b.to_string());
+        }
+    }
+    if let Some(b) = c.bytes("filesize")? {
+        // One file per job: its size is the span; fio's size is then the I/O per job.
+        if let Some(size) = c.job.opts.iter().position(|(k, _)| k == "size") {
+            let moved = c.job.opts.remove(size).1;
+            if c.get("io_size").is_none() {
+                c.job.opts.push(("io-size".into(), moved));
+            }
+        }
+        c.set("size", b.to_string());
+    }
+    let fio_engine = c.value("ioengine").unwrap_or("psync").to_string();
+    let engine = match engine_for(&fio_engine) {
+        Some((ours, note)) => {
+            c.set("engine", ours);
+            c.job.notes.extend(note);
+            ours
+        }
+        None => {
+            c.refuse("ioengine", "iomark's engines are psync, io_uring and null (sync, pvsync and libaio are taken as the nearest)");
+            "psync"
+        }
+    };
+    if let Some(qd) = c.value("iodepth").map(str::to_string) {
+        if engine == "psync" && qd.parse::<u64>().is_ok_and(|n| n > 1) {
+            c.job.notes.push(format!(
+                "iodepth={qd} with a synchronous engine is one I/O at a time, in fio as in iomark"
+            ));
+        } else {
+            c.set("qd", qd);
+        }
+    }
+    for (fio, ours) in [
+        ("numjobs", "jobs"),
+        ("rwmixread", "rwmixread"),
+        ("rwmixwrite", "rwmixwrite"),
+        ("fsync", "fsync"),
+        ("randseed", "seed"),
+        ("loops", "repeat"),
+    ] {
+        if let Some(v) = c.value(fio).map(str::to_string) {
+            c.set(ours, v);
+        }
+    }
+    // fio's default is buffered I/O; iomark's is direct.
+    match (c.on("direct")?, c.on("buffered")?) {
+        (Some(true), _) | (None, Some(false)) => c.set("direct", "1"),
+        _ => c.set("buffered", "1"),
+    }
+    times(c)?;
+    if c.on("end_fsync")? == Some(true) {
+        c.set("end-fsync", "1");
+    }
+    if c.on("randrepeat")? == Some(false) && c.get("randseed").is_none() {
+        c.refuse(
+            "randrepeat",
+            "iomark's offsets repeat from run to run unless the seed changes: give randseed",
+        );
+    }
+    if c.value("random_distribution")
+        .is_some_and(|d| d != "random")
+    {
+        c.refuse("random_distribution", "iomark draws offsets uniformly");
+    }
+    for k in ["startdelay", "thinktime", "rate", "rate_iops"] {
+        let zero = c
+            .value(k)
+            .is_some_and(|v| v.split(',').all(|x| x.trim() == "0"));
+        if c.get(k).is_some() && !zero {
+            let why = match k {
+                "startdelay" => "iomark has no start delay",
+                "thinktime" => "iomark has no think time",
+                _ => "iomark has no rate limit",
+            };
+            c.refuse(k, why);
+        }
+    }
+    Ok(engine)
+}
+
+/// `bs`, with fio's read,write pairs: the side the pattern uses.
+fn bs(c: &mut Ctx, pattern: &str) -> Result<()> {
+    let Some(e) = c.get("bs").cloned() else {
+        return Ok(());
+    };
+    let text = e.value.clone().unwrap_or_default();
+    let sides: Vec<&str> = text.split(',').map(str::trim).collect();
+    let size = |s: &str| -> Result<u64> {
+        if s.is_empty() {
+            return Ok(4096); // fio's default for a side left empty
+        }
+        fio_size(s, c.kb_base).ok_or_else(|| {
+            Error::usage(format!(
+                "{}: bs={text}: '{s}' is not a size (e.g. 4k)",
+                e.at
+            ))
+        })
+    };
+    let read = size(sides[0])?;
+    let write = match sides.get(1) {
+        Some(w) => size(w)?,
+        None => read,
+    };
+    let mixed = pattern == "rw" || pattern == "randrw";
+    if mixed && read != write {
+        c.refuse(
+            "bs",
+            "different read and write block sizes in one mix are not in iomark",
+        );
+        return Ok(());
+    }
+    let b = match pattern {
+        "write" | "randwrite" => write,
+        _ => read,
+    };
+    c.set("bs", b.to_string());
+    Ok(())
+}
+
+fn times(c: &mut Ctx) -> Result<()> {
+    let runtime = c.seconds("runtime")?;
+    let time_based = c.on("time_based")?.unwrap_or(false);
+    if let Some(rt) = runtime.filter(|r| *r > 0.0) {
+        c.set("runtime", format!("{rt}s"));
+        if time_based {
+            c.set("time-based", "1");
+        } else if c.get("io_size").is_none() {
+            // fio without time_based stops after the span (or io_size) or the runtime,
+            // whichever comes first: so does iomark with both given.
+            c.set("io-size", "1x");
+        }
+    } else if time_based {
+        c.refuse("time_based", "time_based needs a runtime in iomark");
+    }
+    if let Some(r) = c.seconds("ramp_time")? {
+        c.set("ramp", format!("{r}s"));
+    }
+    Ok(())
+}
+
+/// What is written.
+fn data(c: &mut Ctx) -> Result<()> {
+    if let Some(p) = c.value("buffer_compress_percentage").map(str::to_string) {
+        c.set("compress", p);
+        // fio's chunk is 512 bytes unless given.
+        let chunk = c.bytes("buffer_compress_chunk")?.unwrap_or(512);
+        c.set("compress-chunk", chunk.to_string());
+    }
+    if let Some(p) = c.value("dedupe_percentage").map(str::to_string) {
+        // fio dedupes whole blocks.
+        let bs = c.job.opts.iter().rev().find(|(k, _)| k == "bs");
+        let unit = bs.and_then(|(_, v)| v.clone()).unwrap_or("4096".into());
+        c.set("dedup", p);
+        c.set("dedup-unit", unit);
+    }
+    if c.on("refill_buffers")? == Some(true) {
+        c.set("refill", "1");
+    }
+    if c.on("zero_buffers")? == Some(true) {
+        c.set("data", "zeros");
+    }
+    if c.on("scramble_buffers")? == Some(false) {
+        c.refuse(
+            "scramble_buffers",
+            "iomark makes every written unit unique; it cannot reuse one buffer unchanged",
+        );
+    }
+    if let Some(p) = c.value("buffer_pattern").map(str::to_string) {
+        match pattern_hex(&p) {
+            Some(hex) => c.set("data", format!("pattern:{hex}")),
+            None => c.refuse(
+                "buffer_pattern",
+                "iomark takes a 0x… hex pattern or a quoted string",
+            ),
+        }
+    }
+    match c.value("verify").map(str::to_string).as_deref() {
+        None | Some("0") | Some("none") => {}
+        Some(m @ ("crc32c" | "crc32c-intel" | "md5")) => {
+            c.set("verify", "1");
+            if m == "md5" {
+                c.job
+                    .notes
+                    .push("verify=md5 is checked with iomark's CRC32C block headers".into());
+            }
+        }
+        Some(_) => c.refuse(
+            "verify",
+            "iomark verifies with CRC32C headers (verify=crc32c or md5)",
+        ),
+    }
+    Ok(())
+}
+
+/// fio's `buffer_pattern`: `0xdeadbeef` or a quoted string → hex digits.
+fn pattern_hex(p: &str) -> Option<String> {
+    if let Some(hex) = p.strip_prefix("0x").or_else(|| p.strip_prefix("0X")) {
+        return (hex.len() % 2 == 0
+            && !hex.is_empty()
+            && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| hex.to_ascii_lowercase());
+    }
+    let s = p.strip_prefix(['"', '\''])?.strip_suffix(['"', '\''])?;
+    (!s.is_empty()).then(|| s.bytes().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The file: `filename` (fio's `:` list, `\:` for a colon in a name), else fio's own
+/// name `JOB.0.0`, in `directory` when given.
+fn target(c: &mut Ctx, null: bool) -> Result<()> {
+    let dir = c.value("directory").map(str::to_string);
+    if dir.as_deref().is_some_and(|d| split_colons(d).len() > 1) {
+        c.refuse("directory", "iomark runs one file per job");
+    }
+    if c.value("nrfiles").is_some_and(|n| n != "1") {
+        c.refuse("nrfiles", "iomark runs one file per job");
+    }
+    let file = match c.value("filename").map(split_colons) {
+        Some(files) if files.len() > 1 => {
+            c.refuse("filename", "iomark runs one file per job");
+            files[0].clone()
+        }
+        Some(files) => files.into_iter().next().unwrap_or_default(),
+        None if null => return Ok(()),
+        None => format!("{}.0.0", c.job.name),
+    };
+    c.job.target = Some(match dir {
+        Some(d) if !file.starts_with('/') => format!("{}/{file}", d.trim_end_matches('/')),
+        _ => file,
+    });
+    Ok(())
+}
+
+/// fio's `:`-separated list, where `\:` is a colon inside a name.
+fn split_colons(s: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = s.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\\' if chars.peek() == Some(&':') => {
+                out.last_mut().expect("never empty").push(':');
+                chars.next();
+            }
+            ':' => out.push(String::new()),
+            c => out.last_mut().expect("never empty").push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,132 @@
+//! fio job files: read (`ini.rs`), mapped onto iomark's run options (`map.rs`), ordered
+//! into fio's groups and resolved into the runs of a study (here), and written back from
+//! any iomark plan (`write.rs`, `--as-fio`). fio's units live in `units.rs`, shared with
+//! the import of fio's results. No I/O: the caller hands in the files' text.
+//!
+//! iomark runs one workload at a time, so the jobs of one fio group (which fio runs
+//! together) run one after another here; every such run says so in its warnings, and
+//! `docs/fio.md` says it too.
+
+pub mod ini;
+pub mod map;
+pub mod units;
+pub mod write;
+
+use crate::error::{Error, Result};
+use crate::plan::options::RunOptions;
+use crate::plan::suite::Opt;
+use crate::plan::{Output, StudyPoint, StudyRun, System};
+use map::MappedJob;
+
+/// A job in its group (fio's `groupid`: a new one after `stonewall` or `new_group`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupedJob {
+    pub group: u32,
+    pub job: MappedJob,
+}
+
+/// Maps every job, puts each in its group, and refuses the options iomark does not
+/// support in one error that lists each with its line, unless `ignore` (then each job
+/// notes what it runs without).
+pub fn plan_jobs(defs: &[ini::JobDef], ignore: bool) -> Result<Vec<GroupedJob>> {
+    let mut jobs = Vec::new();
+    let mut unsupported: Vec<String> = Vec::new();
+    let (mut group, mut in_group) = (0u32, 0usize);
+    for def in defs {
+        let mut job = map::map_job(def)?;
+        if (job.stonewall || job.new_group) && in_group > 0 {
+            group += 1;
+            in_group = 0;
+        }
+        in_group += 1;
+        if let Some((name, at)) = &job.wait_for {
+            let earlier = jobs.iter().any(|g: &GroupedJob| &g.job.name == name);
+            if !earlier {
+                return Err(Error::usage(format!(
+                    "{at}: wait_for={name} names no job before this one; name an earlier job's section"
+                )));
+            }
+        }
+        for u in &job.unsupported {
+            if !unsupported.contains(u) {
+                unsupported.push(u.clone());
+            }
+        }
+        if ignore && !job.unsupported.is_empty() {
+            let dropped = job.unsupported.join("; ");
+            job.notes
+                .push(format!("ignored (--ignore-unsupported): {dropped}"));
+        }
+        jobs.push(GroupedJob { group, job });
+    }
+    if !unsupported.is_empty() && !ignore {
+        return Err(Error::usage(format!(
+            "iomark does not support {}: {}; remove them, or add --ignore-unsupported to run without them",
+            if unsupported.len() == 1 {
+                "this option"
+            } else {
+                "these options"
+            },
+            unsupported.join("; ")
+        )));
+    }
+    notes_on_groups(&mut jobs);
+    Ok(jobs)
+}
+
+/// What iomark does differently with fio's groups, said on every run it concerns.
+fn notes_on_groups(jobs: &mut [GroupedJob]) {
+    let sizes: Vec<usize> = jobs
+        .iter()
+        .map(|j| jobs.iter().filter(|o| o.group == j.group).count())
+        .collect();
+    for (j, n) in jobs.iter_mut().zip(sizes) {
+        if n > 1 {
+            j.job.notes.push(format!(
+                "fio runs the {n} jobs of group {} at the same time; iomark runs them one after another",
+                j.group
+            ));
+            if j.job.group_reporting {
+                j.job.notes.push(format!(
+                    "group_reporting: fio reports group {} as one entry; iomark reports each job as its own run",
+                    j.group
+                ));
+            }
+        }
+    }
+}
+
+/// The runs of a study from the grouped jobs: each job's options, then `extra` (the
+/// command line's `--repeat`, `--keep`, …), resolved as `iomark run` resolves them. A
+/// refusal names the job and where its section starts.
+pub fn study_runs(jobs: &[GroupedJob], extra: &[Opt], sys: &System) -> Result<Vec<StudyRun>> {
+    let mut runs = Vec::new();
+    for GroupedJob { group, job } in jobs {
+        let named = |e: Error| match e {
+            Error::Usage(m) => Error::usage(format!("{} [{}]: {m}", job.at, job.name)),
+            other => other,
+        };
+        let opts: Vec<Opt> = job.opts.iter().chain(extra).cloned().collect();
+        let mut plan = RunOptions::from_opts(&opts)
+            .and_then(|o| o.resolve(job.target.as_deref(), Output::default(), sys))
+            .map_err(named)?;
+        if !job.notes.is_empty() {
+            let all = plan.spec.engine_note.take().into_iter();
+            let all: Vec<String> = all.chain(job.notes.iter().cloned()).collect();
+            plan.spec.engine_note = Some(all.join("; "));
+        }
+        runs.push(StudyRun {
+            plan,
+            point: StudyPoint {
+                suite: "fio".into(),
+                test: job.name.clone(),
+                param: "group".into(),
+                value: group.to_string(),
+            },
+        });
+    }
+    Ok(runs)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,194 @@
+//! The mapping of fio's options and groups, on job files written here.
+
+use super::ini::{JobDef, Source, read_files};
+use super::*;
+
+fn jobs(text: &str) -> Result<Vec<JobDef>> {
+    let owned = text.to_string();
+    let mut read = |_: &std::path::Path| Ok(owned.clone());
+    let env = |_: &str| None;
+    let mut src = Source {
+        read: &mut read,
+        env: &env,
+        keywords: &[],
+    };
+    read_files(&[std::path::PathBuf::from("t.fio")], &mut src)
+}
+
+fn planned(text: &str) -> Vec<GroupedJob> {
+    plan_jobs(&jobs(text).unwrap(), false).unwrap()
+}
+
+fn opt<'a>(j: &'a GroupedJob, k: &str) -> Option<&'a str> {
+    j.job
+        .opts
+        .iter()
+        .rev()
+        .find(|(n, _)| n == k)
+        .and_then(|(_, v)| v.as_deref())
+}
+
+#[test]
+fn units_pairs_and_defaults_are_fios() {
+    let j = planned(
+        "[a]\nrw=randwrite\nbs=4k,64KB\nsize=1MiB\noffset=4KiB\n\
+         [b]\nkb_base=1000\nbs=4k\nsize=1g\ndirect=1\nioengine=libaio\niodepth=8\n",
+    );
+    // kb_base=1024: the write side of 4k,64KB is 65536; 1MiB is 10^6, 4KiB 4000.
+    assert_eq!(opt(&j[0], "bs"), Some("65536"));
+    assert_eq!(opt(&j[0], "size"), Some("1000000"));
+    assert_eq!(opt(&j[0], "offset"), Some("4000"));
+    // fio's defaults: psync, buffered, the file JOB.0.0.
+    assert_eq!(opt(&j[0], "engine"), Some("psync"));
+    assert_eq!(opt(&j[0], "buffered"), Some("1"));
+    assert_eq!(j[0].job.target.as_deref(), Some("a.0.0"));
+    assert_eq!(opt(&j[1], "bs"), Some("4000"));
+    assert_eq!(opt(&j[1], "size"), Some("1000000000"));
+    assert_eq!(opt(&j[1], "direct"), Some("1"));
+    assert_eq!(opt(&j[1], "engine"), Some("io_uring"));
+    assert_eq!(opt(&j[1], "qd"), Some("8"));
+    assert!(j[1].job.notes.iter().any(|n| n.contains("libaio")));
+}
+
+#[test]
+fn groups_follow_stonewall_and_new_group() {
+    let j =
+        planned("[a]\n[b]\n[c]\nstonewall\n[d]\nnew_group\nwait_for=a\n[e]\nwait_for_previous\n");
+    let groups: Vec<u32> = j.iter().map(|g| g.group).collect();
+    assert_eq!(groups, [0, 0, 1, 2, 3]);
+    assert!(
+        j[0].job
+            .notes
+            .iter()
+            .any(|n| n.contains("one after another"))
+    );
+    assert!(
+        !j[2]
+            .job
+            .notes
+            .iter()
+            .any(|n| n.contains("one after another"))
+    );
+    let err = plan_jobs(&jobs("[a]\nwait_for=z\n").unwrap(), false).unwrap_err();
+    assert!(err.to_string().contains("t.fio:2: wait_for=z names no job"));
+}
+
+#[test]
+fn unsupported_options_are_one_error_with_lines() {
+    let text = "[global]\nrate=1m\n[a]\nrw=randread:8\nbssplit=4k/50:64k/50\n\
+                [b]\nrw=trim\nfilename=x:y\nfrobnicate=3\n";
+    let err = plan_jobs(&jobs(text).unwrap(), false)
+        .unwrap_err()
+        .to_string();
+    for needle in [
+        "t.fio:2 rate=1m",
+        "t.fio:4 rw=randread:8",
+        "t.fio:5 bssplit=",
+        "t.fio:7 rw=trim",
+        "t.fio:8 filename=x:y",
+        "t.fio:9 frobnicate=3",
+        "--ignore-unsupported",
+    ] {
+        assert!(err.contains(needle), "{needle} not in {err}");
+    }
+    // The global rate is listed once, not once per job.
+    assert_eq!(err.matches("rate=1m").count(), 1);
+    let j = plan_jobs(&jobs(text).unwrap(), true).unwrap();
+    assert!(
+        j[0].job
+            .notes
+            .iter()
+            .any(|n| n.contains("ignored") && n.contains("bssplit"))
+    );
+    assert_eq!(opt(&j[0], "rw"), Some("randread"));
+}
+
+#[test]
+fn data_time_and_files() {
+    let j = planned(
+        "[a]\nrw=write\nbs=8k\nbuffer_compress_percentage=50\ndedupe_percentage=20\n\
+         runtime=2m\nramp_time=500ms\nloops=3\nverify=md5\ndirectory=/d\n\
+         [b]\nrw=write\nbuffer_pattern=\"ab\"\nruntime=5\ntime_based\nfilename=/x\\:y\n\
+         [c]\nzero_buffers\nbuffer_pattern=0xDEAD\nioengine=null\nsize=1m\n",
+    );
+    assert_eq!(opt(&j[0], "compress"), Some("50"));
+    assert_eq!(opt(&j[0], "compress-chunk"), Some("512"));
+    assert_eq!(opt(&j[0], "dedup-unit"), Some("8192"));
+    assert_eq!(opt(&j[0], "runtime"), Some("120s"));
+    assert_eq!(opt(&j[0], "io-size"), Some("1x"));
+    assert_eq!(opt(&j[0], "ramp"), Some("0.5s"));
+    assert_eq!(opt(&j[0], "repeat"), Some("3"));
+    assert_eq!(opt(&j[0], "verify"), Some("1"));
+    assert_eq!(j[0].job.target.as_deref(), Some("/d/a.0.0"));
+    assert_eq!(opt(&j[1], "data"), Some("pattern:6162"));
+    assert_eq!(opt(&j[1], "time-based"), Some("1"));
+    assert_eq!(opt(&j[1], "io-size"), None);
+    assert_eq!(j[1].job.target.as_deref(), Some("/x:y"));
+    assert_eq!(opt(&j[2], "data"), Some("pattern:dead"));
+    assert_eq!(j[2].job.target, None);
+}
+
+#[test]
+fn written_jobs_read_back_the_same() {
+    let sys = System {
+        io_uring: Ok(()),
+        root: false,
+        memory_bytes: 1 << 30,
+    };
+    let mut o = RunOptions::default();
+    for (k, v) in [
+        ("rw", "randrw"),
+        ("rwmixread", "70"),
+        ("bs", "16k"),
+        ("qd", "4"),
+        ("jobs", "3"),
+        ("size", "64m"),
+        ("runtime", "2s"),
+        ("engine", "io_uring"),
+        ("compress", "40"),
+        ("seed", "7"),
+    ] {
+        o.set(k, Some(v)).unwrap();
+    }
+    let plan = o
+        .resolve(Some("/tmp/x:y.dat"), Output::default(), &sys)
+        .unwrap();
+    let run = StudyRun {
+        plan,
+        point: StudyPoint {
+            suite: String::new(),
+            test: String::new(),
+            param: String::new(),
+            value: String::new(),
+        },
+    };
+    let text = write::job_file("test", std::slice::from_ref(&run));
+    let back = study_runs(&plan_jobs(&jobs(&text).unwrap(), false).unwrap(), &[], &sys).unwrap();
+    let (a, b) = (&run.plan.spec, &back[0].plan.spec);
+    assert_eq!(
+        (
+            a.rw,
+            a.rwmixread,
+            a.bs,
+            a.qd,
+            a.jobs,
+            a.size,
+            a.runtime_s,
+            a.engine
+        ),
+        (
+            b.rw,
+            b.rwmixread,
+            b.bs,
+            b.qd,
+            b.jobs,
+            b.size,
+            b.runtime_s,
+            b.engine
+        )
+    );
+    assert_eq!(
+        (&a.target, a.direct, a.seed, &a.data),
+        (&b.target, b.direct, b.seed, &b.data)
+    );
+}

@@ -1,0 +1,190 @@
+//! `--as-fio`: any plan written as a fio job file, one job per run, every option spelled
+//! out (sizes in bytes, so `kb_base` cannot change them), each job after a `stonewall`
+//! because iomark runs its runs one after another. What fio cannot express is said in
+//! `#` comments. `iomark fio` reads the file back into the same plan.
+
+use crate::plan::StudyRun;
+use crate::plan::data::{CompressMethod, DataKind};
+use crate::plan::spec::{EngineKind, Spec};
+
+/// The job file of `runs`; `title` says where it came from (`iomark suite qd`).
+pub fn job_file(title: &str, runs: &[StudyRun]) -> String {
+    let mut out = format!(
+        "# {title}, written by iomark {} as a fio job file (iomark --as-fio).\n\
+         # One job per iomark run, in order; each waits for the one before (stonewall).\n\
+         # Sizes are in bytes. Run it with: fio --output-format=json FILE\n\
+         [global]\nthread\ngroup_reporting\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    let mut names: Vec<String> = Vec::new();
+    for r in runs {
+        let mut name = section_name(r);
+        // fio keys jobs by name; keep them apart.
+        let base = name.clone();
+        let mut n = 2;
+        while names.contains(&name) {
+            name = format!("{base}-{n}");
+            n += 1;
+        }
+        names.push(name.clone());
+        out.push('\n');
+        job(&mut out, &name, &r.plan.spec, r.plan.repeat);
+    }
+    out
+}
+
+/// A section name fio accepts: the run's name with spaces as dashes.
+fn section_name(r: &StudyRun) -> String {
+    let name = match &r.plan.spec.label {
+        Some(l) => l.clone(),
+        None if r.point.suite.is_empty() => r.plan.spec.name(),
+        None => format!("{} {}", r.point.test, r.plan.spec.name()),
+    };
+    let clean: String = name
+        .chars()
+        .map(|c| match c {
+            ' ' | '[' | ']' | '#' | ';' | '=' | ':' | '/' => '-',
+            c => c,
+        })
+        .collect();
+    let mut s = clean.trim_matches('-').to_string();
+    while s.contains("--") {
+        s = s.replace("--", "-");
+    }
+    if s.is_empty() || s == "global" {
+        s = format!("job-{s}");
+    }
+    s
+}
+
+fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
+    let mut w = |line: String| {
+        out.push_str(&line);
+        out.push('\n');
+    };
+    w(format!("[{name}]"));
+    w("stonewall".into());
+    w(format!("name={name}"));
+    match s.engine {
+        EngineKind::Null => w("ioengine=null".into()),
+        EngineKind::Psync => w("ioengine=psync".into()),
+        EngineKind::IoUring => w("ioengine=io_uring".into()),
+    }
+    if s.engine.caps().needs_fd {
+        w(format!("filename={}", s.target.replace(':', "\\:")));
+    }
+    w(format!("rw={}", s.rw.name()));
+    if s.rw.is_mixed() {
+        w(format!("rwmixread={}", s.rwmixread));
+    }
+    w(format!("bs={}", s.bs));
+    w(format!("iodepth={}", s.qd));
+    w(format!("numjobs={}", s.jobs));
+    w(format!("direct={}", u8::from(s.direct)));
+    match s.size {
+        Some(size) => w(format!("size={size}")),
+        None => w("# size: the whole file or device (a new file is 1 GiB in iomark; fio needs size= for a new file)".into()),
+    }
+    if s.offset > 0 {
+        w(format!("offset={}", s.offset));
+    }
+    match (s.io_size, s.io_spans, s.size) {
+        (Some(b), _, _) => w(format!("io_size={}", b / u64::from(s.io_share.max(1)))),
+        (None, Some(n), Some(size)) => w(format!("io_size={}", (n * size as f64) as u64)),
+        (None, Some(n), None) => w(format!("# io_size: {n} times the span (fio needs bytes)")),
+        _ => {}
+    }
+    if let Some(rt) = s.runtime_s {
+        w(format!("runtime={}ms", (rt * 1000.0).round() as u64));
+        if s.io_size.is_none() && s.io_spans.is_none() {
+            w("time_based".into());
+        }
+    }
+    if s.ramp_s > 0.0 {
+        w(format!(
+            "ramp_time={}ms",
+            (s.ramp_s * 1000.0).round() as u64
+        ));
+    }
+    if s.fsync > 0 {
+        w(format!("fsync={}", s.fsync));
+    }
+    if s.end_fsync {
+        w("end_fsync=1".into());
+    }
+    w(format!("randseed={}", s.seed));
+    if repeat > 1 {
+        w(format!("loops={repeat}"));
+        w("# loops: fio adds the passes into one result; iomark reports each repetition and their spread".into());
+    }
+    data(&mut w, s);
+    if s.verify {
+        w("verify=crc32c".into());
+        w(
+            "# verify: fio's own header and check, not iomark's (offset, seed, generation, CRC32C)"
+                .into(),
+        );
+    }
+    if s.pause_s > 0.0 {
+        w(format!(
+            "# pause: {} s of rest between runs (fio has none)",
+            s.pause_s
+        ));
+    }
+    if s.drop_caches {
+        w("# drop-caches: iomark drops the page cache before each repetition (fio's invalidate=1, its default, drops only this file's pages)".into());
+    }
+    if s.io_share > 1 {
+        w(format!(
+            "# iomark emulated QD {} with {} psync jobs",
+            s.io_share, s.jobs
+        ));
+    }
+    if let Some(note) = &s.engine_note {
+        w(format!("# iomark's note: {}", note.replace('\n', " ")));
+    }
+    w(format!(
+        "# random offsets and data come from fio's generator, not iomark's (seed {} gives other offsets in fio)",
+        s.seed
+    ));
+}
+
+fn data(w: &mut impl FnMut(String), s: &Spec) {
+    let d = &s.data;
+    match d.kind {
+        DataKind::Random => {}
+        DataKind::Zeros => w("zero_buffers=1".into()),
+        DataKind::Pattern => w(format!(
+            "buffer_pattern=0x{}",
+            d.pattern.as_deref().unwrap_or("00")
+        )),
+        DataKind::Compressible => {
+            w(format!("buffer_compress_percentage={}", d.compress.round()));
+            w(format!("buffer_compress_chunk={}", d.compress_chunk));
+            if d.compress_method == CompressMethod::Repeat {
+                w("# compress-method repeat (literals and copies) has no fio equivalent; fio's zerofill is used".into());
+            }
+        }
+        DataKind::Files => w(format!(
+            "# data files:{}: fio cannot write a corpus's contents; it writes random data",
+            d.files.as_deref().unwrap_or("")
+        )),
+    }
+    if d.dedup > 0.0 {
+        w(format!("dedupe_percentage={}", d.dedup.round()));
+        if d.dedup_unit != s.bs {
+            w(format!(
+                "# dedup unit: iomark's is {} bytes, fio's is the block size",
+                d.dedup_unit
+            ));
+        }
+    }
+    if let Some(n) = d.dedup_set {
+        w(format!(
+            "# dedup-set {n}: fio has no bound on the distinct blocks repeated"
+        ));
+    }
+    if d.refill {
+        w("refill_buffers=1".into());
+    }
+}
