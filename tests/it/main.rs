@@ -13,6 +13,7 @@ mod faultfs;
 mod faults;
 mod fio_habits;
 mod fio_import;
+mod fio_jobs;
 mod fuzz;
 mod ground_truth;
 mod guard;

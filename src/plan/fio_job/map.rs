@@ -275,11 +275,13 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         }
     }
     if let Some(b) = c.bytes("filesize")? {
-        // One file per job: its size is the span; fio's size is then the I/O per job.
-        if let Some(size) = c.job.opts.iter().position(|(k, _)| k == "size") {
-            let moved = c.job.opts.remove(size).1;
+        // One file per job: its size is the span; fio then moves the smaller of size
+        // and the file (io_size, when given, decides as usual).
+        if let Some(i) = c.job.opts.iter().position(|(k, _)| k == "size") {
+            let size = c.job.opts.remove(i).1.and_then(|v| v.parse::<u64>().ok());
             if c.get("io_size").is_none() {
-                c.job.opts.push(("io-size".into(), moved));
+                let moved = size.unwrap_or(b).min(b);
+                c.job.opts.push(("io-size".into(), Some(moved.to_string())));
             }
         }
         c.set("size", b.to_string());

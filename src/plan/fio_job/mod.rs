@@ -52,13 +52,19 @@ pub fn plan_jobs(defs: &[ini::JobDef], ignore: bool) -> Result<Vec<GroupedJob>> 
                 unsupported.push(u.clone());
             }
         }
-        if ignore && !job.unsupported.is_empty() {
-            let dropped = job.unsupported.join("; ");
-            job.notes
-                .push(format!("ignored (--ignore-unsupported): {dropped}"));
+        if ignore {
+            let dropped = job.unsupported.iter();
+            let dropped = dropped.map(|u| format!("ignored (--ignore-unsupported): {u}"));
+            job.notes.extend(dropped);
         }
         jobs.push(GroupedJob { group, job });
     }
+    // In file order: "FILE:LINE …".
+    unsupported.sort_by_key(|u| {
+        let at = u.split(' ').next().unwrap_or("");
+        let (file, line) = at.rsplit_once(':').unwrap_or((at, "0"));
+        (file.to_string(), line.parse::<u64>().unwrap_or(0))
+    });
     if !unsupported.is_empty() && !ignore {
         return Err(Error::usage(format!(
             "iomark does not support {}: {}; remove them, or add --ignore-unsupported to run without them",
@@ -83,12 +89,12 @@ fn notes_on_groups(jobs: &mut [GroupedJob]) {
     for (j, n) in jobs.iter_mut().zip(sizes) {
         if n > 1 {
             j.job.notes.push(format!(
-                "fio runs the {n} jobs of group {} at the same time; iomark runs them one after another",
+                "fio runs the {n} jobs of group {} at the same time, iomark one after another",
                 j.group
             ));
             if j.job.group_reporting {
                 j.job.notes.push(format!(
-                    "group_reporting: fio reports group {} as one entry; iomark reports each job as its own run",
+                    "group_reporting: fio reports group {} as one entry, iomark each job as its own run",
                     j.group
                 ));
             }

@@ -1,0 +1,441 @@
+//! fio job files run by iomark (issue 14, items 14–16): each job file here is run under
+//! `iomark fio` and under fio itself, and the two documents have the same structure
+//! (jobs, groups, rw, bs, qd, numjobs) and, for size-based jobs, the same I/O counts;
+//! options iomark does not support are one error naming their lines; `--as-fio` writes
+//! a job file that `iomark fio` reads back into the same plan and that fio runs.
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::*;
+
+/// (name, group, rw, bs, qd, jobs) of every run.
+type Shape = (String, u64, String, u64, u64, u64);
+
+fn shape_of(s: &Value, name: &str, group: u64) -> Shape {
+    (
+        name.to_string(),
+        group,
+        s["rw"].as_str().unwrap().to_string(),
+        s["bs"].as_u64().unwrap(),
+        s["qd"].as_u64().unwrap(),
+        s["jobs"].as_u64().unwrap(),
+    )
+}
+
+/// The shape of an `iomark fio` document (or plan): the job name and group are the
+/// study point's test and value.
+fn iomark_shape(runs: &Value) -> Vec<Shape> {
+    (runs.as_array().unwrap().iter())
+        .map(|r| {
+            let p = &r["study"];
+            let group = p["value"].as_str().unwrap().parse().unwrap();
+            shape_of(&r["spec"], p["test"].as_str().unwrap(), group)
+        })
+        .collect()
+}
+
+/// The shape of fio's own output, imported by `iomark report`.
+fn fio_shape(doc: &Value) -> Vec<Shape> {
+    (doc["runs"].as_array().unwrap().iter())
+        .map(|r| {
+            let f = &r["fio"];
+            shape_of(
+                &r["spec"],
+                f["jobname"].as_str().unwrap(),
+                f["groupid"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Total reads and writes a run moved, over all its repetitions.
+fn ios(run: &Value) -> (u64, u64) {
+    let reps = run["repetitions"].as_array().unwrap();
+    let sum = |d: &str| reps.iter().map(|r| r[d]["ios"].as_u64().unwrap()).sum();
+    (sum("read"), sum("write"))
+}
+
+/// Writes the job files, runs `iomark fio` (results in `dir/iomark.json`) and then fio
+/// (its JSON imported by `iomark report`); `${DIR}` in the files is `dir`.
+fn both(dir: &Path, files: &[(&str, &str)]) -> (Value, Value) {
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let job = dir.join(files[0].0);
+    let doc = dir.join("iomark.json");
+    let out = iomark_process()
+        .env("DIR", dir)
+        .arg("fio")
+        .arg(&job)
+        .args(["--quiet", "-o"])
+        .arg(&doc)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let ours = read_json(&doc);
+    let fio_out = std::process::Command::new("fio")
+        .env("DIR", dir)
+        .args(["--output-format=json"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_success(&fio_out);
+    let fio_json = dir.join("fio.json");
+    std::fs::write(&fio_json, &fio_out.stdout).unwrap();
+    let report = [
+        OsStr::new("report"),
+        fio_json.as_os_str(),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+    ];
+    let theirs: Value = serde_json::from_slice(&stdout_of(&report)).unwrap();
+    (ours, theirs)
+}
+
+/// Runs both tools and checks the shapes are equal and size-based jobs moved the same.
+fn same_as_fio(files: &[(&str, &str)], size_based: &[&str]) -> Value {
+    let dir = tmp();
+    let (ours, theirs) = both(dir.path(), files);
+    assert_eq!(iomark_shape(&ours["runs"]), fio_shape(&theirs));
+    for (a, b) in ours["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(theirs["runs"].as_array().unwrap())
+    {
+        let name = a["study"]["test"].as_str().unwrap();
+        if size_based.contains(&name) {
+            assert_eq!(ios(a), ios(b), "{name}: iomark's I/O count against fio's");
+        }
+    }
+    ours
+}
+
+const INCLUDED: &str = "; shared by the layout test\nsize=1m\nioengine=psync\n";
+
+#[test]
+fn layout_units_groups_numjobs_and_loops_match_fio() {
+    if !require_tool("fio", "fio (apt-get install fio)") {
+        return;
+    }
+    let layout = "# layout, units and groups\n[global]\ndirectory=${DIR}\ninclude inc.fio\n\
+        [seq-read]\nrw=read\nbs=4KB ; 4096 in fio\n\
+        [rand-read]\nrw=randread\nbs=4k,64k\nnumjobs=2\n\
+        [seq-write]\nstonewall\nrw=write\nbs=4k,64k\nloops=2\nnumjobs=2\ngroup_reporting\n\
+        [big]\nnew_group\nwait_for=seq-read\nkb_base=1000\nrw=randwrite\nbs=8KiB\nfilesize=512KiB\n";
+    let doc = same_as_fio(
+        &[("layout.fio", layout), ("inc.fio", INCLUDED)],
+        &["seq-read", "rand-read", "seq-write", "big"],
+    );
+    let runs = doc["runs"].as_array().unwrap();
+    // bs=4k,64k: the read side for reads, the write side for writes; kb_base=1000: 8KiB
+    // is 8192 and filesize 512KiB the span.
+    assert_eq!(runs[1]["spec"]["bs"], 4096);
+    assert_eq!(runs[2]["spec"]["bs"], 65536);
+    assert_eq!(runs[3]["spec"]["bs"], 8192);
+    assert_eq!(runs[3]["spec"]["size"], 524288);
+    // loops=2 is two repetitions; jobs of one group run one after another, and say so.
+    assert_eq!(runs[2]["repetitions"].as_array().unwrap().len(), 2);
+    let warned = |r: &Value, s: &str| r["warnings"].to_string().contains(s);
+    assert!(warned(&runs[0], "one after another"));
+    assert!(!warned(&runs[2], "one after another"));
+    // fio's default is buffered I/O and psync.
+    assert_eq!(runs[0]["spec"]["direct"], false);
+    assert_eq!(runs[0]["spec"]["engine"], "psync");
+    assert_eq!(
+        runs[0]["target"]["path"]
+            .as_str()
+            .map(|p| p.ends_with("/seq-read.0.0")),
+        Some(true)
+    );
+}
+
+#[test]
+fn engines_time_mixes_and_fsync_match_fio() {
+    if !require_tool("fio", "fio (apt-get install fio)") {
+        return;
+    }
+    let probe = tmp();
+    let f = probe.path().join("probe");
+    let uring = iomark()
+        .args(["run", "--engine", "io_uring", "--size", "64k"])
+        .arg(&f)
+        .output();
+    if !require(
+        "io_uring (refused here, e.g. by seccomp)",
+        uring.unwrap().status.success(),
+    ) {
+        return;
+    }
+    let jobs = "[global]\ndirectory=${DIR}\nsize=2m\nthread\n\
+        [sync-timed]\nioengine=sync\nrw=randread\nruntime=300ms\ntime_based\nramp_time=100ms\nnorandommap\n\
+        [uring]\nstonewall\nioengine=io_uring\niodepth=4\ndirect=1\nrw=randwrite\nfsync=4\nend_fsync=1\nrandseed=42\n\
+        [aio]\nstonewall\nioengine=libaio\niodepth=8\ndirect=1\nrw=randrw\nrwmixwrite=30\noffset=1m\nsize=1m\nio_size=512k\n\
+        [nothing]\nstonewall\nioengine=null\nrw=read\nsize=1m\n";
+    let doc = same_as_fio(&[("engines.fio", jobs)], &["uring", "nothing"]);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs[0]["spec"]["runtime_s"], 0.3);
+    assert_eq!(runs[0]["spec"]["ramp_s"], 0.1);
+    assert_eq!(runs[1]["spec"]["seed"], 42);
+    assert_eq!(runs[1]["spec"]["end_fsync"], true);
+    assert!(runs[1]["repetitions"][0]["fsyncs"].as_u64().unwrap() >= 512 / 4);
+    assert_eq!(runs[2]["spec"]["engine"], "io_uring");
+    assert!(runs[2]["warnings"].to_string().contains("libaio"));
+    assert_eq!(runs[2]["spec"]["rwmixread"], 70);
+    assert_eq!(runs[2]["spec"]["io_size"], 524288);
+    assert_eq!(runs[2]["target"]["offset"], 1048576);
+    let (r, w) = ios(&runs[2]);
+    assert_eq!(r + w, 128);
+}
+
+#[test]
+fn data_options_match_fio() {
+    if !require_tool("fio", "fio (apt-get install fio)") {
+        return;
+    }
+    let jobs = "[global]\ndirectory=${DIR}\nsize=1m\nrw=write\nbs=64k\n\
+        [compress]\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\nrefill_buffers\n\
+        [dedupe]\nstonewall\ndedupe_percentage=30\nscramble_buffers=1\n\
+        [zeros]\nstonewall\nzero_buffers\n\
+        [pattern]\nstonewall\nbuffer_pattern=0xdeadbeef\n\
+        [checked]\nstonewall\nverify=crc32c\n";
+    let doc = same_as_fio(
+        &[("data.fio", jobs)],
+        &["compress", "dedupe", "zeros", "pattern", "checked"],
+    );
+    let runs = doc["runs"].as_array().unwrap();
+    let data = |i: usize| &runs[i]["spec"]["data"];
+    assert_eq!(data(0)["kind"], "compressible");
+    assert_eq!(data(0)["compress"], 50.0);
+    assert_eq!(data(0)["compress_chunk"], 4096);
+    assert_eq!(data(0)["refill"], true);
+    assert_eq!(data(1)["dedup"], 30.0);
+    assert_eq!(data(1)["dedup_unit"], 65536);
+    assert_eq!(data(2)["kind"], "zeros");
+    assert_eq!(data(3)["pattern"], "deadbeef");
+    assert_eq!(runs[4]["spec"]["verify"], true);
+    // The data written is measured: compressible about half, zeros nearly all.
+    let measured = |i: usize| runs[i]["repetitions"][0]["data"].clone();
+    assert!(
+        measured(0).to_string().contains("compress"),
+        "{}",
+        measured(0)
+    );
+}
+
+#[test]
+fn unsupported_options_are_one_error_naming_each_line() {
+    let dir = tmp();
+    let job = dir.path().join("odd.fio");
+    std::fs::write(
+        &job,
+        "[global]\nrate_iops=100\nsize=1m\n[a]\nrw=randread:4\nbssplit=4k/50:64k/50\n\
+         [b]\nrw=randtrim\nthinktime=10\nfilename=one:two\nfrobnicate\n",
+    )
+    .unwrap();
+    let out = iomark().arg("fio").arg(&job).output().unwrap();
+    assert_refused(&out, "--ignore-unsupported");
+    let err = String::from_utf8_lossy(&out.stderr);
+    for (line, what) in [
+        (2, "rate_iops=100"),
+        (5, "rw=randread:4"),
+        (6, "bssplit=4k/50:64k/50"),
+        (8, "rw=randtrim"),
+        (9, "thinktime=10"),
+        (10, "filename=one:two"),
+        (11, "frobnicate"),
+    ] {
+        assert!(
+            err.contains(&format!("odd.fio:{line} {what}")),
+            "{what}: {err}"
+        );
+    }
+    // With --ignore-unsupported the jobs run without them, and the runs say so.
+    let res = dir.path().join("r.json");
+    let out = iomark_process()
+        .current_dir(dir.path())
+        .arg("fio")
+        .arg(&job)
+        .args(["--ignore-unsupported", "-o"])
+        .arg(&res)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let said = [out.stdout.as_slice(), &out.stderr].concat();
+    assert!(String::from_utf8_lossy(&said).contains("ignored"));
+    let doc = read_json(&res);
+    let w = doc["runs"][0]["warnings"].to_string();
+    assert!(
+        w.contains("odd.fio:6 bssplit") && w.contains("odd.fio:2 rate_iops"),
+        "{w}"
+    );
+    assert!(!dir.path().join("a.0.0").exists() && !dir.path().join("one").exists());
+}
+
+#[test]
+fn results_are_a_document_for_repeat_report_and_compare() {
+    let dir = tmp();
+    let job = dir.path().join("j.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=null\nsize=4m\n[r]\nrw=randread\n[w]\nstonewall\nrw=write\nbs=64k\n",
+    )
+    .unwrap();
+    let res = dir.path().join("r.json");
+    let args = |extra: &[&str]| {
+        let mut v = vec!["fio".to_string(), job.display().to_string()];
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    stdout_of(&args(&[
+        "--repeat",
+        "3",
+        "--quiet",
+        "-o",
+        res.to_str().unwrap(),
+    ]));
+    let doc = read_json(&res);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(iomark_shape(&doc["runs"]).len(), 2);
+    for r in runs {
+        assert_eq!(r["repetitions"].as_array().unwrap().len(), 3);
+        assert_eq!(
+            ios(r).0 + ios(r).1,
+            3 * (4 << 20) / r["spec"]["bs"].as_u64().unwrap()
+        );
+    }
+    let md = String::from_utf8(stdout_of(&["report", res.to_str().unwrap()])).unwrap();
+    assert!(md.contains("| r |") || md.contains("r ("), "{md}");
+    compare_json(&[res.clone(), res.clone()]);
+    // The plan: one run per job, with its group.
+    let plan: Value = serde_json::from_slice(&stdout_of(&args(&["--dry-run", "--json"]))).unwrap();
+    assert_eq!(iomark_shape(&plan["runs"]), iomark_shape(&doc["runs"]));
+}
+
+/// `--as-fio` from `run` and `suite` reads back into the same plan with `iomark fio`.
+#[test]
+fn as_fio_round_trips_through_iomark_fio() {
+    let dir = tmp();
+    let target = dir.path().join("t.dat");
+    let t = target.to_str().unwrap();
+    let args = ["corners", t, "--size", "4m", "--runtime", "1", "--qd", "2"];
+    let suite: Value = dry_run(&args);
+    let text = stdout_of(&[&["suite"][..], &args, &["--dry-run", "--as-fio"]].concat());
+    let job = dir.path().join("qd.fio");
+    std::fs::write(&job, &text).unwrap();
+    let back: Value = serde_json::from_slice(&stdout_of(&[
+        "fio",
+        job.to_str().unwrap(),
+        "--dry-run",
+        "--json",
+    ]))
+    .unwrap();
+    let strip = |runs: &Value| -> Vec<(String, u64, u64, u64, Value, bool)> {
+        (runs.as_array().unwrap().iter())
+            .map(|r| {
+                let s = &r["spec"];
+                let (_, _, rw, bs, qd, jobs) = shape_of(s, "", 0);
+                (
+                    rw,
+                    bs,
+                    qd,
+                    jobs,
+                    s["runtime_s"].clone(),
+                    s["direct"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(strip(&suite["runs"]), strip(&back["runs"]));
+    assert!(suite["runs"].as_array().unwrap().len() > 2);
+    // A single run, with options fio spells differently.
+    let text = stdout_of(&[
+        "run",
+        t,
+        "--rw",
+        "randrw",
+        "--rwmixread",
+        "70",
+        "--bs",
+        "16k",
+        "--qd",
+        "4",
+        "--jobs",
+        "2",
+        "--size",
+        "8m",
+        "--compress",
+        "40",
+        "--buffered",
+        "--as-fio",
+    ]);
+    let text = String::from_utf8(text).unwrap();
+    for line in [
+        "rwmixread=70",
+        "bs=16384",
+        "iodepth=4",
+        "numjobs=2",
+        "direct=0",
+        "buffer_compress_percentage=40",
+        "size=8388608",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} in {text}");
+    }
+    assert!(!target.exists(), "--as-fio runs nothing");
+}
+
+/// fio runs what `--as-fio` wrote, and `iomark report` reads fio's output into the
+/// same shape as the plan.
+#[test]
+fn fio_runs_what_as_fio_wrote() {
+    if !require_tool("fio", "fio (apt-get install fio)") {
+        return;
+    }
+    let dir = tmp();
+    let t = dir.path().join("t.dat");
+    let t = t.to_str().unwrap();
+    let text = stdout_of(&[
+        "suite",
+        "qd",
+        t,
+        "--size",
+        "2m",
+        "--rw",
+        "randread",
+        "--qd",
+        "1,4",
+        "--engine",
+        "io_uring",
+        "--dry-run",
+        "--as-fio",
+    ]);
+    let job = dir.path().join("qd.fio");
+    std::fs::write(&job, &text).unwrap();
+    let plan: Value = serde_json::from_slice(&stdout_of(&[
+        "fio",
+        job.to_str().unwrap(),
+        "--dry-run",
+        "--json",
+    ]))
+    .unwrap();
+    let fio_out = std::process::Command::new("fio")
+        .arg("--output-format=json")
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_success(&fio_out);
+    let fio_json = dir.path().join("fio.json");
+    std::fs::write(&fio_json, &fio_out.stdout).unwrap();
+    let theirs: Value = serde_json::from_slice(&stdout_of(&[
+        "report",
+        fio_json.to_str().unwrap(),
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(iomark_shape(&plan["runs"]), fio_shape(&theirs));
+    assert_eq!(fio_shape(&theirs).len(), 2);
+}
