@@ -217,13 +217,23 @@ fn data_options_match_fio() {
     assert_eq!(data(2)["kind"], "zeros");
     assert_eq!(data(3)["pattern"], "deadbeef");
     assert_eq!(runs[4]["spec"]["verify"], true);
-    // The data written is measured: compressible about half, zeros nearly all.
-    let measured = |i: usize| runs[i]["repetitions"][0]["data"].clone();
+    // What was written, as iomark measured it: about half compressible, 30% repeated
+    // blocks, zeros; and every verified block read back good.
+    let measured = |i: usize, k: &str| runs[i]["repetitions"][0]["data"][k].as_f64().unwrap();
     assert!(
-        measured(0).to_string().contains("compress"),
+        (measured(0, "lz4_pct") - 50.0).abs() < 5.0,
         "{}",
-        measured(0)
+        measured(0, "lz4_pct")
     );
+    assert!(
+        (measured(1, "dedup_pct") - 30.0).abs() < 10.0,
+        "{}",
+        measured(1, "dedup_pct")
+    );
+    assert!(measured(2, "lz4_pct") > 95.0);
+    let v = &runs[4]["repetitions"][0]["verify"];
+    assert_eq!(v["good"], v["blocks"], "{v}");
+    assert_eq!(v["blocks"], 16);
 }
 
 #[test]
