@@ -75,7 +75,9 @@ impl FioArgs {
             keywords: &keywords,
         };
         let defs = fio_job::ini::read_files(&self.files, &mut src)?;
-        let jobs = fio_job::plan_jobs(&defs, self.ignore_unsupported)?;
+        let clock = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        let fresh_seed = clock.map_or(0, |d| d.as_nanos() as u64);
+        let jobs = fio_job::plan_jobs(&defs, self.ignore_unsupported, fresh_seed)?;
         let mut extra: Vec<Opt> = Vec::new();
         if let Some(n) = &self.repeat {
             extra.push(("repeat".into(), Some(n.clone())));

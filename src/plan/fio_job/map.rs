@@ -139,7 +139,9 @@ impl Ctx {
 
 /// Maps one job. Errors are for values that cannot be read at all; options iomark does
 /// not support are listed in `unsupported` for the caller to refuse or drop.
-pub fn map_job(def: &JobDef) -> Result<MappedJob> {
+/// `fresh_seed` is the seed of a job with `randrepeat=0` and no `randseed` (the caller
+/// takes it from the clock, so that two runs differ, as in fio).
+pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
     let mut last = BTreeMap::new();
     for e in &def.entries {
         last.insert(canonical(&e.key).to_string(), e.clone());
@@ -174,6 +176,11 @@ pub fn map_job(def: &JobDef) -> Result<MappedJob> {
     };
     let keys: Vec<String> = c.last.keys().cloned().collect();
     let engine = workload(&mut c)?;
+    if c.on("randrepeat")? == Some(false) && c.get("randseed").is_none() {
+        c.set("seed", fresh_seed.to_string());
+        let note = format!("randrepeat=0: seed {fresh_seed}, taken from the clock");
+        c.job.notes.push(note);
+    }
     data(&mut c)?;
     target(&mut c, engine == "null")?;
     c.job.group_reporting = c.on("group_reporting")?.unwrap_or(false);
@@ -327,12 +334,6 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
     times(c)?;
     if c.on("end_fsync")? == Some(true) {
         c.set("end-fsync", "1");
-    }
-    if c.on("randrepeat")? == Some(false) && c.get("randseed").is_none() {
-        c.refuse(
-            "randrepeat",
-            "iomark's offsets repeat from run to run unless the seed changes: give randseed",
-        );
     }
     if c.value("random_distribution")
         .is_some_and(|d| d != "random")

@@ -27,13 +27,13 @@ pub struct GroupedJob {
 
 /// Maps every job, puts each in its group, and refuses the options iomark does not
 /// support in one error that lists each with its line, unless `ignore` (then each job
-/// notes what it runs without).
-pub fn plan_jobs(defs: &[ini::JobDef], ignore: bool) -> Result<Vec<GroupedJob>> {
+/// notes what it runs without). `fresh_seed`: see [`map::map_job`].
+pub fn plan_jobs(defs: &[ini::JobDef], ignore: bool, fresh_seed: u64) -> Result<Vec<GroupedJob>> {
     let mut jobs = Vec::new();
     let mut unsupported: Vec<String> = Vec::new();
     let (mut group, mut in_group) = (0u32, 0usize);
     for def in defs {
-        let mut job = map::map_job(def)?;
+        let mut job = map::map_job(def, fresh_seed)?;
         if (job.stonewall || job.new_group) && in_group > 0 {
             group += 1;
             in_group = 0;

@@ -16,7 +16,7 @@ fn jobs(text: &str) -> Result<Vec<JobDef>> {
 }
 
 fn planned(text: &str) -> Vec<GroupedJob> {
-    plan_jobs(&jobs(text).unwrap(), false).unwrap()
+    plan_jobs(&jobs(text).unwrap(), false, 99).unwrap()
 }
 
 fn opt<'a>(j: &'a GroupedJob, k: &str) -> Option<&'a str> {
@@ -69,7 +69,7 @@ fn groups_follow_stonewall_and_new_group() {
             .iter()
             .any(|n| n.contains("one after another"))
     );
-    let err = plan_jobs(&jobs("[a]\nwait_for=z\n").unwrap(), false).unwrap_err();
+    let err = plan_jobs(&jobs("[a]\nwait_for=z\n").unwrap(), false, 99).unwrap_err();
     assert!(err.to_string().contains("t.fio:2: wait_for=z names no job"));
 }
 
@@ -77,7 +77,7 @@ fn groups_follow_stonewall_and_new_group() {
 fn unsupported_options_are_one_error_with_lines() {
     let text = "[global]\nrate=1m\n[a]\nrw=randread:8\nbssplit=4k/50:64k/50\n\
                 [b]\nrw=trim\nfilename=x:y\nfrobnicate=3\n";
-    let err = plan_jobs(&jobs(text).unwrap(), false)
+    let err = plan_jobs(&jobs(text).unwrap(), false, 99)
         .unwrap_err()
         .to_string();
     for needle in [
@@ -93,7 +93,7 @@ fn unsupported_options_are_one_error_with_lines() {
     }
     // The global rate is listed once, not once per job.
     assert_eq!(err.matches("rate=1m").count(), 1);
-    let j = plan_jobs(&jobs(text).unwrap(), true).unwrap();
+    let j = plan_jobs(&jobs(text).unwrap(), true, 99).unwrap();
     assert!(
         j[0].job
             .notes
@@ -109,7 +109,8 @@ fn data_time_and_files() {
         "[a]\nrw=write\nbs=8k\nbuffer_compress_percentage=50\ndedupe_percentage=20\n\
          runtime=2m\nramp_time=500ms\nloops=3\nverify=md5\ndirectory=/d\n\
          [b]\nrw=write\nbuffer_pattern=\"ab\"\nruntime=5\ntime_based\nfilename=/x\\:y\n\
-         [c]\nzero_buffers\nbuffer_pattern=0xDEAD\nioengine=null\nsize=1m\n",
+         [c]\nzero_buffers\nbuffer_pattern=0xDEAD\nioengine=null\nsize=1m\nrandrepeat=0\n\
+         [d]\nrandrepeat=0\nrandseed=5\n",
     );
     assert_eq!(opt(&j[0], "compress"), Some("50"));
     assert_eq!(opt(&j[0], "compress-chunk"), Some("512"));
@@ -126,6 +127,8 @@ fn data_time_and_files() {
     assert_eq!(j[1].job.target.as_deref(), Some("/x:y"));
     assert_eq!(opt(&j[2], "data"), Some("pattern:dead"));
     assert_eq!(j[2].job.target, None);
+    assert_eq!(opt(&j[2], "seed"), Some("99"));
+    assert_eq!(opt(&j[3], "seed"), Some("5"));
 }
 
 #[test]
@@ -163,7 +166,12 @@ fn written_jobs_read_back_the_same() {
         },
     };
     let text = write::job_file("test", std::slice::from_ref(&run));
-    let back = study_runs(&plan_jobs(&jobs(&text).unwrap(), false).unwrap(), &[], &sys).unwrap();
+    let back = study_runs(
+        &plan_jobs(&jobs(&text).unwrap(), false, 99).unwrap(),
+        &[],
+        &sys,
+    )
+    .unwrap();
     let (a, b) = (&run.plan.spec, &back[0].plan.spec);
     assert_eq!(
         (
