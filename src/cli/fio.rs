@@ -134,11 +134,24 @@ impl FioArgs {
 /// for any other command.
 pub fn as_fio(cli: &super::Cli, user: &[Opt], sys: &System) -> Result<Option<String>> {
     use super::Command;
+    let (out, resume) = match &cli.command {
+        Some(Command::Run(a)) if a.as_fio => (&a.out, None),
+        Some(Command::Suite(a)) if a.as_fio => (&a.out, a.resume.as_ref()),
+        _ => return Ok(None),
+    };
+    if out.output.is_some() || out.json || resume.is_some() {
+        return Err(Error::usage(
+            "--as-fio writes a fio job file on stdout and runs nothing: drop -o, --json and --resume, and redirect it (> jobs.fio)",
+        ));
+    }
     Ok(match &cli.command {
-        Some(Command::Run(args)) if args.as_fio => Some(run_as_fio(args, sys)?),
-        Some(Command::Suite(args)) if args.as_fio => {
+        Some(Command::Run(args)) => Some(run_as_fio(args, sys)?),
+        Some(Command::Suite(args)) => {
             let plan = args.resolve(user, sys)?;
-            let title = format!("iomark suite {}", plan.name);
+            let mut title = format!("iomark suite {}", plan.name);
+            if plan.kind.is_dirty() {
+                title.push_str(" (iomark repeats the round until steady state; fio runs it once)");
+            }
             Some(fio_job::write::job_file(&title, &plan.runs))
         }
         _ => None,
