@@ -150,7 +150,7 @@ pub fn as_fio(cli: &super::Cli, user: &[Opt], sys: &System) -> Result<Option<Str
             let plan = args.resolve(user, sys)?;
             let mut title = format!("iomark suite {}", plan.name);
             if plan.kind.is_dirty() {
-                title.push_str(" (iomark repeats the round until steady state; fio runs it once)");
+                title.push_str(" (iomark purges the span first and repeats the round until steady state; fio runs each job once)");
             }
             Some(fio_job::write::job_file(&title, &plan.runs))
         }

@@ -584,3 +584,55 @@ fn several_job_files_are_groups_in_order_as_in_fio() {
     // b.fio's job has fio's default block size, not a.fio's [global] one.
     assert_eq!(ours[2].3, 4096);
 }
+
+/// Every preset's `--as-fio` job file reads back into the same runs (rw, bs, qd, jobs,
+/// direct, data) and, where fio is installed, fio parses it.
+#[test]
+fn every_preset_round_trips_and_fio_parses_it() {
+    let dir = tmp();
+    let t = dir.path().join("p.dat");
+    let t = t.to_str().unwrap();
+    let fio = have("fio");
+    for study in [
+        "quick", "corners", "compress", "qd", "bs", "cache", "steady", "wsat",
+    ] {
+        let args = [study, t, "--size", "64m"];
+        let plan = dry_run(&args);
+        let text = stdout_of(&[&["suite"][..], &args, &["--dry-run", "--as-fio"]].concat());
+        let job = dir.path().join(format!("{study}.fio"));
+        std::fs::write(&job, &text).unwrap();
+        let back: Value = serde_json::from_slice(&stdout_of(&[
+            "fio",
+            job.to_str().unwrap(),
+            "--dry-run",
+            "--json",
+        ]))
+        .unwrap();
+        let key = |runs: &Value| -> Vec<(Value, Value, Value, Value, Value, Value)> {
+            (runs.as_array().unwrap().iter())
+                .map(|r| {
+                    let s = &r["spec"];
+                    let d = &s["data"];
+                    (
+                        s["rw"].clone(),
+                        s["bs"].clone(),
+                        s["qd"].clone(),
+                        s["jobs"].clone(),
+                        s["direct"].clone(),
+                        serde_json::json!([d["kind"], d["compress"], d["dedup"]]),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(key(&plan["runs"]), key(&back["runs"]), "suite {study}");
+        if fio {
+            let out = std::process::Command::new("fio")
+                .arg("--parse-only")
+                .arg(&job)
+                .output()
+                .unwrap();
+            assert_success(&out);
+        }
+    }
+    require_tool("fio", "fio (apt-get install fio), to parse the job files");
+}
