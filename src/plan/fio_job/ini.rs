@@ -7,7 +7,7 @@
 //! `;` to the end of a line is a comment; `include FILE` splices another file in (a
 //! relative path is taken from the including file's folder); `${VAR}` in a value is the
 //! environment variable (empty when unset, as fio does), `$mb_memory` and `$ncpus` fio's
-//! keywords. The first job of every file after the first waits for the jobs before it
+//! keywords; any other `$word` stays as written (fio's file-name tokens). The first job of every file after the first waits for the jobs before it
 //! (fio separates job files with a stonewall).
 
 use std::path::{Path, PathBuf};
@@ -181,10 +181,12 @@ fn expand(value: &str, at: &str, src: &Source) -> Result<String> {
         let known = src.keywords.iter().find(|(k, _)| *k == word);
         match known {
             Some((_, v)) => out.push_str(v),
+            // fio's file-name tokens ($jobname, $jobnum, $filenum) are expanded with the
+            // file's name (`map.rs`); anything else stays as written and is refused
+            // where its value is read.
             None => {
-                return Err(Error::usage(format!(
-                    "{at}: ${word} is not a keyword iomark knows (it knows $mb_memory and $ncpus); write ${{VAR}} for an environment variable"
-                )));
+                out.push('$');
+                out.push_str(word);
             }
         }
         rest = &after[len..];
@@ -269,8 +271,9 @@ mod tests {
         let err = |text: &str| parse(&[("x.fio", text)]).unwrap_err().to_string();
         assert!(err("bs=4k\n").contains("x.fio:1: 'bs=4k' comes before any section"));
         assert!(err("[job\n").contains("x.fio:1:"));
-        assert!(err("[j]\nbs=$pagesize\n").contains("x.fio:2: $pagesize"));
         assert!(err("[global]\nbs=4k\n").contains("no job"));
+        let kept = parse(&[("x.fio", "[j]\nbs=$pagesize\n")]).unwrap();
+        assert_eq!(kept[0].entries[0].value.as_deref(), Some("$pagesize"));
         assert!(err("[j]\ninclude x.fio\n").contains("nested deeper"));
     }
 }

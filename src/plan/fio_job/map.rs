@@ -78,6 +78,8 @@ fn flag(e: &Entry) -> Result<bool> {
 
 struct Ctx {
     last: BTreeMap<String, Entry>,
+    /// Which of `rwmixread`/`rwmixwrite` was written last (fio lets one set the other).
+    mix_last: Option<String>,
     kb_base: u64,
     job: MappedJob,
 }
@@ -158,8 +160,12 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
         .get("name")
         .and_then(|e| e.value.clone())
         .unwrap_or_else(|| def.name.clone());
+    let mix_last = (def.entries.iter().rev())
+        .find(|e| e.key == "rwmixread" || e.key == "rwmixwrite")
+        .map(|e| e.key.clone());
     let mut c = Ctx {
         last,
+        mix_last,
         kb_base,
         job: MappedJob {
             name: name.clone(),
@@ -322,7 +328,8 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         ("randseed", "seed"),
         ("loops", "repeat"),
     ] {
-        if let Some(v) = c.value(fio).map(str::to_string) {
+        let overridden = fio.starts_with("rwmix") && c.mix_last.as_deref() != Some(fio);
+        if let Some(v) = c.value(fio).map(str::to_string).filter(|_| !overridden) {
             c.set(ours, v);
         }
     }
@@ -501,6 +508,16 @@ fn target(c: &mut Ctx, null: bool) -> Result<()> {
         None if null => return Ok(()),
         None => format!("{}.0.0", c.job.name),
     };
+    // fio's file-name tokens: one file per job, shared by its copies.
+    let file = (file.replace("$jobname", &c.job.name))
+        .replace("$jobnum", "0")
+        .replace("$filenum", "0");
+    if file.contains('$') {
+        c.refuse(
+            "filename",
+            "iomark expands $jobname, $jobnum and $filenum only",
+        );
+    }
     c.job.target = Some(match dir {
         Some(d) if !file.starts_with('/') => format!("{}/{file}", d.trim_end_matches('/')),
         _ => file,

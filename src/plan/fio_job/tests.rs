@@ -69,6 +69,8 @@ fn groups_follow_stonewall_and_new_group() {
             .iter()
             .any(|n| n.contains("one after another"))
     );
+    let err = plan_jobs(&jobs("[a]\nbs=$pagesize\n").unwrap(), false, 99).unwrap_err();
+    assert!(err.to_string().contains("t.fio:2: bs=$pagesize"), "{err}");
     let err = plan_jobs(&jobs("[a]\nwait_for=z\n").unwrap(), false, 99).unwrap_err();
     assert!(err.to_string().contains("t.fio:2: wait_for=z names no job"));
 }
@@ -110,7 +112,8 @@ fn data_time_and_files() {
          runtime=2m\nramp_time=500ms\nloops=3\nverify=md5\ndirectory=/d\n\
          [b]\nrw=write\nbuffer_pattern=\"ab\"\nruntime=5\ntime_based\nfilename=/x\\:y\n\
          [c]\nzero_buffers\nbuffer_pattern=0xDEAD\nioengine=null\nsize=1m\nrandrepeat=0\n\
-         [d]\nrandrepeat=0\nrandseed=5\n",
+         [d]\nrandrepeat=0\nrandseed=5\nrw=randrw\nrwmixwrite=10\nrwmixread=60\n\
+         filename=/t/$jobname.$jobnum.$filenum\n",
     );
     assert_eq!(opt(&j[0], "compress"), Some("50"));
     assert_eq!(opt(&j[0], "compress-chunk"), Some("512"));
@@ -129,6 +132,10 @@ fn data_time_and_files() {
     assert_eq!(j[2].job.target, None);
     assert_eq!(opt(&j[2], "seed"), Some("99"));
     assert_eq!(opt(&j[3], "seed"), Some("5"));
+    // Both mix options: the last one written counts, as in fio.
+    assert_eq!(opt(&j[3], "rwmixread"), Some("60"));
+    assert_eq!(opt(&j[3], "rwmixwrite"), None);
+    assert_eq!(j[3].job.target.as_deref(), Some("/t/d.0.0"));
 }
 
 #[test]
