@@ -7,6 +7,7 @@ use crate::plan::spec::{Spec, TargetPolicy};
 use serde::{Deserialize, Serialize};
 
 pub mod data;
+pub mod engine;
 pub mod matrix;
 pub mod options;
 pub mod resolve;
