@@ -403,7 +403,11 @@ pub(crate) unsafe fn io_submit(ctx: AioContext, iocbs: &mut [*mut Iocb]) -> io::
 /// Waits until at least `min` completions are available and reads up to `events.len()`
 /// of them (`io_getevents`, no timeout): how many were read. A signal gives
 /// `ErrorKind::Interrupted`.
-pub(crate) fn io_getevents(ctx: AioContext, min: usize, events: &mut [IoEvent]) -> io::Result<usize> {
+pub(crate) fn io_getevents(
+    ctx: AioContext,
+    min: usize,
+    events: &mut [IoEvent],
+) -> io::Result<usize> {
     // SAFETY: the kernel writes at most `events.len()` events into the slice we own; a
     // null timeout means wait.
     let rc = unsafe {
@@ -497,4 +501,20 @@ pub(crate) fn pin_thread(cpu: u32) -> io::Result<()> {
     unsafe { libc::CPU_SET(cpu as usize, &mut set) };
     // SAFETY: the set we own, its true size; pid 0 is the calling thread.
     check(unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) })
+}
+
+/// The CPUs the process may run on (`sched_getaffinity`), in order.
+pub(crate) fn allowed_cpus() -> Option<Vec<u32>> {
+    // SAFETY: an all-zero cpu_set_t is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: the kernel writes the set we own, of its true size; pid 0 is this thread.
+    check(unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) })
+        .ok()?;
+    let all = 0..libc::CPU_SETSIZE as usize;
+    // SAFETY: every index is below CPU_SETSIZE, so each bit lies in `set`.
+    Some(
+        all.filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+            .map(|c| c as u32)
+            .collect(),
+    )
 }

@@ -101,6 +101,20 @@ fn pin(ctx: &WorkerCtx) -> Result<(), Error> {
     })
 }
 
+/// Refuses a `--cpus` list naming a CPU this process may not run on, before anything runs.
+pub(crate) fn check_cpus(spec: &Spec) -> Result<(), Error> {
+    let Some(allowed) = sys::allowed_cpus() else {
+        return Ok(()); // the thread's own pinning reports it then
+    };
+    match spec.engine_opts.cpus.iter().find(|c| !allowed.contains(c)) {
+        Some(cpu) => Err(Error::usage(format!(
+            "--cpus names CPU {cpu} and this process may run on {}; use those",
+            crate::plan::engine::fmt_cpus(&allowed)
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The one engine factory.
 fn build_engine<'fd>(ctx: &WorkerCtx<'fd>, pool: BufferPool) -> Result<AnyEngine<'fd>, Error> {
     let spec = ctx.spec;

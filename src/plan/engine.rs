@@ -186,6 +186,24 @@ pub(crate) fn parse_cpus(text: &str) -> Result<Vec<u32>> {
     Ok(cpus)
 }
 
+/// A CPU list as `--cpus` takes it: `0-3,6`.
+pub(crate) fn fmt_cpus(cpus: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        parts.push(match j > i {
+            true => format!("{}-{}", cpus[i], cpus[j]),
+            false => cpus[i].to_string(),
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
 impl EngineOpts {
     /// Whether nothing was asked beyond the defaults (not written into results then).
     pub fn is_default(&self) -> bool {
@@ -218,7 +236,9 @@ impl EngineOpts {
             Some(t) => Some(count_opt("--sqpoll-cpu", t, "a CPU number")?)
                 .filter(|&c| c <= MAX_CPU)
                 .ok_or_else(|| {
-                    Error::usage(format!("--sqpoll-cpu {t} is out of range; use 0 to {MAX_CPU}"))
+                    Error::usage(format!(
+                        "--sqpoll-cpu {t} is out of range; use 0 to {MAX_CPU}"
+                    ))
                 })
                 .map(Some)?,
             None => None,
@@ -230,7 +250,11 @@ impl EngineOpts {
             sqpoll: o.on("sqpoll"),
             sqpoll_cpu,
             hipri: o.on("hipri"),
-            cpus: o.text("cpus").map(parse_cpus).transpose()?.unwrap_or_default(),
+            cpus: o
+                .text("cpus")
+                .map(parse_cpus)
+                .transpose()?
+                .unwrap_or_default(),
         })
     }
 
@@ -289,6 +313,8 @@ mod tests {
         assert_eq!(parse_cpus("0,2").unwrap(), vec![0, 2]);
         assert_eq!(parse_cpus("0-3").unwrap(), vec![0, 1, 2, 3]);
         assert_eq!(parse_cpus(" 1 , 4-5").unwrap(), vec![1, 4, 5]);
+        assert_eq!(fmt_cpus(&[0, 1, 2, 3, 6, 8, 9]), "0-3,6,8-9");
+        assert_eq!(parse_cpus(&fmt_cpus(&[1, 3, 4])).unwrap(), vec![1, 3, 4]);
         for bad in ["", "a", "3-1", "0-", "1024", "0,,1"] {
             let e = parse_cpus(bad).unwrap_err().to_string();
             assert!(e.contains("--cpus") && e.contains("0-3"), "{bad}: {e}");
@@ -312,12 +338,48 @@ mod tests {
             o
         };
         let cases: [(EngineOpts, EngineKind, u32, bool, &str); 6] = [
-            (o(|o| o.sqpoll = true), EngineKind::Libaio, 8, true, "--sqpoll"),
-            (o(|o| o.hipri = true), EngineKind::IoUring, 8, false, "--buffered"),
-            (o(|o| o.batch_submit = 4), EngineKind::Psync, 1, true, "psync"),
-            (o(|o| o.batch_complete = 16), EngineKind::Libaio, 8, true, "--qd 8"),
-            (o(|o| o.sync_mode = SyncMode::Dsync), EngineKind::Mmap, 1, false, "msync"),
-            (o(|o| o.sync_mode = SyncMode::Sync), EngineKind::Null, 1, true, "null"),
+            (
+                o(|o| o.sqpoll = true),
+                EngineKind::Libaio,
+                8,
+                true,
+                "--sqpoll",
+            ),
+            (
+                o(|o| o.hipri = true),
+                EngineKind::IoUring,
+                8,
+                false,
+                "--buffered",
+            ),
+            (
+                o(|o| o.batch_submit = 4),
+                EngineKind::Psync,
+                1,
+                true,
+                "psync",
+            ),
+            (
+                o(|o| o.batch_complete = 16),
+                EngineKind::Libaio,
+                8,
+                true,
+                "--qd 8",
+            ),
+            (
+                o(|o| o.sync_mode = SyncMode::Dsync),
+                EngineKind::Mmap,
+                1,
+                false,
+                "msync",
+            ),
+            (
+                o(|o| o.sync_mode = SyncMode::Sync),
+                EngineKind::Null,
+                1,
+                true,
+                "null",
+            ),
         ];
         for (opts, engine, qd, direct, needle) in cases {
             let e = opts.check(engine, qd, direct).unwrap_err().to_string();

@@ -200,7 +200,9 @@ pub(crate) const TABLE: &[OptDef] = &[
         )
     },
     OptDef {
-        choices: &["io_uring", "libaio", "psync", "mmap", "null", "sync", "pvsync"],
+        choices: &[
+            "io_uring", "libaio", "psync", "mmap", "null", "sync", "pvsync",
+        ],
         alias: &["ioengine"],
         ..value(
             "engine",

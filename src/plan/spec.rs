@@ -430,6 +430,11 @@ impl Spec {
             )));
         }
         self.engine_opts.check(self.engine, self.qd, self.direct)?;
+        if self.engine_opts.hipri && (self.fsync > 0 || self.end_fsync) {
+            return Err(Error::usage(
+                "--hipri rings poll reads and writes only and cannot flush; drop --fsync/--end-fsync or --hipri",
+            ));
+        }
         if self.verify {
             if !self.writes() {
                 return Err(Error::usage(format!(

@@ -226,21 +226,33 @@ mod tests {
         e.submit(1).unwrap();
         let mut got = Vec::new();
         e.reap(&mut got);
-        assert_eq!(got, vec![Completion { slot: 0, result: -(libc::EBADF as i64) }]);
+        assert_eq!(
+            got,
+            vec![Completion {
+                slot: 0,
+                result: -(libc::EBADF as i64)
+            }]
+        );
     }
 
     #[test]
     fn mmap_conforms() {
         let f = scratch_file();
         let pool = BufferPool::new(4, 4096, 4096).unwrap();
-        let file = std::fs::OpenOptions::new().read(true).write(true).open(f.path()).unwrap();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(f.path())
+            .unwrap();
         conformance(
             MmapEngine::new(file.as_fd(), pool, 0, 1 << 20, true, true).unwrap(),
             true,
         );
         // What was stored into the mapping is what the file holds.
         let mut back = vec![0u8; 4096];
-        crate::io::sys::read_full_at(&file, &mut back, 2 * 4096).1.unwrap();
+        crate::io::sys::read_full_at(&file, &mut back, 2 * 4096)
+            .1
+            .unwrap();
         assert!(back.iter().all(|&b| b == 3));
     }
 
@@ -255,7 +267,14 @@ mod tests {
             (Op::Read, 12288, -(libc::EINVAL as i64)),
             (Op::Write, 6144, -(libc::EBADF as i64)),
         ] {
-            e.queue(Request { slot: 0, op, offset, len: 4096, buf_off: 0 }).unwrap();
+            e.queue(Request {
+                slot: 0,
+                op,
+                offset,
+                len: 4096,
+                buf_off: 0,
+            })
+            .unwrap();
             e.submit(1).unwrap();
             let mut got = Vec::new();
             e.reap(&mut got);
