@@ -358,7 +358,6 @@ const _: () = assert!(std::mem::size_of::<Iocb>() == 64 && std::mem::size_of::<I
 
 pub(crate) const IOCB_CMD_PREAD: u16 = 0;
 pub(crate) const IOCB_CMD_PWRITE: u16 = 1;
-pub(crate) const IOCB_CMD_FSYNC: u16 = 2;
 
 /// Creates an AIO context for `nr` requests in flight (`io_setup`).
 pub(crate) fn io_setup(nr: u32) -> io::Result<AioContext> {
