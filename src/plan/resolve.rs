@@ -269,6 +269,7 @@ impl RunOptions {
                 allow_write_device: self.on("allow-write-device"),
                 destroy_data: self.on("destroy-data"),
                 verify_state: self.text("verify-state").map(std::path::PathBuf::from),
+                hold: false,
             },
             repeat: repeat as u32,
             out,

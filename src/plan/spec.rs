@@ -182,6 +182,11 @@ pub struct TargetPolicy {
     pub destroy_data: bool,
     /// With `--verify`: save the expected state of every block here, for `iomark verify`.
     pub verify_state: Option<std::path::PathBuf>,
+    /// A study holds the file a run creates for its next runs: at the end of the run the
+    /// file stays marked as this process's (so only this process may write it without
+    /// `--overwrite`, and a killed study leaves a leftover the next run removes) until the
+    /// study releases it (`io::mark::release_held`).
+    pub hold: bool,
 }
 
 /// The allowed range of a whole-number option and what to say outside it: the one place

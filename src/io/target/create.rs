@@ -44,6 +44,7 @@ impl Target {
             created: true,
             identity,
             keep: false,
+            hold: false,
             device: md.as_ref().and_then(BlockDev::of_metadata),
             fs: FsInfo::of_path(&path),
         };
@@ -82,6 +83,7 @@ impl Target {
             }
         }
         t.keep = policy.keep;
+        t.hold = policy.hold;
         Ok(t)
     }
 

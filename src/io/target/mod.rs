@@ -46,6 +46,8 @@ pub(crate) struct Target {
     /// Device and inode of the file iomark created, checked again before removing it.
     identity: Option<(u64, u64)>,
     keep: bool,
+    /// A study holds the file after this run (see `TargetPolicy::hold`).
+    hold: bool,
     /// The block device whose counters show what reached the hardware.
     pub device: Option<BlockDev>,
     /// The filesystem a file target lives on.
@@ -189,6 +191,7 @@ impl Target {
                 created: false,
                 identity: None,
                 keep: true,
+                hold: false,
                 device: None,
                 fs: None,
             });
@@ -265,6 +268,7 @@ impl Target {
             t.created = true;
             t.identity = Some((md.dev(), md.ino()));
             t.keep = policy.keep;
+            t.hold = policy.hold;
             unfinished(&t.path, t.identity, true);
         }
         Ok(t)
@@ -443,6 +447,7 @@ impl Target {
             created: false,
             identity: None,
             keep: policy.keep,
+            hold: false,
             device,
             fs,
         };
@@ -516,6 +521,12 @@ impl Target {
     }
 
     fn remove_created(&mut self) -> Result<()> {
+        if self.created && self.hold {
+            // The study keeps it for its next runs, still marked as this process's and
+            // registered as unfinished, until it releases it at its end.
+            self.created = false;
+            return Ok(());
+        }
         unfinished(&self.path, self.identity, false);
         if self.created
             && self.keep
