@@ -278,6 +278,11 @@ impl Spec {
         if !spec.direct {
             s.push_str(" buffered");
         }
+        s.push_str(match spec.engine_opts.sync_mode {
+            crate::plan::engine::SyncMode::None => "",
+            crate::plan::engine::SyncMode::Sync => " O_SYNC",
+            crate::plan::engine::SyncMode::Dsync => " O_DSYNC",
+        });
         s
     }
 

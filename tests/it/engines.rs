@@ -132,6 +132,14 @@ fn sync_mode_makes_every_write_stable() {
             if stable {
                 assert!(n >= 64, "{engine:?} {mode}: {n} flushes for 64 writes");
                 assert_eq!(spec["engine_opts"]["sync_mode"], mode, "recorded");
+                let name = doc["runs"][0]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                assert!(
+                    name.ends_with(&format!(" O_{}", mode.to_uppercase())),
+                    "{name}"
+                );
             } else {
                 assert_eq!(n, 0, "{engine:?}: plain writes flushed");
             }

@@ -88,7 +88,10 @@ fn dry_run_json_and_listing_reckon_the_same_time() {
     let assumed = plan["assumed_bytes_per_s"].as_f64().unwrap();
     // Two passes over 1 GiB at the assumed rate.
     let want = 2.0 * (1u64 << 30) as f64 / assumed;
-    assert!((pre["estimate_s"].as_f64().unwrap() - want).abs() < 1e-6, "{pre}");
+    assert!(
+        (pre["estimate_s"].as_f64().unwrap() - want).abs() < 1e-6,
+        "{pre}"
+    );
     let round = runs[1]["estimate_s"].as_f64().unwrap();
     assert_eq!(runs[1]["estimate_basis"], "runtime");
     let (lo, hi) = (
