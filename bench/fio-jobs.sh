@@ -9,7 +9,7 @@
 # $IOMARK_BENCH_DIR, default the current directory, 64 MiB each, removed afterwards):
 #   sync.fio   4 KiB randread, psync, buffered (fio's defaults), 1 job
 #   uring.fio  4 KiB randread, io_uring, iodepth 16, direct
-#   aio.fio    128 KiB sequential write, libaio (iomark: io_uring), iodepth 8, direct
+#   aio.fio    128 KiB sequential write, libaio, iodepth 8, direct
 #   mix.fio    4 KiB randrw 70/30, psync, direct, numjobs 2, group_reporting
 #
 # Every job is time based with a 1 s ramp. Needs fio and python3. Run it on a quiet

@@ -1,7 +1,7 @@
 //! fio job files as a study: the runs in order, as [`StudyRunner::run_plan`] runs a
 //! suite, but each job may name its own file, so every file the study makes has its own
-//! lifetime (kept across the runs that use it, removed at the end unless `--keep`), and a
-//! later job may write a file an earlier job made. Prints nothing.
+//! lifetime (held across the runs that use it, removed at the end unless `--keep`).
+//! Prints nothing.
 
 use std::time::Instant;
 
@@ -19,7 +19,7 @@ impl StudyRunner<'_> {
             .map(|i| runs[i].clone())
             .collect();
         preflight(&left)?;
-        // One lifetime per file, noted before anything runs.
+        // One lifetime per file.
         let mut lives: Vec<(String, TargetLife)> = Vec::new();
         for r in runs.iter().filter(|r| r.plan.spec.engine.caps().needs_fd) {
             let t = &r.plan.spec.target;
@@ -44,9 +44,7 @@ impl StudyRunner<'_> {
                 .filter_map(|j| estimate_s(&runs[j].plan))
                 .sum();
             self.progress.plan_position(started, rest);
-            let life = lives.iter().find(|(p, _)| *p == r.plan.spec.target);
-            let created = life.is_some_and(|(_, l)| l.created());
-            match self.run_one(i, runs.len(), r, Some(r.point.clone()), created) {
+            match self.run_one(i, runs.len(), r, Some(r.point.clone())) {
                 Ok(out) if out.failure.is_some() => {
                     outcome = Ok(out.failure);
                     break;

@@ -21,32 +21,23 @@ use crate::study::store::{Filing, Store};
 /// the user asked to keep it.
 pub struct TargetLife {
     path: PathBuf,
-    existed: bool,
     keep: bool,
 }
 
 impl TargetLife {
-    /// Notes whether `path` exists now, before the study touches it.
+    /// The target `path` of a study; `keep` keeps a file the study creates.
     pub fn new(path: &str, keep: bool) -> TargetLife {
-        let path = PathBuf::from(path);
         TargetLife {
-            existed: path.exists(),
-            path,
+            path: PathBuf::from(path),
             keep,
         }
     }
 
-    /// Whether the study created the target (it is there now and was not before).
-    pub(crate) fn created(&self) -> bool {
-        !self.existed && self.path.exists()
-    }
-
     /// Removes the target if the study created it (even if the run that made it failed
-    /// afterwards) and it is a regular file, unless it is to be kept.
+    /// afterwards), or marks it kept with `--keep`: only while the path still names the
+    /// file this process made and marked (`io::mark::release_held`).
     pub(crate) fn end(&self) {
-        if !self.existed && !self.keep && self.path.is_file() {
-            let _ = std::fs::remove_file(&self.path);
-        }
+        crate::io::mark::release_held(&self.path, self.keep);
     }
 }
 
@@ -66,19 +57,20 @@ impl<'a> StudyRunner<'a> {
         }
     }
 
-    /// Runs one run of a plan into the document at `idx`. `created` says the study made
-    /// the target (so later runs may write it again).
+    /// Runs one run of a plan into the document at `idx`. A file the run creates is held
+    /// for the study's next runs (they may write it because it bears this process's
+    /// mark, not because overwriting is allowed: a file put in its place meanwhile is
+    /// refused) and released by [`TargetLife::end`].
     pub(crate) fn run_one(
         &mut self,
         idx: usize,
         of: usize,
         r: &StudyRun,
         point: Option<crate::plan::StudyPoint>,
-        created: bool,
     ) -> Result<RunOutcome> {
         let policy = TargetPolicy {
             keep: true,
-            overwrite: r.plan.policy.overwrite || created,
+            hold: true,
             ..r.plan.policy.clone()
         };
         self.progress.run_started(idx, of, &r.plan.spec)?;
@@ -129,7 +121,6 @@ impl<'a> StudyRunner<'a> {
             .collect();
         preflight(&left)?;
         let started = Instant::now();
-        let mut created = false;
         let mut outcome: Result<Option<Error>> = Ok(None);
         for (i, r) in runs.iter().enumerate() {
             if done.get(i).copied().unwrap_or(false) {
@@ -149,10 +140,9 @@ impl<'a> StudyRunner<'a> {
                 .sum();
             self.progress.plan_position(started, left);
             let point = labelled.then(|| r.point.clone());
-            // The study's target is created by its first run and kept until the end.
-            match self.run_one(i, runs.len(), r, point, created) {
+            // The study's target is created by its first run and held until the end.
+            match self.run_one(i, runs.len(), r, point) {
                 Ok(out) => {
-                    created |= life.created();
                     if out.failure.is_some() {
                         outcome = Ok(out.failure);
                         break;

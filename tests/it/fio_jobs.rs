@@ -182,8 +182,7 @@ fn engines_time_mixes_and_fsync_match_fio() {
     assert_eq!(runs[1]["spec"]["seed"], 42);
     assert_eq!(runs[1]["spec"]["end_fsync"], true);
     assert!(runs[1]["repetitions"][0]["fsyncs"].as_u64().unwrap() >= 512 / 4);
-    assert_eq!(runs[2]["spec"]["engine"], "io_uring");
-    assert!(runs[2]["warnings"].to_string().contains("libaio"));
+    assert_eq!(runs[2]["spec"]["engine"], "libaio");
     assert_eq!(runs[2]["spec"]["rwmixread"], 70);
     assert_eq!(runs[2]["spec"]["io_size"], 524288);
     assert_eq!(runs[2]["target"]["offset"], 1048576);

@@ -22,8 +22,8 @@ pub struct MappedJob {
     pub target: Option<String>,
     /// iomark's run options, in the order set.
     pub opts: Vec<Opt>,
-    /// What the reader should know about how an option was taken (fio's libaio as
-    /// io_uring, a sync engine's iodepth), recorded with the run.
+    /// What the reader should know about how an option was taken (fio's sync engine as
+    /// psync, a sync engine's iodepth), recorded with the run.
     pub notes: Vec<String>,
     /// Options iomark does not support: `FILE:LINE key=value (why)`.
     pub unsupported: Vec<String>,
@@ -37,14 +37,20 @@ pub struct MappedJob {
     pub wait_for: Option<(String, String)>,
 }
 
-/// fio's engine names → iomark's, and the note when they differ. The one place that
-/// decides it: libaio runs as io_uring until iomark has a libaio engine of its own.
+/// fio's engine names → iomark's, and the note when they differ: the one place that
+/// decides it.
 pub(crate) fn engine_for(fio: &str) -> Option<(&'static str, Option<String>)> {
     Some(match fio {
         "psync" => ("psync", None),
-        "sync" | "pvsync" => ("psync", Some(format!("fio's ioengine={fio} runs as psync (pread/pwrite, one request per call)"))),
-        "libaio" => ("io_uring", Some("fio's ioengine=libaio runs as io_uring (both queue asynchronous direct I/O; iomark has no libaio engine yet)".to_string())),
+        "sync" | "pvsync" => (
+            "psync",
+            Some(format!(
+                "fio's ioengine={fio} runs as psync (pread/pwrite, one request per call)"
+            )),
+        ),
+        "libaio" => ("libaio", None),
         "io_uring" => ("io_uring", None),
+        "mmap" => ("mmap", None),
         "null" => ("null", None),
         _ => return None,
     })
@@ -57,6 +63,8 @@ fn canonical(key: &str) -> &str {
         "blocksize" => "bs",
         "blocksize_range" => "bsrange",
         "io_limit" => "io_size",
+        "iodepth_batch" => "iodepth_batch_submit",
+        "iodepth_batch_complete" => "iodepth_batch_complete_min",
         "wait_for_previous" => "stonewall",
         "randseed" | "rand_seed" => "randseed",
         "buffer_compress_percentage" | "compress_percentage" => "buffer_compress_percentage",
@@ -182,6 +190,7 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
     };
     let keys: Vec<String> = c.last.keys().cloned().collect();
     let engine = workload(&mut c)?;
+    engine_opts(&mut c)?;
     if c.on("randrepeat")? == Some(false) && c.get("randseed").is_none() {
         c.set("seed", fresh_seed.to_string());
         let note = format!("randrepeat=0: seed {fresh_seed}, taken from the clock");
@@ -307,7 +316,7 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
             ours
         }
         None => {
-            c.refuse("ioengine", "iomark's engines are psync, io_uring and null (sync, pvsync and libaio are taken as the nearest)");
+            c.refuse("ioengine", "iomark's engines are io_uring, libaio, psync, mmap and null (sync and pvsync run as psync)");
             "psync"
         }
     };
@@ -361,6 +370,26 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         }
     }
     Ok(engine)
+}
+
+/// The engine's own options, under fio's names.
+fn engine_opts(c: &mut Ctx) -> Result<()> {
+    for (fio, ours) in [
+        ("sync", "sync-mode"),
+        ("iodepth_batch_submit", "batch-submit"),
+        ("iodepth_batch_complete_min", "batch-complete"),
+        ("sqthread_poll_cpu", "sqpoll-cpu"),
+    ] {
+        if let Some(v) = c.value(fio).map(str::to_string) {
+            c.set(ours, v);
+        }
+    }
+    for (fio, ours) in [("sqthread_poll", "sqpoll"), ("hipri", "hipri")] {
+        if c.on(fio)? == Some(true) {
+            c.set(ours, "1");
+        }
+    }
+    Ok(())
 }
 
 /// `bs`, with fio's read,write pairs: the side the pattern uses.

@@ -5,7 +5,8 @@
 
 use crate::plan::StudyRun;
 use crate::plan::data::{CompressMethod, DataKind};
-use crate::plan::spec::{EngineKind, Spec};
+use crate::plan::engine::{EngineOpts, SyncMode};
+use crate::plan::spec::Spec;
 
 /// The job file of `runs`; `title` says where it came from (`iomark suite qd`).
 pub fn job_file(title: &str, runs: &[StudyRun]) -> String {
@@ -65,11 +66,7 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     w(format!("[{name}]"));
     w("stonewall".into());
     w(format!("name={name}"));
-    match s.engine {
-        EngineKind::Null => w("ioengine=null".into()),
-        EngineKind::Psync => w("ioengine=psync".into()),
-        EngineKind::IoUring => w("ioengine=io_uring".into()),
-    }
+    w(format!("ioengine={}", s.engine.name()));
     if s.engine.caps().needs_fd {
         w(format!("filename={}", s.target.replace(':', "\\:")));
     }
@@ -113,6 +110,7 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
         w("end_fsync=1".into());
     }
     w(format!("randseed={}", s.seed));
+    engine_opts(&mut w, &s.engine_opts);
     if repeat > 1 {
         w(format!("loops={repeat}"));
         w("# loops: fio adds the passes into one result; iomark reports each repetition and their spread".into());
@@ -147,6 +145,37 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
         "# random offsets and data come from fio's generator, not iomark's (seed {} gives other offsets in fio)",
         s.seed
     ));
+}
+
+fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts) {
+    match o.sync_mode {
+        SyncMode::None => {}
+        SyncMode::Sync => w("sync=sync".into()),
+        SyncMode::Dsync => w("sync=dsync".into()),
+    }
+    if o.batch_submit > 1 {
+        w(format!("iodepth_batch_submit={}", o.batch_submit));
+    }
+    if o.batch_complete > 1 {
+        w(format!("iodepth_batch_complete_min={}", o.batch_complete));
+    }
+    if o.sqpoll {
+        w("sqthread_poll=1".into());
+    }
+    if let Some(cpu) = o.sqpoll_cpu {
+        w(format!("sqthread_poll_cpu={cpu}"));
+    }
+    if o.hipri {
+        w("hipri=1".into());
+    }
+    if !o.cpus.is_empty() {
+        let list: Vec<String> = o.cpus.iter().map(u32::to_string).collect();
+        w(format!(
+            "# cpus {}: iomark pins job j to the j-th CPU; fio: cpus_allowed={} with cpus_allowed_policy=split",
+            list.join(","),
+            list.join(",")
+        ));
+    }
 }
 
 fn data(w: &mut impl FnMut(String), s: &Spec) {
