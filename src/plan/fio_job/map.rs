@@ -267,6 +267,13 @@ const HANDLED: &[&str] = &[
     "thinktime",
     "rate",
     "rate_iops",
+    "lat_percentiles",
+    "sync",
+    "iodepth_batch_submit",
+    "iodepth_batch_complete_min",
+    "sqthread_poll",
+    "sqthread_poll_cpu",
+    "hipri",
 ];
 
 /// The workload options; returns iomark's engine name.
@@ -350,6 +357,10 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
     times(c)?;
     if c.on("end_fsync")? == Some(true) {
         c.set("end-fsync", "1");
+    }
+    if c.on("lat_percentiles")? == Some(false) {
+        let why = "iomark's percentiles are always submission to completion (lat)";
+        c.refuse("lat_percentiles", why);
     }
     if c.value("random_distribution")
         .is_some_and(|d| d != "random")

@@ -217,7 +217,7 @@ fn written_jobs_read_back_the_same() {
 fn engine_options_under_fios_names() {
     let j = planned(
         "[a]\nioengine=io_uring\ndirect=1\niodepth=16\nsync=dsync\niodepth_batch=4\n\
-         iodepth_batch_complete=2\nsqthread_poll\nsqthread_poll_cpu=1\nhipri=1\n[b]\nioengine=mmap\n",
+         iodepth_batch_complete=2\nsqthread_poll\nsqthread_poll_cpu=1\nhipri=1\n[b]\nioengine=mmap\nlat_percentiles=1\n",
     );
     for (k, v) in [
         ("sync-mode", "dsync"),
@@ -230,4 +230,9 @@ fn engine_options_under_fios_names() {
         assert_eq!(opt(&j[0], k), Some(v), "{k}");
     }
     assert_eq!(opt(&j[1], "engine"), Some("mmap"));
+    let err = plan_jobs(&jobs("[a]\nlat_percentiles=0\n").unwrap(), false, 1).unwrap_err();
+    assert!(
+        err.to_string().contains("t.fio:2 lat_percentiles=0"),
+        "{err}"
+    );
 }
