@@ -77,6 +77,8 @@ fn both(dir: &Path, files: &[(&str, &str)]) -> (Value, Value) {
     assert_success(&out);
     let ours = read_json(&doc);
     let fio_out = std::process::Command::new("fio")
+        // fio saves a verify job's state file in its working directory.
+        .current_dir(job.parent().unwrap())
         .env("DIR", dir)
         .args(["--output-format=json"])
         .arg(&job)
@@ -431,6 +433,8 @@ fn fio_runs_what_as_fio_wrote() {
     ]))
     .unwrap();
     let fio_out = std::process::Command::new("fio")
+        // fio saves a verify job's state file in its working directory.
+        .current_dir(job.parent().unwrap())
         .arg("--output-format=json")
         .arg(&job)
         .output()
@@ -508,6 +512,8 @@ fn a_job_file_on_a_loop_device_moves_what_the_kernel_counts() {
         );
     }
     let fio_out = std::process::Command::new("fio")
+        // fio saves a verify job's state file in its working directory.
+        .current_dir(job.parent().unwrap())
         .env("DEV", &dev.dev)
         .arg("--output-format=json")
         .arg(&job)
@@ -551,6 +557,8 @@ fn several_job_files_are_groups_in_order_as_in_fio() {
     stdout_of(&["fio", a_s, b_s, "--quiet", "-o", r_s]);
     let doc = read_json(&res);
     let fio_out = std::process::Command::new("fio")
+        // fio saves a verify job's state file in its working directory.
+        .current_dir(dir.path())
         .arg("--output-format=json")
         .args([&a, &b])
         .output()
@@ -626,6 +634,8 @@ fn every_preset_round_trips_and_fio_parses_it() {
         assert_eq!(key(&plan["runs"]), key(&back["runs"]), "suite {study}");
         if fio {
             let out = std::process::Command::new("fio")
+                // fio saves a verify job's state file in its working directory.
+                .current_dir(job.parent().unwrap())
                 .arg("--parse-only")
                 .arg(&job)
                 .output()

@@ -333,6 +333,7 @@ fn fio_run_now_imports_with_fios_figures() {
     let dir = tmp();
     let out = dir.path().join("fio.json");
     let st = std::process::Command::new("fio")
+        .current_dir(dir.path())
         .args([
             "--name=rr",
             "--size=16m",
