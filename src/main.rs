@@ -161,14 +161,7 @@ fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
 }
 
 fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
-    let target = plan
-        .spec
-        .engine
-        .caps()
-        .needs_fd
-        .then(|| Path::new(&plan.spec.target));
-    let (state, keep) = (plan.policy.verify_state.as_deref(), plan.policy.keep);
-    check_outputs(&plan.out, target, state, keep)?;
+    iomark::study::store::check_run_outputs(&plan)?;
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let out = runner.single(&plan)?;

@@ -215,10 +215,12 @@ impl OutputArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// File or block device. A missing file is created, laid out with data and removed at
-    /// the end (unless --keep). Not needed with --engine null.
-    #[arg(value_name = "TARGET")]
-    pub target: Option<String>,
-    /// fio's name for TARGET.
+    /// the end (unless --keep). Not needed with --engine null. Several TARGETs run
+    /// together: each gets its own --jobs jobs, all start at once, and the results hold
+    /// each target's figures and their aggregate.
+    #[arg(value_name = "TARGET", num_args = 0..)]
+    pub target: Vec<String>,
+    /// fio's name for TARGET (several separated by ':', as in fio).
     #[arg(long, value_name = "TARGET", conflicts_with = "target")]
     pub filename: Option<String>,
     #[command(flatten)]

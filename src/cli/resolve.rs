@@ -156,8 +156,25 @@ impl DataCmdArgs {
 
 impl RunArgs {
     pub fn resolve(&self, sys: &System) -> Result<RunPlan> {
-        let target = self.target.as_deref().or(self.filename.as_deref());
-        self.opts.0.resolve(target, self.out.to_output(), sys)
+        let targets: Vec<String> = match &self.filename {
+            Some(f) => f.split(':').map(str::to_string).collect(),
+            None => self.target.clone(),
+        };
+        let mut plan = self.opts.0.resolve(
+            targets.first().map(String::as_str),
+            self.out.to_output(),
+            sys,
+        )?;
+        if targets.len() > 1 {
+            plan.spec.targets = targets;
+            plan.spec.validate_targets()?;
+            if plan.policy.verify_state.is_some() {
+                return Err(Error::usage(
+                    "--verify-state saves one target's blocks; run each target alone",
+                ));
+            }
+        }
+        Ok(plan)
     }
 }
 

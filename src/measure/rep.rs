@@ -24,7 +24,7 @@ use crate::results::sink::{Progress, Sink};
 use crate::results::stats::{Counter, LatHist};
 use crate::stop::StopFlag;
 use crate::workload::sampler::Sampler;
-use crate::workload::seed::spec_stream;
+use crate::workload::seed::{spec_stream, target_stream};
 
 /// When a repetition's measured window starts and ends.
 #[derive(Debug, Clone, Copy)]
@@ -71,7 +71,8 @@ pub(crate) struct RepOutcome {
 /// What the main thread collects while the workers run.
 struct Watch {
     intervals: Vec<IntervalSum>,
-    dev_before: Option<BlockStat>,
+    /// Each target's device counters when the window began.
+    dev_before: Vec<Option<BlockStat>>,
     cpu_before: CpuTimes,
     /// io_uring's kernel workers when the window began.
     kworkers_before: KernelWorkers,
@@ -81,26 +82,33 @@ struct Watch {
     stop_wait_s: Option<f64>,
 }
 
-/// Runs repetition `rep` (0-based) of `spec` on an opened target.
+/// Runs repetition `rep` (0-based) of `spec` on its opened targets (one, or several
+/// whose jobs all start behind one gate).
 pub(crate) fn run_rep(
     spec: &Spec,
-    target: &Target,
+    targets: &[Target],
     corpus: Option<&Arc<Vec<u8>>>,
     rep: u32,
     stop: &StopFlag,
     sink: &mut dyn Sink,
 ) -> RepOutcome {
-    target.drop_cache();
-    let win = Window::of(spec, target.span);
-    let (outs, mut watch) = drive(spec, target, corpus, rep, win, stop, sink);
+    let target = &targets[0];
+    targets.iter().for_each(Target::drop_cache);
+    let wins: Vec<Window> = targets.iter().map(|t| Window::of(spec, t.span)).collect();
+    let (outs, mut watch) = drive(spec, targets, corpus, rep, &wins, stop, sink);
     let cpu = CpuTimes::now().since(watch.cpu_before);
     let io_wq = KernelWorkers::now().since(&watch.kworkers_before);
-    let dev_after = target.device.as_ref().and_then(|d| d.stat());
-    let device = match (&target.device, watch.dev_before, dev_after) {
-        (Some(d), Some(b), Some(a)) => Some(DeviceDelta::between(&d.name, b, a)),
-        _ => None,
+    let devices: Vec<Option<DeviceDelta>> = (targets.iter().zip(&watch.dev_before))
+        .map(|(t, before)| {
+            let d = t.device.as_ref()?;
+            Some(DeviceDelta::between(&d.name, (*before)?, d.stat()?))
+        })
+        .collect();
+    let device = match devices.len() {
+        1 => devices[0].clone(),
+        _ => crate::results::targets::device_sum(devices.iter().map(Option::as_ref)),
     };
-    let mut merged = Merged::of(outs);
+    let mut merged = Merged::of(outs, targets.len());
     merged.interrupted |= watch.spawn_error.is_some() || watch.sink_error.is_some();
     let mut error = watch.spawn_error.take().or(watch.sink_error.take());
     error = error.or(merged.error.take());
@@ -113,13 +121,7 @@ pub(crate) fn run_rep(
     // Stopped while writing or reading back: the repetition did not end as planned.
     merged.interrupted |= stop.is_set();
     let elapsed_s = (merged.end_ns as f64 / 1e9).max(1e-9);
-    let dir = |c: Counter, h: &LatHist| DirStats {
-        ios: c.ios,
-        bytes: c.bytes,
-        iops: c.ios as f64 / elapsed_s,
-        bw_bytes: c.bytes as f64 / elapsed_s,
-        lat_ns: h.summary(),
-    };
+    let dir = |c: Counter, h: &LatHist| dir_stats(c, h, elapsed_s);
     let total = merged.read.ios + merged.write.ios;
     let page_cache_hit_pct =
         Repetition::measure_page_cache(spec.direct, merged.read.bytes, device.as_ref());
@@ -159,6 +161,7 @@ pub(crate) fn run_rep(
             .and_then(|s| s.measure()),
         verify,
         page_cache_hit_pct,
+        targets: target_reps(targets, &merged.parts, devices),
     };
     RepOutcome {
         rep,
@@ -168,25 +171,63 @@ pub(crate) fn run_rep(
     }
 }
 
-/// Starts the workers, opens the gate and watches them until every one has finished.
+/// Each target's figures in a repetition on several (none for one target).
+fn target_reps(
+    targets: &[Target],
+    parts: &[Part],
+    devices: Vec<Option<DeviceDelta>>,
+) -> Vec<crate::results::schema::TargetRep> {
+    (targets.iter().zip(parts).zip(devices))
+        .map(|((t, p), device)| {
+            let elapsed_s = (p.end_ns as f64 / 1e9).max(1e-9);
+            crate::results::schema::TargetRep {
+                path: t.path.display().to_string(),
+                elapsed_s,
+                read: dir_stats(p.read, &p.hist_read, elapsed_s),
+                write: dir_stats(p.write, &p.hist_write, elapsed_s),
+                fsyncs: p.fsyncs,
+                device,
+            }
+        })
+        .collect()
+}
+
+/// One direction's figures over a window of `elapsed_s` seconds.
+fn dir_stats(c: Counter, h: &LatHist, elapsed_s: f64) -> DirStats {
+    DirStats {
+        ios: c.ios,
+        bytes: c.bytes,
+        iops: c.ios as f64 / elapsed_s,
+        bw_bytes: c.bytes as f64 / elapsed_s,
+        lat_ns: h.summary(),
+    }
+}
+
+/// Starts the workers (`spec.jobs` per target), opens the one gate and watches them until
+/// every one has finished. Returns each worker's output with the index of its target.
 fn drive(
     spec: &Spec,
-    target: &Target,
+    targets: &[Target],
     corpus: Option<&Arc<Vec<u8>>>,
     rep: u32,
-    win: Window,
+    wins: &[Window],
     stop: &StopFlag,
     sink: &mut dyn Sink,
-) -> (Vec<WorkerOut>, Watch) {
+) -> (Vec<(usize, WorkerOut)>, Watch) {
     let halt = AtomicBool::new(false);
     let gate = Gate::default();
-    let live: Vec<Live> = (0..spec.jobs).map(|_| Live::default()).collect();
+    let live: Vec<Live> = (0..spec.jobs as usize * targets.len())
+        .map(|_| Live::default())
+        .collect();
     let (tx, rx) = mpsc::channel::<IntervalMsg>();
-    let path = target.path.display().to_string();
-    let stream = spec_stream(spec, rep);
+    let paths: Vec<String> = targets
+        .iter()
+        .map(|t| t.path.display().to_string())
+        .collect();
+    let win = wins[0];
     let mut watch = Watch {
         intervals: Vec::new(),
-        dev_before: None,
+        dev_before: vec![None; targets.len()],
         cpu_before: CpuTimes::now(),
         kworkers_before: KernelWorkers::default(),
         spawn_error: None,
@@ -195,12 +236,14 @@ fn drive(
     };
     let outs = std::thread::scope(|scope| {
         let mut handles = Vec::new();
-        for job in 0..spec.jobs {
+        let every_job = (0..targets.len()).flat_map(|t| (0..spec.jobs).map(move |j| (t, j)));
+        for (n, (t, job)) in every_job.enumerate() {
+            let (target, win) = (&targets[t], wins[t]);
             let ctx = WorkerCtx {
                 spec,
                 job,
                 rep,
-                stream,
+                stream: target_stream(spec_stream(spec, rep), t as u32),
                 base: target.base,
                 span: target.span,
                 fd: target.fd(),
@@ -211,17 +254,21 @@ fn drive(
                 interval_ns: (spec.interval_s * 1e9) as u64,
                 stop,
                 halt: &halt,
-                live: &live[job as usize],
+                live: &live[n],
                 gate: &gate,
                 tx: tx.clone(),
-                path: &path,
+                path: &paths[t],
                 corpus,
             };
+            let name = match targets.len() {
+                1 => format!("iomark-job{job}"),
+                _ => format!("iomark-t{t}job{job}"),
+            };
             let h = std::thread::Builder::new()
-                .name(format!("iomark-job{job}"))
+                .name(name)
                 .spawn_scoped(scope, move || run_worker(&ctx));
             match h {
-                Ok(h) => handles.push(h),
+                Ok(h) => handles.push((t, h)),
                 Err(e) => {
                     halt.store(true, Ordering::Relaxed);
                     watch.spawn_error = Some(Error::io("cannot start a worker thread", &e));
@@ -231,7 +278,11 @@ fn drive(
         }
         drop(tx);
         gate.wait_ready(handles.len());
-        let snapshot = || target.device.as_ref().and_then(|d| d.stat());
+        let snapshot = || -> Vec<Option<BlockStat>> {
+            (targets.iter())
+                .map(|t| t.device.as_ref().and_then(|d| d.stat()))
+                .collect()
+        };
         if win.ramp_ns == 0 {
             watch.dev_before = snapshot();
             watch.cpu_before = CpuTimes::now();
@@ -243,7 +294,9 @@ fn drive(
         } else {
             gate.open(t0);
         }
-        let total_ios = win.ios_per_job.map(|n| n.saturating_mul(spec.jobs as u64));
+        let total_ios: Option<u64> = (wins.iter())
+            .map(|w| w.ios_per_job.map(|n| n.saturating_mul(spec.jobs as u64)))
+            .sum();
         let mut monitor = Monitor::new(t0, win, total_ios);
         loop {
             match rx.recv_timeout(monitor.wait()) {
@@ -274,10 +327,11 @@ fn drive(
         watch.stop_wait_s = monitor.stop_wait_s();
         handles
             .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
+            .map(|(t, h)| {
+                let out = h.join().unwrap_or_else(|_| {
                     WorkerOut::empty(Some(Error::runtime("a worker thread panicked")))
-                })
+                });
+                (t, out)
             })
             .collect()
     });
@@ -377,8 +431,43 @@ impl Monitor {
     }
 }
 
+/// One target's workers' outputs added up (a run on several targets).
+struct Part {
+    read: Counter,
+    write: Counter,
+    hist_read: LatHist,
+    hist_write: LatHist,
+    fsyncs: u64,
+    /// The end of the target's last worker's window.
+    end_ns: u64,
+}
+
+impl Part {
+    fn new() -> Part {
+        Part {
+            read: Counter::default(),
+            write: Counter::default(),
+            hist_read: LatHist::precise(),
+            hist_write: LatHist::precise(),
+            fsyncs: 0,
+            end_ns: 0,
+        }
+    }
+
+    fn add(&mut self, o: &WorkerOut) {
+        self.read += o.read;
+        self.write += o.write;
+        self.hist_read += &o.hist_read;
+        self.hist_write += &o.hist_write;
+        self.fsyncs += o.fsyncs;
+        self.end_ns = self.end_ns.max(o.end_ns);
+    }
+}
+
 /// The workers' outputs added up.
 struct Merged {
+    /// Per target, when there are several.
+    parts: Vec<Part>,
     read: Counter,
     write: Counter,
     hist_read: LatHist,
@@ -396,8 +485,12 @@ struct Merged {
 }
 
 impl Merged {
-    fn of(outs: Vec<WorkerOut>) -> Merged {
+    fn of(outs: Vec<(usize, WorkerOut)>, targets: usize) -> Merged {
         let mut m = Merged {
+            parts: match targets {
+                1 => Vec::new(),
+                n => (0..n).map(|_| Part::new()).collect(),
+            },
             read: Counter::default(),
             write: Counter::default(),
             hist_read: LatHist::precise(),
@@ -410,7 +503,10 @@ impl Merged {
             gens: Vec::new(),
             cpu: CpuTimes::default(),
         };
-        for o in outs {
+        for (t, o) in outs {
+            if let Some(p) = m.parts.get_mut(t) {
+                p.add(&o);
+            }
             m.cpu = m.cpu.plus(o.cpu);
             m.read += o.read;
             m.write += o.write;

@@ -591,3 +591,7 @@ pub(crate) fn forest(c: &Forest) -> String {
 #[cfg(test)]
 #[path = "chart_tests.rs"]
 mod tests;
+
+#[path = "chart_stack.rs"]
+mod stack;
+pub(crate) use stack::{StackChart, stacked_bars};

@@ -91,6 +91,10 @@ pub fn run_summary(run: &Run) -> String {
     if run.repetitions.len() > 1 {
         across_lines(&mut out, run);
     }
+    if let Some(t) = crate::report::targets::run_targets(run) {
+        out.push_str(&t.terminal());
+        let _ = writeln!(out, "  ({})", crate::report::targets::AGGREGATE_NOTE);
+    }
     amplification_lines(&mut out, run);
     out
 }

@@ -8,4 +8,5 @@ pub mod sink;
 pub mod stats;
 pub mod steady;
 pub mod store;
+pub mod targets;
 pub mod verify;

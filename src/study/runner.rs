@@ -88,7 +88,7 @@ impl<'a> StudyRunner<'a> {
     /// Runs one run as the user gave it (`iomark run`): the target policy is the user's, so
     /// a file the run creates is removed at its end unless `--keep`.
     pub fn single(&mut self, plan: &RunPlan) -> Result<RunOutcome> {
-        crate::io::target::preflight(&plan.spec, &plan.policy)?;
+        preflight_spec(&plan.spec, &plan.policy)?;
         self.filed(0, None, plan, &plan.policy)
     }
 
@@ -225,7 +225,14 @@ impl<'a> StudyRunner<'a> {
 /// refusals `Target::open` would make later, made now (`io::target::preflight`).
 pub fn preflight(runs: &[StudyRun]) -> Result<()> {
     runs.iter()
-        .try_for_each(|r| crate::io::target::preflight(&r.plan.spec, &r.plan.policy))
+        .try_for_each(|r| preflight_spec(&r.plan.spec, &r.plan.policy))
+}
+
+/// The preflight of every target of one run, before any of them is touched.
+fn preflight_spec(spec: &crate::plan::spec::Spec, policy: &TargetPolicy) -> Result<()> {
+    spec.per_target()
+        .iter()
+        .try_for_each(|s| crate::io::target::preflight(s, policy))
 }
 
 /// The first field in which two specs differ, as "size 8388608 there, 16777216 here".

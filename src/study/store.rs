@@ -12,6 +12,22 @@ use crate::results::env::Host;
 use crate::results::schema::{Document, Run};
 use crate::results::sink::{Progress, Sink};
 
+/// [`check_outputs`] for `iomark run`: against every target it names.
+pub fn check_run_outputs(plan: &crate::plan::RunPlan) -> Result<()> {
+    if !plan.spec.engine.caps().needs_fd {
+        return check_outputs(&plan.out, None, None, plan.policy.keep);
+    }
+    let state = plan.policy.verify_state.as_deref();
+    plan.spec.target_paths().into_iter().try_for_each(|t| {
+        check_outputs(
+            &plan.out,
+            Some(std::path::Path::new(t)),
+            state,
+            plan.policy.keep,
+        )
+    })
+}
+
 /// Checks, before anything runs, where a command's files will go: the results document
 /// (`out.output`) and the verify state may each be a new file or an earlier one of
 /// their kind (or anything regular with `--force`), never the target, nor each other.

@@ -77,6 +77,7 @@ pub(super) fn job_run(
             missing_percentiles: missing,
             error: num(j.job, "error") as i64,
         }),
+        targets: Vec::new(),
         spec,
     }
 }
@@ -304,6 +305,7 @@ impl<'a> Job<'a> {
             data: None,
             verify: None,
             page_cache_hit_pct: None,
+            targets: Vec::new(),
         }
     }
 
