@@ -15,11 +15,12 @@ use crate::measure::gate::Gate;
 use crate::measure::interval::{IntervalMsg, IntervalSum, Live, LiveTotals, gather, series};
 use crate::measure::launch::WorkerCtx;
 use crate::measure::launch::run_worker;
+use crate::measure::targets::{Part, dir_stats, target_reps};
 use crate::measure::verify::GenMap;
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::Spec;
 use crate::results::env::DeviceDelta;
-use crate::results::schema::{Cpu, CpuPart, DirStats, Repetition, Status};
+use crate::results::schema::{Cpu, CpuPart, Repetition, Status};
 use crate::results::sink::{Progress, Sink};
 use crate::results::stats::{Counter, LatHist};
 use crate::stop::StopFlag;
@@ -171,38 +172,6 @@ pub(crate) fn run_rep(
     }
 }
 
-/// Each target's figures in a repetition on several (none for one target).
-fn target_reps(
-    targets: &[Target],
-    parts: &[Part],
-    devices: Vec<Option<DeviceDelta>>,
-) -> Vec<crate::results::schema::TargetRep> {
-    (targets.iter().zip(parts).zip(devices))
-        .map(|((t, p), device)| {
-            let elapsed_s = (p.end_ns as f64 / 1e9).max(1e-9);
-            crate::results::schema::TargetRep {
-                path: t.path.display().to_string(),
-                elapsed_s,
-                read: dir_stats(p.read, &p.hist_read, elapsed_s),
-                write: dir_stats(p.write, &p.hist_write, elapsed_s),
-                fsyncs: p.fsyncs,
-                device,
-            }
-        })
-        .collect()
-}
-
-/// One direction's figures over a window of `elapsed_s` seconds.
-fn dir_stats(c: Counter, h: &LatHist, elapsed_s: f64) -> DirStats {
-    DirStats {
-        ios: c.ios,
-        bytes: c.bytes,
-        iops: c.ios as f64 / elapsed_s,
-        bw_bytes: c.bytes as f64 / elapsed_s,
-        lat_ns: h.summary(),
-    }
-}
-
 /// Starts the workers (`spec.jobs` per target), opens the one gate and watches them until
 /// every one has finished. Returns each worker's output with the index of its target.
 fn drive(
@@ -298,31 +267,13 @@ fn drive(
             .map(|w| w.ios_per_job.map(|n| n.saturating_mul(spec.jobs as u64)))
             .sum();
         let mut monitor = Monitor::new(t0, win, total_ios);
-        loop {
-            match rx.recv_timeout(monitor.wait()) {
-                Ok(m) => gather(&mut watch.intervals, m),
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            }
-            if stop.is_set() || halt.load(Ordering::Relaxed) || monitor.window_over() {
-                monitor.stopping();
-            }
-            if monitor.ramp_ended() {
-                watch.dev_before = snapshot();
-                watch.cpu_before = CpuTimes::now();
-                watch.kworkers_before = KernelWorkers::now();
-            }
-            if let Some(p) = monitor.tick(&live) {
-                match sink.progress(&p) {
-                    Ok(true) => {}
-                    Ok(false) => halt.store(true, Ordering::Relaxed),
-                    Err(e) => {
-                        halt.store(true, Ordering::Relaxed);
-                        watch.sink_error.get_or_insert(e);
-                    }
-                }
-            }
-        }
+        let ctl = Controls {
+            stop,
+            halt: &halt,
+            live: &live,
+            snapshot: &snapshot,
+        };
+        watch_workers(&rx, &mut watch, &mut monitor, &ctl, sink);
         // Every worker has dropped its sender: they have all returned.
         watch.stop_wait_s = monitor.stop_wait_s();
         handles
@@ -336,6 +287,51 @@ fn drive(
             .collect()
     });
     (outs, watch)
+}
+
+/// What the main thread watches and controls while the workers run.
+struct Controls<'a> {
+    stop: &'a StopFlag,
+    halt: &'a AtomicBool,
+    live: &'a [Live],
+    /// Every target's device counters now.
+    snapshot: &'a dyn Fn() -> Vec<Option<BlockStat>>,
+}
+
+/// Gathers the workers' intervals, takes the "before" snapshots when the ramp ends and
+/// reports progress, until every worker has dropped its sender (returned).
+fn watch_workers(
+    rx: &mpsc::Receiver<IntervalMsg>,
+    watch: &mut Watch,
+    monitor: &mut Monitor,
+    ctl: &Controls,
+    sink: &mut dyn Sink,
+) {
+    loop {
+        match rx.recv_timeout(monitor.wait()) {
+            Ok(m) => gather(&mut watch.intervals, m),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if ctl.stop.is_set() || ctl.halt.load(Ordering::Relaxed) || monitor.window_over() {
+            monitor.stopping();
+        }
+        if monitor.ramp_ended() {
+            watch.dev_before = (ctl.snapshot)();
+            watch.cpu_before = CpuTimes::now();
+            watch.kworkers_before = KernelWorkers::now();
+        }
+        if let Some(p) = monitor.tick(ctl.live) {
+            match sink.progress(&p) {
+                Ok(true) => {}
+                Ok(false) => ctl.halt.store(true, Ordering::Relaxed),
+                Err(e) => {
+                    ctl.halt.store(true, Ordering::Relaxed);
+                    watch.sink_error.get_or_insert(e);
+                }
+            }
+        }
+    }
 }
 
 /// The main thread's clock while workers run: when the ramp ends, and when to report
@@ -428,39 +424,6 @@ impl Monitor {
         self.last_at = Instant::now();
         self.last = now;
         Some(p)
-    }
-}
-
-/// One target's workers' outputs added up (a run on several targets).
-struct Part {
-    read: Counter,
-    write: Counter,
-    hist_read: LatHist,
-    hist_write: LatHist,
-    fsyncs: u64,
-    /// The end of the target's last worker's window.
-    end_ns: u64,
-}
-
-impl Part {
-    fn new() -> Part {
-        Part {
-            read: Counter::default(),
-            write: Counter::default(),
-            hist_read: LatHist::precise(),
-            hist_write: LatHist::precise(),
-            fsyncs: 0,
-            end_ns: 0,
-        }
-    }
-
-    fn add(&mut self, o: &WorkerOut) {
-        self.read += o.read;
-        self.write += o.write;
-        self.hist_read += &o.hist_read;
-        self.hist_write += &o.hist_write;
-        self.fsyncs += o.fsyncs;
-        self.end_ns = self.end_ns.max(o.end_ns);
     }
 }
 
