@@ -196,8 +196,10 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
         output: plan.out.output.clone().or_else(|| plan.resume.clone()),
         ..plan.out.clone()
     };
-    let target = (plan.target != "null").then(|| Path::new(&plan.target));
-    check_outputs(&out, target, None, plan.keep)?;
+    let targets = iomark::plan::targets::plan_targets(&plan.runs);
+    for t in targets.iter().filter(|t| **t != "null").map(Path::new) {
+        check_outputs(&out, Some(t), None, plan.keep)?;
+    }
     let mut progress = TermProgress::new(out.quiet);
     let mut runner = StudyRunner::new(Store::new(out.output.clone()), &mut progress, stop);
     let failure = if plan.kind.is_dirty() {

@@ -109,8 +109,13 @@ pub struct SuiteArgs {
     #[arg(id = "study", value_name = "NAME")]
     pub name: String,
     /// The target (for matrix: FILE.toml, then the target unless the file names it).
-    #[arg(value_name = "TARGET", num_args = 0..=2)]
+    /// Several TARGETs run together in every run (each with its own --jobs jobs).
+    #[arg(value_name = "TARGET", num_args = 0..)]
     pub args: Vec<String>,
+    /// Repeat the study on the first N of the TARGETs for each N listed (e.g. 1,2,4:
+    /// one disk, two disks, four disks); the number of targets becomes the swept value.
+    #[arg(long, value_name = "LIST")]
+    pub targets_sweep: Option<String>,
     /// Print the plan (each run, its parameters, the estimated time) and do no I/O.
     #[arg(long)]
     pub dry_run: bool,

@@ -27,15 +27,21 @@ impl SuiteArgs {
             let target = self.args.get(1).cloned().or_else(|| m.target.clone());
             (Some((m, file.clone(), text)), target)
         } else {
-            if self.args.len() > 1 {
-                return Err(Error::usage(format!(
-                    "suite {} takes one TARGET, got {}",
-                    self.name,
-                    self.args.join(" ")
-                )));
-            }
             (None, self.args.first().cloned())
         };
+        let targets: Vec<String> = match &matrix {
+            Some(_) => self.args.iter().skip(1).cloned().collect(),
+            None => self.args.clone(),
+        };
+        if targets.len() > 1 && matches!(self.name.as_str(), "steady" | "wsat") {
+            return Err(Error::usage(format!(
+                "suite {} purges and preconditions one target; run it on each target alone",
+                self.name
+            )));
+        }
+        let sweep = (self.targets_sweep.as_deref())
+            .map(|t| crate::plan::targets::parse_sweep(t, targets.len()))
+            .transpose()?;
         let target = match target {
             Some(t) => t,
             None if user
@@ -113,6 +119,11 @@ impl SuiteArgs {
             matrix_src,
             sys,
         )?;
+        let runs = if targets.len() > 1 || sweep.is_some() {
+            crate::plan::targets::spread(runs, &targets, sweep.as_deref())?
+        } else {
+            runs
+        };
         Ok(SuitePlan {
             target_exists: existing,
             name: self.name.clone(),

@@ -2,6 +2,7 @@
 //! and the checks of the list (no I/O; the targets themselves are checked when opened).
 
 use crate::error::{Error, Result};
+use crate::plan::StudyRun;
 use crate::plan::spec::Spec;
 
 /// The most targets one run takes (each has its own jobs and device counters).
@@ -74,5 +75,134 @@ impl Spec {
             ));
         }
         Ok(())
+    }
+}
+
+/// Every target the runs of a plan name, in order, each once.
+pub fn plan_targets(runs: &[StudyRun]) -> Vec<&str> {
+    let mut all: Vec<&str> = Vec::new();
+    for t in runs.iter().flat_map(|r| r.plan.spec.target_paths()) {
+        if !all.contains(&t) {
+            all.push(t);
+        }
+    }
+    all
+}
+
+/// `--targets-sweep 1,2,4`: how many of the targets each step of the sweep uses, checked
+/// against the `given` targets.
+pub(crate) fn parse_sweep(text: &str, given: usize) -> Result<Vec<usize>> {
+    let mut steps: Vec<usize> = Vec::new();
+    for item in text.split(',').map(str::trim) {
+        let n: usize = item.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
+            Error::usage(format!(
+                "--targets-sweep: '{item}' is not a count of targets (e.g. 1,2,4)"
+            ))
+        })?;
+        if n > given {
+            return Err(Error::usage(format!(
+                "--targets-sweep {text} asks for {n} targets but {given} were given; name at least {n} TARGETs"
+            )));
+        }
+        if steps.contains(&n) {
+            return Err(Error::usage(format!(
+                "--targets-sweep {text} lists {n} more than once; give each count once"
+            )));
+        }
+        steps.push(n);
+    }
+    Ok(steps)
+}
+
+/// A study's runs on several targets: every run on all of `targets` (no sweep), or
+/// repeated for each step of `sweep` on the first n of them. A sweep becomes the swept
+/// parameter (`targets`, its value n: "1 disk, 2 disks, 4 disks"), and the study's own
+/// parameter and value move into the test's name; preparation runs keep theirs.
+pub(crate) fn spread(
+    runs: Vec<StudyRun>,
+    targets: &[String],
+    sweep: Option<&[usize]>,
+) -> Result<Vec<StudyRun>> {
+    let on = |r: &StudyRun, n: usize| -> Result<StudyRun> {
+        let mut r = r.clone();
+        if n > 1 {
+            r.plan.spec.targets = targets[..n].to_vec();
+            r.plan.spec.validate_targets()?;
+        }
+        Ok(r)
+    };
+    let Some(steps) = sweep else {
+        return runs.iter().map(|r| on(r, targets.len())).collect();
+    };
+    let mut out = Vec::new();
+    for &n in steps {
+        for r in &runs {
+            let mut r = on(r, n)?;
+            if !r.point.is_preparation() {
+                let p = &mut r.point;
+                p.test = format!("{} {}={}", p.test, p.param, p.value);
+                p.param = "targets".into();
+                p.value = n.to_string();
+            }
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_is_checked_against_the_targets_given() {
+        assert_eq!(parse_sweep("1,2,4", 4).unwrap(), vec![1, 2, 4]);
+        for (text, needle) in [
+            ("1,8", "asks for 8 targets but 4"),
+            ("0", "not a count"),
+            ("2,2", "more than once"),
+            ("x", "not a count"),
+        ] {
+            let e = parse_sweep(text, 4).unwrap_err();
+            assert!(
+                matches!(e, Error::Usage(_)) && e.to_string().contains(needle),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_sweep_repeats_each_run_on_the_first_n_targets() {
+        let mut spec = Spec::new("a");
+        spec.engine = crate::plan::spec::EngineKind::Psync;
+        let run = |test: &str| StudyRun {
+            plan: crate::plan::RunPlan {
+                spec: spec.clone(),
+                policy: Default::default(),
+                repeat: 1,
+                out: Default::default(),
+            },
+            point: crate::plan::StudyPoint {
+                suite: "qd".into(),
+                test: test.into(),
+                param: "qd".into(),
+                value: "1".into(),
+            },
+        };
+        let ts: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        let runs = vec![run("fill"), run("randread")];
+        let out = spread(runs.clone(), &ts, Some(&[1, 2, 4])).unwrap();
+        assert_eq!(out.len(), 6);
+        assert!(out[0].plan.spec.targets.is_empty() && out[0].point.test == "fill");
+        assert_eq!(out[1].point.test, "randread qd=1");
+        assert_eq!(
+            (out[1].point.param.as_str(), out[1].point.value.as_str()),
+            ("targets", "1")
+        );
+        assert_eq!(out[3].plan.spec.targets, vec!["a", "b"]);
+        assert_eq!(out[5].plan.spec.target_paths(), vec!["a", "b", "c", "d"]);
+        assert_eq!(out[5].point.value, "4");
+        let all = spread(runs, &ts, None).unwrap();
+        assert!(all.iter().all(|r| r.plan.spec.targets.len() == 4));
     }
 }

@@ -26,7 +26,7 @@ pub fn suite_header(plan: &SuitePlan, remaining: usize) -> String {
         plan.name,
         plan.runs.len(),
         remaining,
-        plan.target,
+        crate::plan::targets::plan_targets(&plan.runs).join(", "),
         crate::report::fmt::fmt_duration(total),
         if size_based > 0 {
             format!(" plus {size_based} size-based runs")

@@ -301,7 +301,7 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
     let mut out = format!(
         "suite {} on {}: {} runs, engine {}\n",
         plan.name,
-        plan.target,
+        crate::plan::targets::plan_targets(&plan.runs).join(", "),
         plan.runs.len(),
         first.map_or("-", |s| s.engine.name())
     );
@@ -310,7 +310,7 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
         let _ = writeln!(
             out,
             "file: {} is made for the study ({}) and {}",
-            plan.target,
+            crate::plan::targets::plan_targets(&plan.runs).join(", "),
             fmt_size(size),
             if plan.keep {
                 "kept (--keep)"

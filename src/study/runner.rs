@@ -20,32 +20,41 @@ use crate::study::store::{Filing, Store};
 /// A target file a study may create: removed at the end if it was not there before, unless
 /// the user asked to keep it.
 pub struct TargetLife {
-    path: PathBuf,
-    existed: bool,
+    /// Each target, and whether it existed before the study.
+    paths: Vec<(PathBuf, bool)>,
     keep: bool,
 }
 
 impl TargetLife {
     /// Notes whether `path` exists now, before the study touches it.
     pub fn new(path: &str, keep: bool) -> TargetLife {
-        let path = PathBuf::from(path);
-        TargetLife {
-            existed: path.exists(),
-            path,
-            keep,
+        TargetLife::of_all([path], keep)
+    }
+
+    /// [`TargetLife::new`] for every target of a study on several.
+    pub fn of_all<'a>(paths: impl IntoIterator<Item = &'a str>, keep: bool) -> TargetLife {
+        let mut all: Vec<(PathBuf, bool)> = Vec::new();
+        for p in paths.into_iter().map(PathBuf::from) {
+            if !all.iter().any(|(q, _)| *q == p) {
+                let existed = p.exists();
+                all.push((p, existed));
+            }
         }
+        TargetLife { paths: all, keep }
     }
 
-    /// Whether the study created the target (it is there now and was not before).
+    /// Whether the study created a target (it is there now and was not before).
     pub(crate) fn created(&self) -> bool {
-        !self.existed && self.path.exists()
+        self.paths.iter().any(|(p, existed)| !existed && p.exists())
     }
 
-    /// Removes the target if the study created it (even if the run that made it failed
-    /// afterwards) and it is a regular file, unless it is to be kept.
+    /// Removes every target the study created (even if the run that made it failed
+    /// afterwards) that is a regular file, unless they are to be kept.
     pub(crate) fn end(&self) {
-        if !self.existed && !self.keep && self.path.is_file() {
-            let _ = std::fs::remove_file(&self.path);
+        for (path, existed) in &self.paths {
+            if !existed && !self.keep && path.is_file() {
+                let _ = std::fs::remove_file(path);
+            }
         }
     }
 }
@@ -186,7 +195,9 @@ impl<'a> StudyRunner<'a> {
 
     /// Runs the runs of a suite not marked `done`.
     pub fn run_suite(&mut self, plan: &SuitePlan, done: &[bool]) -> Result<Option<Error>> {
-        let life = TargetLife::new(&plan.target, plan.keep);
+        let mut paths = crate::plan::targets::plan_targets(&plan.runs);
+        paths.insert(0, &plan.target);
+        let life = TargetLife::of_all(paths, plan.keep);
         self.run_plan(&plan.runs, done, &life, true)
     }
 

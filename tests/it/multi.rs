@@ -252,3 +252,69 @@ fn several_targets_refuse_what_they_cannot_do() {
     assert_refused(&run(&[&a, &b]), "--overwrite");
     assert!(!std::path::Path::new(&a).exists(), "nothing created");
 }
+
+#[test]
+fn a_study_sweeps_the_number_of_targets_and_removes_the_files_it_made() {
+    let dir = tmp();
+    let files: Vec<String> = ["a", "b", "c"]
+        .iter()
+        .map(|n| dir.path().join(format!("{n}.dat")).display().to_string())
+        .collect();
+    let doc_path = dir.path().join("s.json");
+    let out = iomark()
+        .args([
+            "suite",
+            "qd",
+            "--qd",
+            "2",
+            "--size",
+            "4m",
+            "--runtime",
+            "300ms",
+        ])
+        .args(["--ramp", "0", "--engine", "io_uring", "--buffered"])
+        .args(["--targets-sweep", "1,3", "-q", "-o"])
+        .arg(&doc_path)
+        .args(&files)
+        .output()
+        .unwrap();
+    if !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("io_uring") {
+        assert!(crate::common::require("io_uring", false));
+        return;
+    }
+    assert_success(&out);
+    for f in &files {
+        assert!(!std::path::Path::new(f).exists(), "{f} was left behind");
+    }
+    let doc = crate::common::read_json(&doc_path);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(
+        runs.len(),
+        4,
+        "randread and randwrite at qd 2, on 1 and on 3 targets"
+    );
+    for r in runs {
+        let n: usize = r["study"]["value"].as_str().unwrap().parse().unwrap();
+        assert_eq!(r["study"]["param"], "targets");
+        assert!(r["study"]["test"].as_str().unwrap().ends_with("qd=2"));
+        let rep = &r["repetitions"][0];
+        if n == 1 {
+            assert!(rep.get("targets").is_none() && r["spec"].get("targets").is_none());
+            continue;
+        }
+        assert_eq!(r["spec"]["targets"].as_array().unwrap().len(), 3);
+        let dir = if r["spec"]["rw"] == "randread" {
+            "read"
+        } else {
+            "write"
+        };
+        check_aggregate(rep, dir);
+        assert!(
+            rep["targets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|t| u(&t[dir]["ios"]) > 0)
+        );
+    }
+}
