@@ -30,6 +30,7 @@ impl SuiteArgs {
             (None, self.args.first().cloned())
         };
         let targets: Vec<String> = match &matrix {
+            Some((m, _, _)) if self.args.len() < 2 => m.targets.clone(),
             Some(_) => self.args.iter().skip(1).cloned().collect(),
             None => self.args.clone(),
         };
