@@ -67,6 +67,8 @@ pub(crate) struct RepOutcome {
     pub(crate) gens: Option<GenMap>,
     /// How long the workers took to return once the run was asked to stop, if it was.
     pub(crate) stop_wait_s: Option<f64>,
+    /// The merged latency histograms (reads, writes).
+    pub(crate) hists: (LatHist, LatHist),
 }
 
 /// What the main thread collects while the workers run.
@@ -163,12 +165,14 @@ pub(crate) fn run_rep(
         verify,
         page_cache_hit_pct,
         targets: target_reps(targets, &merged.parts, devices),
+        ranks: Vec::new(),
     };
     RepOutcome {
         rep,
         error,
         gens,
         stop_wait_s: watch.stop_wait_s,
+        hists: (merged.hist_read, merged.hist_write),
     }
 }
 
@@ -256,6 +260,21 @@ fn drive(
             watch.dev_before = snapshot();
             watch.cpu_before = CpuTimes::now();
             watch.kworkers_before = KernelWorkers::now();
+        }
+        // A scaled-out run meets the other ranks here; a sink that fails or says stop
+        // calls the repetition off.
+        match sink.gate_ready() {
+            Ok(true) => {}
+            Ok(false) => {
+                halt.store(true, Ordering::Relaxed);
+                watch
+                    .spawn_error
+                    .get_or_insert(Error::runtime("stopped before the start"));
+            }
+            Err(e) => {
+                halt.store(true, Ordering::Relaxed);
+                watch.spawn_error.get_or_insert(e);
+            }
         }
         let t0 = Instant::now();
         if watch.spawn_error.is_some() {

@@ -189,6 +189,7 @@ fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
                 })
                 .collect(),
         },
+        mpi: None,
         repetitions: Vec::new(),
         summary: Summary::default(),
         warnings: Vec::new(),
@@ -292,7 +293,9 @@ impl Repetitions<'_> {
             error,
             gens,
             stop_wait_s,
+            hists,
         } = out;
+        sink.rep_latencies(&hists.0, &hists.1);
         if let Some(s) = stop_wait_s.filter(|&s| s >= SLOW_STOP_S) {
             run.warnings.push(warnings::slow_stop(rep.index, s));
         }

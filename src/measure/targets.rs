@@ -51,6 +51,8 @@ pub(crate) fn target_reps(
             let elapsed_s = (p.end_ns as f64 / 1e9).max(1e-9);
             TargetRep {
                 path: t.path.display().to_string(),
+                rank: None,
+                host: None,
                 elapsed_s,
                 read: dir_stats(p.read, &p.hist_read, elapsed_s),
                 write: dir_stats(p.write, &p.hist_write, elapsed_s),

@@ -114,6 +114,7 @@ mod tests {
             verify: None,
             page_cache_hit_pct: None,
             targets: Vec::new(),
+            ranks: Vec::new(),
         };
         r.series = iops
             .iter()

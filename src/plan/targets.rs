@@ -205,4 +205,128 @@ mod tests {
         let all = spread(runs, &ts, None).unwrap();
         assert!(all.iter().all(|r| r.plan.spec.targets.len() == 4));
     }
+
+    #[test]
+    fn each_rank_gets_its_own_target_or_segment() {
+        let at = |rank| RankPlace {
+            rank,
+            size: 3,
+            host: "h1".into(),
+            local_rank: rank,
+        };
+        let mut spec = Spec::new("/d/f.{host}.{rank}");
+        assert_eq!(Layout::of(&spec.target, false), Layout::Template);
+        let s = spec.for_rank(Layout::Template, &at(2)).unwrap();
+        assert_eq!(s.target, "/d/f.h1.2");
+        assert_eq!(Layout::of("/d", true), Layout::FilePerProcess);
+        let s = spec.for_rank(Layout::FilePerProcess, &at(1)).unwrap();
+        assert_eq!(s.target, "/d/f.{host}.{rank}/iomark.1.dat");
+        spec.target = "/d/shared".into();
+        assert_eq!(Layout::of(&spec.target, false), Layout::Segmented);
+        let e = spec.for_rank(Layout::Segmented, &at(0)).unwrap_err();
+        assert!(e.to_string().contains("give --size"), "{e}");
+        // 3 ranks over 1 MiB + 4 KiB in 64 KiB blocks: 5 blocks each, contiguous, none
+        // shared, the last block (and the 4 KiB) left over.
+        spec.bs = 64 << 10;
+        spec.offset = 4096;
+        spec.size = Some((1 << 20) + 4096);
+        let segs: Vec<(u64, u64)> = (0..3)
+            .map(|r| {
+                let s = spec.for_rank(Layout::Segmented, &at(r)).unwrap();
+                (s.offset, s.size.unwrap())
+            })
+            .collect();
+        assert_eq!(
+            segs,
+            vec![
+                (4096, 5 << 16),
+                (4096 + (5 << 16), 5 << 16),
+                (4096 + (10 << 16), 5 << 16)
+            ]
+        );
+    }
+}
+
+/// Where one rank of a scaled-out run (MPI) stands: what a target template and the
+/// layouts need to know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RankPlace {
+    pub rank: u32,
+    /// Ranks in all.
+    pub size: u32,
+    pub host: String,
+    /// The rank's number among the ranks on its host.
+    pub local_rank: u32,
+}
+
+/// How the ranks of a scaled-out run share their targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// The target names `{rank}`, `{host}` or `{local_rank}`: a file or device per rank.
+    Template,
+    /// The target is a directory: each rank its own file in it (file per process).
+    FilePerProcess,
+    /// One file or device shared by every rank, its span split into one segment per rank
+    /// (IOR's segmented layout).
+    Segmented,
+}
+
+impl Layout {
+    /// The layout's name in the results (`mpi.layout`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Template => "template",
+            Layout::FilePerProcess => "file-per-process",
+            Layout::Segmented => "segmented",
+        }
+    }
+
+    /// The layout a target asks for; `is_dir` says whether it names a directory.
+    pub fn of(target: &str, is_dir: bool) -> Layout {
+        if ["{rank}", "{host}", "{local_rank}"]
+            .iter()
+            .any(|k| target.contains(k))
+        {
+            Layout::Template
+        } else if is_dir {
+            Layout::FilePerProcess
+        } else {
+            Layout::Segmented
+        }
+    }
+}
+
+impl Spec {
+    /// The workload of one rank: every target laid out for `at` by `layout`.
+    pub fn for_rank(&self, layout: Layout, at: &RankPlace) -> Result<Spec> {
+        let mut s = self.clone();
+        let place = |t: &str| match layout {
+            Layout::Template => t
+                .replace("{rank}", &at.rank.to_string())
+                .replace("{local_rank}", &at.local_rank.to_string())
+                .replace("{host}", &at.host),
+            Layout::FilePerProcess => format!("{}/iomark.{}.dat", t.trim_end_matches('/'), at.rank),
+            Layout::Segmented => t.to_string(),
+        };
+        s.target = place(&self.target);
+        s.targets = self.targets.iter().map(|t| place(t)).collect();
+        if layout == Layout::Segmented && at.size > 1 {
+            let span = self.size.ok_or_else(|| {
+                Error::usage(
+                    "the ranks share one target, split into a segment each: give --size (the whole span), or name a file per rank with {rank}",
+                )
+            })?;
+            let seg = span / at.size as u64 / self.bs * self.bs;
+            if seg == 0 {
+                return Err(Error::usage(format!(
+                    "--size {} split between {} ranks leaves less than one --bs block each; use a larger --size",
+                    crate::units::fmt_size(span),
+                    at.size
+                )));
+            }
+            s.offset = self.offset + at.rank as u64 * seg;
+            s.size = Some(seg);
+        }
+        Ok(s)
+    }
 }

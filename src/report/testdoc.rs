@@ -56,6 +56,7 @@ pub(crate) fn run(rw: Rw, qd: u32, iops: &[f64], study: Option<(&str, &str, &str
                 verify: None,
                 page_cache_hit_pct: None,
                 targets: Vec::new(),
+                ranks: Vec::new(),
             }
         })
         .collect();
@@ -89,6 +90,7 @@ pub(crate) fn run(rw: Rw, qd: u32, iops: &[f64], study: Option<(&str, &str, &str
         latency_kind: crate::results::schema::LatencyKind::Lat,
         fio: None,
         targets: Vec::new(),
+        mpi: None,
         spec,
     }
 }

@@ -210,6 +210,9 @@ pub struct Run {
     /// and `summary` are then the first target's description and the aggregate's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<TargetPart>,
+    /// A run scaled out over MPI ranks: how many, on which hosts, in which layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<MpiInfo>,
 }
 
 impl Run {
@@ -359,6 +362,10 @@ pub struct Repetition {
     /// counters).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<TargetRep>,
+    /// A run scaled out over MPI ranks: each rank's own figures (with `rank` and
+    /// `host`); the fields above are then their exact aggregate.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<TargetRep>,
 }
 
 impl Repetition {
@@ -580,5 +587,5 @@ pub enum TargetKind {
     BlockDevice,
 }
 
-pub use crate::results::targets::{TargetPart, TargetRep};
+pub use crate::results::targets::{MpiInfo, TargetPart, TargetRep};
 pub use crate::results::verify::{BadBlock, BlockState, VerifyReport};

@@ -13,8 +13,14 @@ use crate::results::schema::{DirStats, Repetition, Status, Summary, TargetDesc};
 /// `spec.targets`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetRep {
-    /// The target as given.
+    /// The target as given (as the rank opened it, in `ranks`).
     pub path: String,
+    /// In `ranks` (a scaled-out run): the MPI rank these figures are from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// In `ranks`: the host the rank ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// Seconds from the common start (after the ramp) to this target's last counted
     /// completion (or its end for a time-based run): the window of its own IOPS and MB/s.
     pub elapsed_s: f64,
@@ -37,6 +43,19 @@ pub struct TargetPart {
     pub target: TargetDesc,
     /// Statistics across the complete repetitions of this target's own figures.
     pub summary: Summary,
+}
+
+/// A run scaled out over MPI ranks (`mpirun -np N iomark run …`): `runs[].mpi`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MpiInfo {
+    /// Ranks in the run.
+    pub ranks: u32,
+    /// Each rank's host, by rank.
+    pub hosts: Vec<String>,
+    /// How the ranks share the target: `template` (a file or device per rank, named with
+    /// `{rank}`, `{host}` or `{local_rank}`), `file-per-process` (a file per rank in a
+    /// directory) or `segmented` (one file or device, a segment of its span per rank).
+    pub layout: String,
 }
 
 /// Statistics of target `i` across `reps` (the complete ones, as [`Summary::of`]).

@@ -78,6 +78,7 @@ pub(super) fn job_run(
             error: num(j.job, "error") as i64,
         }),
         targets: Vec::new(),
+        mpi: None,
         spec,
     }
 }
@@ -306,6 +307,7 @@ impl<'a> Job<'a> {
             verify: None,
             page_cache_hit_pct: None,
             targets: Vec::new(),
+            ranks: Vec::new(),
         }
     }
 
