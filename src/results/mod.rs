@@ -3,6 +3,7 @@
 pub mod cpu;
 pub mod env;
 pub mod fio;
+pub mod ranks;
 pub mod schema;
 pub mod sink;
 pub mod stats;
