@@ -3,7 +3,7 @@
 //! and mapped to exit codes (2 bad input, 1 runtime failure, 128 + signal).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Parser;
 use clap::error::ErrorKind;
@@ -162,6 +162,12 @@ fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
 
 fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
     iomark::study::store::check_run_outputs(&plan)?;
+    #[cfg(feature = "mpi")]
+    if let Some(o) = iomark::study::mpi::run_if_launched(&plan, stop)? {
+        o.run
+            .map_or(Ok(()), |r| say(&plan.out, &text::run_summary(&r), true))?;
+        return Ok(exit_for(stop, o.failure));
+    }
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let out = runner.single(&plan)?;
@@ -196,10 +202,7 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
         output: plan.out.output.clone().or_else(|| plan.resume.clone()),
         ..plan.out.clone()
     };
-    let targets = iomark::plan::targets::plan_targets(&plan.runs);
-    for t in targets.iter().filter(|t| **t != "null").map(Path::new) {
-        check_outputs(&out, Some(t), None, plan.keep)?;
-    }
+    iomark::study::store::check_suite_outputs(&out, &plan)?;
     let mut progress = TermProgress::new(out.quiet);
     let mut runner = StudyRunner::new(Store::new(out.output.clone()), &mut progress, stop);
     let failure = if plan.kind.is_dirty() {

@@ -218,6 +218,11 @@ mod tests {
         assert_eq!(Layout::of(&spec.target, false), Layout::Template);
         let s = spec.for_rank(Layout::Template, &at(2)).unwrap();
         assert_eq!(s.target, "/d/f.h1.2");
+        assert_ne!(s.seed, spec.seed, "each rank its own streams");
+        assert_eq!(
+            spec.for_rank(Layout::Template, &at(0)).unwrap().seed,
+            spec.seed
+        );
         assert_eq!(Layout::of("/d", true), Layout::FilePerProcess);
         let s = spec.for_rank(Layout::FilePerProcess, &at(1)).unwrap();
         assert_eq!(s.target, "/d/f.{host}.{rank}/iomark.1.dat");
@@ -308,6 +313,10 @@ impl Spec {
             Layout::FilePerProcess => format!("{}/iomark.{}.dat", t.trim_end_matches('/'), at.rank),
             Layout::Segmented => t.to_string(),
         };
+        // Each rank its own streams (a deduplicating device must not see one rank's data
+        // again from another, and a block one rank wrote over another's reads back as
+        // stale); rank 0 keeps the run's seed.
+        s.seed = self.seed ^ (at.rank as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         s.target = place(&self.target);
         s.targets = self.targets.iter().map(|t| place(t)).collect();
         if layout == Layout::Segmented && at.size > 1 {

@@ -5,5 +5,7 @@
 //! repetition. It never prints: events go to a sink, the document stays in the store.
 
 pub mod dirty;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod runner;
 pub mod store;

@@ -240,7 +240,7 @@ pub fn preflight(runs: &[StudyRun]) -> Result<()> {
 }
 
 /// The preflight of every target of one run, before any of them is touched.
-fn preflight_spec(spec: &crate::plan::spec::Spec, policy: &TargetPolicy) -> Result<()> {
+pub(crate) fn preflight_spec(spec: &crate::plan::spec::Spec, policy: &TargetPolicy) -> Result<()> {
     spec.per_target()
         .iter()
         .try_for_each(|s| crate::io::target::preflight(s, policy))
