@@ -17,6 +17,7 @@ mod fuzz;
 mod ground_truth;
 mod guard;
 mod interrupt;
+mod mpi;
 mod multi;
 mod output;
 mod outputs;
