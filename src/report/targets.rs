@@ -83,7 +83,95 @@ pub(crate) fn run_targets(run: &Run) -> Option<Table> {
     Some(t)
 }
 
-/// The note under the table: what the aggregate is.
+/// The per-rank table of a run scaled out over MPI, from each repetition's `ranks`
+/// (means over the counted repetitions); `None` for a run in one process.
+pub(crate) fn run_ranks(run: &Run) -> Option<Table> {
+    let reps = counted(run);
+    let n = reps
+        .iter()
+        .map(|r| r.ranks.len())
+        .max()
+        .filter(|n| *n > 0)?;
+    let mut t = Table::new([
+        "rank",
+        "host",
+        "target",
+        "IOPS",
+        "MB/s",
+        "p99",
+        "s",
+        "I/Os",
+        "kernel I/Os",
+    ]);
+    for i in 0..n {
+        let per: Vec<_> = reps.iter().filter_map(|r| r.ranks.get(i)).collect();
+        let Some(first) = per.first() else { continue };
+        let k = per.len().max(1) as f64;
+        let mean = |f: &dyn Fn(&crate::results::schema::TargetRep) -> f64| {
+            per.iter().map(|p| f(p)).sum::<f64>() / k
+        };
+        let main = |p: &crate::results::schema::TargetRep| {
+            if p.read.ios >= p.write.ios {
+                p.read
+            } else {
+                p.write
+            }
+        };
+        let kernel: Option<u64> = per
+            .iter()
+            .map(|p| p.device.as_ref().map(|d| d.read_ios + d.write_ios))
+            .sum();
+        t.push([
+            first.rank.map_or(NONE.into(), |r| r.to_string()),
+            first.host.clone().unwrap_or_else(|| NONE.into()),
+            first.path.clone(),
+            fmt_count(mean(&|p| p.read.iops + p.write.iops)),
+            fmt_mbps(mean(&|p| p.read.bw_bytes + p.write.bw_bytes)),
+            fmt_ns(mean(&|p| main(p).lat_ns.p99 as f64)),
+            format!("{:.2}", mean(&|p| p.elapsed_s)),
+            per.iter()
+                .map(|p| p.read.ios + p.write.ios)
+                .sum::<u64>()
+                .to_string(),
+            kernel.map_or(NONE.into(), |k| k.to_string()),
+        ]);
+    }
+    Some(t)
+}
+
+/// Each repetition's throughput as a stack of the ranks' shares (each rank's bytes over
+/// the common window): the bar is the aggregate.
+pub(crate) fn rank_chart(run: &Run) -> Option<String> {
+    let n = run
+        .repetitions
+        .iter()
+        .map(|r| r.ranks.len())
+        .max()
+        .filter(|n| *n > 0)?;
+    let share = |r: &Repetition, i: usize| {
+        r.ranks.get(i).map_or(0.0, |t| {
+            (t.read.bytes + t.write.bytes) as f64 / r.elapsed_s.max(1e-9) / 1e6
+        })
+    };
+    Some(stacked_bars(&StackChart {
+        title: "Throughput by rank (stacked: the bar is the aggregate)".into(),
+        y_label: "MB/s".into(),
+        categories: (run.repetitions.iter())
+            .map(|r| format!("repetition {}", r.index))
+            .collect(),
+        layers: (0..n)
+            .map(|i| {
+                let v = run.repetitions.iter().map(|r| share(r, i)).collect();
+                (format!("rank {i}"), v)
+            })
+            .collect(),
+    }))
+}
+
+/// The note under the per-rank table.
+pub(crate) const RANKS_NOTE: &str = "each rank's IOPS and MB/s are over its own window, averaged over the repetitions; the aggregate (the run's figures) is every rank's I/Os over the common window, its percentiles from the ranks' histograms merged";
+
+/// The note under the per-target table: what the aggregate is.
 pub(crate) const AGGREGATE_NOTE: &str = "each target's IOPS and MB/s are over its own window; the aggregate's are all targets' I/Os over the common window (the first start to the last target's end), its percentiles from the targets' latency histograms merged";
 
 /// Each repetition's throughput as a stack of the targets' shares: a target's bytes over

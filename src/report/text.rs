@@ -95,6 +95,10 @@ pub fn run_summary(run: &Run) -> String {
         out.push_str(&t.terminal());
         let _ = writeln!(out, "  ({})", crate::report::targets::AGGREGATE_NOTE);
     }
+    if let Some(t) = crate::report::targets::run_ranks(run) {
+        out.push_str(&t.terminal());
+        let _ = writeln!(out, "  ({})", crate::report::targets::RANKS_NOTE);
+    }
     amplification_lines(&mut out, run);
     out
 }

@@ -197,6 +197,26 @@ fn three_ranks_on_three_loop_devices_add_up_to_the_kernel_counters() {
         notes.contains("slowest rank was rank") && notes.contains("the fastest rank"),
         "{notes}"
     );
+    // The report: a row per rank, and a bar whose stacked ranks make the aggregate.
+    let page = crate::common::report(&[&doc_path], &dir.path().join("r.html"));
+    let html = scraper::Html::parse_document(&page);
+    let sel = |s: &str| scraper::Selector::parse(s).unwrap();
+    assert_eq!(
+        html.select(&sel("table.ranks tr")).count(),
+        4,
+        "header and 3 ranks"
+    );
+    let bar = html
+        .select(&sel("svg[data-kind=stacked] g.stack"))
+        .next()
+        .expect("a stacked bar");
+    let total: f64 = bar.value().attr("data-total").unwrap().parse().unwrap();
+    let want = u(&rep["write"]["bytes"]) as f64 / elapsed / 1e6;
+    assert!(
+        (total - want).abs() < 1e-6 * want,
+        "bar {total}, aggregate {want}"
+    );
+    assert_eq!(bar.select(&sel("rect.segment")).count(), 3);
 }
 
 #[test]

@@ -86,6 +86,15 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -
         );
         out.push_str(&crate::report::targets::stacked_chart(r).unwrap_or_default());
     }
+    if let Some(t) = crate::report::targets::run_ranks(r) {
+        let _ = write!(
+            out,
+            "<h4>Per rank</h4>{}<p class=\"note\">{}.</p>",
+            t.html("ranks"),
+            esc(crate::report::targets::RANKS_NOTE)
+        );
+        out.push_str(&crate::report::targets::rank_chart(r).unwrap_or_default());
+    }
     let amp = crate::report::tables::run_amplification(r);
     if !amp.rows.is_empty() {
         out.push_str(&amp.html("env"));
