@@ -164,8 +164,10 @@ fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
     iomark::study::store::check_run_outputs(&plan)?;
     #[cfg(feature = "mpi")]
     if let Some(o) = iomark::study::mpi::run_if_launched(&plan, stop)? {
-        o.run
-            .map_or(Ok(()), |r| say(&plan.out, &text::run_summary(&r), true))?;
+        if let (Some(run), Some(store)) = (&o.run, &o.store) {
+            say(&plan.out, &text::run_summary(run), true)
+                .and_then(|()| finish(&plan.out, store))?;
+        }
         return Ok(exit_for(stop, o.failure));
     }
     let mut progress = TermProgress::new(plan.out.quiet);

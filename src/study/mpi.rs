@@ -32,6 +32,8 @@ use crate::study::store::Store;
 pub struct MpiOutcome {
     /// The aggregated run (rank 0 only).
     pub run: Option<Run>,
+    /// Rank 0's document, saved to `-o` after every repetition (rank 0 only).
+    pub store: Option<Store>,
     /// The error that stopped the run, if one did.
     pub failure: Option<Error>,
 }
@@ -270,10 +272,8 @@ fn run_rank(comm: &Comm, plan: &RunPlan, stop: &StopFlag) -> Result<MpiOutcome> 
     let failure = out
         .failure
         .map(|e| Error::runtime(format!("{}: {e}", Comm::name(comm.rank, &comm.host))));
-    if let Some(m) = gather.store.moved.clone() {
-        return Err(Error::runtime(m));
-    }
     Ok(MpiOutcome {
+        store: (comm.rank == 0).then_some(gather.store),
         run: gather.run,
         failure,
     })
