@@ -11,6 +11,9 @@
 //! aborts the job (`MPI_Abort`), which ends every rank within seconds. Only this module
 //! talks to MPI; a single-host run never touches it.
 
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
 use mpi::Threading;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -84,8 +87,9 @@ impl Comm {
         buf
     }
 
-    /// Every rank's bytes at rank 0, in rank order (`None` on the other ranks).
-    fn gather(&self, data: Vec<u8>) -> Option<Vec<Vec<u8>>> {
+    /// Every rank's bytes at rank 0, in rank order (`None` on the other ranks); rank 0's
+    /// watchdog, if armed, names the rank it is waiting for.
+    fn gather_watched(&self, data: Vec<u8>, dog: Option<&Watchdog>) -> Option<Vec<Vec<u8>>> {
         if self.rank != 0 {
             // One leading byte, so that no message is empty (see `broadcast`).
             let framed: Vec<u8> = std::iter::once(1).chain(data).collect();
@@ -94,11 +98,19 @@ impl Comm {
         }
         let mut all = vec![data];
         for r in 1..self.size {
+            if let Some(d) = dog {
+                d.rename(format!("waiting for the figures of rank {r}"));
+            }
             let (mut v, _) = self.world.process_at_rank(r as i32).receive_vec::<u8>();
             v.remove(0);
             all.push(v);
         }
         Some(all)
+    }
+
+    /// [`Comm::gather_watched`] without a watchdog.
+    fn gather(&self, data: Vec<u8>) -> Option<Vec<Vec<u8>>> {
+        self.gather_watched(data, None)
     }
 
     /// "rank 2 on node7".
@@ -259,6 +271,7 @@ fn run_rank(comm: &Comm, plan: &RunPlan, stop: &StopFlag) -> Result<MpiOutcome> 
         hists: (Vec::new(), Vec::new()),
         reps: Vec::new(),
         run: None,
+        dog: Watchdog::start(Comm::name(comm.rank, &comm.host)),
     };
     let mut runner = StudyRunner::new(Store::new(None), &mut gather, stop);
     let out = match runner.single(&local) {
@@ -279,6 +292,69 @@ fn run_rank(comm: &Comm, plan: &RunPlan, stop: &StopFlag) -> Result<MpiOutcome> 
     })
 }
 
+/// The slack of the watchdog: how much longer than expected a rank waits for the others
+/// at a barrier or for a repetition's figures before it ends the job.
+const SLACK: Duration = Duration::from_secs(30);
+
+/// Ends this rank, and so the job, when it has waited for the other ranks longer than
+/// the bound armed (a rank that hangs or stopped): it names what it waited for, removes
+/// the files this process made, and exits 1; the launcher then ends the other ranks.
+struct Watchdog {
+    armed: Arc<Mutex<Option<(Instant, String)>>>,
+}
+
+impl Watchdog {
+    fn start(me: String) -> Watchdog {
+        let armed: Arc<Mutex<Option<(Instant, String)>>> = Arc::new(Mutex::new(None));
+        let seen = Arc::clone(&armed);
+        let name = me.clone();
+        let started = std::thread::Builder::new()
+            .name("iomark-watchdog".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(Duration::from_millis(200));
+                    let due = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                    if let Some((at, what)) = due.filter(|(at, _)| Instant::now() >= *at) {
+                        let waited = at.elapsed().as_secs_f64();
+                        eprintln!(
+                            "iomark: {name}: no word from the other ranks, {what} (bound exceeded by {waited:.1} s); ending the job"
+                        );
+                        crate::io::target::remove_unfinished();
+                        std::process::exit(1);
+                    }
+                }
+            });
+        if started.is_err() {
+            eprintln!(
+                "iomark: {}: no watchdog thread; a hung rank will not be detected",
+                me
+            );
+        }
+        Watchdog { armed }
+    }
+
+    fn set(&self, v: Option<(Instant, String)>) {
+        *self.armed.lock().unwrap_or_else(|e| e.into_inner()) = v;
+    }
+
+    /// Ends the job if not disarmed within `bound`.
+    fn arm(&self, bound: Duration, what: String) {
+        self.set(Some((Instant::now() + bound, what)));
+    }
+
+    /// Keeps the deadline, changes what is waited for.
+    fn rename(&self, what: String) {
+        let mut g = self.armed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, w)) = g.as_mut() {
+            *w = what;
+        }
+    }
+
+    fn disarm(&self) {
+        self.set(None);
+    }
+}
+
 /// A histogram as buckets ([`LatHist::buckets`]).
 type Buckets = Vec<(u64, u64)>;
 
@@ -296,9 +372,16 @@ struct Gather<'c> {
     /// Rank 0: the aggregated repetitions so far, and the run they make.
     reps: Vec<Repetition>,
     run: Option<Run>,
+    dog: Watchdog,
 }
 
 impl Gather<'_> {
+    /// The ranks other than 0 wait a little longer, so that rank 0, which knows which
+    /// rank it waits for, is the one that names it.
+    fn slack(&self) -> Duration {
+        SLACK + Duration::from_secs(5 * u64::from(self.comm.rank != 0))
+    }
+
     /// Rank 0: the run so far, with the aggregate of the ranks' latest repetitions.
     fn file(&mut self, local: &Run, parts: Vec<RankPart>) -> Result<()> {
         let agg = aggregate(&parts, self.template.direct);
@@ -324,13 +407,33 @@ impl Gather<'_> {
 }
 
 impl Sink for Gather<'_> {
-    fn rep_started(&mut self, _spec: &Spec, _rep: u32, _of: u32) -> Result<bool> {
+    fn rep_started(&mut self, _spec: &Spec, rep: u32, _of: u32) -> Result<bool> {
+        // Before the first, ranks lay out new files of any size: no bound there.
+        if rep > 1 {
+            let bound = Duration::from_secs_f64(self.template.pause_s) + self.slack();
+            self.dog
+                .arm(bound, format!("waiting at the start of repetition {rep}"));
+        }
         self.comm.world.barrier();
+        self.dog.disarm();
         Ok(true)
     }
 
     fn gate_ready(&mut self) -> Result<bool> {
+        self.dog.arm(
+            self.slack(),
+            "waiting for every rank's jobs to set up".into(),
+        );
         self.comm.world.barrier();
+        self.dog.disarm();
+        // A time-based repetition without --verify ends within ramp + runtime on every
+        // rank; a size-based one takes what the slowest rank takes: no bound.
+        let t = &self.template;
+        if let (Some(rt), false, None) = (t.runtime_s, t.verify, t.io_size) {
+            let bound = Duration::from_secs_f64(t.ramp_s + rt) + self.slack();
+            self.dog
+                .arm(bound, "waiting for the repetition's figures".into());
+        }
         Ok(true)
     }
 
@@ -352,7 +455,7 @@ impl Sink for Gather<'_> {
         };
         let bytes = serde_json::to_vec(&part).unwrap_or_default();
         let mut go_on = Vec::new();
-        if let Some(all) = self.comm.gather(bytes) {
+        if let Some(all) = self.comm.gather_watched(bytes, Some(&self.dog)) {
             let parts: Vec<RankPart> = all
                 .iter()
                 .map(|b| serde_json::from_slice(b))
@@ -363,6 +466,8 @@ impl Sink for Gather<'_> {
             go_on = vec![u8::from(!stopped)];
         }
         // Every rank goes on only if none stopped (a stop on one stops all).
-        Ok(self.comm.broadcast(go_on).first() == Some(&1))
+        let go_on = self.comm.broadcast(go_on).first() == Some(&1);
+        self.dog.disarm();
+        Ok(go_on)
     }
 }

@@ -336,3 +336,82 @@ fn a_bad_target_on_rank_2_stops_every_rank_naming_it() {
         );
     }
 }
+
+/// The pid of the rank `rank` of a job whose command line holds `marker`.
+fn rank_pid(marker: &str, rank: u32) -> Option<i32> {
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+        let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+        let env = std::fs::read(e.path().join("environ")).ok()?;
+        let has = |hay: &[u8], s: &str| hay.windows(s.len()).any(|w| w == s.as_bytes());
+        (has(&cmd, marker)
+            && !has(&cmd, "mpirun")
+            && env.split(|b| *b == 0).any(|v| v == want.as_bytes()))
+        .then_some(pid)
+    })
+}
+
+#[test]
+fn a_rank_that_stops_answering_ends_the_job_within_the_watchdogs_bound() {
+    let Some(bin) = ready(false) else { return };
+    let dir = tmp();
+    let template = dir.path().join("w{rank}.dat").display().to_string();
+    let mut child = Command::new("mpirun")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .env_remove("RUST_BACKTRACE")
+        .args(["-np", "3"])
+        .arg(&bin)
+        .args([
+            "run",
+            "--rw",
+            "randread",
+            "--size",
+            "4m",
+            "--buffered",
+            "--runtime",
+            "2s",
+        ])
+        .args(["--ramp", "0", "--engine", "psync", "-q", &template])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Rank 2 is stopped (as a hung or frozen node would be) once the run is under way.
+    let marker = dir.path().display().to_string();
+    let t0 = Instant::now();
+    let pid = loop {
+        if let Some(p) = rank_pid(&marker, 2) {
+            break p;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "rank 2 never started"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY of the test: a signal to a process this test's mpirun started.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let stopped_at = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    let took = stopped_at.elapsed();
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("rank 2"),
+        "the waiting rank names rank 2: {err}"
+    );
+    assert!(err.contains("no word from the other ranks"), "{err}");
+    // 2 s of runtime, the watchdog's 30 s slack, a few seconds for the launcher.
+    assert!(took < Duration::from_secs(45), "took {took:?}");
+    // The rank whose watchdog fired removed its file; the launcher killed the others
+    // (SIGKILL after SIGTERM, while they waited inside MPI), so theirs stay, marked with
+    // their dead processes: a later run takes them over (see docs/scale-out.md).
+    assert!(
+        !dir.path().join("w0.dat").exists(),
+        "rank 0's file left behind"
+    );
+}
