@@ -29,20 +29,7 @@ impl SuiteArgs {
         } else {
             (None, self.args.first().cloned())
         };
-        let targets: Vec<String> = match &matrix {
-            Some((m, _, _)) if self.args.len() < 2 => m.targets.clone(),
-            Some(_) => self.args.iter().skip(1).cloned().collect(),
-            None => self.args.clone(),
-        };
-        if targets.len() > 1 && matches!(self.name.as_str(), "steady" | "wsat") {
-            return Err(Error::usage(format!(
-                "suite {} purges and preconditions one target; run it on each target alone",
-                self.name
-            )));
-        }
-        let sweep = (self.targets_sweep.as_deref())
-            .map(|t| crate::plan::targets::parse_sweep(t, targets.len()))
-            .transpose()?;
+        let (targets, sweep) = self.targets(matrix.as_ref().map(|m| &m.0))?;
         let target = match target {
             Some(t) => t,
             None if user
@@ -138,6 +125,32 @@ impl SuiteArgs {
             overwrite: self.opts.0.on("overwrite"),
             max_rounds,
         })
+    }
+}
+
+impl SuiteArgs {
+    /// Every target named (on the command line, else in the matrix file) and the
+    /// `--targets-sweep` steps.
+    #[allow(clippy::type_complexity)]
+    fn targets(
+        &self,
+        matrix: Option<&crate::plan::suite::Matrix>,
+    ) -> Result<(Vec<String>, Option<Vec<usize>>)> {
+        let targets: Vec<String> = match matrix {
+            Some(m) if self.args.len() < 2 => m.targets.clone(),
+            Some(_) => self.args.iter().skip(1).cloned().collect(),
+            None => self.args.clone(),
+        };
+        if targets.len() > 1 && matches!(self.name.as_str(), "steady" | "wsat") {
+            return Err(Error::usage(format!(
+                "suite {} purges and preconditions one target; run it on each target alone",
+                self.name
+            )));
+        }
+        let sweep = (self.targets_sweep.as_deref())
+            .map(|t| crate::plan::targets::parse_sweep(t, targets.len()))
+            .transpose()?;
+        Ok((targets, sweep))
     }
 }
 

@@ -261,21 +261,7 @@ fn drive(
             watch.cpu_before = CpuTimes::now();
             watch.kworkers_before = KernelWorkers::now();
         }
-        // A scaled-out run meets the other ranks here; a sink that fails or says stop
-        // calls the repetition off.
-        match sink.gate_ready() {
-            Ok(true) => {}
-            Ok(false) => {
-                halt.store(true, Ordering::Relaxed);
-                watch
-                    .spawn_error
-                    .get_or_insert(Error::runtime("stopped before the start"));
-            }
-            Err(e) => {
-                halt.store(true, Ordering::Relaxed);
-                watch.spawn_error.get_or_insert(e);
-            }
-        }
+        meet_at_gate(sink, &halt, &mut watch);
         let t0 = Instant::now();
         if watch.spawn_error.is_some() {
             gate.call_off();
@@ -306,6 +292,18 @@ fn drive(
             .collect()
     });
     (outs, watch)
+}
+
+/// Tells the sink every job waits at the gate (a scaled-out run meets the other ranks
+/// here); a sink that fails or says stop calls the repetition off.
+fn meet_at_gate(sink: &mut dyn Sink, halt: &AtomicBool, watch: &mut Watch) {
+    let stop = match sink.gate_ready() {
+        Ok(true) => return,
+        Ok(false) => Error::runtime("stopped before the start"),
+        Err(e) => e,
+    };
+    halt.store(true, Ordering::Relaxed);
+    watch.spawn_error.get_or_insert(stop);
 }
 
 /// What the main thread watches and controls while the workers run.

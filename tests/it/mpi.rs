@@ -357,7 +357,7 @@ fn a_rank_that_stops_answering_ends_the_job_within_the_watchdogs_bound() {
     let Some(bin) = ready(false) else { return };
     let dir = tmp();
     let template = dir.path().join("w{rank}.dat").display().to_string();
-    let mut child = Command::new("mpirun")
+    let child = Command::new("mpirun")
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
@@ -392,11 +392,12 @@ fn a_rank_that_stops_answering_ends_the_job_within_the_watchdogs_bound() {
         std::thread::sleep(Duration::from_millis(100));
     };
     std::thread::sleep(Duration::from_millis(1500));
-    // SAFETY of the test: a signal to a process this test's mpirun started.
+    // SAFETY: a signal to a process this test's mpirun started; no memory is involved.
     unsafe { libc::kill(pid, libc::SIGSTOP) };
     let stopped_at = Instant::now();
     let out = child.wait_with_output().unwrap();
     let took = stopped_at.elapsed();
+    // SAFETY: as above.
     unsafe { libc::kill(pid, libc::SIGCONT) };
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
