@@ -1,34 +1,51 @@
 #!/usr/bin/env bash
 # iomark against fio on the same jobs, alternating them ROUNDS times in one invocation so
-# both see the same machine state, then printing the ratio iomark/fio of IOPS and of CPU
-# time per I/O (per round and the median).
+# both see the same machine state, then printing per device a table of the ratios
+# iomark/fio of IOPS and of CPU time per I/O: the median over rounds and the spread
+# (lowest-highest round).
 #
-#   bench/vs-fio.sh [ROUNDS] [SECONDS]        (defaults: 3 rounds, 5 s per job)
+#   ROUNDS=5 SECS=5 bench/vs-fio.sh           (defaults: 3 rounds, 5 s per tool and job)
+#   bench/vs-fio.sh [ROUNDS] [SECONDS]        (the same, as arguments)
 #
-# Jobs:
-#   null      4 KiB randread, 1 job, QD 1, no I/O at all (fio --ioengine=null vs iomark
-#             --engine null), latency recorded per I/O in both; the figure is I/Os per
-#             second per CPU-second (ops/s per core)
-#   loop      4 KiB randread, QD 32, O_DIRECT, io_uring, on a loop device over /dev/shm
-#             (needs root and losetup; skipped otherwise)
-#   disk      4 KiB randread, QD 32, O_DIRECT, io_uring, on a 1 GiB file on the
-#             filesystem of $IOMARK_BENCH_DIR (default: the current directory)
-#   nullw4k   4 KiB writes, null engines, default data (iomark: unique data, measured)
-#   nullw128k 128 KiB writes, null engines, default data
-#   loopw128k 128 KiB sequential writes, QD 8, O_DIRECT, io_uring, loop device over /dev/shm
+# Devices (DEVICES="null loop zram disk" picks them; default all):
+#   null  no I/O at all (fio --ioengine=null vs iomark --engine null); latency recorded
+#         per I/O in both; at one job and QD 1 the IOPS are ops/s per core
+#   loop  a 1 GiB loop device over /dev/shm with direct I/O (root, losetup)
+#   zram  a private 1 GiB zram device from /sys/class/zram-control (root; removed after)
+#   disk  a 1 GiB file on the filesystem of $IOMARK_BENCH_DIR (default: the current
+#         directory), e.g. the root disk
 #
-# JOBS="null loop" picks jobs (default: all). CPU per I/O is that of the threads doing
-# the I/O: iomark's job threads (cpu.workers in its results; io_uring's kernel workers
-# and the main thread are reported apart, as fio does not count them either) against
-# fio's job (usr_cpu + sys_cpu). iomark's process-wide figure is printed beside it.
+# Jobs (JOBS="rr4k-qd1 aio-rr4k-qd32" picks them; default all). On null: null-r4k,
+# null-w4k, null-w128k. On each device, O_DIRECT:
+#   rr4k-qd1      4 KiB randread, QD 1, psync
+#   rr4k-qd8      4 KiB randread, QD 8, io_uring
+#   rr4k-qd32     4 KiB randread, QD 32, io_uring
+#   rr4k-qd128    4 KiB randread, QD 128, io_uring
+#   rr4k-qd32-j2  4 KiB randread, QD 32, 2 jobs, io_uring
+#   rw4k-qd1      4 KiB randwrite, QD 1, psync
+#   rw4k-qd32     4 KiB randwrite, QD 32, io_uring
+#   w128k-qd8     128 KiB sequential write, QD 8, io_uring
+#   r1m-qd8       1 MiB sequential read, QD 8, io_uring
+#   mix70-qd16    70/30 randrw 4 KiB, QD 16, io_uring
+#   aio-rr4k-qd1  4 KiB randread, QD 1, libaio (iomark's libaio against fio's)
+#   aio-rr4k-qd32 4 KiB randread, QD 32, libaio
+#   aio-rw4k-qd32 4 KiB randwrite, QD 32, libaio
+#   aio-w128k-qd8 128 KiB sequential write, QD 8, libaio
+#
+# CPU per I/O is that of the threads doing the I/O: iomark's job threads (cpu.workers in
+# its results; io_uring's kernel workers and the main thread are reported apart, as fio
+# does not count them either) against fio's jobs (usr_cpu + sys_cpu, summed over jobs).
+# iomark's process-wide figure is printed beside it in the per-round lines.
 #
 # Needs fio and python3. Run it on a quiet machine; it prints the machine it ran on.
 set -euo pipefail
-ROUNDS=${1:-3}
-SECS=${2:-5}
+ROUNDS=${ROUNDS:-${1:-3}}
+SECS=${SECS:-${2:-5}}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 IOMARK=${IOMARK:-$HERE/target/release/iomark}
 DIR=${IOMARK_BENCH_DIR:-$PWD}
+DEVICES=${DEVICES:-null loop zram disk}
+JOBS=${JOBS:-null-r4k null-w4k null-w128k rr4k-qd1 rr4k-qd8 rr4k-qd32 rr4k-qd128 rr4k-qd32-j2 rw4k-qd1 rw4k-qd32 w128k-qd8 r1m-qd8 mix70-qd16 aio-rr4k-qd1 aio-rr4k-qd32 aio-rw4k-qd32 aio-w128k-qd8}
 
 command -v fio >/dev/null || { echo "vs-fio: fio is not installed (apt-get install fio)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "vs-fio: python3 is needed to read the JSON" >&2; exit 2; }
@@ -36,13 +53,15 @@ command -v python3 >/dev/null || { echo "vs-fio: python3 is needed to read the J
 
 TMP=$(mktemp -d)
 LOOPDEV=""
+ZRAM=""
 cleanup() {
   [ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null || true
+  [ -n "$ZRAM" ] && echo "$ZRAM" > /sys/class/zram-control/hot_remove 2>/dev/null || true
   rm -rf "$TMP" /dev/shm/iomark-vsfio-$$.img "$DIR/.iomark-vsfio-$$.dat"
 }
 trap cleanup EXIT
 
-# Prints "iops cpu_per_io_ns" for a result file of the given tool.
+# Prints "iops cpu_per_io_ns process_cpu_per_io_ns" for a result file of the given tool.
 figures() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -57,11 +76,13 @@ if tool == "iomark":
     cpu = w["user_s"] + w["sys_s"] if w else c["user_s"] + c["sys_s"]
     proc = c["user_s"] + c["sys_s"]
 else:
-    j = d["jobs"][0]
-    ios = j["read"]["total_ios"] + j["write"]["total_ios"]
-    rt = j["read"]["runtime"] / 1000.0 or j["write"]["runtime"] / 1000.0
+    ios, cpu, rt = 0, 0.0, 0.0
+    for j in d["jobs"]:
+        ios += j["read"]["total_ios"] + j["write"]["total_ios"]
+        r = max(j["read"]["runtime"], j["write"]["runtime"]) / 1000.0
+        rt = max(rt, r)
+        cpu += (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * r
     iops = ios / rt
-    cpu = (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * rt
     proc = cpu
 print(f"{iops:.0f} {cpu * 1e9 / max(ios, 1):.1f} {proc * 1e9 / max(ios, 1):.1f}")
 PY
@@ -72,11 +93,14 @@ run_iomark() { "$IOMARK" run $1 --runtime "${SECS}s" --json --quiet > "$TMP/i.js
 # shellcheck disable=SC2086
 run_fio() { fio --name=vsfio $1 --time_based --runtime="$SECS" --output-format=json > "$TMP/f.json" 2>/dev/null; }
 
-# run_pair NAME "iomark args" "fio args"
+# run_pair DEVICE JOB "iomark args" "fio args"
 declare -A RATIO_IOPS RATIO_CPU
+ORDER=()
 run_pair() {
-  local name=$1 iargs=$2 fargs=$3 r
-  printf '\n%s\n' "== $name"
+  local dev=$1 name=$2 iargs=$3 fargs=$4 r key="$1 $2"
+  want "$name" || return 0
+  ORDER+=("$key")
+  printf '\n%s\n' "== $dev: $name"
   printf '%-6s %-7s %14s %14s %16s\n' round tool IOPS "CPU ns/I/O" "process ns/I/O"
   for r in $(seq 1 "$ROUNDS"); do
     # Alternate which tool goes first, so neither always runs on a warmer machine.
@@ -89,59 +113,109 @@ run_pair() {
     read -r fi fc fp < <(figures fio "$TMP/f.json")
     printf '%-6s %-7s %14s %14s %16s\n' "$r" iomark "$ii" "$ic" "$ip"
     printf '%-6s %-7s %14s %14s %16s\n' "$r" fio "$fi" "$fc" "$fp"
-    RATIO_IOPS[$name]+="$(python3 -c "print($ii/$fi)") "
-    RATIO_CPU[$name]+="$(python3 -c "print($ic/$fc if $fc else 0)") "
+    RATIO_IOPS[$key]+="$(python3 -c "print($ii/$fi if $fi else 0)") "
+    RATIO_CPU[$key]+="$(python3 -c "print($ic/$fc if $fc else 0)") "
   done
 }
 
-median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
+# "median (lowest-highest)" of the ratios given.
+spread() {
+  python3 -c "import statistics,sys; v=[float(x) for x in sys.argv[1:]]; print(f'{statistics.median(v):.3f} ({min(v):.2f}-{max(v):.2f})')" "$@"
+}
+
+want() { case " $JOBS " in *" $1 "*) return 0;; esac; return 1; }
+has_device() { case " $DEVICES " in *" $1 "*) return 0;; esac; return 1; }
+
+# device_jobs DEVICE TARGET "extra iomark args" "extra fio args"
+device_jobs() {
+  local d=$1 t=$2 ix=$3 fx=$4
+  local uring="--ioengine=io_uring --registerfiles=1 --fixedbufs=1"
+  local f="--filename=$t --direct=1 $fx"
+  local i="--direct $ix $t"
+  run_pair "$d" rr4k-qd1 "--engine psync --rw randread --bs 4k --qd 1 $i" \
+    "$f --ioengine=psync --rw=randread --bs=4k --iodepth=1"
+  for qd in 8 32 128; do
+    run_pair "$d" "rr4k-qd$qd" "--engine io_uring --rw randread --bs 4k --qd $qd $i" \
+      "$f $uring --rw=randread --bs=4k --iodepth=$qd"
+  done
+  run_pair "$d" rr4k-qd32-j2 "--engine io_uring --rw randread --bs 4k --qd 32 --jobs 2 $i" \
+    "$f $uring --rw=randread --bs=4k --iodepth=32 --numjobs=2"
+  local w="--allow-write-device"
+  [ "$d" = disk ] && w=""
+  run_pair "$d" rw4k-qd1 "--engine psync --rw randwrite --bs 4k --qd 1 $w $i" \
+    "$f --ioengine=psync --rw=randwrite --bs=4k --iodepth=1"
+  run_pair "$d" rw4k-qd32 "--engine io_uring --rw randwrite --bs 4k --qd 32 $w $i" \
+    "$f $uring --rw=randwrite --bs=4k --iodepth=32"
+  run_pair "$d" w128k-qd8 "--engine io_uring --rw write --bs 128k --qd 8 $w $i" \
+    "$f $uring --rw=write --bs=128k --iodepth=8"
+  run_pair "$d" r1m-qd8 "--engine io_uring --rw read --bs 1m --qd 8 $i" \
+    "$f $uring --rw=read --bs=1m --iodepth=8"
+  run_pair "$d" mix70-qd16 "--engine io_uring --rw randrw --rwmixread 70 --bs 4k --qd 16 $w $i" \
+    "$f $uring --rw=randrw --rwmixread=70 --bs=4k --iodepth=16"
+  run_pair "$d" aio-rr4k-qd1 "--engine libaio --rw randread --bs 4k --qd 1 $i" \
+    "$f --ioengine=libaio --rw=randread --bs=4k --iodepth=1"
+  run_pair "$d" aio-rr4k-qd32 "--engine libaio --rw randread --bs 4k --qd 32 $i" \
+    "$f --ioengine=libaio --rw=randread --bs=4k --iodepth=32"
+  run_pair "$d" aio-rw4k-qd32 "--engine libaio --rw randwrite --bs 4k --qd 32 $w $i" \
+    "$f --ioengine=libaio --rw=randwrite --bs=4k --iodepth=32"
+  run_pair "$d" aio-w128k-qd8 "--engine libaio --rw write --bs 128k --qd 8 $w $i" \
+    "$f --ioengine=libaio --rw=write --bs=128k --iodepth=8"
+}
 
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, kernel $(uname -r)"
 echo "iomark: $("$IOMARK" --version), $(fio --version); $ROUNDS rounds of ${SECS}s per tool and job"
 
-JOBS=${JOBS:-null nullw4k nullw128k loop loopw128k disk}
-want() { case " $JOBS " in *" $1 "*) return 0;; esac; return 1; }
-
-want null && run_pair null \
-  "--engine null --size 1g --rw randread --bs 4k --qd 1" \
-  "--ioengine=null --size=1g --rw=randread --bs=4k --iodepth=1"
-
-want nullw4k && run_pair nullw4k \
-  "--engine null --size 1g --rw write --bs 4k --qd 1" \
-  "--ioengine=null --size=1g --rw=write --bs=4k --iodepth=1"
-want nullw128k && run_pair nullw128k \
-  "--engine null --size 1g --rw write --bs 128k --qd 1" \
-  "--ioengine=null --size=1g --rw=write --bs=128k --iodepth=1"
-
-if ! want loop && ! want loopw128k; then
-  :
-elif [ "$(id -u)" = 0 ] && command -v losetup >/dev/null; then
-  truncate -s 1G /dev/shm/iomark-vsfio-$$.img
-  LOOPDEV=$(losetup --direct-io=on -f --show /dev/shm/iomark-vsfio-$$.img)
-  # Fill it once so reads hit allocated shm pages, not holes.
-  dd if=/dev/urandom of="$LOOPDEV" bs=1M count=1024 oflag=direct status=none
-  want loop && run_pair loop \
-    "--engine io_uring --rw randread --bs 4k --qd 32 --direct $LOOPDEV" \
-    "--ioengine=io_uring --filename=$LOOPDEV --rw=randread --bs=4k --iodepth=32 --direct=1 --registerfiles=1 --fixedbufs=1"
-  want loopw128k && run_pair loopw128k \
-    "--engine io_uring --rw write --bs 128k --qd 8 --direct --allow-write-device $LOOPDEV" \
-    "--ioengine=io_uring --filename=$LOOPDEV --rw=write --bs=128k --iodepth=8 --direct=1 --registerfiles=1 --fixedbufs=1"
-else
-  echo "== loop: skipped (needs root and losetup)"
+if has_device null; then
+  run_pair null null-r4k "--engine null --size 1g --rw randread --bs 4k --qd 1" \
+    "--ioengine=null --size=1g --rw=randread --bs=4k --iodepth=1"
+  run_pair null null-w4k "--engine null --size 1g --rw write --bs 4k --qd 1" \
+    "--ioengine=null --size=1g --rw=write --bs=4k --iodepth=1"
+  run_pair null null-w128k "--engine null --size 1g --rw write --bs 128k --qd 1" \
+    "--ioengine=null --size=1g --rw=write --bs=128k --iodepth=1"
 fi
 
-if want disk; then
+root=$([ "$(id -u)" = 0 ] && echo yes || echo no)
+if has_device loop; then
+  if [ "$root" = yes ] && command -v losetup >/dev/null; then
+    truncate -s 1G /dev/shm/iomark-vsfio-$$.img
+    LOOPDEV=$(losetup --direct-io=on -f --show /dev/shm/iomark-vsfio-$$.img)
+    # Fill it once so reads hit allocated shm pages, not holes.
+    dd if=/dev/urandom of="$LOOPDEV" bs=1M count=1024 oflag=direct status=none
+    device_jobs loop "$LOOPDEV" "" ""
+  else
+    echo "== loop: skipped (needs root and losetup)"
+  fi
+fi
+
+if has_device zram; then
+  if [ "$root" = yes ] && [ -w /sys/class/zram-control/hot_add ]; then
+    n=$(cat /sys/class/zram-control/hot_add)
+    ZRAM=$n
+    echo 1G > "/sys/block/zram$n/disksize"
+    dd if=/dev/urandom of="/dev/zram$n" bs=1M count=1024 oflag=direct status=none
+    device_jobs zram "/dev/zram$n" "" ""
+  else
+    echo "== zram: skipped (needs root and the zram module: modprobe zram)"
+  fi
+fi
+
+if has_device disk; then
   F="$DIR/.iomark-vsfio-$$.dat"
   "$IOMARK" run --rw write --bs 1m --size 1g --keep --quiet "$F" >/dev/null
-  run_pair disk \
-    "--engine io_uring --rw randread --bs 4k --qd 32 --direct $F" \
-    "--ioengine=io_uring --filename=$F --size=1g --rw=randread --bs=4k --iodepth=32 --direct=1 --registerfiles=1 --fixedbufs=1"
+  device_jobs disk "$F" "" "--size=1g"
 fi
 
-printf '\n%-9s %22s %26s\n' job "IOPS iomark/fio" "CPU per I/O iomark/fio"
-for name in null nullw4k nullw128k loop loopw128k disk; do
-  [ -n "${RATIO_IOPS[$name]:-}" ] || continue
-  # shellcheck disable=SC2086
-  printf '%-9s %22s %26s\n' "$name" "$(median ${RATIO_IOPS[$name]})" "$(median ${RATIO_CPU[$name]})"
+for dev in null loop zram disk; do
+  printed=no
+  for key in "${ORDER[@]}"; do
+    [ "${key%% *}" = "$dev" ] || continue
+    if [ $printed = no ]; then
+      printf '\n%s\n%-14s %24s %24s\n' "$dev: iomark/fio, median (lowest-highest) over $ROUNDS rounds" \
+        job "IOPS" "CPU per I/O (workers)"
+      printed=yes
+    fi
+    # shellcheck disable=SC2086
+    printf '%-14s %24s %24s\n' "${key#* }" "$(spread ${RATIO_IOPS[$key]})" "$(spread ${RATIO_CPU[$key]})"
+  done
 done
-echo "(medians over rounds; for null, IOPS of one job at QD 1 is its ops/s on one core)"
+echo "(IOPS above 1 and CPU per I/O below 1 favour iomark; for null at QD 1, IOPS is ops/s on one core)"

@@ -89,3 +89,28 @@ pub fn remove_unfinished() {
         }
     }
 }
+
+/// Ends a study's hold on a file it created (`TargetPolicy::hold`): keeps it, marked
+/// `kept`, or removes it. Only a file that still bears this process's mark is touched:
+/// whatever else the path names now (a file put there meanwhile) is left alone.
+pub fn release_held(path: &Path, keep: bool) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(file) = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(sys::O_NOFOLLOW | sys::O_NONBLOCK | sys::O_NOCTTY)
+        .open(path)
+    else {
+        return;
+    };
+    if read_mark(&file) != Some(Mark::Live(std::process::id())) {
+        return;
+    }
+    let Ok(md) = file.metadata() else { return };
+    let id = (md.dev(), md.ino());
+    unfinished(path, Some(id), false);
+    if keep {
+        sys::set_xattr(file.as_fd(), MARK_XATTR, b"kept");
+    } else if fs::symlink_metadata(path).is_ok_and(|m| (m.dev(), m.ino()) == id) {
+        let _ = fs::remove_file(path);
+    }
+}

@@ -9,7 +9,7 @@ use std::path::Path;
 
 pub(crate) use libc::{
     EACCES, EBUSY, EFBIG, EINTR, EINVAL, EIO, ELOOP, ENAMETOOLONG, ENOENT, ENOSPC, EOPNOTSUPP,
-    EPERM, EROFS, O_DIRECT, O_EXCL, O_NOCTTY, O_NOFOLLOW, O_NONBLOCK,
+    EPERM, EROFS, O_DIRECT, O_DSYNC, O_EXCL, O_NOCTTY, O_NOFOLLOW, O_NONBLOCK, O_SYNC,
 };
 
 const BLKSSZGET: libc::c_ulong = 0x1268;
@@ -318,4 +318,202 @@ pub(crate) fn set_xattr(fd: BorrowedFd, name: &str, value: &[u8]) {
             0,
         );
     }
+}
+
+/// A Linux native AIO context (`aio_context_t`), as `io_setup` returns it.
+pub(crate) type AioContext = libc::c_ulong;
+
+/// `struct iocb` of `<linux/aio_abi.h>`: one request for `io_submit`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Iocb {
+    pub data: u64,
+    #[cfg(target_endian = "little")]
+    pub key: u32,
+    pub rw_flags: i32,
+    #[cfg(target_endian = "big")]
+    pub key: u32,
+    pub opcode: u16,
+    pub reqprio: i16,
+    pub fildes: u32,
+    pub buf: u64,
+    pub nbytes: u64,
+    pub offset: i64,
+    pub reserved2: u64,
+    pub flags: u32,
+    pub resfd: u32,
+}
+
+/// `struct io_event`: one completion from `io_getevents`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct IoEvent {
+    pub data: u64,
+    pub obj: u64,
+    pub res: i64,
+    pub res2: i64,
+}
+
+const _: () = assert!(std::mem::size_of::<Iocb>() == 64 && std::mem::size_of::<IoEvent>() == 32);
+
+pub(crate) const IOCB_CMD_PREAD: u16 = 0;
+pub(crate) const IOCB_CMD_PWRITE: u16 = 1;
+
+/// Creates an AIO context for `nr` requests in flight (`io_setup`).
+pub(crate) fn io_setup(nr: u32) -> io::Result<AioContext> {
+    let mut ctx: AioContext = 0;
+    // SAFETY: io_setup writes the new context into `ctx`, which we own and which must be
+    // zero on entry.
+    let rc = unsafe { libc::syscall(libc::SYS_io_setup, nr as libc::c_long, &mut ctx) };
+    check(rc as libc::c_int).map(|()| ctx)
+}
+
+/// Destroys an AIO context (`io_destroy`); the kernel waits for what is in flight.
+pub(crate) fn io_destroy(ctx: AioContext) {
+    // SAFETY: a context from io_setup, destroyed once by its owner.
+    unsafe { libc::syscall(libc::SYS_io_destroy, ctx) };
+}
+
+/// Submits the requests `iocbs` points at (`io_submit`): how many the kernel took, which
+/// may be fewer than given.
+///
+/// # Safety
+///
+/// Every pointer must point at a valid `Iocb` whose buffer stays valid, and is not used
+/// by anyone else, until its completion has been read with [`io_getevents`]; the file
+/// descriptor must stay open as long.
+pub(crate) unsafe fn io_submit(ctx: AioContext, iocbs: &mut [*mut Iocb]) -> io::Result<usize> {
+    // SAFETY: the caller guarantees the requests; the pointer array is ours for the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_io_submit,
+            ctx,
+            iocbs.len() as libc::c_long,
+            iocbs.as_mut_ptr(),
+        )
+    };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(rc as usize)
+    }
+}
+
+/// Waits until at least `min` completions are available and reads up to `events.len()`
+/// of them (`io_getevents`, no timeout): how many were read. A signal gives
+/// `ErrorKind::Interrupted`.
+pub(crate) fn io_getevents(
+    ctx: AioContext,
+    min: usize,
+    events: &mut [IoEvent],
+) -> io::Result<usize> {
+    // SAFETY: the kernel writes at most `events.len()` events into the slice we own; a
+    // null timeout means wait.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_io_getevents,
+            ctx,
+            min as libc::c_long,
+            events.len() as libc::c_long,
+            events.as_mut_ptr(),
+            std::ptr::null_mut::<libc::timespec>(),
+        )
+    };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(rc as usize)
+    }
+}
+
+/// A shared mapping of `len` bytes of the file at `offset` (page-aligned), readable and,
+/// when `write`, writable; `random` says how the kernel should read ahead (`madvise`).
+pub(crate) fn map_shared(
+    fd: BorrowedFd,
+    offset: u64,
+    len: usize,
+    write: bool,
+    random: bool,
+) -> io::Result<*mut u8> {
+    let prot = libc::PROT_READ | if write { libc::PROT_WRITE } else { 0 };
+    // SAFETY: a new mapping chosen by the kernel (no address given), of a descriptor the
+    // borrow keeps open; nothing is dereferenced here.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            prot,
+            libc::MAP_SHARED,
+            fd.as_raw_fd(),
+            offset as libc::off_t,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    let advice = if random {
+        libc::MADV_RANDOM
+    } else {
+        libc::MADV_SEQUENTIAL
+    };
+    // SAFETY: advice on the mapping just made; it changes no memory.
+    unsafe { libc::madvise(p, len, advice) };
+    Ok(p.cast())
+}
+
+/// Writes a mapping's dirty pages to the file and waits (`msync(MS_SYNC)`); 0 or a
+/// negative errno.
+///
+/// # Safety
+///
+/// `addr..addr+len` must be a mapping made by [`map_shared`] and not yet unmapped.
+pub(crate) unsafe fn msync(addr: *mut u8, len: usize) -> i64 {
+    // SAFETY: the caller guarantees the mapping.
+    retry(|| unsafe { libc::msync(addr.cast(), len, libc::MS_SYNC) } as isize)
+}
+
+/// Removes a mapping made by [`map_shared`].
+///
+/// # Safety
+///
+/// Nothing may use `addr..addr+len` afterwards.
+pub(crate) unsafe fn unmap(addr: *mut u8, len: usize) {
+    // SAFETY: the caller guarantees that the mapping is no longer used.
+    unsafe { libc::munmap(addr.cast(), len) };
+}
+
+/// The size of a memory page.
+pub(crate) fn page_size() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 { p as u64 } else { 4096 }
+}
+
+/// Pins the calling thread to one CPU (`sched_setaffinity`).
+pub(crate) fn pin_thread(cpu: u32) -> io::Result<()> {
+    if cpu as usize >= libc::CPU_SETSIZE as usize {
+        return Err(io::Error::from_raw_os_error(EINVAL));
+    }
+    // SAFETY: an all-zero cpu_set_t is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `cpu` is below CPU_SETSIZE (checked above), so the bit lies in `set`.
+    unsafe { libc::CPU_SET(cpu as usize, &mut set) };
+    // SAFETY: the set we own, its true size; pid 0 is the calling thread.
+    check(unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) })
+}
+
+/// The CPUs the process may run on (`sched_getaffinity`), in order.
+pub(crate) fn allowed_cpus() -> Option<Vec<u32>> {
+    // SAFETY: an all-zero cpu_set_t is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: the kernel writes the set we own, of its true size; pid 0 is this thread.
+    check(unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) })
+        .ok()?;
+    let all = 0..libc::CPU_SETSIZE as usize;
+    // SAFETY: every index is below CPU_SETSIZE, so each bit lies in `set`.
+    Some(
+        all.filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+            .map(|c| c as u32)
+            .collect(),
+    )
 }

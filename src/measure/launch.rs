@@ -5,7 +5,9 @@
 use std::sync::atomic::Ordering;
 
 use crate::error::{Error, describe_io};
-use crate::io::engine::{BufferPool, NullEngine, Op, PsyncEngine, UringEngine};
+use crate::io::engine::{
+    BufferPool, LibaioEngine, MmapEngine, NullEngine, Op, PsyncEngine, UringEngine,
+};
 use crate::io::sys;
 use std::os::fd::BorrowedFd;
 use std::sync::Arc;
@@ -52,6 +54,8 @@ enum AnyEngine<'fd> {
     Null(NullEngine),
     Psync(PsyncEngine<'fd>),
     Uring(UringEngine<'fd>),
+    Libaio(LibaioEngine<'fd>),
+    Mmap(MmapEngine),
 }
 
 /// Builds the worker's engine, waits at the gate, runs the loop.
@@ -60,21 +64,11 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
     let qd = spec.qd as usize;
     // Set up, then wait at the gate whatever happened, so the main thread never waits
     // for a worker that gave up.
-    let engine = BufferPool::new(qd, spec.bs as usize, ctx.align as usize)
-        .map_err(|e| Error::io("allocating I/O buffers", &e))
-        .and_then(|pool| match (spec.engine, ctx.fd) {
-            (EngineKind::Null, _) => Ok(AnyEngine::Null(NullEngine::new(pool, qd))),
-            (EngineKind::Psync, Some(fd)) => Ok(AnyEngine::Psync(PsyncEngine::new(fd, pool, qd))),
-            (EngineKind::IoUring, Some(fd)) => UringEngine::new(fd, pool, qd)
-                .map(AnyEngine::Uring)
-                .map_err(|e| {
-                    Error::runtime(format!(
-                        "io_uring setup failed: {}; try --engine psync",
-                        describe_io(&e)
-                    ))
-                }),
-            (_, None) => Err(Error::runtime("no file descriptor for a real engine")),
-        });
+    let engine = pin(ctx).and_then(|()| {
+        BufferPool::new(qd, spec.bs as usize, ctx.align as usize)
+            .map_err(|e| Error::io("allocating I/O buffers", &e))
+            .and_then(|pool| build_engine(ctx, pool))
+    });
     if engine.is_err() {
         ctx.halt.store(true, Ordering::Relaxed);
     }
@@ -86,8 +80,88 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
         Ok(AnyEngine::Null(e)) => Worker::new(e, ctx, data, t0).run(),
         Ok(AnyEngine::Psync(e)) => Worker::new(e, ctx, data, t0).run(),
         Ok(AnyEngine::Uring(e)) => Worker::new(e, ctx, data, t0).run(),
+        Ok(AnyEngine::Libaio(e)) => Worker::new(e, ctx, data, t0).run(),
+        Ok(AnyEngine::Mmap(e)) => Worker::new(e, ctx, data, t0).run(),
         Err(e) => WorkerOut::empty(Some(e)),
     }
+}
+
+/// Pins the worker's thread to its CPU of `--cpus` (job j: the j-th, cycling).
+fn pin(ctx: &WorkerCtx) -> Result<(), Error> {
+    let cpus = &ctx.spec.engine_opts.cpus;
+    let Some(&cpu) = cpus.get(ctx.job as usize % cpus.len().max(1)) else {
+        return Ok(());
+    };
+    sys::pin_thread(cpu).map_err(|e| {
+        Error::usage(format!(
+            "--cpus: job {} cannot run on CPU {cpu} ({}); use CPUs this process may use (see taskset -p $$ and nproc)",
+            ctx.job,
+            describe_io(&e)
+        ))
+    })
+}
+
+/// Refuses a `--cpus` list naming a CPU this process may not run on, before anything runs.
+pub(crate) fn check_cpus(spec: &Spec) -> Result<(), Error> {
+    let Some(allowed) = sys::allowed_cpus() else {
+        return Ok(()); // the thread's own pinning reports it then
+    };
+    match spec.engine_opts.cpus.iter().find(|c| !allowed.contains(c)) {
+        Some(cpu) => Err(Error::usage(format!(
+            "--cpus names CPU {cpu} and this process may run on {}; use those",
+            crate::plan::engine::fmt_cpus(&allowed)
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The one engine factory.
+fn build_engine<'fd>(ctx: &WorkerCtx<'fd>, pool: BufferPool) -> Result<AnyEngine<'fd>, Error> {
+    let spec = ctx.spec;
+    let qd = spec.qd as usize;
+    let opts = &spec.engine_opts;
+    let setup = |what: &str, e: std::io::Error| {
+        Error::runtime(format!(
+            "{what} setup failed: {}; try --engine psync",
+            describe_io(&e)
+        ))
+    };
+    let Some(fd) = ctx.fd else {
+        return match spec.engine {
+            EngineKind::Null => Ok(AnyEngine::Null(NullEngine::new(pool, qd))),
+            _ => Err(Error::runtime("no file descriptor for a real engine")),
+        };
+    };
+    Ok(match spec.engine {
+        EngineKind::Null => AnyEngine::Null(NullEngine::new(pool, qd)),
+        EngineKind::Psync => AnyEngine::Psync(PsyncEngine::new(fd, pool, qd)),
+        EngineKind::IoUring => AnyEngine::Uring(
+            UringEngine::new(fd, pool, qd, opts).map_err(|e| setup("io_uring", e))?,
+        ),
+        EngineKind::Libaio => AnyEngine::Libaio(
+            LibaioEngine::new(
+                fd,
+                pool,
+                qd,
+                opts.batch_submit as usize,
+                opts.batch_complete as usize,
+            )
+            .map_err(|e| setup("libaio (io_setup)", e))?,
+        ),
+        EngineKind::Mmap => AnyEngine::Mmap(
+            MmapEngine::new(
+                fd,
+                pool,
+                ctx.base,
+                ctx.span,
+                spec.writes(),
+                spec.rw.is_random(),
+            )
+            .map_err(|e| {
+                Error::runtime(format!("mapping {} failed: {}", ctx.path, describe_io(&e)))
+            })?,
+        ),
+    })
 }
 
 /// Everything a worker needs, borrowed from the repetition.

@@ -39,6 +39,7 @@ pub(crate) fn run(
 ) -> Result<RunOutcome> {
     spec.validate()?;
     check_memory(spec, crate::io::env::mem_available())?;
+    crate::measure::launch::check_cpus(spec)?;
     let corpus = load_for(&spec.data)?;
     // A new file is laid out with the workload's own data profile (a compressing device
     // then stores, and a read test reads, data of the kind asked for).

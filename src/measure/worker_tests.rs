@@ -215,3 +215,95 @@ fn a_stop_before_the_start_counts_nothing() {
     assert_eq!(out.read.ios, 0);
     assert!(eng.log.is_empty());
 }
+
+/// The same worker on every real engine over a scratch file: a size-based mix with an
+/// fsync every 8 writes and a final one counts exactly its I/Os and flushes, whatever the
+/// engine, its depth or its batching.
+#[test]
+fn every_real_engine_runs_the_worker_to_the_same_counts() {
+    use crate::io::engine::{LibaioEngine, MmapEngine, PsyncEngine, UringEngine};
+    use crate::plan::spec::EngineOpts;
+    use std::os::fd::AsFd;
+
+    fn go<E: Engine>(s: &Spec, file: &std::fs::File, eng: E) -> WorkerOut {
+        let (halt, live, gate, stop) = (
+            AtomicBool::new(false),
+            Live::default(),
+            Gate::default(),
+            StopFlag::new(),
+        );
+        let (tx, _rx) = mpsc::channel();
+        let ctx = WorkerCtx {
+            spec: s,
+            job: 0,
+            rep: 0,
+            stream: 0,
+            base: 0,
+            span: 64 * s.bs,
+            fd: Some(file.as_fd()),
+            align: 4096,
+            ramp_ns: 0,
+            end_ns: None,
+            ios_per_job: Some(200),
+            interval_ns: 1_000_000_000,
+            stop: &stop,
+            halt: &halt,
+            live: &live,
+            gate: &gate,
+            tx,
+            path: "scratch",
+            corpus: None,
+        };
+        let data = super::worker_data(&ctx);
+        Worker::new(eng, &ctx, data, Instant::now()).run()
+    }
+    let f = tempfile::NamedTempFile::new().unwrap();
+    f.as_file().set_len(64 * 4096).unwrap();
+    let file = f.as_file();
+    let pool = |qd| BufferPool::new(qd, 4096, 4096).unwrap();
+    let batched = EngineOpts {
+        batch_submit: 4,
+        batch_complete: 3,
+        ..EngineOpts::default()
+    };
+    let mut s = spec(Rw::RandRw, 8);
+    s.fsync = 8;
+    s.end_fsync = true;
+    let mut outs = vec![
+        (
+            "libaio",
+            go(
+                &s,
+                file,
+                LibaioEngine::new(file.as_fd(), pool(8), 8, 1, 1).unwrap(),
+            ),
+        ),
+        (
+            "libaio batched",
+            go(
+                &s,
+                file,
+                LibaioEngine::new(file.as_fd(), pool(8), 8, 4, 3).unwrap(),
+            ),
+        ),
+    ];
+    if crate::io::engine::probe_io_uring().is_ok() {
+        let u = UringEngine::new(file.as_fd(), pool(8), 8, &batched).unwrap();
+        outs.push(("io_uring batched", go(&s, file, u)));
+    }
+    s.qd = 1;
+    outs.push((
+        "psync",
+        go(&s, file, PsyncEngine::new(file.as_fd(), pool(1), 1)),
+    ));
+    let m = MmapEngine::new(file.as_fd(), pool(1), 0, 64 * 4096, true, true).unwrap();
+    outs.push(("mmap", go(&s, file, m)));
+    for (name, out) in outs {
+        assert!(out.error.is_none(), "{name}: {:?}", out.error);
+        assert_eq!(out.read.ios + out.write.ios, 200, "{name}");
+        // One fsync after every 8 writes, and the final one.
+        let w = out.write.ios;
+        assert_eq!(out.fsyncs, w / 8 + 1, "{name}: fsyncs for {w} writes");
+        assert!(w > 50 && out.read.ios > 50, "{name}: a mix");
+    }
+}

@@ -7,6 +7,7 @@ use crate::plan::spec::{Spec, TargetPolicy};
 use serde::{Deserialize, Serialize};
 
 pub mod data;
+pub mod engine;
 pub mod matrix;
 pub mod options;
 pub mod resolve;
@@ -97,6 +98,78 @@ pub(crate) fn estimate_s(plan: &RunPlan) -> Option<f64> {
         let reps = plan.repeat as f64;
         reps * (s.ramp_s + rt) + reps * s.pause_s
     })
+}
+
+/// How a run's expected time was reckoned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EstimateBasis {
+    /// From its runtime, ramp, repetitions and pauses.
+    Runtime,
+    /// A size-based run at [`ASSUMED_BYTES_PER_S`] (the device may be far faster or slower).
+    AssumedRate,
+}
+
+/// The expected time of a study: one reckoning for the `--dry-run` listing, its JSON and
+/// the line that opens a study, so that they cannot disagree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanEstimate {
+    /// Each run's seconds and how they were reckoned; `None` for a size-based run whose
+    /// span is not known before the target is opened.
+    pub runs: Vec<Option<(f64, EstimateBasis)>>,
+    /// The whole plan at the least (a steady study's fewest rounds) and at the most (all
+    /// its rounds); equal for other studies.
+    pub low_s: f64,
+    pub high_s: f64,
+    /// Some run's time is an assumed rate's.
+    pub assumed: bool,
+    /// Runs with no estimate at all.
+    pub unknown: usize,
+    /// A steady study's fewest and most rounds.
+    pub rounds: Option<(u32, u32)>,
+}
+
+/// The fewest rounds a steady study runs (its window of 5 must fill).
+pub const STEADY_MIN_ROUNDS: u32 = 5;
+
+impl PlanEstimate {
+    /// Reckons `plan`.
+    pub fn of(plan: &SuitePlan) -> PlanEstimate {
+        let runs: Vec<Option<(f64, EstimateBasis)>> = (plan.runs.iter())
+            .map(
+                |r| match (estimate_s(&r.plan), size_based_estimate_s(&r.plan)) {
+                    (Some(e), _) => Some((e, EstimateBasis::Runtime)),
+                    (None, Some(e)) => Some((e, EstimateBasis::AssumedRate)),
+                    (None, None) => None,
+                },
+            )
+            .collect();
+        let total: f64 = runs.iter().flatten().map(|(e, _)| e).sum();
+        let round_s = (plan.runs.iter().zip(&runs))
+            .filter(|(r, _)| r.point.role() == Role::Round)
+            .find_map(|(_, e)| e.map(|(e, _)| e));
+        let rounds = (plan.kind == StudyKind::Steady && round_s.is_some())
+            .then_some((STEADY_MIN_ROUNDS.min(plan.max_rounds), plan.max_rounds));
+        let (low_s, high_s) = match (rounds, round_s) {
+            // The plan holds one round; the study repeats it.
+            (Some((lo, hi)), Some(r)) => (
+                total + r * lo.saturating_sub(1) as f64,
+                total + r * hi.saturating_sub(1) as f64,
+            ),
+            _ => (total, total),
+        };
+        PlanEstimate {
+            assumed: runs
+                .iter()
+                .flatten()
+                .any(|(_, b)| *b == EstimateBasis::AssumedRate),
+            unknown: runs.iter().filter(|e| e.is_none()).count(),
+            runs,
+            low_s,
+            high_s,
+            rounds,
+        }
+    }
 }
 
 /// The resolved `run` command.

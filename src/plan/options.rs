@@ -200,16 +200,80 @@ pub(crate) const TABLE: &[OptDef] = &[
         )
     },
     OptDef {
-        choices: &["psync", "io_uring", "null", "sync", "pvsync", "libaio"],
+        choices: &[
+            "io_uring", "libaio", "psync", "mmap", "null", "sync", "pvsync",
+        ],
         alias: &["ioengine"],
         ..value(
             "engine",
             "ENGINE",
             None,
             Workload,
-            "I/O engine: psync, io_uring or null [default: io_uring where the kernel allows it, else psync]; fio's sync and pvsync run as psync.",
+            "I/O engine: io_uring, libaio (io_submit/io_getevents; asynchronous only with O_DIRECT), psync (pread/pwrite), mmap (copies to and from the mapped span; buffered only) or null (no I/O) [default: io_uring where the kernel allows it, else psync]; fio's sync and pvsync run as psync. See docs/engines.md.",
         )
     },
+    OptDef {
+        choices: &["none", "sync", "dsync", "0", "1"],
+        alias: &["sync"],
+        ..value(
+            "sync-mode",
+            "MODE",
+            None,
+            Workload,
+            "Open the target with O_SYNC (sync: each write returns once stable, IOzone's -o) or O_DSYNC (dsync: its data stable) [default: none]; fio's sync=1 is sync.",
+        )
+    },
+    OptDef {
+        alias: &["iodepth-batch-submit", "iodepth-batch"],
+        ..value(
+            "batch-submit",
+            "N",
+            Some("1"),
+            Workload,
+            "io_uring, libaio: hand requests to the kernel N at a time (1: each as soon as it is ready).",
+        )
+    },
+    OptDef {
+        alias: &["iodepth-batch-complete-min", "iodepth-batch-complete"],
+        ..value(
+            "batch-complete",
+            "N",
+            Some("1"),
+            Workload,
+            "io_uring, libaio: wait for N completions at a time, when N are in flight (1: go on at the first).",
+        )
+    },
+    OptDef {
+        alias: &["sqthread-poll"],
+        ..switch(
+            "sqpoll",
+            Workload,
+            "io_uring: a kernel thread polls the submission ring, so submitting takes no system call (its CPU is not the workers').",
+        )
+    },
+    OptDef {
+        alias: &["sqthread-poll-cpu"],
+        requires: Some("sqpoll"),
+        ..value(
+            "sqpoll-cpu",
+            "CPU",
+            None,
+            Workload,
+            "io_uring with --sqpoll: pin the polling kernel thread to this CPU.",
+        )
+    },
+    switch(
+        "hipri",
+        Workload,
+        "io_uring: poll the device for completions (IOPOLL) instead of waiting for interrupts; direct I/O on a device with poll queues only (/sys/block/DEV/queue/io_poll).",
+    ),
+    value(
+        "cpus",
+        "LIST",
+        None,
+        Workload,
+        "Pin job j to the j-th CPU of a list such as 0,1 or 0-3 (cycling when there are more jobs than CPUs) [default: no pinning].",
+    ),
     value(
         "fsync",
         "N",
@@ -511,60 +575,5 @@ fn one_of(choices: &[&str]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn defaults_aliases_and_last_one_wins() {
-        let o = RunOptions::from_opts(&[
-            ("iodepth".into(), Some("8".into())),
-            ("qd".into(), Some("16".into())),
-            ("buffered".into(), None),
-        ])
-        .unwrap();
-        assert_eq!(o.text("qd"), Some("16"));
-        assert_eq!(o.text("bs"), Some("4k"));
-        assert_eq!(o.text("size"), None);
-        assert!(o.on("buffered") && !o.on("direct"));
-        assert!(o.given("qd") && !o.given("bs"));
-    }
-
-    #[test]
-    fn refuses_unknown_names_values_and_shapes() {
-        let err = |opts: &[Opt]| RunOptions::from_opts(opts).unwrap_err().to_string();
-        assert!(err(&[("nope".into(), None)]).contains("--nope is not a run option"));
-        assert!(err(&[("rw".into(), Some("sideways".into()))]).contains("use read, write"));
-        assert!(err(&[("qd".into(), None)]).contains("needs a value"));
-        assert!(err(&[("keep".into(), Some("yes".into()))]).contains("=1 / =0"));
-        let fio = RunOptions::from_opts(&[
-            ("ramp_time".into(), Some("5".into())),
-            ("ioengine".into(), Some("psync".into())),
-            ("direct".into(), Some("0".into())),
-            ("keep".into(), Some("1".into())),
-        ])
-        .unwrap();
-        assert_eq!(fio.text("ramp"), Some("5"));
-        assert_eq!(fio.text("engine"), Some("psync"));
-        assert!(fio.on("buffered") && !fio.on("direct") && fio.on("keep"));
-        assert!(err(&[("direct".into(), None), ("buffered".into(), None)]).contains("contradict"));
-        let o = RunOptions::from_opts(&[("verify-state".into(), Some("s".into()))]).unwrap();
-        assert!(
-            o.check_requires()
-                .unwrap_err()
-                .to_string()
-                .contains("needs --verify")
-        );
-    }
-
-    #[test]
-    fn every_name_is_unique() {
-        let mut seen = BTreeSet::new();
-        for d in TABLE {
-            assert!(seen.insert(d.name), "{} twice", d.name);
-            for a in d.alias {
-                assert!(seen.insert(a), "{a} twice");
-            }
-            assert!(d.default.is_none() || d.takes_value(), "{}", d.name);
-        }
-    }
-}
+#[path = "options_tests.rs"]
+mod tests;

@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::plan::data::{CompressMethod, DataKind, DataSpec};
 use crate::plan::options::RunOptions;
-use crate::plan::spec::{self, EngineKind, Rw, Spec, TargetPolicy};
+use crate::plan::spec::{self, EngineKind, EngineOpts, Rw, Spec, TargetPolicy};
 use crate::plan::{Output, RunPlan, StudyPoint, StudyRun, System};
 use crate::units::{parse_duration, parse_size};
 
@@ -77,9 +77,6 @@ pub(crate) fn resolve_engine(
     sys: &System,
 ) -> Result<(EngineKind, Option<String>)> {
     match asked {
-        Some("libaio") => Err(Error::usage(
-            "--engine libaio is not in iomark yet; use io_uring (asynchronous, the kernel's successor to libaio) or psync",
-        )),
         Some(fio @ ("sync" | "pvsync")) => Ok((
             EngineKind::Psync,
             Some(format!(
@@ -89,7 +86,7 @@ pub(crate) fn resolve_engine(
         Some(name) => {
             let kind = EngineKind::parse(name).ok_or_else(|| {
                 Error::usage(format!(
-                    "--engine {name} is unknown; use psync, io_uring or null"
+                    "--engine {name} is unknown; use io_uring, libaio, psync, mmap or null"
                 ))
             })?;
             if kind == EngineKind::IoUring
@@ -211,7 +208,7 @@ impl RunOptions {
         // Recorded as what ran: 100 for pure reads, 0 for pure writes.
         spec.rwmixread = rw.read_pct(rwmixread as u8);
         spec.engine = engine;
-        let notes = self.sizes(&mut spec, sys)?;
+        let mut notes = self.sizes(&mut spec, sys)?;
         spec.qd = qd as u32;
         spec.jobs = jobs as u32;
         spec.runtime_s = self
@@ -226,6 +223,9 @@ impl RunOptions {
         spec.label = self.text("name").map(str::to_string);
         spec.ramp_s = duration_opt("--ramp", self.text_or_default("ramp"))?;
         spec.direct = !self.on("buffered");
+        if let Some(note) = self.engine_fit(&mut spec)? {
+            notes.push(note);
+        }
         spec.engine_note = engine_note;
         spec.fsync = fsync as u32;
         spec.end_fsync = self.on("end-fsync");
@@ -269,6 +269,7 @@ impl RunOptions {
                 allow_write_device: self.on("allow-write-device"),
                 destroy_data: self.on("destroy-data"),
                 verify_state: self.text("verify-state").map(std::path::PathBuf::from),
+                hold: false,
             },
             repeat: repeat as u32,
             out,
@@ -277,6 +278,33 @@ impl RunOptions {
 }
 
 impl RunOptions {
+    /// The engine options into `spec` (whose engine, depth and direct flag are set), and
+    /// the note a choice deserves: mmap runs buffered, buffered libaio is synchronous.
+    fn engine_fit(&self, spec: &mut Spec) -> Result<Option<String>> {
+        spec.engine_opts = EngineOpts::from_options(self)?;
+        let mut note = None;
+        if spec.direct && !spec.engine.caps().direct {
+            if self.given("direct") {
+                return Err(Error::usage(format!(
+                    "--engine {} copies through the page cache and cannot bypass it; drop --direct (it runs buffered)",
+                    spec.engine.name()
+                )));
+            }
+            spec.direct = false;
+            note = Some(format!(
+                "--engine {} goes through the page cache: running buffered",
+                spec.engine.name()
+            ));
+        }
+        if spec.engine == EngineKind::Libaio && !spec.direct {
+            note = Some(
+                "libaio is asynchronous only with O_DIRECT: buffered, each io_submit does the I/O before it returns"
+                    .to_string(),
+            );
+        }
+        Ok(note)
+    }
+
     /// The share of reads in a mix: --rwmixread, or 100 - fio's --rwmixwrite.
     fn mix(&self) -> Result<i64> {
         let read = match self.text("rwmixwrite") {

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::plan::data::DataSpec;
+pub use crate::plan::engine::{Caps, EngineKind, EngineOpts};
 use crate::units::fmt_size;
 
 /// The access pattern, named as in fio.
@@ -74,71 +75,6 @@ impl Rw {
     }
 }
 
-/// What an engine can do, so callers ask instead of comparing engine names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Caps {
-    /// It needs an open file descriptor (every engine that does real I/O).
-    pub needs_fd: bool,
-    /// It reaches the kernel at all (`null` does not).
-    pub does_io: bool,
-    /// The deepest queue one instance keeps in flight (psync: 1).
-    pub max_qd: u32,
-}
-
-/// The I/O engine, modelled on fio's ioengines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    /// `pread`/`pwrite`, one I/O at a time per job.
-    Psync,
-    /// Linux io_uring with registered buffers and files.
-    IoUring,
-    /// No I/O at all: measures iomark's own cost per operation.
-    Null,
-}
-
-impl EngineKind {
-    /// What the engine can do.
-    pub fn caps(self) -> Caps {
-        match self {
-            EngineKind::Null => Caps {
-                needs_fd: false,
-                does_io: false,
-                max_qd: 4096,
-            },
-            EngineKind::Psync => Caps {
-                needs_fd: true,
-                does_io: true,
-                max_qd: 1,
-            },
-            EngineKind::IoUring => Caps {
-                needs_fd: true,
-                does_io: true,
-                max_qd: 4096,
-            },
-        }
-    }
-
-    /// The name used on the command line and in results.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            EngineKind::Psync => "psync",
-            EngineKind::IoUring => "io_uring",
-            EngineKind::Null => "null",
-        }
-    }
-
-    /// Parses a command-line name.
-    pub(crate) fn parse(s: &str) -> Option<EngineKind> {
-        match s {
-            "psync" => Some(EngineKind::Psync),
-            "io_uring" | "io-uring" | "uring" => Some(EngineKind::IoUring),
-            "null" => Some(EngineKind::Null),
-            _ => None,
-        }
-    }
-}
-
 /// What a run allocates, estimated before it starts (see [`Spec::memory`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Memory {
@@ -194,6 +130,9 @@ pub struct Spec {
     /// Why the engine differs from the one asked for, if it does (e.g. io_uring refused).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_note: Option<String>,
+    /// The engine's own options (sync mode, batching, SQPOLL, polling, CPU pinning).
+    #[serde(default, skip_serializing_if = "EngineOpts::is_default")]
+    pub engine_opts: EngineOpts,
     /// fsync after every N writes per job; 0 = never.
     pub fsync: u32,
     /// A final fsync per job, included in the timing (as IOzone's `-e`).
@@ -248,6 +187,11 @@ pub struct TargetPolicy {
     pub destroy_data: bool,
     /// With `--verify`: save the expected state of every block here, for `iomark verify`.
     pub verify_state: Option<std::path::PathBuf>,
+    /// A study holds the file a run creates for its next runs: at the end of the run the
+    /// file stays marked as this process's (so only this process may write it without
+    /// `--overwrite`, and a killed study leaves a leftover the next run removes) until the
+    /// study releases it (`io::mark::release_held`).
+    pub hold: bool,
 }
 
 /// The allowed range of a whole-number option and what to say outside it: the one place
@@ -339,6 +283,11 @@ impl Spec {
         if !spec.direct {
             s.push_str(" buffered");
         }
+        s.push_str(match spec.engine_opts.sync_mode {
+            crate::plan::engine::SyncMode::None => "",
+            crate::plan::engine::SyncMode::Sync => " O_SYNC",
+            crate::plan::engine::SyncMode::Dsync => " O_DSYNC",
+        });
         if spec.targets.len() > 1 {
             s.push_str(&format!(" on {} targets", spec.targets.len()));
         }
@@ -363,6 +312,7 @@ impl Spec {
             direct: true,
             engine: EngineKind::Psync,
             engine_note: None,
+            engine_opts: EngineOpts::default(),
             fsync: 0,
             end_fsync: false,
             seed: 0x10_3A_4C,
@@ -492,11 +442,18 @@ impl Spec {
                 "--interval must be at least 10ms (examples: 1s, 500ms)",
             ));
         }
-        if self.engine == EngineKind::Psync && self.qd > 1 {
+        if self.qd > self.engine.caps().max_qd {
             return Err(Error::usage(format!(
-                "--engine psync does one I/O at a time per job, so --qd {} cannot be honoured; use --engine io_uring, or --qd 1 with more --jobs",
+                "--engine {} does one I/O at a time per job, so --qd {} cannot be honoured; use --engine io_uring or libaio, or --qd 1 with more --jobs",
+                self.engine.name(),
                 self.qd
             )));
+        }
+        self.engine_opts.check(self.engine, self.qd, self.direct)?;
+        if self.engine_opts.hipri && (self.fsync > 0 || self.end_fsync) {
+            return Err(Error::usage(
+                "--hipri rings poll reads and writes only and cannot flush; drop --fsync/--end-fsync or --hipri",
+            ));
         }
         if self.verify {
             if !self.writes() {

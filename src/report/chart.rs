@@ -504,25 +504,7 @@ pub(crate) fn forest(c: &Forest) -> String {
         hi: data_hi * 1.1,
         ..x
     };
-    // Ticks: 1 first, then others only where they leave room for their labels.
-    let mut placed: Vec<f64> = Vec::new();
-    for t in [
-        1.0, 2.0, 0.5, 10.0, 0.1, 100.0, 0.01, 1.25, 0.8, 5.0, 0.2, 20.0, 0.05, 50.0, 0.02, 1.5,
-        0.67,
-    ] {
-        let px = x.map(t);
-        if t < x.lo || t > x.hi || placed.iter().any(|p| (p - px).abs() < 44.0) {
-            continue;
-        }
-        placed.push(px);
-        let _ = write!(
-            out,
-            r##"<line class="tick" x1="{px:.1}" y1="{TOP}" x2="{px:.1}" y2="{bottom}" stroke="{col}" stroke-width="{sw}"/><text x="{px:.1}" y="{ty}" text-anchor="middle">{t}</text>"##,
-            col = if t == 1.0 { "#333" } else { "#ddd" },
-            sw = if t == 1.0 { 1.5 } else { 1.0 },
-            ty = bottom + 16.0,
-        );
-    }
+    forest_ticks(&mut out, &x, bottom);
     let n_grp = c.groups.len().max(1) as f64;
     for (ri, (name, es)) in c.rows.iter().enumerate() {
         let y0 = TOP + FOREST_ROW * ri as f64;
@@ -586,6 +568,29 @@ pub(crate) fn forest(c: &Forest) -> String {
         r#"<g transform="translate(0 {shift:.1})">{leg}</g></svg>"#
     );
     out
+}
+
+/// The forest plot's ratio ticks: 1 first, then others only where they leave room for
+/// their labels.
+fn forest_ticks(out: &mut String, x: &Axis, bottom: f64) {
+    let mut placed: Vec<f64> = Vec::new();
+    for t in [
+        1.0, 2.0, 0.5, 10.0, 0.1, 100.0, 0.01, 1.25, 0.8, 5.0, 0.2, 20.0, 0.05, 50.0, 0.02, 1.5,
+        0.67,
+    ] {
+        let px = x.map(t);
+        if t < x.lo || t > x.hi || placed.iter().any(|p| (p - px).abs() < 44.0) {
+            continue;
+        }
+        placed.push(px);
+        let _ = write!(
+            out,
+            r##"<line class="tick" x1="{px:.1}" y1="{TOP}" x2="{px:.1}" y2="{bottom}" stroke="{col}" stroke-width="{sw}"/><text x="{px:.1}" y="{ty}" text-anchor="middle">{t}</text>"##,
+            col = if t == 1.0 { "#333" } else { "#ddd" },
+            sw = if t == 1.0 { 1.5 } else { 1.0 },
+            ty = bottom + 16.0,
+        );
+    }
 }
 
 #[cfg(test)]

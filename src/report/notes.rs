@@ -3,42 +3,32 @@
 //! `--dry-run` plan as JSON, and the figures of `iomark data`. Reads plans and results
 //! only; returns strings.
 
-use crate::plan::{SuitePlan, estimate_s};
+use crate::plan::{PlanEstimate, SuitePlan};
 use crate::results::schema::{DataMeasure, Document, Run};
 use crate::units::{fmt_size, fmt_size_short};
 
-/// Seconds of timed runs in a plan, and how many runs are size-based (no estimate).
-pub(crate) fn plan_time(plan: &SuitePlan) -> (f64, usize) {
-    let total = plan.runs.iter().filter_map(|r| estimate_s(&r.plan)).sum();
+/// "iomark suite qd: 14 runs (14 to do) on /dev/x, about 3:20".
+pub fn suite_header(plan: &SuitePlan, remaining: usize) -> String {
+    format!(
+        "iomark suite {}: {} runs ({} to do) on {}, about {}\n",
+        plan.name,
+        plan.runs.len(),
+        remaining,
+        crate::plan::targets::plan_targets(&plan.runs).join(", "),
+        crate::report::text::estimate_words(&PlanEstimate::of(plan)),
+    )
+}
+
+/// The plan of `--dry-run --json`: each run's estimate and its basis, and the plan's
+/// total as the listing reckons it (`estimate_s` at the least, `estimate_max_s` at the
+/// most: a steady study's rounds).
+pub fn dry_run_json(plan: &SuitePlan) -> String {
+    let est = PlanEstimate::of(plan);
     let size_based = plan
         .runs
         .iter()
         .filter(|r| r.plan.spec.runtime_s.is_none())
         .count();
-    (total, size_based)
-}
-
-/// "iomark suite qd: 14 runs (14 to do) on /dev/x, about 3m 20s".
-pub fn suite_header(plan: &SuitePlan, remaining: usize) -> String {
-    let (total, size_based) = plan_time(plan);
-    format!(
-        "iomark suite {}: {} runs ({} to do) on {}, about {}{}\n",
-        plan.name,
-        plan.runs.len(),
-        remaining,
-        crate::plan::targets::plan_targets(&plan.runs).join(", "),
-        crate::report::fmt::fmt_duration(total),
-        if size_based > 0 {
-            format!(" plus {size_based} size-based runs")
-        } else {
-            String::new()
-        }
-    )
-}
-
-/// The plan of `--dry-run --json`.
-pub fn dry_run_json(plan: &SuitePlan) -> String {
-    let (total, size_based) = plan_time(plan);
     let runs: Vec<serde_json::Value> = plan
         .runs
         .iter()
@@ -49,7 +39,8 @@ pub fn dry_run_json(plan: &SuitePlan) -> String {
                 "study": r.point,
                 "spec": r.plan.spec,
                 "repeat": r.plan.repeat,
-                "estimate_s": estimate_s(&r.plan),
+                "estimate_s": est.runs[i].map(|(e, _)| e),
+                "estimate_basis": est.runs[i].map(|(_, b)| b),
                 "memory_bytes": r.plan.spec.memory().total(),
             })
         })
@@ -58,8 +49,12 @@ pub fn dry_run_json(plan: &SuitePlan) -> String {
         "suite": plan.name,
         "target": plan.target,
         "runs": runs,
-        "estimate_s": total,
+        "estimate_s": est.low_s,
+        "estimate_max_s": est.high_s,
+        "rounds": est.rounds.map(|(lo, hi)| serde_json::json!({"min": lo, "max": hi})),
+        "assumed_bytes_per_s": est.assumed.then_some(crate::plan::ASSUMED_BYTES_PER_S),
         "size_based_runs": size_based,
+        "unestimated_runs": est.unknown,
     }))
     .expect("plan serializes")
 }

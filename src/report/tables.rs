@@ -157,7 +157,10 @@ pub(crate) fn plan(doc: &Document) -> Table {
 }
 
 /// The `--dry-run` listing of a study: each run with its parameters and estimated time.
-pub(crate) fn plan_listing(plan: &crate::plan::SuitePlan) -> Table {
+pub(crate) fn plan_listing(
+    plan: &crate::plan::SuitePlan,
+    est: &crate::plan::PlanEstimate,
+) -> Table {
     let mut t = Table::new([
         "#", "test", "param", "rw", "bs", "qd", "jobs", "io", "data", "time", "est.",
     ]);
@@ -174,7 +177,11 @@ pub(crate) fn plan_listing(plan: &crate::plan::SuitePlan) -> Table {
                 Some(rt) => format!("{}x({}s+{}s)", r.plan.repeat, s.ramp_s, rt),
                 None => format!("{}x size", r.plan.repeat),
             },
-            crate::plan::estimate_s(&r.plan).map_or("?".into(), fmt_duration),
+            match est.runs.get(i) {
+                Some(Some((e, crate::plan::EstimateBasis::Runtime))) => fmt_duration(*e),
+                Some(Some((e, _))) => format!("~{}", fmt_duration(*e)),
+                _ => "?".into(),
+            },
         ]);
         t.push(row);
     }

@@ -289,18 +289,7 @@ pub fn dry_run(plan: &crate::plan::SuitePlan) -> String {
 
 /// The `--dry-run` listing of a study: each run with its parameters and estimated time.
 pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
-    use crate::plan::{ASSUMED_BYTES_PER_S, Role, estimate_s, size_based_estimate_s};
-    let (mut total, mut unknown, mut assumed, mut round_s) = (0.0, 0, false, 0.0);
-    for r in &plan.runs {
-        match (estimate_s(&r.plan), size_based_estimate_s(&r.plan)) {
-            (Some(e), _) => total += e,
-            (None, Some(e)) => (total, assumed) = (total + e, true),
-            (None, None) => unknown += 1,
-        }
-        if r.point.role() == Role::Round {
-            round_s = estimate_s(&r.plan).unwrap_or(0.0);
-        }
-    }
+    let est = crate::plan::PlanEstimate::of(plan);
     let first = plan.runs.first().map(|r| &r.plan.spec);
     let mut out = format!(
         "suite {} on {}: {} runs, engine {}\n",
@@ -335,30 +324,35 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
     for n in notes {
         let _ = writeln!(out, "note: {n}");
     }
-    out.push_str(&tables::plan_listing(plan).terminal());
-    let mut line = format!("estimated total: {}", fmt_duration(total));
-    if plan.kind == crate::plan::StudyKind::Steady && round_s > 0.0 {
-        let most = total + round_s * (plan.max_rounds.saturating_sub(1)) as f64;
-        line = format!(
-            "estimated total: {} to {} (5 to {} rounds: it stops once steady)",
-            fmt_duration(total + 4.0 * round_s),
-            fmt_duration(most),
-            plan.max_rounds
-        );
-    }
-    if assumed {
-        line.push_str(&format!(
-            ", size-based runs at an assumed {:.0} MB/s",
-            ASSUMED_BYTES_PER_S / 1e6
-        ));
-    }
-    if unknown > 0 {
-        line.push_str(&format!(
-            ", plus {unknown} size-based runs on a span not known until the target is opened"
-        ));
-    }
-    let _ = writeln!(out, "{line}");
+    out.push_str(&tables::plan_listing(plan, &est).terminal());
+    let _ = writeln!(out, "estimated total: {}", estimate_words(&est));
     out
+}
+
+/// "5:04 to 25:04 (5 to 25 rounds: it stops once steady), size-based runs at an assumed
+/// 500 MB/s (~)": the reckoning of [`crate::plan::PlanEstimate`] in words.
+pub(crate) fn estimate_words(est: &crate::plan::PlanEstimate) -> String {
+    let mut line = match est.rounds {
+        Some((lo, hi)) => format!(
+            "{} to {} ({lo} to {hi} rounds: it stops once steady)",
+            fmt_duration(est.low_s),
+            fmt_duration(est.high_s),
+        ),
+        None => fmt_duration(est.low_s),
+    };
+    if est.assumed {
+        line.push_str(&format!(
+            ", size-based runs at an assumed {:.0} MB/s (~)",
+            crate::plan::ASSUMED_BYTES_PER_S / 1e6
+        ));
+    }
+    if est.unknown > 0 {
+        line.push_str(&format!(
+            ", plus {} size-based runs on a span not known until the target is opened",
+            est.unknown
+        ));
+    }
+    line
 }
 
 /// Write saturation per minute: IOPS and the total written by the end of each minute.

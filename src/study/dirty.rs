@@ -32,28 +32,28 @@ impl StudyRunner<'_> {
         let first = &plan.runs[0];
         let policy = TargetPolicy {
             keep: true,
+            hold: true,
             ..first.plan.policy.clone()
         };
         let purged = purge(&first.plan.spec, &policy, self.stop);
-        let created = life.created();
         let result = purged.and_then(|p| {
             self.store.doc.purge = Some(p);
             self.store.save()?;
-            self.rounds(plan, created)
+            self.rounds(plan)
         });
         life.end();
         result
     }
 
     /// After the purge: wsat's one run, or steady's precondition and rounds.
-    fn rounds(&mut self, plan: &SuitePlan, created: bool) -> Result<Option<Error>> {
+    fn rounds(&mut self, plan: &SuitePlan) -> Result<Option<Error>> {
         let first = &plan.runs[0];
         let total = if plan.kind == StudyKind::Wsat {
             1
         } else {
             plan.max_rounds as usize + 1
         };
-        let out = self.run_one(0, total, first, Some(first.point.clone()), created)?;
+        let out = self.run_one(0, total, first, Some(first.point.clone()))?;
         if plan.kind == StudyKind::Wsat || out.failure.is_some() || self.stop.is_set() {
             return Ok(out.failure);
         }
@@ -67,7 +67,7 @@ impl StudyRunner<'_> {
                 ..round.point.clone()
             };
             let idx = self.store.doc.runs.len();
-            let out = self.run_one(idx, total, round, Some(point), created)?;
+            let out = self.run_one(idx, total, round, Some(point))?;
             if out.failure.is_some() || out.run.status != Status::Complete {
                 return Ok(out.failure);
             }

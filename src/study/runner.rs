@@ -20,41 +20,34 @@ use crate::study::store::{Filing, Store};
 /// A target file a study may create: removed at the end if it was not there before, unless
 /// the user asked to keep it.
 pub struct TargetLife {
-    /// Each target, and whether it existed before the study.
-    paths: Vec<(PathBuf, bool)>,
+    /// Every target of the study, each once.
+    paths: Vec<PathBuf>,
     keep: bool,
 }
 
 impl TargetLife {
-    /// Notes whether `path` exists now, before the study touches it.
+    /// The target `path` of a study; `keep` keeps a file the study creates.
     pub fn new(path: &str, keep: bool) -> TargetLife {
         TargetLife::of_all([path], keep)
     }
 
     /// [`TargetLife::new`] for every target of a study on several.
     pub fn of_all<'a>(paths: impl IntoIterator<Item = &'a str>, keep: bool) -> TargetLife {
-        let mut all: Vec<(PathBuf, bool)> = Vec::new();
+        let mut all: Vec<PathBuf> = Vec::new();
         for p in paths.into_iter().map(PathBuf::from) {
-            if !all.iter().any(|(q, _)| *q == p) {
-                let existed = p.exists();
-                all.push((p, existed));
+            if !all.contains(&p) {
+                all.push(p);
             }
         }
         TargetLife { paths: all, keep }
     }
 
-    /// Whether the study created a target (it is there now and was not before).
-    pub(crate) fn created(&self) -> bool {
-        self.paths.iter().any(|(p, existed)| !existed && p.exists())
-    }
-
-    /// Removes every target the study created (even if the run that made it failed
-    /// afterwards) that is a regular file, unless they are to be kept.
+    /// Removes each target the study created (even if the run that made it failed
+    /// afterwards), or marks it kept with `--keep`: only while the path still names the
+    /// file this process made and marked (`io::mark::release_held`).
     pub(crate) fn end(&self) {
-        for (path, existed) in &self.paths {
-            if !existed && !self.keep && path.is_file() {
-                let _ = std::fs::remove_file(path);
-            }
+        for path in &self.paths {
+            crate::io::mark::release_held(path, self.keep);
         }
     }
 }
@@ -75,19 +68,20 @@ impl<'a> StudyRunner<'a> {
         }
     }
 
-    /// Runs one run of a plan into the document at `idx`. `created` says the study made
-    /// the target (so later runs may write it again).
+    /// Runs one run of a plan into the document at `idx`. A file the run creates is held
+    /// for the study's next runs (they may write it because it bears this process's
+    /// mark, not because overwriting is allowed: a file put in its place meanwhile is
+    /// refused) and released by [`TargetLife::end`].
     pub(crate) fn run_one(
         &mut self,
         idx: usize,
         of: usize,
         r: &StudyRun,
         point: Option<crate::plan::StudyPoint>,
-        created: bool,
     ) -> Result<RunOutcome> {
         let policy = TargetPolicy {
             keep: true,
-            overwrite: r.plan.policy.overwrite || created,
+            hold: true,
             ..r.plan.policy.clone()
         };
         self.progress.run_started(idx, of, &r.plan.spec)?;
@@ -138,7 +132,6 @@ impl<'a> StudyRunner<'a> {
             .collect();
         preflight(&left)?;
         let started = Instant::now();
-        let mut created = false;
         let mut outcome: Result<Option<Error>> = Ok(None);
         for (i, r) in runs.iter().enumerate() {
             if done.get(i).copied().unwrap_or(false) {
@@ -158,10 +151,9 @@ impl<'a> StudyRunner<'a> {
                 .sum();
             self.progress.plan_position(started, left);
             let point = labelled.then(|| r.point.clone());
-            // The study's target is created by its first run and kept until the end.
-            match self.run_one(i, runs.len(), r, point, created) {
+            // The study's target is created by its first run and held until the end.
+            match self.run_one(i, runs.len(), r, point) {
                 Ok(out) => {
-                    created |= life.created();
                     if out.failure.is_some() {
                         outcome = Ok(out.failure);
                         break;

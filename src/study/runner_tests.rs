@@ -158,15 +158,76 @@ fn a_target_the_study_creates_is_removed_at_the_end() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("t.dat");
     let life = TargetLife::new(f.to_str().unwrap(), false);
-    std::fs::write(&f, b"x").unwrap();
-    assert!(life.created());
+    crate::io::mark::mark(&std::fs::File::create(&f).unwrap());
     life.end();
-    assert!(!f.exists());
-    // One that was there before stays.
+    assert!(!f.exists(), "the file this process marked is removed");
+    // A file this process did not mark stays (one that was there before, or one put in
+    // the place of the study's file).
     std::fs::write(&f, b"x").unwrap();
-    let life = TargetLife::new(f.to_str().unwrap(), false);
-    life.end();
+    TargetLife::new(f.to_str().unwrap(), false).end();
     assert!(f.exists());
+    // With --keep the study's file stays, marked kept (no longer tied to this process).
+    let g = dir.path().join("k.dat");
+    let file = std::fs::File::create(&g).unwrap();
+    crate::io::mark::mark(&file);
+    TargetLife::new(g.to_str().unwrap(), true).end();
+    assert!(g.exists());
+    assert_eq!(
+        crate::io::mark::read_mark(&file),
+        Some(crate::io::mark::Mark::Kept)
+    );
+}
+
+/// A file put in the place of the study's file between two of its runs is not written
+/// (the next run refuses it as any foreign file without --overwrite) and not removed at
+/// the end: the study holds its file by its mark, not by its name.
+#[test]
+fn a_file_swapped_in_between_runs_is_neither_written_nor_removed() {
+    struct Swap {
+        path: PathBuf,
+        foreign: PathBuf,
+    }
+    impl Sink for Swap {
+        fn run_started(&mut self, index: usize, _of: usize, _spec: &Spec) -> Result<bool> {
+            if index == 1 {
+                std::fs::rename(&self.foreign, &self.path).unwrap();
+            }
+            Ok(true)
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.dat");
+    let foreign = dir.path().join("precious");
+    let precious = vec![7u8; 1 << 20];
+    std::fs::write(&foreign, &precious).unwrap();
+    let file_run = || {
+        let mut r = null_run("1", Rw::Write, 1);
+        let spec = &mut r.plan.spec;
+        spec.target = f.display().to_string();
+        spec.engine = EngineKind::Psync;
+        spec.direct = false;
+        spec.size = Some(1 << 20);
+        spec.io_size = Some(256 << 10);
+        r
+    };
+    let mut plan = suite(vec![file_run(), file_run()], None);
+    plan.target = f.display().to_string();
+    let stop = StopFlag::new();
+    let mut sink = Swap {
+        path: f.clone(),
+        foreign: foreign.clone(),
+    };
+    let mut runner = StudyRunner::new(Store::new(None), &mut sink, &stop);
+    let out = runner.suite(&plan);
+    assert!(
+        matches!(&out, Err(crate::error::Error::Guard(m)) if m.contains("not created by iomark")),
+        "the second run refuses the foreign file: {out:?}"
+    );
+    assert_eq!(
+        std::fs::read(&f).unwrap(),
+        precious,
+        "not written, not removed"
+    );
 }
 
 /// A study whose second run fails after its first run created the target removes the

@@ -89,6 +89,10 @@ fn wsat_writes_its_volume_and_charts_it() {
             "wsat",
             "--qd",
             "8",
+            // 128 MiB on a loop device in memory takes about a second: sample often
+            // enough that the chart has the 3 intervals it needs however fast it is.
+            "--interval",
+            "20ms",
             "--allow-write-device",
             "-q",
             "-o",

@@ -98,8 +98,8 @@ fn fio_spellings_mean_what_they_mean_in_fio() {
 
 #[test]
 fn fio_habits_that_would_mislead_are_named() {
-    let err = refused(&["run", "--ioengine=libaio", "x.dat"]);
-    assert!(err.contains("libaio is not in iomark yet"), "{err}");
+    let err = refused(&["run", "--ioengine=posixaio", "x.dat"]);
+    assert!(err.contains("posixaio") && err.contains("libaio"), "{err}");
     let err = refused(&["run", "--bs", "4KB", "--size", "1m", "x.dat"]);
     assert!(
         err.contains("4000 bytes") && err.contains("write 4k"),

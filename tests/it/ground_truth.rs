@@ -64,22 +64,47 @@ fn loop_device_counters_match_iomark() {
     let Some(dev) = LoopDev::new(64 << 20, true) else {
         return;
     };
-    // Random offsets so the block layer has nothing to merge; queue depth 1 and 8.
-    check(
-        &dev,
-        "randwrite",
-        &["--allow-write-device", "--engine", "psync"],
-    );
-    check(&dev, "randread", &["--engine", "psync"]);
+    // Random offsets so the block layer has nothing to merge; every engine that reaches
+    // the device, at queue depth 1 and 8, with and without batching.
+    let mut engines: Vec<&[&str]> = vec![
+        &["--engine", "psync"],
+        &["--engine", "libaio", "--qd", "8"],
+        &[
+            "--engine",
+            "libaio",
+            "--qd",
+            "8",
+            "--batch-submit",
+            "4",
+            "--batch-complete",
+            "2",
+        ],
+    ];
     if iomark::io::engine::probe_io_uring().is_ok() {
-        check(
-            &dev,
-            "randwrite",
-            &["--allow-write-device", "--engine", "io_uring", "--qd", "8"],
-        );
-        check(&dev, "randread", &["--engine", "io_uring", "--qd", "8"]);
+        engines.extend([
+            &["--engine", "io_uring", "--qd", "8"][..],
+            &[
+                "--engine",
+                "io_uring",
+                "--qd",
+                "8",
+                "--batch-submit",
+                "4",
+                "--batch-complete",
+                "4",
+            ],
+            &[
+                "--engine", "io_uring", "--qd", "8", "--sqpoll", "--cpus", "0",
+            ],
+        ]);
     } else {
         require("io_uring", false);
+    }
+    for engine in engines {
+        let mut write = vec!["--allow-write-device"];
+        write.extend_from_slice(engine);
+        check(&dev, "randwrite", &write);
+        check(&dev, "randread", engine);
     }
 }
 

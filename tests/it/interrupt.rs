@@ -2,6 +2,7 @@
 //! interrupted) in the results file, removes the file it created, and exits 130 / 143.
 
 use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -261,12 +262,18 @@ fn a_killed_runs_file_is_removed_by_the_next_run() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("another iomark run"), "{err}");
+    killed_then_removed_by_the_next_run(&mut child, &target);
+}
+
+/// Kills `child` (SIGKILL), which leaves `target`; the next run on it takes it over and
+/// removes it at its end.
+fn killed_then_removed_by_the_next_run(child: &mut std::process::Child, target: &Path) {
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(target.exists(), "SIGKILL leaves the file");
     let out = iomark_process()
         .args(["run", "--rw", "randread", "--runtime", "0.2", "-q"])
-        .arg(&target)
+        .arg(target)
         .output()
         .unwrap();
     assert!(
@@ -323,4 +330,50 @@ fn ctrl_c_while_planning_ends_at_once() {
     assert!(took < Duration::from_secs(1), "took {took:?}");
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
+}
+
+/// A study (several runs on one file it made) killed after its first run leaves the file
+/// marked as its own, not as kept: the next run takes it over and removes it, as after a
+/// killed single run. (The study used to mark its file "kept" after its first run, so a
+/// SIGKILL left it for good.)
+#[test]
+fn a_killed_studys_file_is_removed_by_the_next_run() {
+    let dir = tmp();
+    let target = dir.path().join("t.dat");
+    let out_json = dir.path().join("qd.json");
+    let mut child = iomark_process()
+        .args([
+            "suite",
+            "qd",
+            "--qd",
+            "1,2",
+            "--rw",
+            "randread",
+            "--size",
+            "8m",
+            "--runtime",
+            "2",
+            "-q",
+            "-o",
+        ])
+        .arg(&out_json)
+        .arg(&target)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The document is saved after every repetition: once the first run has its one, the
+    // second run (2 s) is under way.
+    wait_until("the first run", || {
+        std::fs::read_to_string(&out_json)
+            .ok()
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+            .is_some_and(|d| {
+                d["runs"][0]["repetitions"]
+                    .as_array()
+                    .is_some_and(|r| !r.is_empty())
+            })
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    killed_then_removed_by_the_next_run(&mut child, &target);
 }

@@ -9,6 +9,7 @@ mod bounds;
 mod cli;
 mod data;
 mod dirty;
+mod engines;
 mod faultfs;
 mod faults;
 mod fio_habits;

@@ -73,6 +73,47 @@ fn dry_run_plans_every_preset() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
+/// The plan's JSON and its listing reckon the time alike: a steady study's 5 to 25
+/// rounds and its size-based precondition at the assumed rate are in both (the JSON used
+/// to leave both out, 60 s where the listing said 5:04 to 25:04).
+#[test]
+fn dry_run_json_and_listing_reckon_the_same_time() {
+    let dir = tmp();
+    let t = dir.path().join("t.dat");
+    let t = t.to_str().unwrap();
+    let plan = dry_run(&["steady", "--size", "1g", t]);
+    let runs = plan["runs"].as_array().unwrap();
+    let pre = &runs[0];
+    assert_eq!(pre["estimate_basis"], "assumed_rate");
+    let assumed = plan["assumed_bytes_per_s"].as_f64().unwrap();
+    // Two passes over 1 GiB at the assumed rate.
+    let want = 2.0 * (1u64 << 30) as f64 / assumed;
+    assert!(
+        (pre["estimate_s"].as_f64().unwrap() - want).abs() < 1e-6,
+        "{pre}"
+    );
+    let round = runs[1]["estimate_s"].as_f64().unwrap();
+    assert_eq!(runs[1]["estimate_basis"], "runtime");
+    let (lo, hi) = (
+        plan["estimate_s"].as_f64().unwrap(),
+        plan["estimate_max_s"].as_f64().unwrap(),
+    );
+    assert_eq!(plan["rounds"]["min"], 5);
+    assert_eq!(plan["rounds"]["max"], 25);
+    assert!((lo - (want + 5.0 * round)).abs() < 1e-6, "{plan}");
+    assert!((hi - (want + 25.0 * round)).abs() < 1e-6, "{plan}");
+    let out = iomark()
+        .args(["suite", "steady", "--size", "1g", "--dry-run", t])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mmss = |s: f64| format!("{}:{:02}", s as u64 / 60, s as u64 % 60);
+    let line = format!("estimated total: {} to {}", mmss(lo), mmss(hi));
+    assert!(text.contains(&line), "{line:?} not in {text}");
+    assert!(text.contains(&format!("~{}", mmss(want))), "{text}");
+}
+
 #[test]
 fn dry_run_plans_a_matrix_file() {
     let dir = tmp();

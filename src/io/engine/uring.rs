@@ -12,6 +12,10 @@ use std::os::fd::{AsRawFd, BorrowedFd};
 use io_uring::{IoUring, opcode, squeue, types};
 
 use super::{BufferPool, Completion, Engine, Op, Queued, Request};
+use crate::plan::spec::EngineOpts;
+
+/// How long an idle SQPOLL thread keeps polling before it sleeps (the worker wakes it).
+const SQPOLL_IDLE_MS: u32 = 1000;
 
 pub(crate) struct UringEngine<'fd> {
     // Both dropped by hand in `Drop`: first every in-flight request is waited for, then
@@ -20,6 +24,10 @@ pub(crate) struct UringEngine<'fd> {
     pool: ManuallyDrop<BufferPool>,
     /// Requests queued and not yet reaped.
     pending: usize,
+    /// Requests queued and not yet handed to the kernel.
+    unsubmitted: usize,
+    batch_submit: usize,
+    batch_complete: usize,
     fixed_buffers: bool,
     /// The file is registered with the ring by number: the borrow keeps it open for as
     /// long as the ring may use it.
@@ -27,22 +35,41 @@ pub(crate) struct UringEngine<'fd> {
 }
 
 impl<'fd> UringEngine<'fd> {
-    /// Sets up a ring deep enough for `qd` requests on `fd`.
+    /// Sets up a ring deep enough for `qd` requests on `fd`, with the options of `opts`
+    /// (SQPOLL, IOPOLL, batching).
     pub(crate) fn new(
         fd: BorrowedFd<'fd>,
         pool: BufferPool,
         qd: usize,
+        opts: &EngineOpts,
     ) -> io::Result<UringEngine<'fd>> {
         let entries = (qd.max(1) as u32).next_power_of_two();
-        // Single issuer + deferred task work: completions are posted only when this thread
-        // asks for them (in `submit`), so it is not interrupted while it prepares the next
-        // batch. Older kernels refuse the flags; fall back step by step.
-        let ring = IoUring::builder()
-            .setup_single_issuer()
-            .setup_defer_taskrun()
-            .build(entries)
-            .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
-            .or_else(|_| IoUring::new(entries))?;
+        let ring = if opts.sqpoll || opts.hipri {
+            // A polling thread or polled completions: the caller asked for these flags,
+            // so a kernel that refuses them is an error, not a reason to fall back.
+            let mut b = IoUring::builder();
+            if opts.sqpoll {
+                b.setup_sqpoll(SQPOLL_IDLE_MS);
+                if let Some(cpu) = opts.sqpoll_cpu {
+                    b.setup_sqpoll_cpu(cpu);
+                }
+            }
+            if opts.hipri {
+                b.setup_iopoll();
+            }
+            b.build(entries)?
+        } else {
+            // Single issuer + deferred task work: completions are posted only when this
+            // thread asks for them (in `submit`), so it is not interrupted while it
+            // prepares the next batch. Older kernels refuse the flags; fall back step by
+            // step.
+            IoUring::builder()
+                .setup_single_issuer()
+                .setup_defer_taskrun()
+                .build(entries)
+                .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
+                .or_else(|_| IoUring::new(entries))?
+        };
         ring.submitter().register_files(&[fd.as_raw_fd()])?;
         let iovecs: Vec<libc::iovec> = (0..pool.slots() as u32)
             .map(|s| libc::iovec {
@@ -57,6 +84,9 @@ impl<'fd> UringEngine<'fd> {
             ring: ManuallyDrop::new(ring),
             pool: ManuallyDrop::new(pool),
             pending: 0,
+            unsubmitted: 0,
+            batch_submit: opts.batch_submit.max(1) as usize,
+            batch_complete: opts.batch_complete.max(1) as usize,
             fixed_buffers,
             _fd: PhantomData,
         })
@@ -97,6 +127,7 @@ impl Engine for UringEngine<'_> {
         match unsafe { self.ring.submission().push(&e) } {
             Ok(()) => {
                 self.pending += 1;
+                self.unsubmitted += 1;
                 Ok(Queued::Queued)
             }
             Err(_) => Ok(Queued::Busy),
@@ -104,8 +135,19 @@ impl Engine for UringEngine<'_> {
     }
 
     fn submit(&mut self, wait_for: usize) -> io::Result<()> {
-        match self.ring.submit_and_wait(wait_for) {
-            Ok(_) => Ok(()),
+        if wait_for == 0 && self.unsubmitted < self.batch_submit {
+            return Ok(());
+        }
+        // Never wait for more than is in flight: that would wait forever.
+        let want = match wait_for {
+            0 => 0,
+            w => w.max(self.batch_complete).min(self.pending),
+        };
+        match self.ring.submit_and_wait(want) {
+            Ok(_) => {
+                self.unsubmitted = 0;
+                Ok(())
+            }
             // The completion ring is full: the caller must reap first.
             Err(e) if e.raw_os_error() == Some(crate::io::sys::EBUSY) => Ok(()),
             Err(e) => Err(e),

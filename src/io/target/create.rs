@@ -25,6 +25,7 @@ impl Target {
             .read(true)
             .write(true)
             .create_new(true)
+            .custom_flags(sync_flags(spec))
             .open(&path)
             .map_err(|e| open_error(&path, &e, false, true))?;
         let md = file.metadata().ok();
@@ -43,6 +44,7 @@ impl Target {
             created: true,
             identity,
             keep: false,
+            hold: false,
             device: md.as_ref().and_then(BlockDev::of_metadata),
             fs: FsInfo::of_path(&path),
         };
@@ -81,6 +83,7 @@ impl Target {
             }
         }
         t.keep = policy.keep;
+        t.hold = policy.hold;
         Ok(t)
     }
 
@@ -119,6 +122,20 @@ impl Target {
                 self.path.display(),
                 fmt_size(self.span)
             )));
+        }
+        if spec.engine_opts.hipri {
+            let queue = self
+                .device
+                .as_ref()
+                .map(|d| d.disk_dir().join("queue/io_poll"));
+            let polls = queue.as_ref().and_then(|q| fs::read_to_string(q).ok());
+            if polls.as_deref().map(str::trim) != Some("1") {
+                return Err(Error::usage(format!(
+                    "--hipri polls the device for completions and {} is not on one with poll queues ({} is not 1); drop --hipri, or give NVMe poll queues (nvme.poll_queues=N)",
+                    self.path.display(),
+                    queue.map_or("no block device".into(), |q| q.display().to_string())
+                )));
+            }
         }
         if !spec.direct {
             return Ok(());

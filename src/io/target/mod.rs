@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result, describe_io};
 use crate::io::env::BlockDev;
 use crate::io::sys;
+use crate::plan::engine::SyncMode;
 use crate::plan::spec::{Spec, TargetPolicy};
 use crate::results::env::FsInfo;
 use crate::results::schema::{Purge, TargetKind};
@@ -45,6 +46,8 @@ pub(crate) struct Target {
     /// Device and inode of the file iomark created, checked again before removing it.
     identity: Option<(u64, u64)>,
     keep: bool,
+    /// A study holds the file after this run (see `TargetPolicy::hold`).
+    hold: bool,
     /// The block device whose counters show what reached the hardware.
     pub device: Option<BlockDev>,
     /// The filesystem a file target lives on.
@@ -65,6 +68,16 @@ fn in_use_refusal(path: &Path, use_: &crate::io::guard::InUse) -> Error {
         "refusing to write {}: {use_}; iomark never writes a device in use, whatever the flags",
         path.display()
     ))
+}
+
+/// The open flag of `--sync-mode` (none: 0). O_SYNC cannot be set on an open descriptor
+/// (F_SETFL ignores it), so it is given at open.
+fn sync_flags(spec: &Spec) -> i32 {
+    match spec.engine_opts.sync_mode {
+        SyncMode::None => 0,
+        SyncMode::Sync => sys::O_SYNC,
+        SyncMode::Dsync => sys::O_DSYNC,
+    }
 }
 
 /// The alignment O_DIRECT needs on `file`: statx's DIO alignment where the kernel reports
@@ -178,6 +191,7 @@ impl Target {
                 created: false,
                 identity: None,
                 keep: true,
+                hold: false,
                 device: None,
                 fs: None,
             });
@@ -213,7 +227,7 @@ impl Target {
         let md =
             fs::symlink_metadata(&resolved).map_err(|e| open_error(&path, &e, false, false))?;
         Self::kind_allowed(&md, &path, spec, policy)?;
-        let file = Self::open_nofollow(&path, &resolved, writes)?;
+        let file = Self::open_nofollow(&path, &resolved, writes, sync_flags(spec))?;
         let md = file
             .metadata()
             .map_err(|e| Error::io(format!("cannot stat {}", path.display()), &e))?;
@@ -254,6 +268,7 @@ impl Target {
             t.created = true;
             t.identity = Some((md.dev(), md.ino()));
             t.keep = policy.keep;
+            t.hold = policy.hold;
             unfinished(&t.path, t.identity, true);
         }
         Ok(t)
@@ -298,8 +313,8 @@ impl Target {
     /// that is mounted or claimed by RAID, LVM, device-mapper or swap, and no one can
     /// mount or claim it while iomark holds it. (Linux ignores O_EXCL without O_CREAT for
     /// anything but a block device.)
-    fn open_nofollow(path: &Path, resolved: &Path, writes: bool) -> Result<File> {
-        let mut flags = sys::O_NOFOLLOW | sys::O_NONBLOCK | sys::O_NOCTTY;
+    fn open_nofollow(path: &Path, resolved: &Path, writes: bool, sync: i32) -> Result<File> {
+        let mut flags = sys::O_NOFOLLOW | sys::O_NONBLOCK | sys::O_NOCTTY | sync;
         if writes {
             flags |= sys::O_EXCL;
         }
@@ -432,6 +447,7 @@ impl Target {
             created: false,
             identity: None,
             keep: policy.keep,
+            hold: false,
             device,
             fs,
         };
@@ -505,6 +521,12 @@ impl Target {
     }
 
     fn remove_created(&mut self) -> Result<()> {
+        if self.created && self.hold {
+            // The study keeps it for its next runs, still marked as this process's and
+            // registered as unfinished, until it releases it at its end.
+            self.created = false;
+            return Ok(());
+        }
         unfinished(&self.path, self.identity, false);
         if self.created
             && self.keep

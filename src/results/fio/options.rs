@@ -98,11 +98,7 @@ pub(super) fn job_spec(name: &str, opts: &Opts, rw: Option<Rw>, bs: u64, kb: u64
     // fio says direct I/O two ways: direct=1, or buffered=0.
     spec.direct = opts.flag("direct") == Some(true) || opts.flag("buffered") == Some(false);
     let engine = opts.get("ioengine").unwrap_or("psync");
-    spec.engine = match engine {
-        "io_uring" => EngineKind::IoUring,
-        "null" => EngineKind::Null,
-        _ => EngineKind::Psync,
-    };
+    spec.engine = EngineKind::parse(engine).unwrap_or(EngineKind::Psync);
     spec.runtime_s = opts
         .get("runtime")
         .and_then(|s| crate::units::parse_duration(s).ok())

@@ -1,0 +1,119 @@
+//! The mmap engine: the job's span of the file or block device is mapped shared into
+//! memory once; a read copies from the mapping into the slot's buffer, a write copies the
+//! buffer into the mapping (the page cache; writeback happens later), and an fsync is an
+//! `msync` of the whole mapping. One request at a time, done in `submit`, like psync.
+//! Page faults are the I/O: `madvise` says whether the pattern is random or sequential.
+
+use std::io;
+use std::os::fd::BorrowedFd;
+
+use super::{BufferPool, Completion, Engine, Op, Queued, Request};
+use crate::io::sys;
+
+pub(crate) struct MmapEngine {
+    map: *mut u8,
+    map_len: usize,
+    /// The file offset the mapping starts at (the span's start rounded down to a page).
+    map_start: u64,
+    writable: bool,
+    pool: BufferPool,
+    queued: Vec<Request>,
+    done: Vec<Completion>,
+}
+
+impl MmapEngine {
+    /// Maps `span` bytes of `fd` from `base`; writable when the workload writes.
+    pub(crate) fn new(
+        fd: BorrowedFd,
+        pool: BufferPool,
+        base: u64,
+        span: u64,
+        writable: bool,
+        random: bool,
+    ) -> io::Result<MmapEngine> {
+        let map_start = base - base % sys::page_size();
+        let map_len = usize::try_from(span + (base - map_start))
+            .map_err(|_| io::Error::other("the span is too large to map"))?;
+        let map = sys::map_shared(fd, map_start, map_len, writable, random)?;
+        Ok(MmapEngine {
+            map,
+            map_len,
+            map_start,
+            writable,
+            pool,
+            queued: Vec::with_capacity(1),
+            done: Vec::with_capacity(1),
+        })
+    }
+
+    fn execute(&mut self, req: Request) -> i64 {
+        if req.op == Op::Fsync {
+            // SAFETY: the mapping made in `new`, unmapped only in `Drop`.
+            return unsafe { sys::msync(self.map, self.map_len) };
+        }
+        let at = req.offset.checked_sub(self.map_start).map(|a| a as usize);
+        let len = req.len as usize;
+        let Some(at) = at.filter(|a| a.checked_add(len).is_some_and(|e| e <= self.map_len)) else {
+            return -(sys::EINVAL as i64);
+        };
+        if req.op == Op::Write && !self.writable {
+            return -(libc::EBADF as i64);
+        }
+        let buf = self
+            .pool
+            .slot_ptr(req.slot)
+            .wrapping_add(req.buf_off as usize);
+        // SAFETY: `at..at+len` lies inside the mapping (checked above) and
+        // `buf..buf+len` inside the slot (the worker never asks for more than a slot
+        // holds); the two never overlap (the pool is heap memory, not the mapping); the
+        // request is synchronous, so nothing else touches the slot meanwhile. A file
+        // shortened under us by someone else would raise SIGBUS here: the target keeps the
+        // file at least as long as the span, and iomark refuses files in use by another run.
+        unsafe {
+            let m = self.map.add(at);
+            match req.op {
+                Op::Read => std::ptr::copy_nonoverlapping(m, buf, len),
+                _ => std::ptr::copy_nonoverlapping(buf, m, len),
+            }
+        }
+        req.len as i64
+    }
+}
+
+impl Engine for MmapEngine {
+    #[inline]
+    fn queue(&mut self, req: Request) -> io::Result<Queued> {
+        self.queued.push(req);
+        Ok(Queued::Queued)
+    }
+
+    fn submit(&mut self, _wait_for: usize) -> io::Result<()> {
+        for i in 0..self.queued.len() {
+            let req = self.queued[i];
+            let result = self.execute(req);
+            self.done.push(Completion {
+                slot: req.slot,
+                result,
+            });
+        }
+        self.queued.clear();
+        Ok(())
+    }
+
+    #[inline]
+    fn reap(&mut self, out: &mut Vec<Completion>) {
+        out.append(&mut self.done);
+    }
+
+    unsafe fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        // SAFETY: the caller guarantees that no request on `slot` is in flight.
+        unsafe { self.pool.slot_mut(slot) }
+    }
+}
+
+impl Drop for MmapEngine {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`; nothing uses it after the engine is gone.
+        unsafe { sys::unmap(self.map, self.map_len) };
+    }
+}

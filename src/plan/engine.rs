@@ -1,0 +1,396 @@
+//! Engines as the plan sees them: the closed set of [`EngineKind`]s with what each can do
+//! ([`Caps`]), and the engine options of a run ([`EngineOpts`]: O_SYNC/O_DSYNC, submission
+//! and completion batching, io_uring's SQPOLL and polled completions, CPU pinning), parsed
+//! from the run options and checked against the engine. Nothing here touches the system:
+//! whether a device has poll queues or a CPU exists is checked when the run starts.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::plan::options::RunOptions;
+use crate::plan::resolve::count_opt;
+
+/// What an engine can do, so callers ask instead of comparing engine names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// It needs an open file descriptor (every engine that does real I/O).
+    pub needs_fd: bool,
+    /// It reaches the kernel at all (`null` does not).
+    pub does_io: bool,
+    /// The deepest queue one instance keeps in flight (psync: 1).
+    pub max_qd: u32,
+    /// It can bypass the page cache with O_DIRECT (mmap cannot).
+    pub direct: bool,
+    /// Requests are in flight while the thread goes on (batching options apply).
+    pub asynchronous: bool,
+}
+
+/// The I/O engine, modelled on fio's ioengines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// `pread`/`pwrite`, one I/O at a time per job.
+    Psync,
+    /// Linux io_uring with registered buffers and files.
+    IoUring,
+    /// Linux native AIO (`io_submit`/`io_getevents`), as fio's libaio engine.
+    Libaio,
+    /// The span mapped into memory; reads and writes are copies (`msync` to flush).
+    Mmap,
+    /// No I/O at all: measures iomark's own cost per operation.
+    Null,
+}
+
+impl EngineKind {
+    /// Every engine, in the order the help names them.
+    pub const ALL: [EngineKind; 5] = [
+        EngineKind::IoUring,
+        EngineKind::Libaio,
+        EngineKind::Psync,
+        EngineKind::Mmap,
+        EngineKind::Null,
+    ];
+
+    /// What the engine can do.
+    pub fn caps(self) -> Caps {
+        let (needs_fd, max_qd, direct, asynchronous) = match self {
+            EngineKind::Null => (false, 4096, true, false),
+            EngineKind::Psync => (true, 1, true, false),
+            EngineKind::IoUring | EngineKind::Libaio => (true, 4096, true, true),
+            EngineKind::Mmap => (true, 1, false, false),
+        };
+        Caps {
+            needs_fd,
+            does_io: needs_fd,
+            max_qd,
+            direct,
+            asynchronous,
+        }
+    }
+
+    /// The name used on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Psync => "psync",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Libaio => "libaio",
+            EngineKind::Mmap => "mmap",
+            EngineKind::Null => "null",
+        }
+    }
+
+    /// Parses a command-line name.
+    pub(crate) fn parse(s: &str) -> Option<EngineKind> {
+        match s {
+            "io-uring" | "uring" => Some(EngineKind::IoUring),
+            _ => EngineKind::ALL.into_iter().find(|e| e.name() == s),
+        }
+    }
+}
+
+/// How writes reach stable storage: the target is opened with this flag.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncMode {
+    /// Neither flag: writes may sit in caches until a flush.
+    #[default]
+    None,
+    /// `O_SYNC`: each write returns once data and metadata are stable (IOzone's `-o`,
+    /// fio's `sync=1`).
+    Sync,
+    /// `O_DSYNC`: each write returns once its data (and the metadata needed to read it)
+    /// are stable (fio's `sync=dsync`).
+    Dsync,
+}
+
+impl SyncMode {
+    fn is_none(&self) -> bool {
+        *self == SyncMode::None
+    }
+}
+
+/// The engine options of a run. Field names are the results schema's `engine_opts`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineOpts {
+    /// The target is opened with `O_SYNC` or `O_DSYNC` (`--sync-mode`).
+    #[serde(default, skip_serializing_if = "SyncMode::is_none")]
+    pub sync_mode: SyncMode,
+    /// Requests handed to the kernel in one call (`--batch-submit`; 1: each at once).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub batch_submit: u32,
+    /// Completions waited for in one call, when that many are in flight
+    /// (`--batch-complete`; 1: return at the first).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub batch_complete: u32,
+    /// io_uring: a kernel thread polls the submission ring (`--sqpoll`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sqpoll: bool,
+    /// io_uring: the CPU the SQPOLL thread is pinned to (`--sqpoll-cpu`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll_cpu: Option<u32>,
+    /// io_uring: completions are polled from the device (IOPOLL, `--hipri`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub hipri: bool,
+    /// Job `j` runs pinned to CPU `cpus[j % cpus.len()]` (`--cpus`); empty: anywhere.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpus: Vec<u32>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+
+impl Default for EngineOpts {
+    fn default() -> Self {
+        EngineOpts {
+            sync_mode: SyncMode::None,
+            batch_submit: 1,
+            batch_complete: 1,
+            sqpoll: false,
+            sqpoll_cpu: None,
+            hipri: false,
+            cpus: Vec::new(),
+        }
+    }
+}
+
+/// The largest CPU number `--cpus` and `--sqpoll-cpu` accept (the kernel's default
+/// `CPU_SETSIZE` is 1024).
+pub(crate) const MAX_CPU: u32 = 1023;
+
+/// Parses a CPU list: `0,2`, `0-3`, `0-1,6`.
+pub(crate) fn parse_cpus(text: &str) -> Result<Vec<u32>> {
+    let bad = || {
+        Error::usage(format!(
+            "--cpus '{text}' is not a CPU list; use numbers and ranges such as 0,1 or 0-3 (at most {MAX_CPU})"
+        ))
+    };
+    let mut cpus = Vec::new();
+    for part in text.split(',').map(str::trim) {
+        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+        let lo: u32 = lo.trim().parse().map_err(|_| bad())?;
+        let hi: u32 = hi.trim().parse().map_err(|_| bad())?;
+        if lo > hi || hi > MAX_CPU {
+            return Err(bad());
+        }
+        cpus.extend(lo..=hi);
+    }
+    Ok(cpus)
+}
+
+/// A CPU list as `--cpus` takes it: `0-3,6`.
+pub(crate) fn fmt_cpus(cpus: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        parts.push(match j > i {
+            true => format!("{}-{}", cpus[i], cpus[j]),
+            false => cpus[i].to_string(),
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+impl EngineOpts {
+    /// Whether nothing was asked beyond the defaults (not written into results then).
+    pub fn is_default(&self) -> bool {
+        *self == EngineOpts::default()
+    }
+
+    /// The engine options given in `o`.
+    pub(crate) fn from_options(o: &RunOptions) -> Result<EngineOpts> {
+        let sync_mode = match o.text("sync-mode") {
+            None | Some("none" | "0") => SyncMode::None,
+            Some("sync" | "1") => SyncMode::Sync,
+            Some("dsync") => SyncMode::Dsync,
+            Some(other) => {
+                return Err(Error::usage(format!(
+                    "--sync-mode {other} is unknown; use none, sync or dsync"
+                )));
+            }
+        };
+        let batch = |name: &str| -> Result<u32> {
+            let opt = format!("--{name}");
+            let v: u32 = count_opt(&opt, o.text_or_default(name), "a whole number")?;
+            if v == 0 {
+                return Err(Error::usage(format!(
+                    "{opt} 0 is out of range; use 1 (one at a time) up to --qd"
+                )));
+            }
+            Ok(v)
+        };
+        let sqpoll_cpu = match o.text("sqpoll-cpu") {
+            Some(t) => Some(count_opt("--sqpoll-cpu", t, "a CPU number")?)
+                .filter(|&c| c <= MAX_CPU)
+                .ok_or_else(|| {
+                    Error::usage(format!(
+                        "--sqpoll-cpu {t} is out of range; use 0 to {MAX_CPU}"
+                    ))
+                })
+                .map(Some)?,
+            None => None,
+        };
+        Ok(EngineOpts {
+            sync_mode,
+            batch_submit: batch("batch-submit")?,
+            batch_complete: batch("batch-complete")?,
+            sqpoll: o.on("sqpoll"),
+            sqpoll_cpu,
+            hipri: o.on("hipri"),
+            cpus: o
+                .text("cpus")
+                .map(parse_cpus)
+                .transpose()?
+                .unwrap_or_default(),
+        })
+    }
+
+    /// Refuses an option the engine cannot honour, one line naming both.
+    pub(crate) fn check(&self, engine: EngineKind, qd: u32, direct: bool) -> Result<()> {
+        let name = engine.name();
+        if engine != EngineKind::IoUring {
+            for (on, opt) in [(self.sqpoll, "--sqpoll"), (self.hipri, "--hipri")] {
+                if on {
+                    return Err(Error::usage(format!(
+                        "{opt} is an io_uring option and --engine {name} has no ring; use --engine io_uring or drop {opt}"
+                    )));
+                }
+            }
+        }
+        if self.hipri && !direct {
+            return Err(Error::usage(
+                "--hipri polls the device for completions of direct I/O; drop --buffered or --hipri",
+            ));
+        }
+        for (v, opt) in [
+            (self.batch_submit, "--batch-submit"),
+            (self.batch_complete, "--batch-complete"),
+        ] {
+            if v > 1 && !engine.caps().asynchronous {
+                return Err(Error::usage(format!(
+                    "{opt} {v} batches asynchronous requests and --engine {name} does one at a time; use --engine io_uring or libaio, or drop {opt}"
+                )));
+            }
+            if v > qd {
+                return Err(Error::usage(format!(
+                    "{opt} {v} is more than --qd {qd} requests in flight; use at most {qd}"
+                )));
+            }
+        }
+        if self.sync_mode != SyncMode::None && !engine.caps().direct {
+            return Err(Error::usage(format!(
+                "--sync-mode applies to write calls and --engine {name} writes by storing into a mapping; use --fsync N (msync) instead"
+            )));
+        }
+        if self.sync_mode != SyncMode::None && !engine.caps().does_io {
+            return Err(Error::usage(
+                "--sync-mode changes how the target is opened and --engine null opens none; drop it",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(parse_cpus("0,2").unwrap(), vec![0, 2]);
+        assert_eq!(parse_cpus("0-3").unwrap(), vec![0, 1, 2, 3]);
+        assert_eq!(parse_cpus(" 1 , 4-5").unwrap(), vec![1, 4, 5]);
+        assert_eq!(fmt_cpus(&[0, 1, 2, 3, 6, 8, 9]), "0-3,6,8-9");
+        assert_eq!(parse_cpus(&fmt_cpus(&[1, 3, 4])).unwrap(), vec![1, 3, 4]);
+        for bad in ["", "a", "3-1", "0-", "1024", "0,,1"] {
+            let e = parse_cpus(bad).unwrap_err().to_string();
+            assert!(e.contains("--cpus") && e.contains("0-3"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for e in EngineKind::ALL {
+            assert_eq!(EngineKind::parse(e.name()), Some(e));
+        }
+        assert_eq!(EngineKind::parse("uring"), Some(EngineKind::IoUring));
+        assert_eq!(EngineKind::parse("posixaio"), None);
+    }
+
+    #[test]
+    fn checks_name_the_option_and_the_engine() {
+        let o = |f: fn(&mut EngineOpts)| {
+            let mut o = EngineOpts::default();
+            f(&mut o);
+            o
+        };
+        let cases: [(EngineOpts, EngineKind, u32, bool, &str); 6] = [
+            (
+                o(|o| o.sqpoll = true),
+                EngineKind::Libaio,
+                8,
+                true,
+                "--sqpoll",
+            ),
+            (
+                o(|o| o.hipri = true),
+                EngineKind::IoUring,
+                8,
+                false,
+                "--buffered",
+            ),
+            (
+                o(|o| o.batch_submit = 4),
+                EngineKind::Psync,
+                1,
+                true,
+                "psync",
+            ),
+            (
+                o(|o| o.batch_complete = 16),
+                EngineKind::Libaio,
+                8,
+                true,
+                "--qd 8",
+            ),
+            (
+                o(|o| o.sync_mode = SyncMode::Dsync),
+                EngineKind::Mmap,
+                1,
+                false,
+                "msync",
+            ),
+            (
+                o(|o| o.sync_mode = SyncMode::Sync),
+                EngineKind::Null,
+                1,
+                true,
+                "null",
+            ),
+        ];
+        for (opts, engine, qd, direct, needle) in cases {
+            let e = opts.check(engine, qd, direct).unwrap_err().to_string();
+            assert!(e.contains(needle) && !e.contains('\n'), "{e}");
+        }
+        let fine = o(|o| {
+            o.batch_submit = 8;
+            o.batch_complete = 4;
+            o.sync_mode = SyncMode::Dsync;
+        });
+        assert!(fine.check(EngineKind::Libaio, 8, true).is_ok());
+        assert!(fine.check(EngineKind::IoUring, 8, false).is_ok());
+    }
+}

@@ -1,0 +1,292 @@
+//! Every engine against something real: `--verify` reads back what each engine wrote,
+//! mmap's bytes against the block layer's counters, `--sync-mode` against the device's
+//! flush counter, `--cpus` against the kernel's view of the worker threads, and the
+//! refusals of options an engine or a device cannot honour. (Each engine's I/O and byte
+//! counts against /sys/block are in `ground_truth`; engine conformance in
+//! `src/io/engine/mod.rs`.)
+
+use crate::common::{
+    LoopDev, assert_refused, assert_success, iomark, iomark_process, require, run_json, tmp,
+};
+
+/// The engines that reach the kernel, with a queue depth each can honour.
+fn real_engines() -> Vec<Vec<&'static str>> {
+    let mut e = vec![
+        vec!["--engine", "psync"],
+        vec!["--engine", "libaio", "--qd", "8"],
+        vec!["--engine", "libaio", "--qd", "8", "--buffered"],
+        vec!["--engine", "mmap"],
+    ];
+    if require("io_uring", iomark::io::engine::probe_io_uring().is_ok()) {
+        e.push(vec![
+            "--engine",
+            "io_uring",
+            "--qd",
+            "8",
+            "--batch-submit",
+            "2",
+        ]);
+    }
+    e
+}
+
+#[test]
+fn verify_reads_back_clean_with_every_engine() {
+    let dir = tmp();
+    for engine in real_engines() {
+        let f = dir.path().join("v.dat");
+        let mut args = vec![
+            "run", "--rw", "randrw", "--size", "4m", "--verify", "--json", "-q",
+        ];
+        args.extend_from_slice(&engine);
+        let out = iomark().args(&args).arg(&f).output().unwrap();
+        assert_success(&out);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = &doc["runs"][0]["repetitions"][0]["verify"];
+        assert!(v["blocks"].as_u64().unwrap() > 100, "{engine:?}: {v}");
+        assert_eq!(v["good"], v["blocks"], "{engine:?}: {v}");
+        assert_eq!(doc["runs"][0]["spec"]["engine"], engine[1]);
+    }
+}
+
+#[test]
+fn mmap_bytes_match_the_block_layer() {
+    let Some(dev) = LoopDev::new(32 << 20, true) else {
+        return;
+    };
+    let path = dev.path().to_str().unwrap().to_string();
+    // The whole device written once through the mapping, flushed (msync) at the end:
+    // every byte reaches the device.
+    let before = dev.stat();
+    let doc = run_json(&[
+        "run",
+        "--engine",
+        "mmap",
+        "--rw",
+        "write",
+        "--bs",
+        "64k",
+        "--end-fsync",
+        "--allow-write-device",
+        &path,
+    ]);
+    let after = dev.stat();
+    let rep = &doc["runs"][0]["repetitions"][0];
+    assert_eq!(rep["write"]["bytes"], 32u64 << 20);
+    assert_eq!(doc["runs"][0]["spec"]["direct"], false);
+    let k_written = (after[3] - before[3]) * 512;
+    assert_eq!(k_written, 32 << 20, "the kernel wrote {k_written}");
+    // Read back through a fresh mapping (the device's cache is dropped first): the page
+    // faults are the reads.
+    let before = dev.stat();
+    let doc = run_json(&[
+        "run", "--engine", "mmap", "--rw", "read", "--bs", "64k", &path,
+    ]);
+    let after = dev.stat();
+    assert_eq!(
+        doc["runs"][0]["repetitions"][0]["read"]["bytes"],
+        32u64 << 20
+    );
+    let k_read = (after[1] - before[1]) * 512;
+    assert_eq!(k_read, 32 << 20, "the kernel read {k_read}");
+}
+
+/// Flush requests the device completed (field 16 of /sys/block/DEV/stat).
+fn flushes(dev: &LoopDev) -> u64 {
+    let text = std::fs::read_to_string(format!("/sys/block/{}/stat", dev.name())).unwrap();
+    text.split_whitespace()
+        .nth(15)
+        .map_or(0, |f| f.parse().unwrap())
+}
+
+#[test]
+fn sync_mode_makes_every_write_stable() {
+    // A loop device has a volatile write cache: each O_DSYNC or O_SYNC write is followed
+    // by (at least) one flush, and plain writes by none.
+    let Some(dev) = LoopDev::new(16 << 20, true) else {
+        return;
+    };
+    let path = dev.path().to_str().unwrap().to_string();
+    for engine in real_engines().into_iter().filter(|e| e[1] != "mmap") {
+        for (mode, stable) in [("none", false), ("dsync", true), ("sync", true)] {
+            let before = flushes(&dev);
+            let mut args = vec![
+                "run",
+                "--rw",
+                "randwrite",
+                "--bs",
+                "4k",
+                "--io-size",
+                "256k",
+                "--allow-write-device",
+                "--sync-mode",
+                mode,
+            ];
+            // One write at a time: concurrent flushes may be merged into one.
+            let skip = ["--qd", "8", "--batch-submit", "2"];
+            args.extend(engine.iter().filter(|a| !skip.contains(a)));
+            args.push(&path);
+            let doc = run_json(&args);
+            let n = flushes(&dev) - before;
+            let spec = &doc["runs"][0]["spec"];
+            if stable {
+                assert!(n >= 64, "{engine:?} {mode}: {n} flushes for 64 writes");
+                assert_eq!(spec["engine_opts"]["sync_mode"], mode, "recorded");
+                let name = doc["runs"][0]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                assert!(
+                    name.ends_with(&format!(" O_{}", mode.to_uppercase())),
+                    "{name}"
+                );
+            } else {
+                assert_eq!(n, 0, "{engine:?}: plain writes flushed");
+            }
+        }
+    }
+}
+
+#[test]
+fn cpus_pins_each_job_to_its_cpu() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if !require("two CPUs", cpus >= 2) {
+        return;
+    }
+    let mut child = iomark_process()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--runtime",
+            "3s",
+            "--jobs",
+            "2",
+        ])
+        .args(["--cpus", "1,0", "-q"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let mut lists = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{}/task", child.id())).unwrap() {
+        let status =
+            std::fs::read_to_string(task.unwrap().path().join("status")).unwrap_or_default();
+        if let Some(l) = status.lines().find(|l| l.starts_with("Cpus_allowed_list:")) {
+            lists.push(l.split_whitespace().nth(1).unwrap_or("").to_string());
+        }
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    lists.sort();
+    // Job 0 on CPU 1, job 1 on CPU 0; the main thread and others stay unpinned.
+    assert!(
+        lists.contains(&"0".to_string()) && lists.contains(&"1".to_string()),
+        "{lists:?}"
+    );
+    assert!(
+        lists.iter().filter(|l| l.len() == 1).count() == 2,
+        "{lists:?}"
+    );
+}
+
+#[test]
+fn options_an_engine_or_device_cannot_honour_are_refused() {
+    let dir = tmp();
+    let f = dir.path().join("r.dat");
+    let f = f.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--engine", "mmap", "--direct"], "drop --direct"),
+        (&["--engine", "mmap", "--qd", "4"], "one I/O at a time"),
+        (
+            &["--engine", "libaio", "--sqpoll"],
+            "--sqpoll is an io_uring option",
+        ),
+        (
+            &["--engine", "psync", "--hipri"],
+            "--hipri is an io_uring option",
+        ),
+        (
+            &["--engine", "io_uring", "--hipri", "--buffered"],
+            "drop --buffered",
+        ),
+        (
+            &["--engine", "libaio", "--qd", "4", "--batch-submit", "8"],
+            "use at most 4",
+        ),
+        (
+            &["--engine", "psync", "--iodepth_batch_complete_min", "2"],
+            "--batch-complete 2",
+        ),
+        (&["--engine", "mmap", "--sync-mode", "dsync"], "msync"),
+        (&["--sqpoll-cpu", "1"], "--sqpoll"),
+        (&["--cpus", "0-"], "is not a CPU list"),
+        (&["--cpus", "1000"], "this process may run on"),
+        (&["--sync-mode", "always"], "none, sync, dsync"),
+    ];
+    for (args, needle) in cases {
+        let out = iomark()
+            .args(["run", "--rw", "randwrite", "--size", "1m"])
+            .args(*args)
+            .arg(f)
+            .output()
+            .unwrap();
+        assert_refused(&out, needle);
+    }
+    assert!(!std::path::Path::new(f).exists());
+}
+
+#[test]
+fn hipri_needs_a_device_with_poll_queues() {
+    // A loop device has no poll queues (queue/io_poll is 0): refused before any I/O.
+    let Some(dev) = LoopDev::new(8 << 20, true) else {
+        return;
+    };
+    if !require("io_uring", iomark::io::engine::probe_io_uring().is_ok()) {
+        return;
+    }
+    let before = dev.stat();
+    let out = iomark()
+        .args([
+            "run",
+            "--engine",
+            "io_uring",
+            "--hipri",
+            "--rw",
+            "randread",
+            "--io-size",
+            "1m",
+        ])
+        .arg(dev.path())
+        .output()
+        .unwrap();
+    assert_refused(&out, "poll queues");
+    assert_eq!(dev.stat()[0], before[0], "nothing was read");
+}
+
+#[test]
+fn fio_job_options_for_engines_are_understood() {
+    // fio's spellings: ioengine=libaio, sync=dsync, iodepth_batch_submit,
+    // sqthread_poll: the plan says what ran.
+    let dir = tmp();
+    let f = dir.path().join("j.dat");
+    let doc = crate::common::dry_run(&[
+        "qd",
+        "--qd",
+        "16",
+        "--ioengine=libaio",
+        "--sync=1",
+        "--iodepth_batch_submit=8",
+        "--iodepth_batch_complete_min=4",
+        "--rw=randwrite",
+        "--size=1m",
+        f.to_str().unwrap(),
+    ]);
+    let spec = &doc["runs"][0]["spec"];
+    assert_eq!(spec["engine"], "libaio", "{doc}");
+    assert_eq!(spec["engine_opts"]["sync_mode"], "sync");
+    assert_eq!(spec["engine_opts"]["batch_submit"], 8);
+    assert_eq!(spec["engine_opts"]["batch_complete"], 4);
+}
