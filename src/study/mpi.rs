@@ -244,6 +244,7 @@ fn run_rank(comm: &Comm, plan: &RunPlan, stop: &StopFlag) -> Result<MpiOutcome> 
         allow_write_device: wire.allow_write_device,
         destroy_data: wire.destroy_data,
         verify_state: None,
+        hold: false,
     };
     let mine = wire.spec.for_rank(layout, &place).and_then(|s| {
         s.validate()?;
