@@ -3,7 +3,7 @@
 //! its device's kernel counters moved, then the aggregate) and the stacked chart of each
 //! target's share of the aggregate throughput. Reads results only.
 
-use crate::report::chart::{StackChart, stacked_bars};
+use crate::report::chart::stack::{StackChart, stacked_bars};
 use crate::report::fmt::{NONE, fmt_count, fmt_mbps};
 use crate::report::table::Table;
 use crate::results::env::DeviceDelta;
