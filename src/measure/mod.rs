@@ -11,6 +11,7 @@ mod launch;
 mod rep;
 pub mod run;
 pub mod stream;
+mod targets;
 pub mod verify;
 mod warnings;
 mod worker;

@@ -14,6 +14,7 @@ pub mod options;
 pub mod resolve;
 pub mod spec;
 pub mod suite;
+pub mod targets;
 
 /// What resolving a plan needs to know about the system, gathered once by the caller
 /// (the binary asks `io`), so that resolution itself does no I/O.

@@ -162,6 +162,11 @@ pub struct Spec {
     /// `io_size` takes precedence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io_spans: Option<f64>,
+    /// Several targets in one run (`iomark run A B C`): every path in order, the first
+    /// being `target`. Each target gets its own `jobs` jobs, and all of them start behind
+    /// one gate. Empty for a run on one target.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
 }
 
 fn one() -> u32 {
@@ -283,6 +288,9 @@ impl Spec {
             crate::plan::engine::SyncMode::Sync => " O_SYNC",
             crate::plan::engine::SyncMode::Dsync => " O_DSYNC",
         });
+        if spec.targets.len() > 1 {
+            s.push_str(&format!(" on {} targets", spec.targets.len()));
+        }
         s
     }
 
@@ -315,6 +323,7 @@ impl Spec {
             pause_s: 0.0,
             drop_caches: false,
             io_spans: None,
+            targets: Vec::new(),
         }
     }
 
@@ -331,7 +340,8 @@ impl Spec {
     /// What this run allocates in its process, known before the target is opened.
     pub(crate) fn memory(&self) -> Memory {
         use crate::plan::data::{MAX_UNIT_HASHES, POOL_BYTES, SAMPLE_BUDGET};
-        let jobs = self.jobs as u64;
+        // Every target has its own jobs.
+        let jobs = self.jobs as u64 * self.target_count() as u64;
         // Each job's BufferPool: qd slots of bs rounded up to the alignment (4 KiB at
         // least; a device may ask for more, which only adds to this).
         let buffers = jobs
@@ -463,6 +473,7 @@ impl Spec {
                 ));
             }
         }
+        self.validate_targets()?;
         // Checked for reads too: a new file is laid out with the data options.
         self.data.validate(self.bs)?;
         if self.engine == EngineKind::IoUring && self.qd > 32768 {
