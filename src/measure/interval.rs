@@ -17,6 +17,8 @@ pub(crate) struct Live {
     pub(crate) ios: AtomicU64,
     pub(crate) bytes: AtomicU64,
     pub(crate) lat_ns: AtomicU64,
+    /// Set when the worker has returned (its work done, or stopped).
+    pub(crate) done: std::sync::atomic::AtomicBool,
 }
 
 /// Running totals of counted I/Os: what a worker publishes through [`Live`], and what

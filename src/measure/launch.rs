@@ -76,14 +76,16 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
     let Some(t0) = ctx.gate.arrive_and_wait() else {
         return WorkerOut::empty(engine.err());
     };
-    match engine {
+    let out = match engine {
         Ok(AnyEngine::Null(e)) => Worker::new(e, ctx, data, t0).run(),
         Ok(AnyEngine::Psync(e)) => Worker::new(e, ctx, data, t0).run(),
         Ok(AnyEngine::Uring(e)) => Worker::new(e, ctx, data, t0).run(),
         Ok(AnyEngine::Libaio(e)) => Worker::new(e, ctx, data, t0).run(),
         Ok(AnyEngine::Mmap(e)) => Worker::new(e, ctx, data, t0).run(),
         Err(e) => WorkerOut::empty(Some(e)),
-    }
+    };
+    ctx.live.done.store(true, Ordering::Relaxed);
+    out
 }
 
 /// Pins the worker's thread to its CPU of `--cpus` (job j: the j-th, cycling).

@@ -8,6 +8,7 @@ pub mod amplification;
 mod gate;
 mod interval;
 mod launch;
+mod monitor;
 mod rep;
 pub mod run;
 pub mod stream;

@@ -6,22 +6,23 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::io::env::{BlockStat, CpuTimes, KernelWorkers};
 use crate::io::target::Target;
 use crate::measure::gate::Gate;
-use crate::measure::interval::{IntervalMsg, IntervalSum, Live, LiveTotals, gather, series};
+use crate::measure::interval::{IntervalMsg, IntervalSum, Live, gather, series};
 use crate::measure::launch::WorkerCtx;
 use crate::measure::launch::run_worker;
+use crate::measure::monitor::Monitor;
 use crate::measure::targets::{Part, dir_stats, target_reps};
 use crate::measure::verify::GenMap;
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::Spec;
 use crate::results::env::DeviceDelta;
 use crate::results::schema::{Cpu, CpuPart, Repetition, Status};
-use crate::results::sink::{Progress, Sink};
+use crate::results::sink::Sink;
 use crate::results::stats::{Counter, LatHist};
 use crate::stop::StopFlag;
 use crate::workload::sampler::Sampler;
@@ -69,6 +70,8 @@ pub(crate) struct RepOutcome {
     pub(crate) stop_wait_s: Option<f64>,
     /// The merged latency histograms (reads, writes).
     pub(crate) hists: (LatHist, LatHist),
+    /// `--stonewall` in one process: the target whose jobs finished first, and when.
+    pub(crate) wall: Option<(String, f64)>,
 }
 
 /// What the main thread collects while the workers run.
@@ -83,6 +86,9 @@ struct Watch {
     sink_error: Option<Error>,
     /// Seconds from the stop (signal, halt, the window's end) to the last worker's return.
     stop_wait_s: Option<f64>,
+    /// `--stonewall`: who finished first (a target here, or another rank), when, and
+    /// whether it was a target of this process.
+    walled: Option<(String, f64, bool)>,
 }
 
 /// Runs repetition `rep` (0-based) of `spec` on its opened targets (one, or several
@@ -115,6 +121,10 @@ pub(crate) fn run_rep(
     merged.interrupted |= watch.spawn_error.is_some() || watch.sink_error.is_some();
     let mut error = watch.spawn_error.take().or(watch.sink_error.take());
     error = error.or(merged.error.take());
+    // Ended by the stonewall, and by nothing else: the repetition ended as planned.
+    if watch.walled.is_some() && error.is_none() && !stop.is_set() {
+        merged.interrupted = false;
+    }
     let (gens, verify) = if spec.verify {
         let gens = std::mem::take(&mut merged.gens);
         verify_back(spec, target, gens, &mut error, stop)
@@ -173,6 +183,7 @@ pub(crate) fn run_rep(
         gens,
         stop_wait_s: watch.stop_wait_s,
         hists: (merged.hist_read, merged.hist_write),
+        wall: (watch.walled).filter(|w| w.2).map(|(by, at, _)| (by, at)),
     }
 }
 
@@ -206,6 +217,7 @@ fn drive(
         spawn_error: None,
         sink_error: None,
         stop_wait_s: None,
+        walled: None,
     };
     let outs = std::thread::scope(|scope| {
         let mut handles = Vec::new();
@@ -277,6 +289,8 @@ fn drive(
             halt: &halt,
             live: &live,
             snapshot: &snapshot,
+            stonewall: spec.stonewall,
+            paths: &paths,
         };
         watch_workers(&rx, &mut watch, &mut monitor, &ctl, sink);
         // Every worker has dropped its sender: they have all returned.
@@ -313,6 +327,50 @@ struct Controls<'a> {
     live: &'a [Live],
     /// Every target's device counters now.
     snapshot: &'a dyn Fn() -> Vec<Option<BlockStat>>,
+    /// `--stonewall`, and the targets' paths (to name the first one done).
+    stonewall: bool,
+    paths: &'a [String],
+}
+
+impl Controls<'_> {
+    /// `--stonewall`: whether this repetition may still be ended by the first to finish
+    /// (nothing else has ended it: a stop, a failed job, the time-based window).
+    fn wall_open(&self, watch: &Watch, monitor: &Monitor) -> bool {
+        self.stonewall
+            && watch.walled.is_none()
+            && !self.stop.is_set()
+            && !self.halt.load(Ordering::Relaxed)
+            && !monitor.window_over()
+    }
+
+    /// The first of several targets whose jobs have all returned, if one has.
+    fn target_done(&self) -> Option<&String> {
+        let jobs = self.live.len() / self.paths.len().max(1);
+        (self.paths.len() > 1)
+            .then(|| {
+                (self.live.chunks(jobs.max(1)).zip(self.paths))
+                    .find(|(l, _)| l.iter().all(|w| w.done.load(Ordering::Relaxed)))
+                    .map(|(_, p)| p)
+            })
+            .flatten()
+    }
+
+    /// Checks for the first to finish (a target here, or another rank through the
+    /// sink) and stops every job if one has.
+    fn check_wall(&self, watch: &mut Watch, monitor: &Monitor, sink: &mut dyn Sink) {
+        if !self.wall_open(watch, monitor) {
+            return;
+        }
+        let now = monitor.t0.elapsed().as_secs_f64();
+        let wall = match self.target_done() {
+            Some(p) => Some((format!("target {p}"), now, true)),
+            None => sink.stonewall(None).map(|(by, at)| (by, at, false)),
+        };
+        if wall.is_some() {
+            self.halt.store(true, Ordering::Relaxed);
+            watch.walled = wall;
+        }
+    }
 }
 
 /// Gathers the workers' intervals, takes the "before" snapshots when the ramp ends and
@@ -328,8 +386,16 @@ fn watch_workers(
         match rx.recv_timeout(monitor.wait()) {
             Ok(m) => gather(&mut watch.intervals, m),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                // Every job here did its work before anything ended it: the first to
+                // finish tells the others (other ranks) to stop.
+                if ctl.wall_open(watch, monitor) {
+                    sink.stonewall(Some(monitor.t0.elapsed().as_secs_f64()));
+                }
+                break;
+            }
         }
+        ctl.check_wall(watch, monitor, sink);
         if ctl.stop.is_set() || ctl.halt.load(Ordering::Relaxed) || monitor.window_over() {
             monitor.stopping();
         }
@@ -348,99 +414,6 @@ fn watch_workers(
                 }
             }
         }
-    }
-}
-
-/// The main thread's clock while workers run: when the ramp ends, and when to report
-/// progress.
-struct Monitor {
-    t0: Instant,
-    win: Window,
-    total_ios: Option<u64>,
-    ramp_snapped: bool,
-    /// When progress was last reported, and the live totals then.
-    last_at: Instant,
-    last: LiveTotals,
-    /// When the main thread first saw the stop (signal, halt or the window's end).
-    stop_seen: Option<Instant>,
-}
-
-const TICK: Duration = Duration::from_millis(250);
-
-impl Monitor {
-    fn new(t0: Instant, win: Window, total_ios: Option<u64>) -> Monitor {
-        Monitor {
-            t0,
-            win,
-            total_ios,
-            ramp_snapped: win.ramp_ns == 0,
-            last_at: Instant::now(),
-            last: LiveTotals::default(),
-            stop_seen: None,
-        }
-    }
-
-    /// Whether a time-based window has ended (the workers stop issuing then).
-    fn window_over(&self) -> bool {
-        self.win
-            .end_ns
-            .is_some_and(|end| self.t0.elapsed().as_nanos() as u64 >= end)
-    }
-
-    /// The run has been asked to stop, or its time is up; the workers are on their way
-    /// out.
-    fn stopping(&mut self) {
-        self.stop_seen.get_or_insert_with(Instant::now);
-    }
-
-    /// Seconds since the stop was seen, if it was.
-    fn stop_wait_s(&self) -> Option<f64> {
-        self.stop_seen.map(|t| t.elapsed().as_secs_f64())
-    }
-
-    /// How long to wait for the next interval message.
-    fn wait(&self) -> Duration {
-        if self.ramp_snapped {
-            return TICK;
-        }
-        let elapsed = self.t0.elapsed().as_nanos() as u64;
-        Duration::from_nanos(self.win.ramp_ns.saturating_sub(elapsed)).min(TICK)
-    }
-
-    /// True once, when the ramp has just ended.
-    fn ramp_ended(&mut self) -> bool {
-        if !self.ramp_snapped && self.t0.elapsed().as_nanos() as u64 >= self.win.ramp_ns {
-            self.ramp_snapped = true;
-            return true;
-        }
-        false
-    }
-
-    /// The progress to report, when a tick has passed.
-    fn tick(&mut self, live: &[Live]) -> Option<Progress> {
-        if self.last_at.elapsed() < TICK {
-            return None;
-        }
-        let now = Live::sum(live);
-        let dt = self.last_at.elapsed().as_secs_f64().max(1e-9);
-        let dios = now.ios.saturating_sub(self.last.ios);
-        let p = Progress {
-            elapsed_s: self.t0.elapsed().as_secs_f64(),
-            planned_s: self.win.end_ns.map(|e| e as f64 / 1e9),
-            fraction: self.total_ios.map(|t| now.ios as f64 / t as f64),
-            iops: dios as f64 / dt,
-            bw_bytes: now.bytes.saturating_sub(self.last.bytes) as f64 / dt,
-            lat_mean_ns: if dios > 0 {
-                now.lat_ns.wrapping_sub(self.last.lat_ns) as f64 / dios as f64
-            } else {
-                0.0
-            },
-            ramping: !self.ramp_snapped,
-            stopping_s: self.stop_wait_s(),
-        };
-        self.last_at = Instant::now();
-        self.last = now;
-        Some(p)
     }
 }
 

@@ -295,7 +295,14 @@ impl Repetitions<'_> {
             gens,
             stop_wait_s,
             hists,
+            wall,
         } = out;
+        if let Some((by, at)) = wall {
+            run.warnings.push(format!(
+                "repetition {}: stonewalled at {at:.2} s by {by} (the first to finish its work); every job stopped then",
+                rep.index
+            ));
+        }
         sink.rep_latencies(&hists.0, &hists.1);
         if let Some(s) = stop_wait_s.filter(|&s| s >= SLOW_STOP_S) {
             run.warnings.push(warnings::slow_stop(rep.index, s));

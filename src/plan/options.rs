@@ -421,6 +421,14 @@ pub(crate) const TABLE: &[OptDef] = &[
             "With --verify: save what every block must hold, for a later `iomark verify`.",
         )
     },
+    OptDef {
+        conflicts: Some("verify"),
+        ..switch(
+            "stonewall",
+            Target,
+            "End every target's jobs (every MPI rank) when the first target finishes its work (IOR's -D): a size-based run then measures all of them over the first one's time. A time-based run ends together anyway.",
+        )
+    },
 ];
 
 /// The option called `name` (its long name or fio's alias, with `_` for `-` as fio

@@ -233,6 +233,7 @@ impl RunOptions {
         spec.interval_s = duration_opt("--interval", self.text_or_default("interval"))?;
         spec.data = self.data_spec()?;
         spec.verify = self.on("verify");
+        spec.stonewall = self.on("stonewall");
         spec.pause_s = self
             .text("pause")
             .map(|p| duration_opt("--pause", p))

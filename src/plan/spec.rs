@@ -152,6 +152,10 @@ pub struct Spec {
     /// writes (see `verify.rs`); jobs then split the span instead of sharing it.
     #[serde(default)]
     pub verify: bool,
+    /// `--stonewall`: every target's jobs (every rank's) end when the first target's
+    /// have done their work.
+    #[serde(default)]
+    pub stonewall: bool,
     /// Seconds of rest between repetitions (and between the runs of a study).
     #[serde(default)]
     pub pause_s: f64,
@@ -320,6 +324,7 @@ impl Spec {
             io_share: 1,
             data: DataSpec::default(),
             verify: false,
+            stonewall: false,
             pause_s: 0.0,
             drop_caches: false,
             io_spans: None,

@@ -24,6 +24,10 @@ pub struct RankPart {
     /// Its merged read and write latency histograms ([`LatHist::buckets`]).
     pub read_hist: Vec<(u64, u64)>,
     pub write_hist: Vec<(u64, u64)>,
+    /// `--stonewall`: this rank did its work before any other rank had (and told the
+    /// others to stop).
+    #[serde(default)]
+    pub first_done: bool,
 }
 
 /// One direction of the aggregate over `elapsed_s` seconds.
@@ -181,6 +185,17 @@ pub fn aggregate(parts: &[RankPart], direct: bool) -> Repetition {
             })
             .collect(),
     }
+}
+
+/// `--stonewall`: the rank that finished its work first, when, and the window the
+/// aggregate then covers (to the last rank's stop).
+pub fn stonewall_note(parts: &[RankPart], agg: &Repetition) -> Option<String> {
+    let first = (parts.iter().filter(|p| p.first_done))
+        .min_by(|a, b| a.rep.elapsed_s.total_cmp(&b.rep.elapsed_s))?;
+    Some(format!(
+        "repetition {}: stonewalled at {:.2} s by rank {} on {} (the first to finish its work); every rank stopped by {:.2} s, the aggregate's window; what each rank moved is in its row",
+        agg.index, first.rep.elapsed_s, first.rank, first.host, agg.elapsed_s
+    ))
 }
 
 /// How uneven the ranks were: the slowest and the fastest by MB/s, named.

@@ -5,6 +5,7 @@ fn part(rank: u32, host: &str, lats: &[u64], elapsed_s: f64, dev: Option<(&str, 
     lats.iter().for_each(|&ns| h.record(ns));
     let ios = lats.len() as u64;
     RankPart {
+        first_done: false,
         rank,
         host: host.into(),
         path: format!("/dev/loop{rank}"),

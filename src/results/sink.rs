@@ -66,6 +66,14 @@ pub trait Sink {
     fn progress(&mut self, _p: &Progress) -> Result<bool> {
         Ok(true)
     }
+    /// With `--stonewall`, a few times a second while a repetition runs (`done` None),
+    /// and once when this process's jobs have all done their work before anything ended
+    /// them (`done`: the seconds since the start). A scaled-out run tells the other ranks
+    /// then; while running it answers whether another rank finished first (its name and
+    /// seconds), and this process's jobs then stop.
+    fn stonewall(&mut self, _done: Option<f64>) -> Option<(String, f64)> {
+        None
+    }
     /// A repetition finished (or was interrupted); `run` holds every repetition so far,
     /// so a store can save it.
     fn rep_finished(&mut self, _run: &Run) -> Result<bool> {
@@ -97,6 +105,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn gate_ready(&mut self) -> Result<bool> {
         (**self).gate_ready()
+    }
+    fn stonewall(&mut self, done: Option<f64>) -> Option<(String, f64)> {
+        (**self).stonewall(done)
     }
     fn rep_latencies(
         &mut self,

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mpi::Threading;
+use mpi::point_to_point::MatchedReceiveVec;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use serde::{Deserialize, Serialize};
@@ -23,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::plan::spec::{Spec, TargetPolicy};
 use crate::plan::targets::{Layout, RankPlace};
 use crate::plan::{Output, RunPlan};
-use crate::results::ranks::{RankPart, aggregate, unevenness};
+use crate::results::ranks::{RankPart, aggregate, stonewall_note, unevenness};
 use crate::results::schema::{MpiInfo, Repetition, Run, Status, Summary};
 use crate::results::sink::Sink;
 use crate::results::stats::LatHist;
@@ -41,14 +42,6 @@ pub struct MpiOutcome {
     pub failure: Option<Error>,
 }
 
-/// Whether an MPI launcher (OpenMPI's mpirun, MPICH's hydra, Slurm's srun with PMI or
-/// PMIx) started this process.
-fn launched() -> bool {
-    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some())
-}
-
 /// Rank 0's plan as every rank receives it.
 #[derive(Serialize, Deserialize)]
 struct Wire {
@@ -60,6 +53,12 @@ struct Wire {
     destroy_data: bool,
     layout: String,
 }
+
+/// The tag of the figures a rank sends rank 0 (gathers).
+const FIGURES: i32 = 1;
+/// The tag of a `--stonewall` message: the sender did its work first (its seconds since
+/// the start, and its rank, as two `f64`).
+const WALL: i32 = 2;
 
 /// The communicator and where this rank stands.
 struct Comm {
@@ -93,7 +92,9 @@ impl Comm {
         if self.rank != 0 {
             // One leading byte, so that no message is empty (see `broadcast`).
             let framed: Vec<u8> = std::iter::once(1).chain(data).collect();
-            self.world.process_at_rank(0).send(&framed[..]);
+            self.world
+                .process_at_rank(0)
+                .send_with_tag(&framed[..], FIGURES);
             return None;
         }
         let mut all = vec![data];
@@ -101,7 +102,8 @@ impl Comm {
             if let Some(d) = dog {
                 d.rename(format!("waiting for the figures of rank {r}"));
             }
-            let (mut v, _) = self.world.process_at_rank(r as i32).receive_vec::<u8>();
+            let (mut v, _) =
+                (self.world.process_at_rank(r as i32)).receive_vec_with_tag::<u8>(FIGURES);
             v.remove(0);
             all.push(v);
         }
@@ -122,7 +124,7 @@ impl Comm {
 /// Runs `plan` as one rank of a job an MPI launcher started; `None` when no launcher
 /// started this process (the caller runs it alone).
 pub fn run_if_launched(plan: &RunPlan, stop: &StopFlag) -> Result<Option<MpiOutcome>> {
-    if !launched() {
+    if !crate::study::mpi_launched() {
         return Ok(None);
     }
     let (universe, _) = mpi::initialize_with_threading(Threading::Funneled)
@@ -270,6 +272,8 @@ fn run_rank(comm: &Comm, plan: &RunPlan, stop: &StopFlag) -> Result<MpiOutcome> 
             layout: wire.layout,
         },
         hists: (Vec::new(), Vec::new()),
+        walls: (false, 0),
+        notes: Vec::new(),
         reps: Vec::new(),
         run: None,
         dog: Watchdog::start(Comm::name(comm.rank, &comm.host)),
@@ -370,6 +374,11 @@ struct Gather<'c> {
     info: MpiInfo,
     /// This rank's latest histograms, as buckets.
     hists: (Buckets, Buckets),
+    /// `--stonewall` in this repetition: whether this rank told the others it finished
+    /// first, and how many such messages it has received.
+    walls: (bool, u32),
+    /// Rank 0: the notes on the aggregated repetitions so far.
+    notes: Vec<String>,
     /// Rank 0: the aggregated repetitions so far, and the run they make.
     reps: Vec<Repetition>,
     run: Option<Run>,
@@ -387,7 +396,10 @@ impl Gather<'_> {
     fn file(&mut self, local: &Run, parts: Vec<RankPart>) -> Result<()> {
         let agg = aggregate(&parts, self.template.direct);
         let mut run = local.clone();
-        run.warnings.extend(unevenness(&agg));
+        // The notes of every repetition so far (the local run holds this rank's only).
+        self.notes.extend(stonewall_note(&parts, &agg));
+        self.notes.extend(unevenness(&agg));
+        run.warnings.extend(self.notes.iter().cloned());
         self.reps.push(agg);
         run.repetitions = self.reps.clone();
         run.summary = Summary::of(&run.repetitions);
@@ -409,6 +421,7 @@ impl Gather<'_> {
 
 impl Sink for Gather<'_> {
     fn rep_started(&mut self, _spec: &Spec, rep: u32, _of: u32) -> Result<bool> {
+        self.walls = (false, 0);
         // Before the first, ranks lay out new files of any size: no bound there.
         if rep > 1 {
             let bound = Duration::from_secs_f64(self.template.pause_s) + self.slack();
@@ -438,6 +451,25 @@ impl Sink for Gather<'_> {
         Ok(true)
     }
 
+    fn stonewall(&mut self, done: Option<f64>) -> Option<(String, f64)> {
+        let me = self.comm.rank;
+        if let Some(at) = done {
+            // Small messages: sent eagerly, nobody waits for them to be received.
+            for r in (0..self.comm.size).filter(|&r| r != me) {
+                (self.comm.world.process_at_rank(r as i32))
+                    .send_with_tag(&[at, f64::from(me)][..], WALL);
+            }
+            self.walls.0 = true;
+            return None;
+        }
+        let probed = (self.comm.world.any_process()).immediate_matched_probe_with_tag(WALL)?;
+        let (v, _) = probed.matched_receive_vec::<f64>();
+        self.walls.1 += 1;
+        let (at, by) = (v.first().copied()?, v.get(1).copied()? as u32);
+        let host = self.info.hosts.get(by as usize).map_or("?", String::as_str);
+        Some((Comm::name(by, host), at))
+    }
+
     fn rep_latencies(&mut self, read: &LatHist, write: &LatHist) {
         self.hists = (read.buckets(), write.buckets());
     }
@@ -453,6 +485,7 @@ impl Sink for Gather<'_> {
             rep: rep.clone(),
             read_hist: std::mem::take(&mut self.hists.0),
             write_hist: std::mem::take(&mut self.hists.1),
+            first_done: self.walls.0,
         };
         let bytes = serde_json::to_vec(&part).unwrap_or_default();
         let mut go_on = Vec::new();
@@ -463,12 +496,20 @@ impl Sink for Gather<'_> {
                 .collect::<std::result::Result<_, _>>()
                 .map_err(|e| Error::runtime(format!("a rank's figures did not arrive: {e}")))?;
             let stopped = parts.iter().any(|p| p.rep.status != Status::Complete);
+            let first = parts.iter().filter(|p| p.first_done).count() as u8;
             self.file(run, parts)?;
-            go_on = vec![u8::from(!stopped)];
+            go_on = vec![u8::from(!stopped), first];
         }
         // Every rank goes on only if none stopped (a stop on one stops all).
-        let go_on = self.comm.broadcast(go_on).first() == Some(&1);
+        let word = self.comm.broadcast(go_on);
+        // Receive the stonewall messages not yet read (from every rank that finished
+        // first but this one), so none is left over for the next repetition.
+        let sent = u32::from(word.get(1).copied().unwrap_or(0)) - u32::from(self.walls.0);
+        while self.walls.1 < sent {
+            (self.comm.world.any_process()).receive_vec_with_tag::<f64>(WALL);
+            self.walls.1 += 1;
+        }
         self.dog.disarm();
-        Ok(go_on)
+        Ok(word.first() == Some(&1))
     }
 }

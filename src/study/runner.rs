@@ -236,6 +236,11 @@ pub fn preflight(runs: &[StudyRun]) -> Result<()> {
 
 /// The preflight of every target of one run, before any of them is touched.
 pub(crate) fn preflight_spec(spec: &crate::plan::spec::Spec, policy: &TargetPolicy) -> Result<()> {
+    if spec.stonewall && spec.targets.len() < 2 && !crate::study::mpi_launched() {
+        return Err(Error::usage(
+            "--stonewall ends every target's jobs when the first target finishes, and this run has one target: give several targets, or run it as the ranks of an MPI job (mpirun, a build with --features mpi)",
+        ));
+    }
     spec.per_target()
         .iter()
         .try_for_each(|s| crate::io::target::preflight(s, policy))

@@ -163,6 +163,9 @@ impl Sink for Filing<'_> {
     fn gate_ready(&mut self) -> Result<bool> {
         self.next.gate_ready()
     }
+    fn stonewall(&mut self, done: Option<f64>) -> Option<(String, f64)> {
+        self.next.stonewall(done)
+    }
     fn rep_latencies(
         &mut self,
         read: &crate::results::stats::LatHist,

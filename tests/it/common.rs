@@ -707,3 +707,83 @@ pub fn screenshot(
     let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
     (png.clone(), be(16), be(20), bytes.len() as u64)
 }
+
+/// A cgroup (v1 blkio, or v2 io) whose processes may write each of some block devices at
+/// no more than a given rate: a slow device made of a fast one. Removed on drop (its
+/// processes must have ended by then).
+pub struct Throttle {
+    dir: PathBuf,
+}
+
+impl Throttle {
+    /// Writes to each of `devs` limited to `bps` bytes a second for the processes put in
+    /// it; `None` (with the reason printed, or a failure under IOMARK_REQUIRE_ALL=1)
+    /// where neither cgroup interface is there.
+    pub fn new(devs: &[&LoopDev], bps: u64) -> Option<Throttle> {
+        let name = format!("iomark-test-{}-{}", std::process::id(), rand_suffix());
+        let v1 = Path::new("/sys/fs/cgroup/blkio");
+        let (dir, file, line): (PathBuf, &str, fn(&str, u64) -> String) =
+            if v1.join("blkio.throttle.write_bps_device").exists() {
+                (v1.join(&name), "blkio.throttle.write_bps_device", |d, b| {
+                    format!("{d} {b}")
+                })
+            } else {
+                let v2 = Path::new("/sys/fs/cgroup");
+                let v2 = [v2.join("unified"), v2.to_path_buf()]
+                    .into_iter()
+                    .find(|p| p.join("cgroup.controllers").exists());
+                let ok = v2.as_ref().is_some_and(|p| {
+                    std::fs::read_to_string(p.join("cgroup.subtree_control"))
+                        .is_ok_and(|c| c.split_whitespace().any(|w| w == "io"))
+                });
+                if !require("a cgroup blkio or io controller (write throttling)", ok) {
+                    return None;
+                }
+                (v2.unwrap().join(&name), "io.max", |d, b| {
+                    format!("{d} wbps={b}")
+                })
+            };
+        if !require("a cgroup of our own", std::fs::create_dir(&dir).is_ok()) {
+            return None;
+        }
+        let t = Throttle { dir };
+        for d in devs {
+            let dev = std::fs::read_to_string(format!("/sys/block/{}/dev", d.name())).ok()?;
+            let set = std::fs::write(t.dir.join(file), line(dev.trim(), bps));
+            if !require("write throttling on a loop device", set.is_ok()) {
+                return None;
+            }
+        }
+        Some(t)
+    }
+
+    /// `cmd` started inside the cgroup (a shell joins it, then becomes `cmd`).
+    pub fn wrap(&self, cmd: &Command) -> Command {
+        let mut sh = Command::new("sh");
+        sh.arg("-c")
+            .arg("echo $$ > \"$0\" && exec \"$@\"")
+            .arg(self.dir.join("cgroup.procs"))
+            .arg(cmd.get_program())
+            .args(cmd.get_args());
+        for (k, v) in cmd.get_envs() {
+            match v {
+                Some(v) => sh.env(k, v),
+                None => sh.env_remove(k),
+            };
+        }
+        sh
+    }
+}
+
+impl Drop for Throttle {
+    fn drop(&mut self) {
+        // A cgroup goes away once empty: its processes may take a moment to be reaped.
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.dir).is_ok() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        eprintln!("left behind: cgroup {}", self.dir.display());
+    }
+}

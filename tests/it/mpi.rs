@@ -416,3 +416,108 @@ fn a_rank_that_stops_answering_ends_the_job_within_the_watchdogs_bound() {
         "rank 0's file left behind"
     );
 }
+
+/// A stonewalled repetition: the first finisher (part 0, not held back) moved all its
+/// `io_size`, the others (throttled to 1 MiB/s, 8 s for 8 MiB) stopped early, the
+/// repetition is complete (a stonewall is no stop), and the aggregate's window is the
+/// last part's stop.
+pub(crate) fn check_stonewalled(parts: &[Value], rep: &Value, io_size: u64) {
+    assert_eq!(rep["status"], "complete", "{rep}");
+    for (i, t) in parts.iter().enumerate() {
+        let bytes = u(&t["write"]["bytes"]);
+        if i == 0 {
+            assert_eq!(bytes, io_size, "the unthrottled part did all its work");
+        } else {
+            assert!(bytes < io_size / 2, "part {i} was stopped early: {bytes}");
+        }
+    }
+    let sum: u64 = parts.iter().map(|t| u(&t["write"]["bytes"])).sum();
+    assert_eq!(u(&rep["write"]["bytes"]), sum, "the aggregate is the sum");
+    let last = (parts.iter())
+        .map(|t| t["elapsed_s"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert_eq!(rep["elapsed_s"].as_f64().unwrap(), last);
+}
+
+/// What each part wrote over all `reps` equals what its device's counters saw.
+pub(crate) fn check_kernel(reps: &[Value], key: &str, devs: &[LoopDev], before: &[[u64; 4]]) {
+    for (i, d) in devs.iter().enumerate() {
+        let after = d.stat();
+        let sum = |f: &str| -> u64 { reps.iter().map(|r| u(&r[key][i]["write"][f])).sum() };
+        assert_eq!(
+            sum("ios"),
+            after[2] - before[i][2],
+            "part {i}: I/Os vs kernel"
+        );
+        assert_eq!(
+            sum("bytes"),
+            (after[3] - before[i][3]) * 512,
+            "part {i}: bytes"
+        );
+    }
+}
+
+#[test]
+fn stonewall_ends_every_rank_when_the_first_has_moved_its_io_size() {
+    let Some(bin) = ready(true) else { return };
+    let devs: Vec<LoopDev> = (0..3)
+        .filter_map(|_| LoopDev::new(32 << 20, true))
+        .collect();
+    if devs.len() < 3 {
+        return;
+    }
+    // Ranks 1 and 2 write at 1 MiB/s: 8 s for their 8 MiB; rank 0 is not held back.
+    let Some(slow) = crate::common::Throttle::new(&[&devs[1], &devs[2]], 1 << 20) else {
+        return;
+    };
+    let dir = tmp();
+    for (r, d) in devs.iter().enumerate() {
+        std::os::unix::fs::symlink(d.path(), dir.path().join(format!("dev{r}"))).unwrap();
+    }
+    let template = dir.path().join("dev{rank}").display().to_string();
+    let doc_path = dir.path().join("r.json");
+    let mut cmd = Command::new("mpirun");
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .env_remove("RUST_BACKTRACE")
+        .args(["-np", "3"])
+        .arg(&bin)
+        .args(["run", "--rw", "randwrite", "--bs", "64k", "--io-size", "8m"])
+        .args(["--engine", "psync", "--allow-write-device", "--stonewall"])
+        .args([
+            "--repeat",
+            "2",
+            "-q",
+            "-o",
+            doc_path.to_str().unwrap(),
+            &template,
+        ]);
+    let before: Vec<[u64; 4]> = devs.iter().map(LoopDev::stat).collect();
+    let out = slow.wrap(&cmd).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = read_json(&doc_path);
+    let run = &doc["runs"][0];
+    let reps = run["repetitions"].as_array().unwrap();
+    assert_eq!(
+        reps.len(),
+        2,
+        "both repetitions ran (a stonewall is no stop)"
+    );
+    for rep in reps {
+        check_stonewalled(rep["ranks"].as_array().unwrap(), rep, 8 << 20);
+    }
+    check_kernel(reps, "ranks", &devs, &before);
+    let notes = run["warnings"].to_string();
+    for i in 1..=2 {
+        assert!(
+            notes.contains(&format!("repetition {i}: stonewalled at "))
+                && notes.contains("by rank 0 on "),
+            "{notes}"
+        );
+    }
+}

@@ -318,3 +318,54 @@ fn a_study_sweeps_the_number_of_targets_and_removes_the_files_it_made() {
         );
     }
 }
+
+#[test]
+fn stonewall_ends_every_targets_jobs_when_the_first_target_is_done() {
+    if !crate::common::require("root (loop devices)", crate::common::is_root()) {
+        return;
+    }
+    let devs: Vec<LoopDev> = (0..3)
+        .filter_map(|_| LoopDev::new(32 << 20, true))
+        .collect();
+    if devs.len() < 3 {
+        return;
+    }
+    // Targets 1 and 2 take 1 MiB/s: 8 s for their 8 MiB; target 0 is not held back.
+    let Some(slow) = crate::common::Throttle::new(&[&devs[1], &devs[2]], 1 << 20) else {
+        return;
+    };
+    let dir = tmp();
+    let doc_path = dir.path().join("r.json");
+    let mut cmd = crate::common::iomark_process();
+    cmd.args(["run", "--rw", "randwrite", "--bs", "64k", "--io-size", "8m"])
+        .args(["--engine", "psync", "--allow-write-device", "--stonewall"])
+        .args(["-q", "-o", doc_path.to_str().unwrap()])
+        .args(devs.iter().map(LoopDev::path));
+    let before: Vec<[u64; 4]> = devs.iter().map(LoopDev::stat).collect();
+    let out = slow.wrap(&cmd).output().unwrap();
+    assert_success(&out);
+    let doc = crate::common::read_json(&doc_path);
+    let run = &doc["runs"][0];
+    let rep = &run["repetitions"][0];
+    crate::mpi::check_stonewalled(rep["targets"].as_array().unwrap(), rep, 8 << 20);
+    crate::mpi::check_kernel(std::slice::from_ref(rep), "targets", &devs, &before);
+    let notes = run["warnings"].to_string();
+    let first = format!("by target {}", devs[0].path().display());
+    assert!(
+        notes.contains("stonewalled at ") && notes.contains(&first),
+        "{notes}"
+    );
+}
+
+#[test]
+fn stonewall_on_one_target_alone_is_refused() {
+    let dir = tmp();
+    let f = dir.path().join("one.dat");
+    let out = iomark()
+        .args(["run", "--rw", "write", "--size", "1m", "--stonewall", "-q"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_refused(&out, "--stonewall ends every target's jobs");
+    assert!(!f.exists(), "nothing was written");
+}
