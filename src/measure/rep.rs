@@ -176,6 +176,7 @@ pub(crate) fn run_rep(
         page_cache_hit_pct,
         targets: target_reps(targets, &merged.parts, devices),
         ranks: Vec::new(),
+        hosts: Vec::new(),
     };
     RepOutcome {
         rep,

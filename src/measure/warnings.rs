@@ -115,6 +115,7 @@ mod tests {
             page_cache_hit_pct: None,
             targets: Vec::new(),
             ranks: Vec::new(),
+            hosts: Vec::new(),
         };
         r.series = iops
             .iter()

@@ -57,6 +57,7 @@ pub(crate) fn run(rw: Rw, qd: u32, iops: &[f64], study: Option<(&str, &str, &str
                 page_cache_hit_pct: None,
                 targets: Vec::new(),
                 ranks: Vec::new(),
+                hosts: Vec::new(),
             }
         })
         .collect();

@@ -30,6 +30,45 @@ pub struct RankPart {
     pub first_done: bool,
 }
 
+/// One host's ranks together (`repetitions[].hosts[]`): their I/Os and bytes, their
+/// rates over the common window (the aggregate's), their latency from their merged
+/// histograms, and the devices under them (a device several of its ranks share counted
+/// once).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostRep {
+    pub host: String,
+    /// The ranks that ran on it.
+    pub ranks: Vec<u32>,
+    pub read: DirStats,
+    pub write: DirStats,
+    /// The kernel's block counters of its devices, after minus before (`null` unless
+    /// every rank on it saw a device).
+    pub device: Option<DeviceDelta>,
+}
+
+/// The ranks grouped by host (in the order hosts first appear), over `elapsed_s`.
+fn hosts(parts: &[RankPart], elapsed_s: f64) -> Vec<HostRep> {
+    let mut names: Vec<&str> = Vec::new();
+    for p in parts {
+        if !names.contains(&p.host.as_str()) {
+            names.push(&p.host);
+        }
+    }
+    names
+        .into_iter()
+        .map(|h| {
+            let on: Vec<RankPart> = parts.iter().filter(|p| p.host == h).cloned().collect();
+            HostRep {
+                host: h.to_string(),
+                ranks: on.iter().map(|p| p.rank).collect(),
+                read: dir(&on, |r| &r.read, |p| &p.read_hist, elapsed_s),
+                write: dir(&on, |r| &r.write, |p| &p.write_hist, elapsed_s),
+                device: devices(&on),
+            }
+        })
+        .collect()
+}
+
 /// One direction of the aggregate over `elapsed_s` seconds.
 fn dir(
     parts: &[RankPart],
@@ -171,6 +210,7 @@ pub fn aggregate(parts: &[RankPart], direct: bool) -> Repetition {
         data: parts.iter().find_map(|p| p.rep.data),
         verify: verify(parts),
         targets: Vec::new(),
+        hosts: hosts(parts, elapsed_s),
         ranks: parts
             .iter()
             .map(|p| TargetRep {

@@ -41,6 +41,7 @@ fn part(rank: u32, host: &str, lats: &[u64], elapsed_s: f64, dev: Option<(&str, 
             page_cache_hit_pct: None,
             targets: Vec::new(),
             ranks: Vec::new(),
+            hosts: Vec::new(),
         },
         read_hist: h.buckets(),
         write_hist: Vec::new(),
@@ -96,4 +97,41 @@ fn ranks_sharing_a_device_count_it_once() {
     assert_eq!(aggregate(&parts, true).device, None);
     parts[2].rep.status = Status::Interrupted;
     assert_eq!(aggregate(&parts, true).status, Status::Interrupted);
+}
+
+#[test]
+fn hosts_group_their_ranks_over_the_common_window_and_count_a_shared_device_once() {
+    let parts = vec![
+        part(0, "a", &[1000; 10], 1.0, Some(("loop5", 30))),
+        part(1, "b", &[3000; 20], 2.0, Some(("loop5", 20))),
+        part(2, "a", &[2000; 30], 1.5, Some(("loop5", 40))),
+        part(3, "a", &[5000; 5], 1.2, Some(("loop6", 5))),
+    ];
+    let agg = aggregate(&parts, true);
+    let names: Vec<&str> = agg.hosts.iter().map(|h| h.host.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    let (a, b) = (&agg.hosts[0], &agg.hosts[1]);
+    assert_eq!(a.ranks, [0, 2, 3]);
+    assert_eq!(b.ranks, [1]);
+    assert_eq!((a.read.ios, b.read.ios), (45, 20));
+    assert_eq!(a.read.bytes, 45 * 4096);
+    // Over the common window (2 s, rank 1's end), not each host's own.
+    assert_eq!(a.read.iops, 45.0 / 2.0);
+    assert_eq!(b.read.bw_bytes, 20.0 * 4096.0 / 2.0);
+    // Host a's latency is its ranks' histograms merged.
+    let mut h = LatHist::precise();
+    [(1000, 10), (2000, 30), (5000, 5)]
+        .iter()
+        .for_each(|&(ns, n)| (0..n).for_each(|_| h.record(ns)));
+    assert_eq!(a.read.lat_ns, h.summary());
+    // loop5 shared by ranks 0 and 2 on a: once (the larger), plus loop6.
+    assert_eq!(a.device.as_ref().unwrap().read_ios, 40 + 5);
+    assert_eq!(b.device.as_ref().unwrap().read_ios, 20);
+    // The hosts add up to the aggregate.
+    let sum = |f: fn(&HostRep) -> u64| agg.hosts.iter().map(f).sum::<u64>();
+    assert_eq!(sum(|h| h.read.ios), agg.read.ios);
+    assert_eq!(
+        sum(|h| h.device.as_ref().unwrap().read_ios),
+        agg.device.as_ref().unwrap().read_ios
+    );
 }

@@ -366,6 +366,9 @@ pub struct Repetition {
     /// `host`); the fields above are then their exact aggregate.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranks: Vec<TargetRep>,
+    /// A run scaled out over MPI: each host's ranks together, over the common window.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<crate::results::ranks::HostRep>,
 }
 
 impl Repetition {

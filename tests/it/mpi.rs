@@ -192,6 +192,21 @@ fn three_ranks_on_three_loop_devices_add_up_to_the_kernel_counters() {
     let p99s: Vec<u64> = ranks.iter().map(|t| lat(t, "p99")).collect();
     let p99 = lat(rep, "p99");
     assert!(p99 >= *p99s.iter().min().unwrap() && p99 <= *p99s.iter().max().unwrap());
+    // One host here: its figures are the aggregate's, its device counters included.
+    let hosts = rep["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 1, "{hosts:?}");
+    let h = &hosts[0];
+    assert_eq!(h["host"], ranks[0]["host"]);
+    assert_eq!(h["ranks"], serde_json::json!([0, 1, 2]));
+    for f in ["read", "write"] {
+        assert_eq!(h[f], rep[f], "host {f} vs the aggregate");
+    }
+    assert_eq!(h["device"], rep["device"]);
+    within_1pct(
+        "host device writes vs kernel",
+        u(&h["device"]["write_ios"]),
+        kernel_total,
+    );
     let notes = run["warnings"].to_string();
     assert!(
         notes.contains("slowest rank was rank") && notes.contains("the fastest rank"),

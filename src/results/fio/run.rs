@@ -308,6 +308,7 @@ impl<'a> Job<'a> {
             page_cache_hit_pct: None,
             targets: Vec::new(),
             ranks: Vec::new(),
+            hosts: Vec::new(),
         }
     }
 
