@@ -127,7 +127,7 @@ pub(crate) fn run_rep(
     }
     let (gens, verify) = if spec.verify {
         let gens = std::mem::take(&mut merged.gens);
-        verify_back(spec, target, gens, &mut error, stop)
+        verify_back(spec, target, gens, &mut error, (stop, sink))
     } else {
         (None, None)
     };
@@ -491,7 +491,7 @@ fn verify_back(
     target: &Target,
     job_gens: Vec<(u64, Vec<u64>)>,
     error: &mut Option<Error>,
-    stop: &StopFlag,
+    (stop, sink): (&StopFlag, &mut dyn Sink),
 ) -> (Option<GenMap>, Option<crate::results::schema::VerifyReport>) {
     let Some(file) = target.file() else {
         return (None, None);
@@ -507,7 +507,12 @@ fn verify_back(
     }
     // Read from the device, not from the page cache.
     target.drop_cache();
-    let report: Result<_> = crate::measure::verify::verify(file, &map, &|| stop.is_set());
+    let sink = std::cell::RefCell::new(sink);
+    let go = || {
+        sink.borrow_mut().alive();
+        stop.is_set()
+    };
+    let report: Result<_> = crate::measure::verify::verify(file, &map, &go);
     match report {
         Ok(r) => {
             if r.bad() > 0 && error.is_none() {

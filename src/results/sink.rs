@@ -62,6 +62,10 @@ pub trait Sink {
         _write: &crate::results::stats::LatHist,
     ) {
     }
+    /// Often (every MiB) while the measuring core works on the caller's thread outside a
+    /// repetition's run (a `--verify` read-back): a scaled-out run tells the other ranks
+    /// it is alive.
+    fn alive(&mut self) {}
     /// A few times a second while a repetition runs.
     fn progress(&mut self, _p: &Progress) -> Result<bool> {
         Ok(true)
@@ -105,6 +109,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn gate_ready(&mut self) -> Result<bool> {
         (**self).gate_ready()
+    }
+    fn alive(&mut self) {
+        (**self).alive()
     }
     fn stonewall(&mut self, done: Option<f64>) -> Option<(String, f64)> {
         (**self).stonewall(done)

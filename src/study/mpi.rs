@@ -11,9 +11,6 @@
 //! aborts the job (`MPI_Abort`), which ends every rank within seconds. Only this module
 //! talks to MPI; a single-host run never touches it.
 
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-
 use mpi::Threading;
 use mpi::point_to_point::MatchedReceiveVec;
 use mpi::topology::SimpleCommunicator;
@@ -54,6 +51,11 @@ struct Wire {
     layout: String,
 }
 
+mod pulse;
+use pulse::{Pulse, tested};
+
+/// The tag of rank 0's word after each repetition (go on; how many ranks finished first).
+const GO: i32 = 4;
 /// The tag of the figures a rank sends rank 0 (gathers).
 const FIGURES: i32 = 1;
 /// The tag of a `--stonewall` message: the sender did its work first (its seconds since
@@ -86,9 +88,9 @@ impl Comm {
         buf
     }
 
-    /// Every rank's bytes at rank 0, in rank order (`None` on the other ranks); rank 0's
-    /// watchdog, if armed, names the rank it is waiting for.
-    fn gather_watched(&self, data: Vec<u8>, dog: Option<&Watchdog>) -> Option<Vec<Vec<u8>>> {
+    /// Every rank's bytes at rank 0, in rank order (`None` on the other ranks), before
+    /// the repetitions (unwatched).
+    fn gather(&self, data: Vec<u8>) -> Option<Vec<Vec<u8>>> {
         if self.rank != 0 {
             // One leading byte, so that no message is empty (see `broadcast`).
             let framed: Vec<u8> = std::iter::once(1).chain(data).collect();
@@ -99,20 +101,12 @@ impl Comm {
         }
         let mut all = vec![data];
         for r in 1..self.size {
-            if let Some(d) = dog {
-                d.rename(format!("waiting for the figures of rank {r}"));
-            }
             let (mut v, _) =
                 (self.world.process_at_rank(r as i32)).receive_vec_with_tag::<u8>(FIGURES);
             v.remove(0);
             all.push(v);
         }
         Some(all)
-    }
-
-    /// [`Comm::gather_watched`] without a watchdog.
-    fn gather(&self, data: Vec<u8>) -> Option<Vec<Vec<u8>>> {
-        self.gather_watched(data, None)
     }
 
     /// "rank 2 on node7".
@@ -262,13 +256,14 @@ fn run_rank(comm: &Comm, plan: &RunPlan, stop: &StopFlag) -> Result<MpiOutcome> 
         repeat: wire.repeat,
         out: Output::default(),
     };
+    let hosts_again = hosts.clone();
     let mut gather = Gather {
         comm,
         store: Store::new(plan.out.output.clone().filter(|_| comm.rank == 0)),
         template: wire.spec,
         info: MpiInfo {
             ranks: comm.size,
-            hosts,
+            hosts: hosts.clone(),
             layout: wire.layout,
         },
         hists: (Vec::new(), Vec::new()),
@@ -276,7 +271,7 @@ fn run_rank(comm: &Comm, plan: &RunPlan, stop: &StopFlag) -> Result<MpiOutcome> 
         notes: Vec::new(),
         reps: Vec::new(),
         run: None,
-        dog: Watchdog::start(Comm::name(comm.rank, &comm.host)),
+        pulse: Pulse::new(comm, hosts_again),
     };
     let mut runner = StudyRunner::new(Store::new(None), &mut gather, stop);
     let out = match runner.single(&local) {
@@ -295,69 +290,6 @@ fn run_rank(comm: &Comm, plan: &RunPlan, stop: &StopFlag) -> Result<MpiOutcome> 
         run: gather.run,
         failure,
     })
-}
-
-/// The slack of the watchdog: how much longer than expected a rank waits for the others
-/// at a barrier or for a repetition's figures before it ends the job.
-const SLACK: Duration = Duration::from_secs(30);
-
-/// Ends this rank, and so the job, when it has waited for the other ranks longer than
-/// the bound armed (a rank that hangs or stopped): it names what it waited for, removes
-/// the files this process made, and exits 1; the launcher then ends the other ranks.
-struct Watchdog {
-    armed: Arc<Mutex<Option<(Instant, String)>>>,
-}
-
-impl Watchdog {
-    fn start(me: String) -> Watchdog {
-        let armed: Arc<Mutex<Option<(Instant, String)>>> = Arc::new(Mutex::new(None));
-        let seen = Arc::clone(&armed);
-        let name = me.clone();
-        let started = std::thread::Builder::new()
-            .name("iomark-watchdog".into())
-            .spawn(move || {
-                loop {
-                    std::thread::sleep(Duration::from_millis(200));
-                    let due = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
-                    if let Some((at, what)) = due.filter(|(at, _)| Instant::now() >= *at) {
-                        let waited = at.elapsed().as_secs_f64();
-                        eprintln!(
-                            "iomark: {name}: no word from the other ranks, {what} (bound exceeded by {waited:.1} s); ending the job"
-                        );
-                        crate::io::target::remove_unfinished();
-                        std::process::exit(1);
-                    }
-                }
-            });
-        if started.is_err() {
-            eprintln!(
-                "iomark: {}: no watchdog thread; a hung rank will not be detected",
-                me
-            );
-        }
-        Watchdog { armed }
-    }
-
-    fn set(&self, v: Option<(Instant, String)>) {
-        *self.armed.lock().unwrap_or_else(|e| e.into_inner()) = v;
-    }
-
-    /// Ends the job if not disarmed within `bound`.
-    fn arm(&self, bound: Duration, what: String) {
-        self.set(Some((Instant::now() + bound, what)));
-    }
-
-    /// Keeps the deadline, changes what is waited for.
-    fn rename(&self, what: String) {
-        let mut g = self.armed.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, w)) = g.as_mut() {
-            *w = what;
-        }
-    }
-
-    fn disarm(&self) {
-        self.set(None);
-    }
 }
 
 /// A histogram as buckets ([`LatHist::buckets`]).
@@ -382,14 +314,68 @@ struct Gather<'c> {
     /// Rank 0: the aggregated repetitions so far, and the run they make.
     reps: Vec<Repetition>,
     run: Option<Run>,
-    dog: Watchdog,
+    pulse: Pulse,
 }
 
 impl Gather<'_> {
-    /// The ranks other than 0 wait a little longer, so that rank 0, which knows which
-    /// rank it waits for, is the one that names it.
-    fn slack(&self) -> Duration {
-        SLACK + Duration::from_secs(5 * u64::from(self.comm.rank != 0))
+    /// This rank's figures to rank 0, and rank 0's word back (go on, and how many ranks
+    /// finished first under `--stonewall`), watched; rank 0 files the aggregate.
+    fn exchange(&mut self, run: &Run, bytes: Vec<u8>) -> Result<Vec<u8>> {
+        let comm = self.comm;
+        if comm.rank != 0 {
+            // One leading byte, so that no message is empty (see `Comm::broadcast`).
+            let framed: Vec<u8> = std::iter::once(1).chain(bytes).collect();
+            let pulse = &mut self.pulse;
+            mpi::request::scope(|sc| {
+                let to0 = comm.world.process_at_rank(0);
+                let mut req = Some(to0.immediate_send_with_tag(sc, &framed[..], FIGURES));
+                let only0 = Pulse::only(comm, 0);
+                pulse.wait(comm, "sending rank 0 this rank's figures", only0, |_| {
+                    tested(&mut req)
+                });
+            });
+            let mut word = Vec::new();
+            let only0 = Pulse::only(comm, 0);
+            self.pulse
+                .wait(comm, "waiting for rank 0's word", only0, |_| {
+                    let from0 = comm.world.process_at_rank(0);
+                    let Some(probed) = from0.immediate_matched_probe_with_tag(GO) else {
+                        return false;
+                    };
+                    word = probed.matched_receive_vec::<u8>().0;
+                    true
+                });
+            return Ok(word);
+        }
+        let mut got: Vec<Option<Vec<u8>>> = vec![None; comm.size as usize];
+        got[0] = Some(bytes);
+        let others = Pulse::others(comm);
+        self.pulse
+            .wait(comm, "waiting for the ranks' figures", others, |pending| {
+                while let Some(probed) =
+                    (comm.world.any_process()).immediate_matched_probe_with_tag(FIGURES)
+                {
+                    let (mut v, status) = probed.matched_receive_vec::<u8>();
+                    let r = status.source_rank() as usize;
+                    v.remove(0);
+                    got[r] = Some(v);
+                    pending[r] = false;
+                }
+                !pending.contains(&true)
+            });
+        let parts: Vec<RankPart> = got
+            .iter()
+            .map(|b| serde_json::from_slice(b.as_deref().unwrap_or_default()))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| Error::runtime(format!("a rank's figures did not arrive: {e}")))?;
+        let stopped = parts.iter().any(|p| p.rep.status != Status::Complete);
+        let first = parts.iter().filter(|p| p.first_done).count() as u8;
+        self.file(run, parts)?;
+        let word = vec![u8::from(!stopped), first];
+        for r in 1..comm.size {
+            (comm.world.process_at_rank(r as i32)).send_with_tag(&word[..], GO);
+        }
+        Ok(word)
     }
 
     /// Rank 0: the run so far, with the aggregate of the ranks' latest repetitions.
@@ -422,33 +408,27 @@ impl Gather<'_> {
 impl Sink for Gather<'_> {
     fn rep_started(&mut self, _spec: &Spec, rep: u32, _of: u32) -> Result<bool> {
         self.walls = (false, 0);
-        // Before the first, ranks lay out new files of any size: no bound there.
-        if rep > 1 {
-            let bound = Duration::from_secs_f64(self.template.pause_s) + self.slack();
-            self.dog
-                .arm(bound, format!("waiting at the start of repetition {rep}"));
-        }
-        self.comm.world.barrier();
-        self.dog.disarm();
+        let what = format!("waiting at the start of repetition {rep}");
+        self.pulse.barrier(self.comm, &what);
         Ok(true)
     }
 
     fn gate_ready(&mut self) -> Result<bool> {
-        self.dog.arm(
-            self.slack(),
-            "waiting for every rank's jobs to set up".into(),
-        );
-        self.comm.world.barrier();
-        self.dog.disarm();
-        // A time-based repetition without --verify ends within ramp + runtime on every
-        // rank; a size-based one takes what the slowest rank takes: no bound.
-        let t = &self.template;
-        if let (Some(rt), false, None) = (t.runtime_s, t.verify, t.io_size) {
-            let bound = Duration::from_secs_f64(t.ramp_s + rt) + self.slack();
-            self.dog
-                .arm(bound, "waiting for the repetition's figures".into());
-        }
+        (self.pulse).barrier(self.comm, "waiting for every rank's jobs to set up");
         Ok(true)
+    }
+
+    fn layout(&mut self, _done: u64, _total: u64) {
+        self.pulse.beat(self.comm);
+    }
+
+    fn progress(&mut self, _p: &crate::results::sink::Progress) -> Result<bool> {
+        self.pulse.beat(self.comm);
+        Ok(true)
+    }
+
+    fn alive(&mut self) {
+        self.pulse.beat(self.comm);
     }
 
     fn stonewall(&mut self, done: Option<f64>) -> Option<(String, f64)> {
@@ -488,20 +468,8 @@ impl Sink for Gather<'_> {
             first_done: self.walls.0,
         };
         let bytes = serde_json::to_vec(&part).unwrap_or_default();
-        let mut go_on = Vec::new();
-        if let Some(all) = self.comm.gather_watched(bytes, Some(&self.dog)) {
-            let parts: Vec<RankPart> = all
-                .iter()
-                .map(|b| serde_json::from_slice(b))
-                .collect::<std::result::Result<_, _>>()
-                .map_err(|e| Error::runtime(format!("a rank's figures did not arrive: {e}")))?;
-            let stopped = parts.iter().any(|p| p.rep.status != Status::Complete);
-            let first = parts.iter().filter(|p| p.first_done).count() as u8;
-            self.file(run, parts)?;
-            go_on = vec![u8::from(!stopped), first];
-        }
         // Every rank goes on only if none stopped (a stop on one stops all).
-        let word = self.comm.broadcast(go_on);
+        let word = self.exchange(run, bytes)?;
         // Receive the stonewall messages not yet read (from every rank that finished
         // first but this one), so none is left over for the next repetition.
         let sent = u32::from(word.get(1).copied().unwrap_or(0)) - u32::from(self.walls.0);
@@ -509,7 +477,6 @@ impl Sink for Gather<'_> {
             (self.comm.world.any_process()).receive_vec_with_tag::<f64>(WALL);
             self.walls.1 += 1;
         }
-        self.dog.disarm();
         Ok(word.first() == Some(&1))
     }
 }

@@ -163,6 +163,9 @@ impl Sink for Filing<'_> {
     fn gate_ready(&mut self) -> Result<bool> {
         self.next.gate_ready()
     }
+    fn alive(&mut self) {
+        self.next.alive()
+    }
     fn stonewall(&mut self, done: Option<f64>) -> Option<(String, f64)> {
         self.next.stonewall(done)
     }

@@ -536,3 +536,82 @@ fn stonewall_ends_every_rank_when_the_first_has_moved_its_io_size() {
         );
     }
 }
+
+#[test]
+fn a_rank_frozen_in_a_size_based_repetition_ends_the_job_within_the_bound() {
+    let Some(bin) = ready(true) else { return };
+    let devs: Vec<LoopDev> = (0..3)
+        .filter_map(|_| LoopDev::new(32 << 20, true))
+        .collect();
+    if devs.len() < 3 {
+        return;
+    }
+    // Rank 2 writes at 1 MiB/s (64 s for its 64 MiB); ranks 0 and 1 finish in moments
+    // and wait for its figures, with no time bound a size-based run could give.
+    let Some(slow) = crate::common::Throttle::new(&[&devs[2]], 1 << 20) else {
+        return;
+    };
+    let dir = tmp();
+    for (r, d) in devs.iter().enumerate() {
+        std::os::unix::fs::symlink(d.path(), dir.path().join(format!("dev{r}"))).unwrap();
+    }
+    let template = dir.path().join("dev{rank}").display().to_string();
+    let mut cmd = Command::new("mpirun");
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .env_remove("RUST_BACKTRACE")
+        .args(["-np", "3"])
+        .arg(&bin)
+        .args(["run", "--rw", "write", "--bs", "64k", "--io-size", "64m"])
+        .args(["--engine", "psync", "--allow-write-device", "-q", &template]);
+    let mut child = (slow.wrap(&cmd))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let marker = dir.path().display().to_string();
+    let t0 = Instant::now();
+    let pid = loop {
+        if let Some(p) = rank_pid(&marker, 2) {
+            break p;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "rank 2 never started"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::thread::sleep(Duration::from_millis(2000));
+    // SAFETY: a signal to a process this test's mpirun started; no memory is involved.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let stopped_at = Instant::now();
+    // Without a bound the job would wait for rank 2 for ever: give up after 70 s.
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if stopped_at.elapsed() > Duration::from_secs(70) {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let took = stopped_at.elapsed();
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    if status.is_none() {
+        // SAFETY: as above; mpirun is this test's child, ended by its PID.
+        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let status =
+        status.unwrap_or_else(|| panic!("the job still ran 70 s after rank 2 froze: {err}"));
+    assert!(!status.success(), "{err}");
+    assert!(
+        err.contains("rank 2 on "),
+        "the waiting rank names rank 2: {err}"
+    );
+    assert!(err.contains("silent for"), "{err}");
+    // The 30 s bound from when rank 0 began to wait, a few seconds for the launcher.
+    assert!(took < Duration::from_secs(45), "took {took:?}");
+}

@@ -1,0 +1,131 @@
+//! The bound on every wait of a scaled-out repetition: each rank's main thread sends the
+//! others a heartbeat every [`BEAT_EVERY`] while it works (from the sink's callbacks: the
+//! progress of its I/O, the layout of a new file, a `--verify` read-back) and while it
+//! waits. A rank that waits (at a barrier, for the figures, for rank 0's word) tests its
+//! MPI requests without blocking, hears the others' heartbeats, and ends the job when a
+//! rank it waits for has been silent for [`SILENCE`] since the wait began (5 s more on
+//! ranks other than 0, so that rank 0 names the rank first). Nothing here blocks in MPI,
+//! so a frozen rank is found wherever it froze: in a size-based repetition, a read-back,
+//! or the first repetition's layout, however long those legitimately take.
+
+use std::time::{Duration, Instant};
+
+use mpi::point_to_point::MatchedReceiveVec;
+use mpi::request::{Request, Scope};
+use mpi::traits::*;
+
+use super::Comm;
+
+/// The tag of a heartbeat (no content).
+const BEAT: i32 = 3;
+/// How often a working or waiting rank sends its heartbeat.
+const BEAT_EVERY: Duration = Duration::from_secs(2);
+/// How long a rank waited for may stay silent.
+pub(super) const SILENCE: Duration = Duration::from_secs(30);
+/// How often a waiting rank tests its requests.
+const POLL: Duration = Duration::from_millis(10);
+
+/// This rank's heartbeats and what it heard of the others.
+pub(super) struct Pulse {
+    sent: Instant,
+    /// When each rank was last heard from.
+    heard: Vec<Instant>,
+    hosts: Vec<String>,
+    bound: Duration,
+}
+
+/// Whether `req` has completed (taken then); `true` once it is gone.
+pub(super) fn tested<'a, D: ?Sized, S: Scope<'a>>(req: &mut Option<Request<'a, D, S>>) -> bool {
+    match req.take().map(Request::test) {
+        None | Some(Ok(_)) => true,
+        Some(Err(r)) => {
+            *req = Some(r);
+            false
+        }
+    }
+}
+
+impl Pulse {
+    pub(super) fn new(comm: &Comm, hosts: Vec<String>) -> Pulse {
+        Pulse {
+            sent: Instant::now(),
+            heard: vec![Instant::now(); comm.size as usize],
+            hosts,
+            bound: SILENCE + Duration::from_secs(5 * u64::from(comm.rank != 0)),
+        }
+    }
+
+    /// Sends the others a heartbeat, if one is due.
+    pub(super) fn beat(&mut self, comm: &Comm) {
+        if self.sent.elapsed() < BEAT_EVERY {
+            return;
+        }
+        self.sent = Instant::now();
+        for r in (0..comm.size).filter(|&r| r != comm.rank) {
+            // A small message: sent eagerly, nobody waits for it to be received.
+            (comm.world.process_at_rank(r as i32)).send_with_tag(&[0u8][..], BEAT);
+        }
+    }
+
+    /// Reads every heartbeat that has arrived.
+    fn hear(&mut self, comm: &Comm) {
+        while let Some(probed) = (comm.world.any_process()).immediate_matched_probe_with_tag(BEAT) {
+            let (_, status) = probed.matched_receive_vec::<u8>();
+            if let Some(t) = self.heard.get_mut(status.source_rank() as usize) {
+                *t = Instant::now();
+            }
+        }
+    }
+
+    /// The ranks other than this one, all waited for.
+    pub(super) fn others(comm: &Comm) -> Vec<bool> {
+        (0..comm.size).map(|r| r != comm.rank).collect()
+    }
+
+    /// Only rank `r` waited for.
+    pub(super) fn only(comm: &Comm, r: u32) -> Vec<bool> {
+        (0..comm.size).map(|q| q == r).collect()
+    }
+
+    /// Waits until `ready` (which may strike ranks off `pending` as they deliver) says
+    /// so, beating and hearing; ends the job when a rank still pending has been silent
+    /// longer than the bound since the wait began.
+    pub(super) fn wait(
+        &mut self,
+        comm: &Comm,
+        what: &str,
+        mut pending: Vec<bool>,
+        mut ready: impl FnMut(&mut Vec<bool>) -> bool,
+    ) {
+        let began = Instant::now();
+        loop {
+            if ready(&mut pending) {
+                return;
+            }
+            self.beat(comm);
+            self.hear(comm);
+            let silent = (0..comm.size as usize)
+                .filter(|&r| pending[r])
+                .map(|r| (r, self.heard[r].max(began).elapsed()))
+                .max_by_key(|&(_, s)| s);
+            if let Some((r, s)) = silent.filter(|&(_, s)| s > self.bound) {
+                let host = self.hosts.get(r).map_or("?", String::as_str);
+                eprintln!(
+                    "iomark: {}: no word from the other ranks, {what}: rank {r} on {host} silent for {:.1} s (the bound is {} s); ending the job",
+                    Comm::name(comm.rank, &comm.host),
+                    s.as_secs_f64(),
+                    self.bound.as_secs()
+                );
+                crate::io::target::remove_unfinished();
+                std::process::exit(1);
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// A barrier of every rank, watched.
+    pub(super) fn barrier(&mut self, comm: &Comm, what: &str) {
+        let mut req = Some(comm.world.immediate_barrier());
+        self.wait(comm, what, Pulse::others(comm), |_| tested(&mut req));
+    }
+}
