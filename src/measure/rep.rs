@@ -47,7 +47,9 @@ impl Window {
             let io = spec
                 .io_size
                 .unwrap_or_else(|| (span as f64 * spec.io_spans.unwrap_or(1.0)) as u64);
-            Some((io / spec.bs / spec.io_share.max(1) as u64).max(1))
+            // With a block-size mix: the I/Os that move `io` bytes on average.
+            let ios = (io as f64 / spec.mean_bs()) as u64;
+            Some((ios / spec.io_share.max(1) as u64).max(1))
         };
         Window {
             ramp_ns,

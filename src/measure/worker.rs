@@ -20,6 +20,7 @@ use crate::workload::data::DataGen;
 use crate::workload::rng::{Mix, Offsets, Rng};
 use crate::workload::sampler::Sampler;
 use crate::workload::seed::{data_stream, job_stream};
+use crate::workload::sizes::Sizes;
 
 /// What a worker returns.
 pub(crate) struct WorkerOut {
@@ -127,6 +128,7 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     ctx: &'c WorkerCtx<'a>,
     t0: Instant,
     offsets: Offsets,
+    sizes: Sizes,
     mix: Mix,
     data: DataGen,
     sampler: Option<Sampler>,
@@ -157,24 +159,31 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let spec = ctx.spec;
         let qd = spec.qd as usize;
         let stream = job_stream(ctx.stream, ctx.job);
-        let blocks = (ctx.span / spec.bs).max(1);
+        // Random offsets are whole grains: the block size, or a mix's smallest size.
+        let grain = spec.bs_mix.as_ref().map_or(spec.bs, |m| m.min());
+        let blocks = (ctx.span / grain).max(1);
         let share = |j: u32| (blocks as u128 * j as u128 / spec.jobs as u128) as u64;
         // Jobs share the span (each starting at its own offset), except with --verify,
         // where each job owns a region so that no two writes to one block can race.
         let (region_base, region_blocks, start_block) = if spec.verify && spec.jobs > 1 {
             let (a, b) = (share(ctx.job), share(ctx.job + 1));
-            (ctx.base + a * spec.bs, (b - a).max(1), 0)
+            (ctx.base + a * grain, (b - a).max(1), 0)
         } else {
             (ctx.base, blocks, share(ctx.job))
         };
         Worker {
             offsets: Offsets::new(
                 region_base,
-                region_blocks * spec.bs,
-                spec.bs,
+                region_blocks * grain,
+                grain,
                 spec.rw.is_random(),
                 start_block,
                 Rng::new(spec.seed, stream | 1),
+            ),
+            sizes: Sizes::new(
+                spec.bs,
+                spec.bs_mix.as_ref(),
+                Rng::new(!spec.seed, stream | 1),
             ),
             mix: Mix::new(
                 spec.rw.read_pct(spec.rwmixread),
@@ -276,7 +285,8 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     /// written now (with --verify, every candidate is being written).
     fn issue_io(&mut self, measuring: bool) -> bool {
         let slot = self.free.pop().expect("inflight < qd leaves a free slot");
-        let mut offset = self.offsets.next_offset();
+        let len = self.sizes.next_len();
+        let mut offset = self.offsets.next_offset_len(len as u64);
         let op = if self.mix.is_read() {
             Op::Read
         } else {
@@ -298,16 +308,15 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             v.writing[slot as usize] = offset;
         }
         if op == Op::Write {
-            self.prepare_write(slot, offset, measuring);
+            self.prepare_write(slot, offset, len, measuring);
         }
         if measuring {
             self.issued_measured += 1;
         }
-        let bs = self.ctx.spec.bs as u32;
         self.slots[slot as usize] = Slot {
             op,
             offset,
-            len: bs,
+            len,
             done: 0,
             start_ns: now_ns(self.t0),
             counts: measuring,
@@ -319,18 +328,18 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             slot,
             op,
             offset,
-            len: bs,
+            len,
             buf_off: 0,
         });
         true
     }
 
     /// Fills a free slot's buffer with the next write's data (and its verify header).
-    fn prepare_write(&mut self, slot: u32, offset: u64, measuring: bool) {
+    fn prepare_write(&mut self, slot: u32, offset: u64, len: u32, measuring: bool) {
         let spec = self.ctx.spec;
         // Safety: `slot` came off the free list, so no request on it is in flight: it is
         // pushed back only after its completion has been reaped.
-        let buf = unsafe { &mut self.eng.buffer(slot)[..spec.bs as usize] };
+        let buf = unsafe { &mut self.eng.buffer(slot)[..len as usize] };
         self.data.fill(buf);
         if let Some(v) = self.verify.as_mut() {
             v.writes_issued += 1;

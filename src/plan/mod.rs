@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use crate::plan::spec::{Spec, TargetPolicy};
 use serde::{Deserialize, Serialize};
 
+pub mod bsmix;
 pub mod data;
 pub mod engine;
 pub mod fio_job;

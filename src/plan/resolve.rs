@@ -4,6 +4,7 @@
 //! `DataSpec::validate`). No I/O on targets: what the system offers comes in a [`System`].
 
 use crate::error::{Error, Result};
+use crate::plan::bsmix::BsMix;
 use crate::plan::data::{CompressMethod, DataKind, DataSpec};
 use crate::plan::options::RunOptions;
 use crate::plan::spec::{self, EngineKind, EngineOpts, Rw, Spec, TargetPolicy};
@@ -136,6 +137,20 @@ impl RunOptions {
                 )));
             }
             notes.push(note);
+        }
+        spec.bs_mix = match (self.text("bssplit"), self.text("bsrange")) {
+            (Some(_), Some(_)) => {
+                return Err(Error::usage("--bssplit and --bsrange both set the block sizes; give one of them"));
+            }
+            (Some(t), None) => Some(BsMix::parse_split(t, |s| size_opt("--bssplit", s))?),
+            (None, Some(t)) => Some(BsMix::parse_range(t, |s| size_opt("--bsrange", s))?),
+            (None, None) => None,
+        };
+        if let Some(m) = &spec.bs_mix {
+            if self.given("bs") {
+                return Err(Error::usage(format!("--bs and {} both set the block size; give one of them", m.opt())));
+            }
+            spec.bs = m.max();
         }
         spec.size = match self.text("size") {
             Some(t) => Some(match memory_multiple(t, sys)? {

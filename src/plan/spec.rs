@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::plan::data::DataSpec;
+use crate::plan::bsmix::BsMix;
 pub use crate::plan::engine::{Caps, EngineKind, EngineOpts};
 use crate::units::fmt_size;
 
@@ -108,6 +109,10 @@ pub struct Spec {
     pub rwmixread: u8,
     /// Block size in bytes: the size of every I/O.
     pub bs: u64,
+    /// Sizes that vary from I/O to I/O (`--bssplit`, `--bsrange`); `bs` is then the
+    /// largest of them (the size of every buffer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs_mix: Option<BsMix>,
     /// Span in bytes, as asked (`--size`); `None` means the whole device, the existing
     /// file's length, or 1 GiB for a new file. The span actually used is in the run.
     pub size: Option<u64>,
@@ -259,7 +264,7 @@ impl Spec {
         let mut s = format!(
             "{} {} qd{}",
             spec.rw.name(),
-            crate::units::fmt_size_short(spec.bs),
+            spec.bs_text(),
             spec.qd
         );
         if spec.rw.is_mixed() {
@@ -268,7 +273,7 @@ impl Spec {
                 spec.rw.name(),
                 spec.rwmixread,
                 100 - spec.rwmixread,
-                crate::units::fmt_size_short(spec.bs),
+                spec.bs_text(),
                 spec.qd
             );
         }
@@ -286,6 +291,19 @@ impl Spec {
         s
     }
 
+    /// The block size as shown: `4k`, or the mix (`4k/50:64k/50`, `4k-64k`).
+    pub(crate) fn bs_text(&self) -> String {
+        match &self.bs_mix {
+            Some(m) => m.text(),
+            None => crate::units::fmt_size_short(self.bs),
+        }
+    }
+
+    /// The expected bytes of one I/O: `bs`, or the mix's mean.
+    pub(crate) fn mean_bs(&self) -> f64 {
+        self.bs_mix.as_ref().map_or(self.bs as f64, BsMix::mean)
+    }
+
     /// A spec with iomark's defaults for everything but the target.
     pub(crate) fn new(target: impl Into<String>) -> Spec {
         Spec {
@@ -294,6 +312,7 @@ impl Spec {
             rw: Rw::RandRead,
             rwmixread: 50,
             bs: 4096,
+            bs_mix: None,
             size: None,
             offset: 0,
             qd: 1,
@@ -461,6 +480,15 @@ impl Spec {
                 return Err(Error::usage(
                     "--verify reads back what was written; --engine null writes nothing",
                 ));
+            }
+        }
+        if let Some(m) = &self.bs_mix {
+            m.validate(self.direct && self.engine.caps().does_io)?;
+            if self.verify {
+                return Err(Error::usage(format!(
+                    "--verify checks fixed-size blocks; drop {} or --verify",
+                    m.opt()
+                )));
             }
         }
         // Checked for reads too: a new file is laid out with the data options.

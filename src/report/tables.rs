@@ -16,7 +16,7 @@ pub(crate) use crate::report::compare_tables::{comparison, comparison_row, doc_t
 pub(crate) fn spec_cells(s: &Spec) -> [String; 6] {
     [
         s.rw.name().into(),
-        fmt_size_short(s.bs),
+        s.bs_text(),
         s.qd.to_string(),
         s.jobs.to_string(),
         if s.direct { "direct" } else { "buffered" }.into(),

@@ -5,3 +5,4 @@ pub mod data;
 pub mod rng;
 pub mod sampler;
 pub mod seed;
+pub mod sizes;

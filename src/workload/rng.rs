@@ -85,50 +85,63 @@ impl Rng {
 #[derive(Debug, Clone)]
 pub(crate) struct Offsets {
     base: u64,
-    bs: u64,
+    /// Random offsets are multiples of it: the block size, or a mix's smallest size.
+    grain: u64,
     blocks: u64,
     random: bool,
-    next_block: u64,
+    /// The next sequential offset, in bytes from `base`.
+    next: u64,
     rng: Rng,
 }
 
 impl Offsets {
-    /// `span / bs` whole blocks are addressed; a partial block at the end is never used.
-    /// Sequential jobs start at `start_block` (so several jobs do not move in lockstep)
-    /// and wrap around at the end of the span.
+    /// `span / grain` whole blocks are addressed; a partial block at the end is never
+    /// used. Sequential jobs start at `start_block` (so several jobs do not move in
+    /// lockstep) and wrap around at the end of the span.
     pub(crate) fn new(
         base: u64,
         span: u64,
-        bs: u64,
+        grain: u64,
         random: bool,
         start_block: u64,
         rng: Rng,
     ) -> Self {
-        let blocks = (span / bs).max(1);
+        let blocks = (span / grain).max(1);
         Offsets {
             base,
-            bs,
+            grain,
             blocks,
             random,
-            next_block: start_block % blocks,
+            next: (start_block % blocks) * grain,
             rng,
         }
     }
 
-    /// The next offset in bytes.
+    /// The next offset in bytes, for an I/O of one grain.
     #[inline(always)]
     pub(crate) fn next_offset(&mut self) -> u64 {
-        let block = if self.random {
-            self.rng.below(self.blocks)
-        } else {
-            let b = self.next_block;
-            self.next_block += 1;
-            if self.next_block == self.blocks {
-                self.next_block = 0;
-            }
-            b
-        };
-        self.base + block * self.bs
+        self.next_offset_len(self.grain)
+    }
+
+    /// The next offset in bytes for an I/O of `len` bytes, which ends within the span:
+    /// random offsets are whole grains (drawn uniformly among those where `len` fits),
+    /// sequential ones follow the previous I/O, back to the start when `len` would not fit.
+    #[inline(always)]
+    pub(crate) fn next_offset_len(&mut self, len: u64) -> u64 {
+        let end = self.blocks * self.grain;
+        if self.random {
+            let k = len.div_ceil(self.grain).clamp(1, self.blocks);
+            return self.base + self.rng.below(self.blocks - k + 1) * self.grain;
+        }
+        if self.next + len > end {
+            self.next = 0;
+        }
+        let at = self.next;
+        self.next += len;
+        if self.next >= end {
+            self.next = 0;
+        }
+        self.base + at
     }
 }
 
@@ -202,6 +215,28 @@ mod tests {
             .map(|&c| (c as f64 - expect).powi(2) / expect)
             .sum();
         assert!(chi2 < 27.88, "chi2 {chi2} counts {counts:?}");
+    }
+
+    #[test]
+    fn variable_lengths_stay_within_the_span() {
+        let span = 64 * 4096;
+        let mut r = Offsets::new(4096, span, 4096, true, 0, Rng::new(1, 1));
+        let mut s = Offsets::new(4096, span, 4096, false, 3, Rng::new(1, 1));
+        let mut pos = 3 * 4096;
+        for i in 0..10_000u64 {
+            let len = [4096, 12288, 65536][(i % 3) as usize];
+            let o = r.next_offset_len(len);
+            assert!(o >= 4096 && o + len <= 4096 + span && (o - 4096) % 4096 == 0);
+            // Sequential: contiguous, back to the start when the I/O would not fit.
+            if pos + len > span {
+                pos = 0;
+            }
+            assert_eq!(s.next_offset_len(len), 4096 + pos);
+            pos += len;
+            if pos >= span {
+                pos = 0;
+            }
+        }
     }
 
     #[test]
