@@ -84,27 +84,27 @@ fn flag(e: &Entry) -> Result<bool> {
     }
 }
 
-struct Ctx {
+pub(super) struct Ctx {
     last: BTreeMap<String, Entry>,
     /// Which of `rwmixread`/`rwmixwrite` was written last (fio lets one set the other).
     mix_last: Option<String>,
-    kb_base: u64,
-    job: MappedJob,
+    pub(super) kb_base: u64,
+    pub(super) job: MappedJob,
 }
 
 impl Ctx {
-    fn get(&self, key: &str) -> Option<&Entry> {
+    pub(super) fn get(&self, key: &str) -> Option<&Entry> {
         self.last.get(key)
     }
-    fn value(&self, key: &str) -> Option<&str> {
+    pub(super) fn value(&self, key: &str) -> Option<&str> {
         self.get(key)
             .and_then(|e| e.value.as_deref())
             .map(str::trim)
     }
-    fn set(&mut self, name: &str, value: impl Into<String>) {
+    pub(super) fn set(&mut self, name: &str, value: impl Into<String>) {
         self.job.opts.push((name.to_string(), Some(value.into())));
     }
-    fn refuse(&mut self, key: &str, why: &str) {
+    pub(super) fn refuse(&mut self, key: &str, why: &str) {
         if let Some(e) = self.last.get(key) {
             let kv = match &e.value {
                 Some(v) => format!("{}={v}", e.key),
@@ -206,7 +206,6 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
         .map(|e| (e.value.clone().unwrap_or_default(), e.at.clone()));
     for k in keys.iter().filter(|k| !HANDLED.contains(&k.as_str())) {
         let why = match k.as_str() {
-            "bssplit" | "bsrange" => "block-size mixes and ranges are not in iomark",
             "rate" | "rate_iops" | "rate_min" | "rate_iops_min" => "iomark has no rate limit",
             "thinktime" | "thinktime_blocks" | "thinktime_spin" => "iomark has no think time",
             "startdelay" => "iomark has no start delay",
@@ -223,6 +222,8 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
 const HANDLED: &[&str] = &[
     "rw",
     "bs",
+    "bssplit",
+    "bsrange",
     "size",
     "filesize",
     "io_size",
@@ -293,7 +294,7 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
     if !modifier.is_empty() {
         c.refuse("rw", "the :N offset modifier is not in iomark");
     }
-    bs(c, pattern.unwrap_or("read"))?;
+    super::blocks::block_sizes(c, pattern.unwrap_or("read"))?;
     for (fio, ours) in [
         ("size", "size"),
         ("offset", "offset"),
@@ -400,45 +401,6 @@ fn engine_opts(c: &mut Ctx) -> Result<()> {
             c.set(ours, "1");
         }
     }
-    Ok(())
-}
-
-/// `bs`, with fio's read,write pairs: the side the pattern uses.
-fn bs(c: &mut Ctx, pattern: &str) -> Result<()> {
-    let Some(e) = c.get("bs").cloned() else {
-        return Ok(());
-    };
-    let text = e.value.clone().unwrap_or_default();
-    let sides: Vec<&str> = text.split(',').map(str::trim).collect();
-    let size = |s: &str| -> Result<u64> {
-        if s.is_empty() {
-            return Ok(4096); // fio's default for a side left empty
-        }
-        fio_size(s, c.kb_base).ok_or_else(|| {
-            Error::usage(format!(
-                "{}: bs={text}: '{s}' is not a size (e.g. 4k)",
-                e.at
-            ))
-        })
-    };
-    let read = size(sides[0])?;
-    let write = match sides.get(1) {
-        Some(w) => size(w)?,
-        None => read,
-    };
-    let mixed = pattern == "rw" || pattern == "randrw";
-    if mixed && read != write {
-        c.refuse(
-            "bs",
-            "different read and write block sizes in one mix are not in iomark",
-        );
-        return Ok(());
-    }
-    let b = match pattern {
-        "write" | "randwrite" => write,
-        _ => read,
-    };
-    c.set("bs", b.to_string());
     Ok(())
 }
 

@@ -7,6 +7,7 @@
 //! together) run one after another here; every such run says so in its warnings, and
 //! `docs/fio.md` says it too.
 
+mod blocks;
 pub mod ini;
 pub mod map;
 pub mod units;

@@ -4,6 +4,7 @@
 //! `#` comments. `iomark fio` reads the file back into the same plan.
 
 use crate::plan::StudyRun;
+use crate::plan::bsmix::BsMix;
 use crate::plan::data::{CompressMethod, DataKind};
 use crate::plan::engine::{EngineOpts, SyncMode};
 use crate::plan::spec::Spec;
@@ -74,7 +75,19 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     if s.rw.is_mixed() {
         w(format!("rwmixread={}", s.rwmixread));
     }
-    w(format!("bs={}", s.bs));
+    match &s.bs_mix {
+        None => w(format!("bs={}", s.bs)),
+        Some(BsMix::Split(parts)) => {
+            let p: Vec<String> = parts.iter().map(|p| format!("{}/{}", p.bs, p.pct)).collect();
+            w(format!("bssplit={}", p.join(":")));
+        }
+        Some(BsMix::Range { lo, hi }) => w(format!("bsrange={lo}-{hi}")),
+    }
+    if s.bs_mix.is_some() && s.rw.is_random() {
+        // With its random map fio shortens an I/O to the free blocks where it lands.
+        w("norandommap".into());
+        w("# norandommap: iomark keeps no random map; with one, fio shortens mixed-size I/Os to the free blocks they land on".into());
+    }
     w(format!("iodepth={}", s.qd));
     w(format!("numjobs={}", s.jobs));
     w(format!("direct={}", u8::from(s.direct)));
