@@ -47,9 +47,10 @@ impl BsMix {
         for p in text.split(':').map(str::trim).filter(|p| !p.is_empty()) {
             let (s, pct) = match p.split_once('/') {
                 Some((s, pct)) => {
-                    let pct: u32 = pct.trim().parse().map_err(|_| {
-                        bad(&format!("'{pct}' is not a whole percentage"))
-                    })?;
+                    let pct: u32 = pct
+                        .trim()
+                        .parse()
+                        .map_err(|_| bad(&format!("'{pct}' is not a whole percentage")))?;
                     (s, Some(pct))
                 }
                 None => (p, None),

@@ -120,10 +120,22 @@ pub(crate) const TABLE: &[OptDef] = &[
             "Block size: the size of every I/O (e.g. 512, 4k, 128KiB, 1m; 4KB is 4000 bytes, as in SI).",
         )
     },
-    value("bssplit", "SIZE/PCT:..", None, Workload, "Block sizes mixed by share of I/Os, as fio's bssplit (e.g. 4k/50:64k/30:1m/20; a size without /PCT shares what is left of 100); replaces --bs. Offsets are aligned to the smallest size."),
+    value(
+        "bssplit",
+        "SIZE/PCT:..",
+        None,
+        Workload,
+        "Block sizes mixed by share of I/Os, as fio's bssplit (e.g. 4k/50:64k/30:1m/20; a size without /PCT shares what is left of 100); replaces --bs. Offsets are aligned to the smallest size.",
+    ),
     OptDef {
         alias: &["blocksize-range"],
-        ..value("bsrange", "LOW-HIGH", None, Workload, "Block sizes drawn uniformly from LOW, 2×LOW, … HIGH (e.g. 4k-64k; fio's bsrange, whose sizes differ: see docs/fio.md); replaces --bs.")
+        ..value(
+            "bsrange",
+            "LOW-HIGH",
+            None,
+            Workload,
+            "Block sizes drawn uniformly from LOW, 2×LOW, … HIGH (e.g. 4k-64k; fio's bsrange, whose sizes differ: see docs/fio.md); replaces --bs.",
+        )
     },
     value(
         "size",

@@ -140,7 +140,9 @@ impl RunOptions {
         }
         spec.bs_mix = match (self.text("bssplit"), self.text("bsrange")) {
             (Some(_), Some(_)) => {
-                return Err(Error::usage("--bssplit and --bsrange both set the block sizes; give one of them"));
+                return Err(Error::usage(
+                    "--bssplit and --bsrange both set the block sizes; give one of them",
+                ));
             }
             (Some(t), None) => Some(BsMix::parse_split(t, |s| size_opt("--bssplit", s))?),
             (None, Some(t)) => Some(BsMix::parse_range(t, |s| size_opt("--bsrange", s))?),
@@ -148,7 +150,10 @@ impl RunOptions {
         };
         if let Some(m) = &spec.bs_mix {
             if self.given("bs") {
-                return Err(Error::usage(format!("--bs and {} both set the block size; give one of them", m.opt())));
+                return Err(Error::usage(format!(
+                    "--bs and {} both set the block size; give one of them",
+                    m.opt()
+                )));
             }
             spec.bs = m.max();
         }

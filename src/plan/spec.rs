@@ -9,8 +9,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::plan::data::DataSpec;
 use crate::plan::bsmix::BsMix;
+use crate::plan::data::DataSpec;
 pub use crate::plan::engine::{Caps, EngineKind, EngineOpts};
 use crate::units::fmt_size;
 
@@ -261,12 +261,7 @@ impl Spec {
             return l.clone();
         }
         let spec = self;
-        let mut s = format!(
-            "{} {} qd{}",
-            spec.rw.name(),
-            spec.bs_text(),
-            spec.qd
-        );
+        let mut s = format!("{} {} qd{}", spec.rw.name(), spec.bs_text(), spec.qd);
         if spec.rw.is_mixed() {
             s = format!(
                 "{} {}/{} {} qd{}",

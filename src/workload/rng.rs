@@ -226,7 +226,7 @@ mod tests {
         for i in 0..10_000u64 {
             let len = [4096, 12288, 65536][(i % 3) as usize];
             let o = r.next_offset_len(len);
-            assert!(o >= 4096 && o + len <= 4096 + span && (o - 4096) % 4096 == 0);
+            assert!(o >= 4096 && o + len <= 4096 + span && (o - 4096).is_multiple_of(4096));
             // Sequential: contiguous, back to the start when the I/O would not fit.
             if pos + len > span {
                 pos = 0;

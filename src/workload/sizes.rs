@@ -17,7 +17,10 @@ enum Kind {
     /// Cumulative percentages (the last is 100) and their sizes.
     Split(Vec<(u32, u32)>),
     /// `lo × (1 + below(steps))`.
-    Range { lo: u32, steps: u64 },
+    Range {
+        lo: u32,
+        steps: u64,
+    },
 }
 
 impl Sizes {
@@ -77,12 +80,15 @@ mod tests {
             for _ in 0..n {
                 let l = s.next_len() as u64;
                 assert!(mix.sizes().contains(&l) || matches!(mix, BsMix::Range { .. }));
-                assert!(l >= mix.min() && l <= mix.max() && l % mix.min() == 0);
+                assert!(l >= mix.min() && l <= mix.max() && l.is_multiple_of(mix.min()));
                 *counts.entry(l).or_insert(0u64) += 1;
                 total += l;
             }
             let mean = total as f64 / n as f64;
-            assert!((mean / mix.mean() - 1.0).abs() < 0.01, "{mix:?}: mean {mean}");
+            assert!(
+                (mean / mix.mean() - 1.0).abs() < 0.01,
+                "{mix:?}: mean {mean}"
+            );
             if let BsMix::Split(parts) = &mix {
                 for p in parts {
                     let got = counts[&p.bs] as f64 * 100.0 / n as f64;

@@ -243,7 +243,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     let job = dir.path().join("odd.fio");
     std::fs::write(
         &job,
-        "[global]\nrate_iops=100\nsize=1m\n[a]\nrw=randread:4\nbssplit=4k/50:64k/50\n\
+        "[global]\nrate_iops=100\nsize=1m\n[a]\nrw=randread:4\nnrfiles=4\n\
          [b]\nrw=randtrim\nthinktime=10\nfilename=one:two\nfrobnicate\n",
     )
     .unwrap();
@@ -253,7 +253,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     for (line, what) in [
         (2, "rate_iops=100"),
         (5, "rw=randread:4"),
-        (6, "bssplit=4k/50:64k/50"),
+        (6, "nrfiles=4"),
         (8, "rw=randtrim"),
         (9, "thinktime=10"),
         (10, "filename=one:two"),
@@ -280,7 +280,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     let doc = read_json(&res);
     let w = doc["runs"][0]["warnings"].to_string();
     assert!(
-        w.contains("odd.fio:6 bssplit") && w.contains("odd.fio:2 rate_iops"),
+        w.contains("odd.fio:6 nrfiles") && w.contains("odd.fio:2 rate_iops"),
         "{w}"
     );
     assert!(!dir.path().join("a.0.0").exists() && !dir.path().join("one").exists());
@@ -695,16 +695,28 @@ fn bssplit_and_bsrange_move_the_mix_the_kernel_counts() {
             "{dir}: average {avg} against the mix's {mean}"
         );
         // io_size: the I/Os that move it on average.
-        assert!((bytes / (128 << 20) as f64 - 1.0).abs() < 0.05, "{dir}: {bytes} bytes");
+        assert!(
+            (bytes / (128 << 20) as f64 - 1.0).abs() < 0.05,
+            "{dir}: {bytes} bytes"
+        );
         let d = &rep["device"];
         let (k_ios, k_bytes) = (
             d[format!("{dir}_ios")].as_f64().unwrap(),
             d[format!("{dir}_bytes")].as_f64().unwrap(),
         );
-        assert!((k_bytes / bytes - 1.0).abs() < 0.01, "{dir}: kernel bytes {k_bytes}, iomark {bytes}");
-        assert!((k_ios / ios - 1.0).abs() < 0.01, "{dir}: kernel I/Os {k_ios}, iomark {ios}");
+        assert!(
+            (k_bytes / bytes - 1.0).abs() < 0.01,
+            "{dir}: kernel bytes {k_bytes}, iomark {bytes}"
+        );
+        assert!(
+            (k_ios / ios - 1.0).abs() < 0.01,
+            "{dir}: kernel I/Os {k_ios}, iomark {ios}"
+        );
     }
-    assert!(runs[0]["name"].to_string().contains("4k/50:16k/30:64k/20") || runs[0]["spec"]["bs_mix"]["split"].is_array());
+    assert!(
+        runs[0]["name"].to_string().contains("4k/50:16k/30:64k/20")
+            || runs[0]["spec"]["bs_mix"]["split"].is_array()
+    );
     let fio_out = std::process::Command::new("fio")
         .current_dir(dir.path())
         .env("DEV", &dev.dev)
@@ -719,10 +731,108 @@ fn bssplit_and_bsrange_move_the_mix_the_kernel_counts() {
     let theirs: Value = serde_json::from_slice(&stdout_of(&report)).unwrap();
     // The same jobs, groups, rw, qd and jobs; fio's bs is its average transfer, iomark's
     // the mix's largest size, so the averages are compared instead.
-    let no_bs = |v: Vec<Shape>| v.into_iter().map(|s| (s.0, s.1, s.2, s.4, s.5)).collect::<Vec<_>>();
+    let no_bs = |v: Vec<Shape>| {
+        v.into_iter()
+            .map(|s| (s.0, s.1, s.2, s.4, s.5))
+            .collect::<Vec<_>>()
+    };
     assert_eq!(no_bs(iomark_shape(&doc["runs"])), no_bs(fio_shape(&theirs)));
     for (run, mean) in [(0, split_mean), (1, range_mean)] {
         let avg = theirs["runs"][run]["spec"]["bs"].as_f64().unwrap();
-        assert!((avg / mean - 1.0).abs() < 0.05, "fio's average {avg} against {mean}");
+        assert!(
+            (avg / mean - 1.0).abs() < 0.05,
+            "fio's average {avg} against {mean}"
+        );
     }
+}
+
+/// `--bssplit`/`--bsrange` in `run` and a study: `--as-fio` writes fio's `bssplit` and
+/// `bsrange` (with `norandommap`, see above), `iomark fio` reads them back into the same
+/// mixes, and fio parses the file; on the null engine a run's average I/O is the mix's
+/// mean; bad mixes are refused in one line.
+#[test]
+fn block_size_mixes_round_trip_and_average_their_mean() {
+    let dir = tmp();
+    let t = dir.path().join("t.dat");
+    let t = t.to_str().unwrap();
+    let args = ["qd", t, "--size", "4m", "--runtime", "1", "--qd", "1,4"];
+    for mix in [
+        ["--bssplit", "4k/50:16k/30:64k/20"],
+        ["--bsrange", "4k-32k"],
+    ] {
+        let args = [&args[..], &mix].concat();
+        let plan = dry_run(&args);
+        let text = stdout_of(&[&["suite"][..], &args, &["--dry-run", "--as-fio"]].concat());
+        let text = String::from_utf8(text).unwrap();
+        let want = match mix[0] {
+            "--bssplit" => "bssplit=4096/50:16384/30:65536/20",
+            _ => "bsrange=4096-32768",
+        };
+        assert!(text.lines().any(|l| l == want), "{want} in {text}");
+        assert!(text.lines().any(|l| l == "norandommap"));
+        let job = dir.path().join("mix.fio");
+        std::fs::write(&job, &text).unwrap();
+        let back: Value = serde_json::from_slice(&stdout_of(&[
+            "fio",
+            job.to_str().unwrap(),
+            "--dry-run",
+            "--json",
+        ]))
+        .unwrap();
+        let mixes = |p: &Value| -> Vec<Value> {
+            (p["runs"].as_array().unwrap().iter())
+                .map(|r| r["spec"]["bs_mix"].clone())
+                .collect()
+        };
+        assert_eq!(mixes(&plan), mixes(&back));
+        assert!(mixes(&plan).iter().all(|m| m.is_object()), "{plan}");
+        if require_tool("fio", "fio (apt-get install fio)") {
+            let out = std::process::Command::new("fio")
+                .current_dir(dir.path())
+                .arg("--parse-only")
+                .arg(&job)
+                .output()
+                .unwrap();
+            assert_success(&out);
+        }
+    }
+    // The null engine: bytes ÷ I/Os is the mix's mean (200k+ draws: within 1%).
+    for (mix, mean) in [
+        (["--bssplit", "4k/50:16k/30:64k/20"], 20070.4),
+        (["--bsrange", "4k-32k"], 18432.0),
+    ] {
+        let doc = run_json(
+            &[
+                &["run", "--engine", "null", "--size", "1g", "--io-size", "4g"][..],
+                &mix[..],
+            ]
+            .concat(),
+        );
+        let r = &doc["runs"][0]["repetitions"][0]["read"];
+        let avg = r["bytes"].as_f64().unwrap() / r["ios"].as_f64().unwrap();
+        assert!(
+            (avg / mean - 1.0).abs() < 0.01,
+            "{mix:?}: average {avg}, mean {mean}"
+        );
+    }
+    for (args, needle) in [
+        (&["--bssplit", "4k/60:8k/60"][..], "add up to 120"),
+        (&["--bsrange", "4k-6k"][..], "multiple of the low end"),
+        (&["--bssplit", "4k/50:1000/50"][..], "not a multiple of 512"),
+        (
+            &["--bssplit", "4k/50:8k/50", "--bs", "8k"][..],
+            "give one of them",
+        ),
+    ] {
+        let out = iomark()
+            .args([&["run", t, "--size", "1m"][..], args].concat())
+            .output()
+            .unwrap();
+        assert_refused(&out, needle);
+    }
+    let out = iomark()
+        .args(["suite", "bs", t, "--bsrange", "4k-8k", "--dry-run"])
+        .output()
+        .unwrap();
+    assert_refused(&out, "sweeps --bs");
 }

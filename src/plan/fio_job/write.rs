@@ -78,7 +78,10 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     match &s.bs_mix {
         None => w(format!("bs={}", s.bs)),
         Some(BsMix::Split(parts)) => {
-            let p: Vec<String> = parts.iter().map(|p| format!("{}/{}", p.bs, p.pct)).collect();
+            let p: Vec<String> = parts
+                .iter()
+                .map(|p| format!("{}/{}", p.bs, p.pct))
+                .collect();
             w(format!("bssplit={}", p.join(":")));
         }
         Some(BsMix::Range { lo, hi }) => w(format!("bsrange={lo}-{hi}")),
