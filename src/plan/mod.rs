@@ -13,6 +13,7 @@ pub mod fio_job;
 pub mod matrix;
 pub mod options;
 pub mod resolve;
+pub mod run_options;
 pub mod spec;
 pub mod suite;
 
