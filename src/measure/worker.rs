@@ -15,51 +15,14 @@ use crate::io::engine::{Completion, Engine, Op, Queued, Request};
 use crate::io::env::CpuTimes;
 use crate::measure::interval::{Interval, LiveTotals};
 use crate::measure::launch::{WorkerCtx, io_error};
-use crate::results::stats::{Counter, LatHist};
+use crate::measure::pace::Pace;
 use crate::workload::data::DataGen;
 use crate::workload::rng::{Mix, Offsets, Rng};
 use crate::workload::sampler::Sampler;
 use crate::workload::seed::{data_stream, job_stream};
 use crate::workload::sizes::Sizes;
 
-/// What a worker returns.
-pub(crate) struct WorkerOut {
-    pub(crate) read: Counter,
-    pub(crate) write: Counter,
-    pub(crate) hist_read: LatHist,
-    pub(crate) hist_write: LatHist,
-    pub(crate) fsyncs: u64,
-    /// Nanoseconds from measurement start to the end of the worker's measured window.
-    pub(crate) end_ns: u64,
-    /// Whether the worker stopped before its planned end (signal, halt, error).
-    pub(crate) interrupted: bool,
-    pub(crate) error: Option<Error>,
-    /// What the worker saw of the data it wrote.
-    pub(crate) sampler: Option<Sampler>,
-    /// With --verify: the first byte of the worker's region and the generation last
-    /// written to each of its blocks (0: never).
-    pub(crate) gens: Option<(u64, Vec<u64>)>,
-    /// This thread's CPU time from the start of its measured window to its end.
-    pub(crate) cpu: CpuTimes,
-}
-
-impl WorkerOut {
-    pub(crate) fn empty(error: Option<Error>) -> WorkerOut {
-        WorkerOut {
-            read: Counter::default(),
-            write: Counter::default(),
-            hist_read: LatHist::precise(),
-            hist_write: LatHist::precise(),
-            fsyncs: 0,
-            end_ns: 0,
-            interrupted: error.is_some(),
-            error,
-            sampler: None,
-            gens: None,
-            cpu: CpuTimes::default(),
-        }
-    }
-}
+pub(crate) use crate::measure::worker_out::WorkerOut;
 
 /// The data generator of the worker of `ctx`: built before the starting gate, because
 /// building its pool takes time that must not count.
@@ -129,6 +92,8 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     t0: Instant,
     offsets: Offsets,
     sizes: Sizes,
+    /// `--rate`, `--rate-iops`.
+    pace: Option<Pace>,
     mix: Mix,
     data: DataGen,
     sampler: Option<Sampler>,
@@ -185,6 +150,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 spec.bs_mix.as_ref(),
                 Rng::new(!spec.seed, stream | 1),
             ),
+            pace: Pace::of(spec),
             mix: Mix::new(
                 spec.rw.read_pct(spec.rwmixread),
                 Rng::new(spec.seed, stream | 2),
@@ -229,6 +195,16 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             }
             self.check_stop();
             self.fill_queue();
+            if self.inflight == 0
+                && !self.stopping
+                && self
+                    .pace
+                    .as_ref()
+                    .is_some_and(|p| p.wait(self.t0, self.ctx.end_ns))
+            {
+                self.now = now_ns(self.t0);
+                continue;
+            }
             if self.inflight == 0 && !self.start_end_sync() {
                 break;
             }
@@ -275,6 +251,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             {
                 break;
             }
+            if self.pace.as_ref().is_some_and(|p| p.holds(now_ns(self.t0))) {
+                break; // not yet: see `run`
+            }
             if !self.issue_io(measuring) || self.submit_err.is_some() {
                 break;
             }
@@ -306,6 +285,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 return false;
             }
             v.writing[slot as usize] = offset;
+        }
+        if let Some(p) = self.pace.as_mut() {
+            p.charge(now_ns(self.t0), len as u64);
         }
         if op == Op::Write {
             self.prepare_write(slot, offset, len, measuring);

@@ -183,6 +183,20 @@ pub(crate) const TABLE: &[OptDef] = &[
         Workload,
         "Bytes each job moves in a size-based run, or a multiple of the span (2x) [default: the span once].",
     ),
+    value(
+        "rate",
+        "SIZE",
+        None,
+        Workload,
+        "Cap each job's bandwidth at SIZE bytes per second, reads and writes together (e.g. 50m; fio's rate): submissions are paced on the run's clock.",
+    ),
+    value(
+        "rate-iops",
+        "N",
+        None,
+        Workload,
+        "Cap each job at N I/Os per second, reads and writes together (fio's rate_iops): submissions are paced on the run's clock.",
+    ),
     OptDef {
         alias: &["ramp-time"],
         ..value(

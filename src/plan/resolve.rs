@@ -187,6 +187,30 @@ impl RunOptions {
         Ok(notes)
     }
 
+    /// `--rate` and `--rate-iops`: greater than zero when given.
+    fn pacing(&self, spec: &mut Spec) -> Result<()> {
+        let zero = |opt: &str| {
+            Error::usage(format!(
+                "--{opt} 0 would never issue an I/O; give a cap greater than zero, or leave --{opt} out for none"
+            ))
+        };
+        if let Some(t) = self.text("rate") {
+            let b = size_opt("--rate", t.trim().trim_end_matches("/s"))?;
+            spec.rate_bps = Some(b)
+                .filter(|b| *b > 0)
+                .ok_or_else(|| zero("rate"))
+                .map(Some)?;
+        }
+        if let Some(t) = self.text("rate-iops") {
+            let n: u64 = count_opt("--rate-iops", t, "a whole number of I/Os per second")?;
+            spec.rate_iops = Some(n)
+                .filter(|n| *n > 0)
+                .ok_or_else(|| zero("rate-iops"))
+                .map(Some)?;
+        }
+        Ok(())
+    }
+
     /// Resolves and validates everything, for `target` (none: only with --engine null).
     pub(crate) fn resolve(
         &self,
@@ -248,6 +272,7 @@ impl RunOptions {
         }
         spec.engine_note = engine_note;
         spec.fsync = fsync as u32;
+        self.pacing(&mut spec)?;
         spec.end_fsync = self.on("end-fsync");
         spec.seed = seed;
         spec.interval_s = duration_opt("--interval", self.text_or_default("interval"))?;

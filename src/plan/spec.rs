@@ -163,6 +163,12 @@ pub struct Spec {
     /// Drop the kernel's page cache before each buffered repetition (root).
     #[serde(default)]
     pub drop_caches: bool,
+    /// Each job's cap in bytes per second (`--rate`), reads and writes together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_bps: Option<u64>,
+    /// Each job's cap in I/Os per second (`--rate-iops`), reads and writes together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops: Option<u64>,
     /// In a size-based run each job moves this many times the span (`--io-size 2x`);
     /// `io_size` takes precedence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -278,6 +284,12 @@ impl Spec {
         if !spec.direct {
             s.push_str(" buffered");
         }
+        if let Some(b) = spec.rate_bps {
+            s.push_str(&format!(" rate {}/s", crate::units::fmt_size_short(b)));
+        }
+        if let Some(n) = spec.rate_iops {
+            s.push_str(&format!(" rate {n} IOPS"));
+        }
         s.push_str(match spec.engine_opts.sync_mode {
             crate::plan::engine::SyncMode::None => "",
             crate::plan::engine::SyncMode::Sync => " O_SYNC",
@@ -329,6 +341,8 @@ impl Spec {
             pause_s: 0.0,
             drop_caches: false,
             io_spans: None,
+            rate_bps: None,
+            rate_iops: None,
         }
     }
 

@@ -206,7 +206,7 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
         .map(|e| (e.value.clone().unwrap_or_default(), e.at.clone()));
     for k in keys.iter().filter(|k| !HANDLED.contains(&k.as_str())) {
         let why = match k.as_str() {
-            "rate" | "rate_iops" | "rate_min" | "rate_iops_min" => "iomark has no rate limit",
+            "rate_min" | "rate_iops_min" => "iomark has no minimum rate",
             "thinktime" | "thinktime_blocks" | "thinktime_spin" => "iomark has no think time",
             "startdelay" => "iomark has no start delay",
             _ => "not an option iomark knows",
@@ -295,6 +295,7 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         c.refuse("rw", "the :N offset modifier is not in iomark");
     }
     super::blocks::block_sizes(c, pattern.unwrap_or("read"))?;
+    super::pace::rates(c, pattern.unwrap_or("read"))?;
     for (fio, ours) in [
         ("size", "size"),
         ("offset", "offset"),
@@ -368,15 +369,14 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
     {
         c.refuse("random_distribution", "iomark draws offsets uniformly");
     }
-    for k in ["startdelay", "thinktime", "rate", "rate_iops"] {
+    for k in ["startdelay", "thinktime"] {
         let zero = c
             .value(k)
             .is_some_and(|v| v.split(',').all(|x| x.trim() == "0"));
         if c.get(k).is_some() && !zero {
             let why = match k {
                 "startdelay" => "iomark has no start delay",
-                "thinktime" => "iomark has no think time",
-                _ => "iomark has no rate limit",
+                _ => "iomark has no think time",
             };
             c.refuse(k, why);
         }

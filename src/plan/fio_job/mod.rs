@@ -10,6 +10,7 @@
 mod blocks;
 pub mod ini;
 pub mod map;
+mod pace;
 pub mod units;
 pub mod write;
 

@@ -82,13 +82,13 @@ fn groups_follow_stonewall_and_new_group() {
 
 #[test]
 fn unsupported_options_are_one_error_with_lines() {
-    let text = "[global]\nrate=1m\n[a]\nrw=randread:8\nnrfiles=2\n\
+    let text = "[global]\nrate_min=1m\n[a]\nrw=randread:8\nnrfiles=2\n\
                 [b]\nrw=trim\nfilename=x:y\nfrobnicate=3\n";
     let err = plan_jobs(&jobs(text).unwrap(), false, 99)
         .unwrap_err()
         .to_string();
     for needle in [
-        "t.fio:2 rate=1m",
+        "t.fio:2 rate_min=1m",
         "t.fio:4 rw=randread:8",
         "t.fio:5 nrfiles=2",
         "t.fio:7 rw=trim",
@@ -99,7 +99,7 @@ fn unsupported_options_are_one_error_with_lines() {
         assert!(err.contains(needle), "{needle} not in {err}");
     }
     // The global rate is listed once, not once per job.
-    assert_eq!(err.matches("rate=1m").count(), 1);
+    assert_eq!(err.matches("rate_min=1m").count(), 1);
     let j = plan_jobs(&jobs(text).unwrap(), true, 99).unwrap();
     assert!(
         j[0].job

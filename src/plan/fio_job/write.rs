@@ -86,6 +86,7 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
         }
         Some(BsMix::Range { lo, hi }) => w(format!("bsrange={lo}-{hi}")),
     }
+    rates(&mut w, s);
     if s.bs_mix.is_some() && s.rw.is_random() {
         // With its random map fio shortens an I/O to the free blocks where it lands.
         w("norandommap".into());
@@ -231,5 +232,23 @@ fn data(w: &mut impl FnMut(String), s: &Spec) {
     }
     if d.refill {
         w("refill_buffers=1".into());
+    }
+}
+
+/// `--rate`, `--rate-iops`: fio caps each direction, so a mix's cap is split by its mix.
+fn rates(w: &mut impl FnMut(String), s: &Spec) {
+    for (key, cap) in [("rate", s.rate_bps), ("rate_iops", s.rate_iops)] {
+        let Some(cap) = cap else { continue };
+        let side = |pct: u64| (cap * pct / 100).max(1);
+        match s.rw.is_mixed() {
+            false => w(format!("{key}={cap}")),
+            true => {
+                let r = u64::from(s.rwmixread);
+                w(format!("{key}={},{}", side(r), side(100 - r)));
+                w(format!(
+                    "# {key}: iomark caps reads and writes together at {cap}; fio caps each direction, so the cap is split by the mix"
+                ));
+            }
+        }
     }
 }

@@ -1,0 +1,162 @@
+//! Pacing (`--rate`, `--rate-iops`): a token bucket on the run's clock per job. An I/O
+//! may be issued once the clock has reached the time its predecessors paid for; each
+//! issued I/O moves that time on by its share of the cap (`1/iops` seconds, `len/rate`
+//! seconds). The bucket holds at most a few I/Os of credit, so a job that fell behind
+//! (a slow device) catches up in a short burst, not by flooding. A worker with nothing in
+//! flight sleeps until its next I/O is due (at most 10 ms at a time, so it still sees a
+//! stop); it never spins.
+
+use std::time::{Duration, Instant};
+
+use crate::plan::spec::Spec;
+
+/// The longest sleep before the worker looks at its stop flags again.
+const MAX_SLEEP_NS: u64 = 10_000_000;
+
+/// One cap: nanoseconds paid per unit (an I/O, or a byte ×2^16 for precision).
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    /// Clock time (ns since the worker's t0) up to which issued I/Os have paid.
+    paid_ns: u64,
+    /// ns per I/O, or ns per 2^16 bytes.
+    cost: f64,
+    per_byte: bool,
+    /// Credit kept when idle: the clock may run this far ahead of `paid_ns`.
+    burst_ns: u64,
+}
+
+impl Bucket {
+    fn new(per_second: f64, per_byte: bool, unit: f64, qd: u32) -> Bucket {
+        let cost = 1e9 / per_second;
+        // A few I/Os of credit (the queue depth, or 2 ms worth when that is more).
+        let burst = (cost * unit * qd.max(2) as f64).max(2e6) as u64;
+        Bucket {
+            paid_ns: 0,
+            cost,
+            per_byte,
+            burst_ns: burst,
+        }
+    }
+
+    fn due(&self) -> u64 {
+        self.paid_ns
+    }
+
+    fn charge(&mut self, now: u64, len: u64) {
+        let units = if self.per_byte { len as f64 } else { 1.0 };
+        self.paid_ns = self.paid_ns.max(now.saturating_sub(self.burst_ns));
+        self.paid_ns += (self.cost * units) as u64;
+    }
+}
+
+/// A job's pacing: both caps when both are given.
+#[derive(Debug, Clone)]
+pub(crate) struct Pace {
+    buckets: Vec<Bucket>,
+}
+
+impl Pace {
+    /// The pacing of one job of `spec`, `None` without a cap. A queue depth emulated with
+    /// jobs (`io_share`) shares the cap among them.
+    pub(crate) fn of(spec: &Spec) -> Option<Pace> {
+        let share = spec.io_share.max(1) as f64;
+        let mut buckets = Vec::new();
+        if let Some(iops) = spec.rate_iops {
+            buckets.push(Bucket::new(iops as f64 / share, false, 1.0, spec.qd));
+        }
+        if let Some(bps) = spec.rate_bps {
+            let mean = spec.mean_bs();
+            buckets.push(Bucket::new(bps as f64 / share, true, mean, spec.qd));
+        }
+        (!buckets.is_empty()).then_some(Pace { buckets })
+    }
+
+    /// When (ns since t0) the next I/O may be issued; at `now` or before: now.
+    #[inline]
+    pub(crate) fn due(&self) -> u64 {
+        self.buckets.iter().map(Bucket::due).max().unwrap_or(0)
+    }
+
+    /// Whether the next I/O must wait at `now`.
+    #[inline]
+    pub(crate) fn holds(&self, now: u64) -> bool {
+        self.due() > now
+    }
+
+    /// Pays for an I/O of `len` bytes issued at `now`.
+    #[inline]
+    pub(crate) fn charge(&mut self, now: u64, len: u64) {
+        for b in &mut self.buckets {
+            b.charge(now, len);
+        }
+    }
+
+    /// When the next I/O must wait: sleeps until it is due, or 10 ms, or `end` (ns since
+    /// `t0`), whichever is first, and returns true; false (at once) when it need not wait.
+    pub(crate) fn wait(&self, t0: Instant, end: Option<u64>) -> bool {
+        let now = t0.elapsed().as_nanos() as u64;
+        if !self.holds(now) {
+            return false;
+        }
+        let until = self.due().min(end.unwrap_or(u64::MAX));
+        let ns = until.saturating_sub(now).min(MAX_SLEEP_NS);
+        std::thread::sleep(Duration::from_nanos(ns));
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A simulated clock: issuing whenever allowed, the bucket lets through the cap.
+    #[test]
+    fn the_bucket_lets_through_the_cap() {
+        let mut spec = Spec::new("null");
+        spec.rate_iops = Some(1000);
+        spec.qd = 4;
+        let mut p = Pace::of(&spec).unwrap();
+        let (mut now, mut n) = (0u64, 0u64);
+        while now < 2_000_000_000 {
+            if p.holds(now) {
+                now = p.due();
+            } else {
+                p.charge(now, 4096);
+                n += 1;
+            }
+        }
+        assert!((1999..=2001).contains(&n), "{n} I/Os in 2 s at 1000/s");
+        // Bytes: 4 MiB/s of 64 KiB I/Os is 64 per second.
+        spec.rate_iops = None;
+        spec.rate_bps = Some(4 << 20);
+        spec.bs = 65536;
+        let mut p = Pace::of(&spec).unwrap();
+        let (mut now, mut bytes) = (0u64, 0u64);
+        while now < 1_000_000_000 {
+            if p.holds(now) {
+                now = p.due();
+            } else {
+                p.charge(now, 65536);
+                bytes += 65536;
+            }
+        }
+        assert!(bytes.abs_diff(4 << 20) <= 65536, "{bytes} bytes in 1 s");
+    }
+
+    /// After a stall (a slow device) the credit is bounded: a burst of a few I/Os, not
+    /// the whole stall's worth.
+    #[test]
+    fn credit_after_a_stall_is_bounded() {
+        let mut spec = Spec::new("null");
+        spec.rate_iops = Some(1000);
+        let mut p = Pace::of(&spec).unwrap();
+        p.charge(0, 4096);
+        let now = 1_000_000_000; // a second later
+        let mut burst = 0;
+        while !p.holds(now) {
+            p.charge(now, 4096);
+            burst += 1;
+        }
+        assert!((1..=3).contains(&burst), "{burst} I/Os at once");
+    }
+}

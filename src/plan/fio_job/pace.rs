@@ -1,0 +1,62 @@
+//! fio's `rate` and `rate_iops` → iomark's `--rate` and `--rate-iops`: a per-job cap, the
+//! side of a `read,write` value that the pattern uses. fio caps each direction on its own
+//! and iomark the job's reads and writes together: a mixed job's caps are taken as their
+//! sum when they are in the proportion of the mix (as `--as-fio` writes them), otherwise
+//! unsupported. `0` is no cap, as in fio.
+
+use super::map::Ctx;
+use super::units::fio_size;
+use crate::error::{Error, Result};
+
+/// `rate` and `rate_iops` of a job whose pattern is `pattern`.
+pub(super) fn rates(c: &mut Ctx, pattern: &str) -> Result<()> {
+    for (key, ours) in [("rate", "rate"), ("rate_iops", "rate-iops")] {
+        let Some(e) = c.get(key).cloned() else {
+            continue;
+        };
+        let text = e.value.clone().unwrap_or_default();
+        let sides: Vec<&str> = text.split(',').map(str::trim).collect();
+        let read = sides[0];
+        let write = sides.get(1).copied().unwrap_or(read);
+        let num = |side: &str| match key {
+            "rate" => fio_size(side, c.kb_base),
+            _ => side.parse::<u64>().ok(),
+        };
+        let (side, n) = match pattern {
+            "write" | "randwrite" => (write, num(write)),
+            "read" | "randread" => (read, num(read)),
+            _ => match (num(read), num(write)) {
+                (Some(r), Some(w)) if proportional(c, r, w) => (read, Some(r + w)),
+                _ => {
+                    c.refuse(key, "fio caps reads and writes each on its own, iomark a mixed job's reads and writes together (caps in the mix's proportion are taken as their sum)");
+                    continue;
+                }
+            },
+        };
+        match n {
+            Some(0) => {}
+            Some(n) => c.set(ours, n.to_string()),
+            None if side.is_empty() => {}
+            None => {
+                return Err(Error::usage(format!(
+                    "{}: {key}={text}: '{side}' is not a number (e.g. {key}={})",
+                    e.at,
+                    if key == "rate" { "10m" } else { "500" }
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether caps `r` (reads) and `w` (writes) are in the job's mix proportion (within one
+/// unit each, as `--as-fio` rounds them): then fio's two caps bind together, as one cap
+/// of `r + w` would. Both zero (no cap) counts too.
+fn proportional(c: &Ctx, r: u64, w: u64) -> bool {
+    let pct = |k: &str| c.value(k).and_then(|v| v.parse::<u64>().ok());
+    let read = pct("rwmixread")
+        .or_else(|| pct("rwmixwrite").map(|w| 100 - w.min(100)))
+        .unwrap_or(50);
+    let total = r + w;
+    (r == 0 && w == 0) || (total * read / 100).abs_diff(r) <= 1 && r > 0 && w > 0
+}
