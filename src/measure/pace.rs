@@ -1,10 +1,15 @@
-//! Pacing (`--rate`, `--rate-iops`): a token bucket on the run's clock per job. An I/O
+//! Pacing (`--rate`, `--rate-iops`, `--thinktime`): a token bucket on the run's clock per
+//! job, and think time. An I/O
 //! may be issued once the clock has reached the time its predecessors paid for; each
 //! issued I/O moves that time on by its share of the cap (`1/iops` seconds, `len/rate`
 //! seconds). The bucket holds at most a few I/Os of credit, so a job that fell behind
 //! (a slow device) catches up in a short burst, not by flooding. A worker with nothing in
 //! flight sleeps until its next I/O is due (at most 10 ms at a time, so it still sees a
 //! stop); it never spins.
+//!
+//! Think time is fio's: after `--thinktime-blocks` I/Os (1 by default) have been issued,
+//! the job issues nothing more until they have all completed and `--thinktime` has
+//! passed since (so, as in fio, at most that many I/Os are ever in flight).
 
 use std::time::{Duration, Instant};
 
@@ -49,10 +54,22 @@ impl Bucket {
     }
 }
 
-/// A job's pacing: both caps when both are given.
+/// Think time: a pause after every `blocks` I/Os, once they have completed.
+#[derive(Debug, Clone, Copy)]
+struct Think {
+    ns: u64,
+    blocks: u32,
+    /// I/Os issued since the last pause.
+    issued: u32,
+    /// When the current pause ends (set once the batch has completed).
+    until: Option<u64>,
+}
+
+/// A job's pacing: both caps when both are given, and think time.
 #[derive(Debug, Clone)]
 pub(crate) struct Pace {
     buckets: Vec<Bucket>,
+    think: Option<Think>,
 }
 
 impl Pace {
@@ -68,19 +85,27 @@ impl Pace {
             let mean = spec.mean_bs();
             buckets.push(Bucket::new(bps as f64 / share, true, mean, spec.qd));
         }
-        (!buckets.is_empty()).then_some(Pace { buckets })
+        let think = spec.thinktime_us.map(|us| Think {
+            ns: us * 1000,
+            blocks: spec.thinktime_blocks.unwrap_or(1).max(1),
+            issued: 0,
+            until: None,
+        });
+        (!buckets.is_empty() || think.is_some()).then_some(Pace { buckets, think })
     }
 
     /// When (ns since t0) the next I/O may be issued; at `now` or before: now.
     #[inline]
     pub(crate) fn due(&self) -> u64 {
-        self.buckets.iter().map(Bucket::due).max().unwrap_or(0)
+        let think = self.think.and_then(|t| t.until).unwrap_or(0);
+        self.buckets.iter().map(Bucket::due).fold(think, u64::max)
     }
 
-    /// Whether the next I/O must wait at `now`.
+    /// Whether the next I/O must wait at `now`: a cap is ahead, or a think-time batch is
+    /// complete (issued) and its pause has not ended.
     #[inline]
     pub(crate) fn holds(&self, now: u64) -> bool {
-        self.due() > now
+        self.due() > now || self.think.is_some_and(|t| t.issued >= t.blocks)
     }
 
     /// Pays for an I/O of `len` bytes issued at `now`.
@@ -89,12 +114,26 @@ impl Pace {
         for b in &mut self.buckets {
             b.charge(now, len);
         }
+        if let Some(t) = self.think.as_mut() {
+            t.issued += 1;
+        }
     }
 
-    /// When the next I/O must wait: sleeps until it is due, or 10 ms, or `end` (ns since
-    /// `t0`), whichever is first, and returns true; false (at once) when it need not wait.
-    pub(crate) fn wait(&self, t0: Instant, end: Option<u64>) -> bool {
+    /// Called with nothing in flight. When the next I/O must wait: sleeps until it is
+    /// due, or 10 ms, or `end` (ns since `t0`), whichever is first, and returns true (the
+    /// worker looks again); true at once when a think-time pause has just ended; false
+    /// when nothing holds the next I/O.
+    pub(crate) fn wait(&mut self, t0: Instant, end: Option<u64>) -> bool {
         let now = t0.elapsed().as_nanos() as u64;
+        if let Some(t) = self.think.as_mut()
+            && t.issued >= t.blocks
+        {
+            // The batch has completed: the pause runs from now.
+            if now >= *t.until.get_or_insert(now + t.ns) {
+                (t.issued, t.until) = (0, None);
+                return true;
+            }
+        }
         if !self.holds(now) {
             return false;
         }
@@ -141,6 +180,29 @@ mod tests {
             }
         }
         assert!(bytes.abs_diff(4 << 20) <= 65536, "{bytes} bytes in 1 s");
+    }
+
+    /// Think time: a batch of `blocks` I/Os, then nothing until they completed and the
+    /// pause passed (a simulated clock: completions at once).
+    #[test]
+    fn think_time_pauses_after_each_batch() {
+        let mut spec = Spec::new("null");
+        spec.thinktime_us = Some(100);
+        spec.thinktime_blocks = Some(2);
+        let mut p = Pace::of(&spec).unwrap();
+        let t0 = Instant::now();
+        let mut issued = 0;
+        while t0.elapsed().as_millis() < 200 {
+            while !p.holds(t0.elapsed().as_nanos() as u64) {
+                p.charge(t0.elapsed().as_nanos() as u64, 4096);
+                issued += 1;
+            }
+            while p.wait(t0, None) && p.holds(t0.elapsed().as_nanos() as u64) {}
+        }
+        // 2 I/Os per 100 µs pause: at most 4000 in 200 ms (a sleep's overshoot, which a
+        // loaded machine makes long, only lowers it).
+        assert!((2..=4002).contains(&issued), "{issued} I/Os");
+        assert_eq!(issued % 2, 0, "whole batches");
     }
 
     /// After a stall (a slow device) the credit is bounded: a burst of a few I/Os, not

@@ -195,13 +195,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             }
             self.check_stop();
             self.fill_queue();
-            if self.inflight == 0
-                && !self.stopping
-                && self
-                    .pace
-                    .as_ref()
-                    .is_some_and(|p| p.wait(self.t0, self.ctx.end_ns))
-            {
+            let (t0, end) = (self.t0, self.ctx.end_ns);
+            let idle = self.inflight == 0 && !self.stopping;
+            if idle && self.pace.as_mut().is_some_and(|p| p.wait(t0, end)) {
                 self.now = now_ns(self.t0);
                 continue;
             }

@@ -197,6 +197,23 @@ pub(crate) const TABLE: &[OptDef] = &[
         Workload,
         "Cap each job at N I/Os per second, reads and writes together (fio's rate_iops): submissions are paced on the run's clock.",
     ),
+    value(
+        "thinktime",
+        "DURATION",
+        None,
+        Workload,
+        "Pause this long (e.g. 100us) after an I/O completes before the next is issued, as fio's thinktime; with --thinktime-blocks N, after every N I/Os have completed (at most N in flight).",
+    ),
+    OptDef {
+        requires: Some("thinktime"),
+        ..value(
+            "thinktime-blocks",
+            "N",
+            None,
+            Workload,
+            "I/Os issued between --thinktime pauses [default: 1].",
+        )
+    },
     OptDef {
         alias: &["ramp-time"],
         ..value(

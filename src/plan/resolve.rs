@@ -187,7 +187,7 @@ impl RunOptions {
         Ok(notes)
     }
 
-    /// `--rate` and `--rate-iops`: greater than zero when given.
+    /// `--rate` and `--rate-iops` (greater than zero when given), `--thinktime`.
     fn pacing(&self, spec: &mut Spec) -> Result<()> {
         let zero = |opt: &str| {
             Error::usage(format!(
@@ -207,6 +207,24 @@ impl RunOptions {
                 .filter(|n| *n > 0)
                 .ok_or_else(|| zero("rate-iops"))
                 .map(Some)?;
+        }
+        if let Some(t) = self.text("thinktime") {
+            if t.trim().chars().all(|c| c.is_ascii_digit() || c == '.') {
+                return Err(Error::usage(format!(
+                    "--thinktime {t}: give a unit (e.g. 100us, 2ms); fio's bare number is microseconds"
+                )));
+            }
+            let us = (duration_opt("--thinktime", t)? * 1e6).round() as u64;
+            spec.thinktime_us = Some(us).filter(|us| *us > 0);
+        }
+        if let Some(t) = self.text("thinktime-blocks") {
+            let n: u32 = count_opt("--thinktime-blocks", t, "a whole number of I/Os")?;
+            if n == 0 {
+                return Err(Error::usage(
+                    "--thinktime-blocks 0: give the I/Os issued between pauses, at least 1",
+                ));
+            }
+            spec.thinktime_blocks = Some(n);
         }
         Ok(())
     }

@@ -169,6 +169,13 @@ pub struct Spec {
     /// Each job's cap in I/Os per second (`--rate-iops`), reads and writes together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<u64>,
+    /// Microseconds each job pauses after `thinktime_blocks` I/Os have completed, before
+    /// it issues the next (`--thinktime`, fio's `thinktime`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_us: Option<u64>,
+    /// I/Os issued between pauses (`--thinktime-blocks`; 1 when not given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_blocks: Option<u32>,
     /// In a size-based run each job moves this many times the span (`--io-size 2x`);
     /// `io_size` takes precedence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -290,6 +297,9 @@ impl Spec {
         if let Some(n) = spec.rate_iops {
             s.push_str(&format!(" rate {n} IOPS"));
         }
+        if let Some(us) = spec.thinktime_us {
+            s.push_str(&format!(" think {us}us"));
+        }
         s.push_str(match spec.engine_opts.sync_mode {
             crate::plan::engine::SyncMode::None => "",
             crate::plan::engine::SyncMode::Sync => " O_SYNC",
@@ -343,6 +353,8 @@ impl Spec {
             io_spans: None,
             rate_bps: None,
             rate_iops: None,
+            thinktime_us: None,
+            thinktime_blocks: None,
         }
     }
 

@@ -244,7 +244,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     std::fs::write(
         &job,
         "[global]\nrate_iops_min=100\nsize=1m\n[a]\nrw=randread:4\nnrfiles=4\n\
-         [b]\nrw=randtrim\nthinktime=10\nfilename=one:two\nfrobnicate\n",
+         [b]\nrw=randtrim\nthinktime_spin=10\nfilename=one:two\nfrobnicate\n",
     )
     .unwrap();
     let out = iomark().arg("fio").arg(&job).output().unwrap();
@@ -255,7 +255,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
         (5, "rw=randread:4"),
         (6, "nrfiles=4"),
         (8, "rw=randtrim"),
-        (9, "thinktime=10"),
+        (9, "thinktime_spin=10"),
         (10, "filename=one:two"),
         (11, "frobnicate"),
     ] {
@@ -870,9 +870,15 @@ fn rate_and_rate_iops_cap_what_a_job_does() {
         let r = rate(iops, "read", "iops");
         assert!((r / 2000.0 - 1.0).abs() < 0.05, "{who}: {r} IOPS, cap 2000");
         let b = rate(bw, "write", "bw_bytes");
-        assert!((b / (8 << 20) as f64 - 1.0).abs() < 0.05, "{who}: {b} B/s, cap 8 MiB/s");
+        assert!(
+            (b / (8 << 20) as f64 - 1.0).abs() < 0.05,
+            "{who}: {b} B/s, cap 8 MiB/s"
+        );
         let m = rate(mix, "read", "iops") + rate(mix, "write", "iops");
-        assert!((m / 1000.0 - 1.0).abs() < 0.05, "{who}: mix {m} IOPS, cap 1000");
+        assert!(
+            (m / 1000.0 - 1.0).abs() < 0.05,
+            "{who}: mix {m} IOPS, cap 1000"
+        );
     };
     let runs = doc["runs"].as_array().unwrap();
     let rep = |i: usize| &runs[i]["repetitions"][0];
@@ -904,13 +910,85 @@ fn rate_and_rate_iops_cap_what_a_job_does() {
     }
     // In `run` and a study too: the cap is in the run's name.
     let doc = run_json(&[
-        "run", "--engine", "null", "--size", "1g", "--runtime", "2s", "--rate-iops", "1500",
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "1g",
+        "--runtime",
+        "2s",
+        "--rate-iops",
+        "1500",
     ]);
     let r = &doc["runs"][0];
     let iops = r["repetitions"][0]["read"]["iops"].as_f64().unwrap();
-    assert!((iops / 1500.0 - 1.0).abs() < 0.05, "run: {iops} IOPS, cap 1500");
-    assert!(r["name"].to_string().contains("rate 1500 IOPS"), "{}", r["name"]);
+    assert!(
+        (iops / 1500.0 - 1.0).abs() < 0.05,
+        "run: {iops} IOPS, cap 1500"
+    );
+    assert!(
+        r["name"].to_string().contains("rate 1500 IOPS"),
+        "{}",
+        r["name"]
+    );
     let plan = dry_run(&["qd", "--engine", "null", "--size", "1g", "--rate", "4m"]);
     let runs = plan["runs"].as_array().unwrap();
     assert!(runs.iter().all(|r| r["spec"]["rate_bps"] == 4 << 20));
+}
+
+/// `thinktime` and `thinktime_blocks` (issue 14, item 14): after every N I/Os complete
+/// the job pauses, so IOPS × thinktime ≤ N (theory: with the null engine the I/Os take
+/// no time, and a sleep's overshoot only lowers it); at most N I/Os are in flight, so a
+/// deeper `iodepth` changes nothing. fio's run of the same file obeys the same bound.
+#[test]
+fn thinktime_pauses_after_each_batch() {
+    let dir = tmp();
+    let job = dir.path().join("think.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=null\nsize=1g\nruntime=2\ntime_based\n\
+         [one]\nrw=randread\nthinktime=1000\n\
+         [four]\nstonewall\nrw=randread\nthinktime=1ms\nthinktime_blocks=4\niodepth=8\n",
+    )
+    .unwrap();
+    let res = dir.path().join("r.json");
+    let out = iomark_process()
+        .current_dir(dir.path())
+        .arg("fio")
+        .arg(&job)
+        .args(["--quiet", "-o"])
+        .arg(&res)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let doc = read_json(&res);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs[0]["spec"]["thinktime_us"], 1000);
+    assert_eq!(runs[1]["spec"]["thinktime_blocks"], 4);
+    let bound = |who: &str, iops: [f64; 2]| {
+        for (got, n) in iops.into_iter().zip([1.0, 4.0]) {
+            // At most N per ms; at least a tenth of it (a 10 ms sleep overshoot).
+            assert!(got <= n * 1000.0 * 1.01, "{who}: {got} IOPS, bound {}", n * 1000.0);
+            assert!(got >= n * 100.0, "{who}: {got} IOPS, far below {}", n * 1000.0);
+        }
+    };
+    let iops = |r: &Value| r["repetitions"][0]["read"]["iops"].as_f64().unwrap();
+    bound("iomark", [iops(&runs[0]), iops(&runs[1])]);
+    if require_tool("fio", "fio (apt-get install fio)") {
+        let fio_out = std::process::Command::new("fio")
+            .current_dir(dir.path())
+            .args(["--output-format=json"])
+            .arg(&job)
+            .output()
+            .unwrap();
+        assert_success(&fio_out);
+        let j: Value = serde_json::from_slice(&fio_out.stdout).unwrap();
+        let f = |i: usize| j["jobs"][i]["read"]["iops"].as_f64().unwrap();
+        bound("fio", [f(0), f(1)]);
+    }
+    let out = iomark()
+        .args(["run", "--engine", "null", "--size", "1m", "--thinktime", "100"])
+        .output()
+        .unwrap();
+    assert_refused(&out, "give a unit");
 }

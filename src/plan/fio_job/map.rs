@@ -207,7 +207,7 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
     for k in keys.iter().filter(|k| !HANDLED.contains(&k.as_str())) {
         let why = match k.as_str() {
             "rate_min" | "rate_iops_min" => "iomark has no minimum rate",
-            "thinktime" | "thinktime_blocks" | "thinktime_spin" => "iomark has no think time",
+            "thinktime_spin" => "iomark sleeps through its think time, it does not spin",
             "startdelay" => "iomark has no start delay",
             _ => "not an option iomark knows",
         };
@@ -266,6 +266,7 @@ const HANDLED: &[&str] = &[
     "name",
     "startdelay",
     "thinktime",
+    "thinktime_blocks",
     "rate",
     "rate_iops",
     "lat_percentiles",
@@ -369,17 +370,11 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
     {
         c.refuse("random_distribution", "iomark draws offsets uniformly");
     }
-    for k in ["startdelay", "thinktime"] {
-        let zero = c
-            .value(k)
-            .is_some_and(|v| v.split(',').all(|x| x.trim() == "0"));
-        if c.get(k).is_some() && !zero {
-            let why = match k {
-                "startdelay" => "iomark has no start delay",
-                _ => "iomark has no think time",
-            };
-            c.refuse(k, why);
-        }
+    let zero = c
+        .value("startdelay")
+        .is_some_and(|v| v.split(',').all(|x| x.trim() == "0"));
+    if c.get("startdelay").is_some() && !zero {
+        c.refuse("startdelay", "iomark has no start delay");
     }
     Ok(engine)
 }

@@ -1,4 +1,5 @@
-//! fio's `rate` and `rate_iops` → iomark's `--rate` and `--rate-iops`: a per-job cap, the
+//! fio's `rate` and `rate_iops` → iomark's `--rate` and `--rate-iops`, and `thinktime`
+//! (`thinktime_blocks`) → `--thinktime` (`--thinktime-blocks`). The caps: a per-job cap, the
 //! side of a `read,write` value that the pattern uses. fio caps each direction on its own
 //! and iomark the job's reads and writes together: a mixed job's caps are taken as their
 //! sum when they are in the proportion of the mix (as `--as-fio` writes them), otherwise
@@ -44,6 +45,34 @@ pub(super) fn rates(c: &mut Ctx, pattern: &str) -> Result<()> {
                     if key == "rate" { "10m" } else { "500" }
                 )));
             }
+        }
+    }
+    think(c)
+}
+
+/// `thinktime` (a bare number is microseconds, as in fio; `0` is none) and
+/// `thinktime_blocks`.
+fn think(c: &mut Ctx) -> Result<()> {
+    let Some(e) = c.get("thinktime").cloned() else {
+        return Ok(());
+    };
+    let v = e.value.clone().unwrap_or_default();
+    let v = v.trim();
+    let us = if v.chars().all(|ch| ch.is_ascii_digit()) {
+        v.parse::<f64>().ok()
+    } else {
+        super::units::fio_time(v).map(|s| s * 1e6)
+    };
+    let us = us.ok_or_else(|| {
+        Error::usage(format!(
+            "{}: thinktime={v} is not a time (microseconds, or e.g. 2ms)",
+            e.at
+        ))
+    })?;
+    if us.round() >= 1.0 {
+        c.set("thinktime", format!("{}us", us.round() as u64));
+        if let Some(b) = c.value("thinktime_blocks").map(str::to_string) {
+            c.set("thinktime-blocks", b);
         }
     }
     Ok(())

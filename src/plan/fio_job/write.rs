@@ -87,6 +87,12 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
         Some(BsMix::Range { lo, hi }) => w(format!("bsrange={lo}-{hi}")),
     }
     rates(&mut w, s);
+    if let Some(us) = s.thinktime_us {
+        w(format!("thinktime={us}"));
+        if let Some(b) = s.thinktime_blocks {
+            w(format!("thinktime_blocks={b}"));
+        }
+    }
     if s.bs_mix.is_some() && s.rw.is_random() {
         // With its random map fio shortens an I/O to the free blocks where it lands.
         w("norandommap".into());
