@@ -144,6 +144,19 @@ impl Pace {
     }
 }
 
+/// `--startdelay`: waits until that long after `t0` (the start gate) before the job's
+/// first I/O, in steps of at most 10 ms so that `stopped` is honoured.
+pub(crate) fn start_delay(spec: &Spec, t0: Instant, stopped: impl Fn() -> bool) {
+    let until = (spec.startdelay_s * 1e9) as u64;
+    loop {
+        let now = t0.elapsed().as_nanos() as u64;
+        if now >= until || stopped() {
+            return;
+        }
+        std::thread::sleep(Duration::from_nanos((until - now).min(MAX_SLEEP_NS)));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

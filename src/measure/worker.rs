@@ -189,6 +189,10 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     /// The loop: fill the queue, wait for a completion, account for what completed;
     /// until the work is done or the run is stopped.
     pub(crate) fn run(mut self) -> WorkerOut {
+        let ctx = self.ctx;
+        crate::measure::pace::start_delay(ctx.spec, self.t0, || {
+            ctx.stop.is_set() || ctx.halt.load(Ordering::Relaxed)
+        });
         loop {
             if self.cpu_start.is_none() && self.now >= self.ctx.ramp_ns {
                 self.cpu_start = Some(CpuTimes::thread());

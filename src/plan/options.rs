@@ -198,6 +198,13 @@ pub(crate) const TABLE: &[OptDef] = &[
         "Cap each job at N I/Os per second, reads and writes together (fio's rate_iops): submissions are paced on the run's clock.",
     ),
     value(
+        "startdelay",
+        "DURATION",
+        None,
+        Workload,
+        "Every job waits this long after the start before its first I/O (fio's startdelay); not measured: the ramp and the runtime begin after it. Before each repetition.",
+    ),
+    value(
         "thinktime",
         "DURATION",
         None,

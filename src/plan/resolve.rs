@@ -217,6 +217,9 @@ impl RunOptions {
             let us = (duration_opt("--thinktime", t)? * 1e6).round() as u64;
             spec.thinktime_us = Some(us).filter(|us| *us > 0);
         }
+        if let Some(t) = self.text("startdelay") {
+            spec.startdelay_s = duration_opt("--startdelay", t)?;
+        }
         if let Some(t) = self.text("thinktime-blocks") {
             let n: u32 = count_opt("--thinktime-blocks", t, "a whole number of I/Os")?;
             if n == 0 {

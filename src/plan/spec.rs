@@ -169,6 +169,10 @@ pub struct Spec {
     /// Each job's cap in I/Os per second (`--rate-iops`), reads and writes together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<u64>,
+    /// Seconds every job waits after the start gate before its first I/O (`--startdelay`,
+    /// fio's `startdelay`); excluded from every figure, before the ramp.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub startdelay_s: f64,
     /// Microseconds each job pauses after `thinktime_blocks` I/Os have completed, before
     /// it issues the next (`--thinktime`, fio's `thinktime`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -184,6 +188,10 @@ pub struct Spec {
 
 fn one() -> u32 {
     1
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// Safety and housekeeping choices: not part of the workload, so not in the results.
@@ -297,6 +305,9 @@ impl Spec {
         if let Some(n) = spec.rate_iops {
             s.push_str(&format!(" rate {n} IOPS"));
         }
+        if spec.startdelay_s > 0.0 {
+            s.push_str(&format!(" after {}s", spec.startdelay_s));
+        }
         if let Some(us) = spec.thinktime_us {
             s.push_str(&format!(" think {us}us"));
         }
@@ -355,6 +366,7 @@ impl Spec {
             rate_iops: None,
             thinktime_us: None,
             thinktime_blocks: None,
+            startdelay_s: 0.0,
         }
     }
 

@@ -968,8 +968,16 @@ fn thinktime_pauses_after_each_batch() {
     let bound = |who: &str, iops: [f64; 2]| {
         for (got, n) in iops.into_iter().zip([1.0, 4.0]) {
             // At most N per ms; at least a tenth of it (a 10 ms sleep overshoot).
-            assert!(got <= n * 1000.0 * 1.01, "{who}: {got} IOPS, bound {}", n * 1000.0);
-            assert!(got >= n * 100.0, "{who}: {got} IOPS, far below {}", n * 1000.0);
+            assert!(
+                got <= n * 1000.0 * 1.01,
+                "{who}: {got} IOPS, bound {}",
+                n * 1000.0
+            );
+            assert!(
+                got >= n * 100.0,
+                "{who}: {got} IOPS, far below {}",
+                n * 1000.0
+            );
         }
     };
     let iops = |r: &Value| r["repetitions"][0]["read"]["iops"].as_f64().unwrap();
@@ -987,8 +995,70 @@ fn thinktime_pauses_after_each_batch() {
         bound("fio", [f(0), f(1)]);
     }
     let out = iomark()
-        .args(["run", "--engine", "null", "--size", "1m", "--thinktime", "100"])
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--thinktime",
+            "100",
+        ])
         .output()
         .unwrap();
     assert_refused(&out, "give a unit");
+}
+
+/// `startdelay` (issue 14, item 14), as fio's: the job starts that long after the others
+/// could, and the delay is not in its runtime. Measured: the command takes the delay
+/// longer, and the measured window is still the runtime, under iomark and under fio.
+#[test]
+fn startdelay_delays_the_job_and_is_not_measured() {
+    let dir = tmp();
+    let job = dir.path().join("delay.fio");
+    std::fs::write(
+        &job,
+        "[late]\nioengine=null\nsize=1g\nrw=randread\nruntime=1\ntime_based\nstartdelay=1500ms\n",
+    )
+    .unwrap();
+    let res = dir.path().join("r.json");
+    let t = std::time::Instant::now();
+    let out = iomark_process()
+        .current_dir(dir.path())
+        .arg("fio")
+        .arg(&job)
+        .args(["--quiet", "-o"])
+        .arg(&res)
+        .output()
+        .unwrap();
+    let wall = t.elapsed().as_secs_f64();
+    assert_success(&out);
+    assert!(wall >= 2.5, "the command took {wall} s: 1.5 s of delay + 1 s");
+    let doc = read_json(&res);
+    let run = &doc["runs"][0];
+    assert_eq!(run["spec"]["startdelay_s"], 1.5);
+    let rep = &run["repetitions"][0];
+    let elapsed = rep["elapsed_s"].as_f64().unwrap();
+    assert!((elapsed - 1.0).abs() < 0.05, "measured {elapsed} s, runtime 1 s");
+    let (ios, iops) = (rep["read"]["ios"].as_f64().unwrap(), rep["read"]["iops"].as_f64().unwrap());
+    assert!((ios / elapsed / iops - 1.0).abs() < 0.01, "{ios} I/Os in {elapsed} s at {iops}");
+    if require_tool("fio", "fio (apt-get install fio)") {
+        let t = std::time::Instant::now();
+        let fio_out = std::process::Command::new("fio")
+            .current_dir(dir.path())
+            .args(["--output-format=json"])
+            .arg(&job)
+            .output()
+            .unwrap();
+        assert_success(&fio_out);
+        assert!(t.elapsed().as_secs_f64() >= 2.5, "fio waits too");
+        let j: Value = serde_json::from_slice(&fio_out.stdout).unwrap();
+        let rt = j["jobs"][0]["job_runtime"].as_f64().unwrap();
+        assert!((rt - 1000.0).abs() < 50.0, "fio's runtime {rt} ms");
+    }
+    let out = iomark()
+        .args(["run", "--engine", "null", "--size", "1m", "--startdelay", "soon"])
+        .output()
+        .unwrap();
+    assert_refused(&out, "--startdelay");
 }

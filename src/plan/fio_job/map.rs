@@ -208,7 +208,6 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
         let why = match k.as_str() {
             "rate_min" | "rate_iops_min" => "iomark has no minimum rate",
             "thinktime_spin" => "iomark sleeps through its think time, it does not spin",
-            "startdelay" => "iomark has no start delay",
             _ => "not an option iomark knows",
         };
         c.refuse(k, why);
@@ -370,11 +369,17 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
     {
         c.refuse("random_distribution", "iomark draws offsets uniformly");
     }
-    let zero = c
-        .value("startdelay")
-        .is_some_and(|v| v.split(',').all(|x| x.trim() == "0"));
-    if c.get("startdelay").is_some() && !zero {
-        c.refuse("startdelay", "iomark has no start delay");
+    match c.value("startdelay").map(str::to_string) {
+        Some(v) if v.contains('-') => c.refuse(
+            "startdelay",
+            "a range gives each of fio's copies its own delay; iomark's jobs start together",
+        ),
+        Some(_) => {
+            if let Some(s) = c.seconds("startdelay")?.filter(|s| *s > 0.0) {
+                c.set("startdelay", format!("{s}s"));
+            }
+        }
+        None => {}
     }
     Ok(engine)
 }

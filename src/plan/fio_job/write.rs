@@ -87,6 +87,18 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
         Some(BsMix::Range { lo, hi }) => w(format!("bsrange={lo}-{hi}")),
     }
     rates(&mut w, s);
+    if s.startdelay_s > 0.0 {
+        w(format!(
+            "startdelay={}ms",
+            (s.startdelay_s * 1000.0).round() as u64
+        ));
+        if repeat > 1 {
+            w(
+                "# startdelay: iomark waits before every repetition, fio once before the job"
+                    .into(),
+            );
+        }
+    }
     if let Some(us) = s.thinktime_us {
         w(format!("thinktime={us}"));
         if let Some(b) = s.thinktime_blocks {
