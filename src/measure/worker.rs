@@ -144,7 +144,8 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 spec.rw.is_random(),
                 start_block,
                 Rng::new(spec.seed, stream | 1),
-            ),
+            )
+            .with_distribution(spec.random_distribution, spec.seed),
             sizes: Sizes::new(
                 spec.bs,
                 spec.bs_mix.as_ref(),

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod bsmix;
 pub mod data;
+pub mod distribution;
 pub mod engine;
 pub mod fio_job;
 pub mod matrix;

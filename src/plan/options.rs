@@ -198,6 +198,13 @@ pub(crate) const TABLE: &[OptDef] = &[
         "Cap each job at N I/Os per second, reads and writes together (fio's rate_iops): submissions are paced on the run's clock.",
     ),
     value(
+        "random-distribution",
+        "DIST",
+        None,
+        Workload,
+        "How random offsets spread over the span, as fio's random_distribution: random (uniform, the default), zipf:THETA, pareto:H (a share H on the hottest 1-H of the blocks) or normal:SIGMA (% of the span). The hot blocks are scattered over the span.",
+    ),
+    value(
         "startdelay",
         "DURATION",
         None,

@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use crate::plan::bsmix::BsMix;
 use crate::plan::data::{CompressMethod, DataKind, DataSpec};
+use crate::plan::distribution::Distribution;
 use crate::plan::options::RunOptions;
 use crate::plan::spec::{self, EngineKind, EngineOpts, Rw, Spec, TargetPolicy};
 use crate::plan::{Output, RunPlan, StudyPoint, StudyRun, System};
@@ -216,6 +217,15 @@ impl RunOptions {
             }
             let us = (duration_opt("--thinktime", t)? * 1e6).round() as u64;
             spec.thinktime_us = Some(us).filter(|us| *us > 0);
+        }
+        if let Some(t) = self.text("random-distribution") {
+            spec.random_distribution = Distribution::parse(t)?;
+            if !spec.random_distribution.is_uniform() && !spec.rw.is_random() {
+                return Err(Error::usage(format!(
+                    "--random-distribution spreads random offsets; --rw {} is sequential: drop it or use randread, randwrite or randrw",
+                    spec.rw.name()
+                )));
+            }
         }
         if let Some(t) = self.text("startdelay") {
             spec.startdelay_s = duration_opt("--startdelay", t)?;

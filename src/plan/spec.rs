@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::plan::bsmix::BsMix;
 use crate::plan::data::DataSpec;
+use crate::plan::distribution::Distribution;
 pub use crate::plan::engine::{Caps, EngineKind, EngineOpts};
 use crate::units::fmt_size;
 
@@ -169,6 +170,9 @@ pub struct Spec {
     /// Each job's cap in I/Os per second (`--rate-iops`), reads and writes together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<u64>,
+    /// How random offsets are spread over the span (`--random-distribution`).
+    #[serde(default, skip_serializing_if = "Distribution::is_uniform")]
+    pub random_distribution: Distribution,
     /// Seconds every job waits after the start gate before its first I/O (`--startdelay`,
     /// fio's `startdelay`); excluded from every figure, before the ramp.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -305,6 +309,10 @@ impl Spec {
         if let Some(n) = spec.rate_iops {
             s.push_str(&format!(" rate {n} IOPS"));
         }
+        if !spec.random_distribution.is_uniform() {
+            s.push(' ');
+            s.push_str(&spec.random_distribution.text());
+        }
         if spec.startdelay_s > 0.0 {
             s.push_str(&format!(" after {}s", spec.startdelay_s));
         }
@@ -367,6 +375,7 @@ impl Spec {
             thinktime_us: None,
             thinktime_blocks: None,
             startdelay_s: 0.0,
+            random_distribution: Distribution::Uniform,
         }
     }
 

@@ -81,6 +81,9 @@ impl Rng {
     }
 }
 
+use crate::plan::distribution::Distribution;
+use crate::workload::dist::Skew;
+
 /// Produces the offsets of one job's I/Os within `[base, base + span)`.
 #[derive(Debug, Clone)]
 pub(crate) struct Offsets {
@@ -92,6 +95,8 @@ pub(crate) struct Offsets {
     /// The next sequential offset, in bytes from `base`.
     next: u64,
     rng: Rng,
+    /// A skewed distribution of random blocks (`--random-distribution`); uniform without.
+    skew: Option<Skew>,
 }
 
 impl Offsets {
@@ -114,7 +119,14 @@ impl Offsets {
             random,
             next: (start_block % blocks) * grain,
             rng,
+            skew: None,
         }
+    }
+
+    /// Random blocks drawn from `d` (scattered with `seed`) instead of uniformly.
+    pub(crate) fn with_distribution(mut self, d: Distribution, seed: u64) -> Self {
+        self.skew = Skew::new(d, self.blocks, seed);
+        self
     }
 
     /// The next offset in bytes, for an I/O of one grain.
@@ -131,7 +143,12 @@ impl Offsets {
         let end = self.blocks * self.grain;
         if self.random {
             let k = len.div_ceil(self.grain).clamp(1, self.blocks);
-            return self.base + self.rng.below(self.blocks - k + 1) * self.grain;
+            let fits = self.blocks - k + 1;
+            let b = match self.skew.as_mut() {
+                None => self.rng.below(fits),
+                Some(s) => s.block(&mut self.rng).min(fits - 1),
+            };
+            return self.base + b * self.grain;
         }
         if self.next + len > end {
             self.next = 0;

@@ -364,11 +364,7 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         let why = "iomark's percentiles are always submission to completion (lat)";
         c.refuse("lat_percentiles", why);
     }
-    if c.value("random_distribution")
-        .is_some_and(|d| d != "random")
-    {
-        c.refuse("random_distribution", "iomark draws offsets uniformly");
-    }
+    super::pace::distribution(c, pattern.unwrap_or("read"));
     match c.value("startdelay").map(str::to_string) {
         Some(v) if v.contains('-') => c.refuse(
             "startdelay",

@@ -78,6 +78,31 @@ fn think(c: &mut Ctx) -> Result<()> {
     Ok(())
 }
 
+/// `random_distribution`: `random`, `zipf:θ`, `pareto:h`, `normal:σ` for a random
+/// pattern (fio ignores it for a sequential one, and so does iomark, with a note).
+pub(super) fn distribution(c: &mut Ctx, pattern: &str) {
+    let Some(d) = c.value("random_distribution").map(str::to_string) else {
+        return;
+    };
+    if d == "random" {
+        return;
+    }
+    let known = ["zipf:", "pareto:", "normal:"]
+        .iter()
+        .any(|k| d.starts_with(k));
+    if !known || d.matches(':').count() > 1 {
+        let why = "iomark's distributions are random, zipf:θ, pareto:h and normal:σ (no zones, no center)";
+        c.refuse("random_distribution", why);
+    } else if pattern.starts_with("rand") {
+        c.set("random-distribution", d);
+    } else {
+        let note = format!(
+            "random_distribution={d} applies to random offsets; fio ignores it for rw={pattern}, and so does iomark"
+        );
+        c.job.notes.push(note);
+    }
+}
+
 /// Whether caps `r` (reads) and `w` (writes) are in the job's mix proportion (within one
 /// unit each, as `--as-fio` rounds them): then fio's two caps bind together, as one cap
 /// of `r + w` would. Both zero (no cap) counts too.

@@ -87,6 +87,12 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
         Some(BsMix::Range { lo, hi }) => w(format!("bsrange={lo}-{hi}")),
     }
     rates(&mut w, s);
+    if !s.random_distribution.is_uniform() {
+        w(format!(
+            "random_distribution={}",
+            s.random_distribution.text()
+        ));
+    }
     if s.startdelay_s > 0.0 {
         w(format!(
             "startdelay={}ms",
