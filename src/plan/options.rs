@@ -205,6 +205,20 @@ pub(crate) const TABLE: &[OptDef] = &[
         "How random offsets spread over the span, as fio's random_distribution: random (uniform, the default), zipf:THETA, pareto:H (a share H on the hottest 1-H of the blocks) or normal:SIGMA (% of the span). The hot blocks are scattered over the span.",
     ),
     value(
+        "random-run",
+        "N",
+        None,
+        Workload,
+        "Random patterns: a new random offset every N I/Os, the others following on (fio's rw=randread:N).",
+    ),
+    value(
+        "hole",
+        "SIZE",
+        None,
+        Workload,
+        "Sequential patterns: leave SIZE bytes between one I/O and the next (fio's rw=read:SIZE).",
+    ),
+    value(
         "startdelay",
         "DURATION",
         None,

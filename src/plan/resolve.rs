@@ -227,6 +227,25 @@ impl RunOptions {
                 )));
             }
         }
+        if let Some(t) = self.text("random-run") {
+            let n: u64 = count_opt("--random-run", t, "a whole number of I/Os")?;
+            if n == 0 || !spec.rw.is_random() {
+                return Err(Error::usage(format!(
+                    "--random-run {t}: give at least 1 I/O per seek, with a random --rw (not {})",
+                    spec.rw.name()
+                )));
+            }
+            spec.random_run = Some(n);
+        }
+        if let Some(t) = self.text("hole") {
+            if spec.rw.is_random() {
+                return Err(Error::usage(format!(
+                    "--hole leaves gaps between sequential I/Os; --rw {} is random: drop it or use read, write or rw",
+                    spec.rw.name()
+                )));
+            }
+            spec.hole = Some(size_opt("--hole", t)?).filter(|h| *h > 0);
+        }
         if let Some(t) = self.text("startdelay") {
             spec.startdelay_s = duration_opt("--startdelay", t)?;
         }

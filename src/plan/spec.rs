@@ -170,6 +170,14 @@ pub struct Spec {
     /// Each job's cap in I/Os per second (`--rate-iops`), reads and writes together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<u64>,
+    /// Random patterns: I/Os per random seek, the others following on (`--random-run`,
+    /// fio's `rw=randread:N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_run: Option<u64>,
+    /// Sequential patterns: bytes left between one I/O and the next (`--hole`, fio's
+    /// `rw=read:SIZE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hole: Option<u64>,
     /// How random offsets are spread over the span (`--random-distribution`).
     #[serde(default, skip_serializing_if = "Distribution::is_uniform")]
     pub random_distribution: Distribution,
@@ -309,6 +317,12 @@ impl Spec {
         if let Some(n) = spec.rate_iops {
             s.push_str(&format!(" rate {n} IOPS"));
         }
+        if let Some(n) = spec.random_run {
+            s.push_str(&format!(" runs of {n}"));
+        }
+        if let Some(h) = spec.hole {
+            s.push_str(&format!(" holes {}", crate::units::fmt_size_short(h)));
+        }
         if !spec.random_distribution.is_uniform() {
             s.push(' ');
             s.push_str(&spec.random_distribution.text());
@@ -376,6 +390,8 @@ impl Spec {
             thinktime_blocks: None,
             startdelay_s: 0.0,
             random_distribution: Distribution::Uniform,
+            random_run: None,
+            hole: None,
         }
     }
 

@@ -97,6 +97,12 @@ pub(crate) struct Offsets {
     rng: Rng,
     /// A skewed distribution of random blocks (`--random-distribution`); uniform without.
     skew: Option<Skew>,
+    /// Random: I/Os per random seek (`--random-run`, fio's `rw=randread:N`), the rest
+    /// following on; and how many of the current run are left.
+    run: u64,
+    run_left: u64,
+    /// Sequential: bytes left between I/Os (`--hole`, fio's `rw=read:SIZE`).
+    hole: u64,
 }
 
 impl Offsets {
@@ -120,7 +126,18 @@ impl Offsets {
             next: (start_block % blocks) * grain,
             rng,
             skew: None,
+            run: 1,
+            run_left: 0,
+            hole: 0,
         }
+    }
+
+    /// fio's `rw` suffix: a random seek every `run` I/Os (the others follow on), or
+    /// `hole` bytes left between sequential I/Os.
+    pub(crate) fn with_runs(mut self, run: Option<u64>, hole: Option<u64>) -> Self {
+        self.run = run.unwrap_or(1).max(1);
+        self.hole = hole.unwrap_or(0);
+        self
     }
 
     /// Random blocks drawn from `d` (scattered with `seed`) instead of uniformly.
@@ -142,19 +159,28 @@ impl Offsets {
     pub(crate) fn next_offset_len(&mut self, len: u64) -> u64 {
         let end = self.blocks * self.grain;
         if self.random {
+            if self.run_left > 0 && self.next + len <= end {
+                // Within a run: the I/O follows the previous one.
+                self.run_left -= 1;
+                let at = self.next;
+                self.next += len;
+                return self.base + at;
+            }
             let k = len.div_ceil(self.grain).clamp(1, self.blocks);
             let fits = self.blocks - k + 1;
             let b = match self.skew.as_mut() {
                 None => self.rng.below(fits),
                 Some(s) => s.block(&mut self.rng).min(fits - 1),
             };
+            self.run_left = self.run - 1;
+            self.next = b * self.grain + len;
             return self.base + b * self.grain;
         }
         if self.next + len > end {
             self.next = 0;
         }
         let at = self.next;
-        self.next += len;
+        self.next += len + self.hole;
         if self.next >= end {
             self.next = 0;
         }
@@ -254,6 +280,26 @@ mod tests {
                 pos = 0;
             }
         }
+    }
+
+    #[test]
+    fn runs_and_holes_as_fio_rw_suffixes() {
+        // randread:4 — a random offset, then 3 following on.
+        let mut o =
+            Offsets::new(0, 1 << 30, 4096, true, 0, Rng::new(2, 2)).with_runs(Some(4), None);
+        let got: Vec<u64> = (0..400).map(|_| o.next_offset()).collect();
+        for run in got.chunks(4) {
+            for w in run.windows(2) {
+                assert_eq!(w[1], w[0] + 4096, "{run:?}");
+            }
+        }
+        let seeks = got.windows(2).filter(|w| w[1] != w[0] + 4096).count();
+        assert!(seeks >= 95, "{seeks} seeks in 100 runs");
+        // read:8k — 4 KiB I/Os 12 KiB apart, wrapping in the span.
+        let mut o =
+            Offsets::new(0, 10 * 4096, 4096, false, 0, Rng::new(0, 0)).with_runs(None, Some(8192));
+        let got: Vec<u64> = (0..5).map(|_| o.next_offset() / 4096).collect();
+        assert_eq!(got, [0, 3, 6, 9, 0]);
     }
 
     #[test]

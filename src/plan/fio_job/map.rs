@@ -291,9 +291,7 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         None if base.contains("trim") => c.refuse("rw", "iomark has no trim (discard) workload"),
         None => c.refuse("rw", "not an access pattern iomark knows"),
     }
-    if !modifier.is_empty() {
-        c.refuse("rw", "the :N offset modifier is not in iomark");
-    }
+    super::pace::rw_suffix(c, pattern.unwrap_or("read"), modifier)?;
     super::blocks::block_sizes(c, pattern.unwrap_or("read"))?;
     super::pace::rates(c, pattern.unwrap_or("read"))?;
     for (fio, ours) in [

@@ -103,6 +103,30 @@ pub(super) fn distribution(c: &mut Ctx, pattern: &str) {
     }
 }
 
+/// `rw`'s `:N` suffix: a random pattern seeks every N I/Os (`--random-run`; fio's
+/// default `rw_sequencer=sequential`), a sequential one leaves N bytes (fio's units)
+/// between I/Os (`--hole`).
+pub(super) fn rw_suffix(c: &mut Ctx, pattern: &str, n: &str) -> Result<()> {
+    let n = n.trim();
+    if n.is_empty() {
+        return Ok(());
+    }
+    let at = c.get("rw").map(|e| e.at.clone()).unwrap_or_default();
+    let bad = || Error::usage(format!("{at}: rw={pattern}:{n}: '{n}' is not a number"));
+    if pattern.starts_with("rand") {
+        let runs: u64 = n.parse().map_err(|_| bad())?;
+        if runs > 1 {
+            c.set("random-run", runs.to_string());
+        }
+    } else {
+        let hole = fio_size(n, c.kb_base).ok_or_else(bad)?;
+        if hole > 0 {
+            c.set("hole", hole.to_string());
+        }
+    }
+    Ok(())
+}
+
 /// Whether caps `r` (reads) and `w` (writes) are in the job's mix proportion (within one
 /// unit each, as `--as-fio` rounds them): then fio's two caps bind together, as one cap
 /// of `r + w` would. Both zero (no cap) counts too.

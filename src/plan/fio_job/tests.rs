@@ -82,14 +82,14 @@ fn groups_follow_stonewall_and_new_group() {
 
 #[test]
 fn unsupported_options_are_one_error_with_lines() {
-    let text = "[global]\nrate_min=1m\n[a]\nrw=randread:8\nnrfiles=2\n\
+    let text = "[global]\nrate_min=1m\n[a]\nrw_sequencer=identical\nnrfiles=2\n\
                 [b]\nrw=trim\nfilename=x:y\nfrobnicate=3\n";
     let err = plan_jobs(&jobs(text).unwrap(), false, 99)
         .unwrap_err()
         .to_string();
     for needle in [
         "t.fio:2 rate_min=1m",
-        "t.fio:4 rw=randread:8",
+        "t.fio:4 rw_sequencer=identical",
         "t.fio:5 nrfiles=2",
         "t.fio:7 rw=trim",
         "t.fio:8 filename=x:y",
@@ -107,7 +107,7 @@ fn unsupported_options_are_one_error_with_lines() {
             .iter()
             .any(|n| n.contains("ignored") && n.contains("nrfiles"))
     );
-    assert_eq!(opt(&j[0], "rw"), Some("randread"));
+    assert_eq!(opt(&j[0], "rw"), Some("read"));
 }
 
 #[test]

@@ -71,7 +71,11 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     if s.engine.caps().needs_fd {
         w(format!("filename={}", s.target.replace(':', "\\:")));
     }
-    w(format!("rw={}", s.rw.name()));
+    // fio's suffix: a random seek every N I/Os, or N bytes between sequential ones.
+    match s.random_run.or(s.hole) {
+        Some(n) => w(format!("rw={}:{n}", s.rw.name())),
+        None => w(format!("rw={}", s.rw.name())),
+    }
     if s.rw.is_mixed() {
         w(format!("rwmixread={}", s.rwmixread));
     }
