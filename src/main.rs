@@ -3,7 +3,7 @@
 //! and mapped to exit codes (2 bad input, 1 runtime failure, 128 + signal).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::error::ErrorKind;
 
@@ -154,14 +154,15 @@ fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
 }
 
 fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
-    let target = plan
-        .spec
-        .engine
-        .caps()
-        .needs_fd
-        .then(|| Path::new(&plan.spec.target));
-    let (state, keep) = (plan.policy.verify_state.as_deref(), plan.policy.keep);
-    check_outputs(&plan.out, target, state, keep)?;
+    iomark::study::store::check_run_outputs(&plan)?;
+    #[cfg(feature = "mpi")]
+    if let Some(o) = iomark::study::mpi::run_if_launched(&plan, stop)? {
+        if let (Some(run), Some(store)) = (&o.run, &o.store) {
+            say(&plan.out, &text::run_summary(run), true)
+                .and_then(|()| finish(&plan.out, store))?;
+        }
+        return Ok(exit_for(stop, o.failure));
+    }
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let out = runner.single(&plan)?;
@@ -202,8 +203,7 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
         output: plan.out.output.clone().or_else(|| plan.resume.clone()),
         ..plan.out.clone()
     };
-    let target = (plan.target != "null").then(|| Path::new(&plan.target));
-    check_outputs(&out, target, None, plan.keep)?;
+    iomark::study::store::check_suite_outputs(&out, &plan)?;
     let mut progress = TermProgress::new(out.quiet);
     let mut runner = StudyRunner::new(Store::new(out.output.clone()), &mut progress, stop);
     let failure = if plan.kind.is_dirty() {

@@ -113,8 +113,13 @@ pub struct SuiteArgs {
     #[arg(id = "study", value_name = "NAME")]
     pub name: String,
     /// The target (for matrix: FILE.toml, then the target unless the file names it).
-    #[arg(value_name = "TARGET", num_args = 0..=2)]
+    /// Several TARGETs run together in every run (each with its own --jobs jobs).
+    #[arg(value_name = "TARGET", num_args = 0..)]
     pub args: Vec<String>,
+    /// Repeat the study on the first N of the TARGETs for each N listed (e.g. 1,2,4:
+    /// one disk, two disks, four disks); the number of targets becomes the swept value.
+    #[arg(long, value_name = "LIST")]
+    pub targets_sweep: Option<String>,
     /// Print the plan (each run, its parameters, the estimated time) and do no I/O.
     #[arg(long)]
     pub dry_run: bool,
@@ -228,10 +233,12 @@ impl OutputArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// File or block device. A missing file is created, laid out with data and removed at
-    /// the end (unless --keep). Not needed with --engine null.
-    #[arg(value_name = "TARGET")]
-    pub target: Option<String>,
-    /// fio's name for TARGET.
+    /// the end (unless --keep). Not needed with --engine null. Several TARGETs run
+    /// together: each gets its own --jobs jobs, all start at once, and the results hold
+    /// each target's figures and their aggregate.
+    #[arg(value_name = "TARGET", num_args = 0..)]
+    pub target: Vec<String>,
+    /// fio's name for TARGET (several separated by ':', as in fio).
     #[arg(long, value_name = "TARGET", conflicts_with = "target")]
     pub filename: Option<String>,
     /// Write the run as a fio job file on stdout and run nothing.

@@ -27,15 +27,9 @@ impl SuiteArgs {
             let target = self.args.get(1).cloned().or_else(|| m.target.clone());
             (Some((m, file.clone(), text)), target)
         } else {
-            if self.args.len() > 1 {
-                return Err(Error::usage(format!(
-                    "suite {} takes one TARGET, got {}",
-                    self.name,
-                    self.args.join(" ")
-                )));
-            }
             (None, self.args.first().cloned())
         };
+        let (targets, sweep) = self.targets(matrix.as_ref().map(|m| &m.0))?;
         let target = match target {
             Some(t) => t,
             None if user
@@ -113,6 +107,11 @@ impl SuiteArgs {
             matrix_src,
             sys,
         )?;
+        let runs = if targets.len() > 1 || sweep.is_some() {
+            crate::plan::targets::spread(runs, &targets, sweep.as_deref())?
+        } else {
+            runs
+        };
         Ok(SuitePlan {
             target_exists: existing,
             name: self.name.clone(),
@@ -126,6 +125,32 @@ impl SuiteArgs {
             overwrite: self.opts.0.on("overwrite"),
             max_rounds,
         })
+    }
+}
+
+impl SuiteArgs {
+    /// Every target named (on the command line, else in the matrix file) and the
+    /// `--targets-sweep` steps.
+    #[allow(clippy::type_complexity)]
+    fn targets(
+        &self,
+        matrix: Option<&crate::plan::suite::Matrix>,
+    ) -> Result<(Vec<String>, Option<Vec<usize>>)> {
+        let targets: Vec<String> = match matrix {
+            Some(m) if self.args.len() < 2 => m.targets.clone(),
+            Some(_) => self.args.iter().skip(1).cloned().collect(),
+            None => self.args.clone(),
+        };
+        if targets.len() > 1 && matches!(self.name.as_str(), "steady" | "wsat") {
+            return Err(Error::usage(format!(
+                "suite {} purges and preconditions one target; run it on each target alone",
+                self.name
+            )));
+        }
+        let sweep = (self.targets_sweep.as_deref())
+            .map(|t| crate::plan::targets::parse_sweep(t, targets.len()))
+            .transpose()?;
+        Ok((targets, sweep))
     }
 }
 
@@ -156,8 +181,25 @@ impl DataCmdArgs {
 
 impl RunArgs {
     pub fn resolve(&self, sys: &System) -> Result<RunPlan> {
-        let target = self.target.as_deref().or(self.filename.as_deref());
-        self.opts.0.resolve(target, self.out.to_output(), sys)
+        let targets: Vec<String> = match &self.filename {
+            Some(f) => f.split(':').map(str::to_string).collect(),
+            None => self.target.clone(),
+        };
+        let mut plan = self.opts.0.resolve(
+            targets.first().map(String::as_str),
+            self.out.to_output(),
+            sys,
+        )?;
+        if targets.len() > 1 {
+            plan.spec.targets = targets;
+            plan.spec.validate_targets()?;
+            if plan.policy.verify_state.is_some() {
+                return Err(Error::usage(
+                    "--verify-state saves one target's blocks; run each target alone",
+                ));
+            }
+        }
+        Ok(plan)
     }
 }
 

@@ -12,7 +12,7 @@ pub(crate) type Smart = Option<Result<SmartWrites, String>>;
 /// Fills in the run's write amplification from every source there is.
 pub(crate) fn write_amplification(
     run: &mut Run,
-    target: &Target,
+    targets: &[Target],
     smart_before: Smart,
     smart_after: Smart,
 ) {
@@ -33,19 +33,21 @@ pub(crate) fn write_amplification(
         host_bytes: Some(host),
         device_bytes: dev,
         ratio: ratio(Some(host), dev),
-        note: match &target.device {
-            Some(d) => format!(
+        note: match targets.iter().map(|t| t.device.as_ref()).collect::<Option<Vec<_>>>() {
+            Some(ds) => format!(
                 "bytes iomark wrote against bytes the kernel sent to {} (filesystem metadata, journal and other writers included)",
-                d.name
+                ds.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join("+")
             ),
             None => "not reported: no block device visible under the target".into(),
         },
     });
-    // zram: what it stores compressed against what it was given.
-    if let Some((orig, compr)) = target
-        .device
-        .as_ref()
-        .and_then(crate::io::env::zram_mm_stat)
+    // zram: what it stores compressed against what it was given (one device's whole
+    // accounting, so for a run on one target).
+    if let [target] = targets
+        && let Some((orig, compr)) = target
+            .device
+            .as_ref()
+            .and_then(crate::io::env::zram_mm_stat)
     {
         all.push(Wa {
             source: "zram".into(),

@@ -12,6 +12,7 @@ mod pace;
 mod rep;
 pub mod run;
 pub mod stream;
+mod targets;
 pub mod verify;
 mod warnings;
 mod worker;

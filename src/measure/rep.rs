@@ -15,16 +15,17 @@ use crate::measure::gate::Gate;
 use crate::measure::interval::{IntervalMsg, IntervalSum, Live, LiveTotals, gather, series};
 use crate::measure::launch::WorkerCtx;
 use crate::measure::launch::run_worker;
+use crate::measure::targets::{Part, dir_stats, target_reps};
 use crate::measure::verify::GenMap;
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::Spec;
 use crate::results::env::DeviceDelta;
-use crate::results::schema::{Cpu, CpuPart, DirStats, Repetition, Status};
+use crate::results::schema::{Cpu, CpuPart, Repetition, Status};
 use crate::results::sink::{Progress, Sink};
 use crate::results::stats::{Counter, LatHist};
 use crate::stop::StopFlag;
 use crate::workload::sampler::Sampler;
-use crate::workload::seed::spec_stream;
+use crate::workload::seed::{spec_stream, target_stream};
 
 /// When a repetition's measured window starts and ends.
 #[derive(Debug, Clone, Copy)]
@@ -69,12 +70,15 @@ pub(crate) struct RepOutcome {
     pub(crate) gens: Option<GenMap>,
     /// How long the workers took to return once the run was asked to stop, if it was.
     pub(crate) stop_wait_s: Option<f64>,
+    /// The merged latency histograms (reads, writes).
+    pub(crate) hists: (LatHist, LatHist),
 }
 
 /// What the main thread collects while the workers run.
 struct Watch {
     intervals: Vec<IntervalSum>,
-    dev_before: Option<BlockStat>,
+    /// Each target's device counters when the window began.
+    dev_before: Vec<Option<BlockStat>>,
     cpu_before: CpuTimes,
     /// io_uring's kernel workers when the window began.
     kworkers_before: KernelWorkers,
@@ -84,26 +88,33 @@ struct Watch {
     stop_wait_s: Option<f64>,
 }
 
-/// Runs repetition `rep` (0-based) of `spec` on an opened target.
+/// Runs repetition `rep` (0-based) of `spec` on its opened targets (one, or several
+/// whose jobs all start behind one gate).
 pub(crate) fn run_rep(
     spec: &Spec,
-    target: &Target,
+    targets: &[Target],
     corpus: Option<&Arc<Vec<u8>>>,
     rep: u32,
     stop: &StopFlag,
     sink: &mut dyn Sink,
 ) -> RepOutcome {
-    target.drop_cache();
-    let win = Window::of(spec, target.span);
-    let (outs, mut watch) = drive(spec, target, corpus, rep, win, stop, sink);
+    let target = &targets[0];
+    targets.iter().for_each(Target::drop_cache);
+    let wins: Vec<Window> = targets.iter().map(|t| Window::of(spec, t.span)).collect();
+    let (outs, mut watch) = drive(spec, targets, corpus, rep, &wins, stop, sink);
     let cpu = CpuTimes::now().since(watch.cpu_before);
     let io_wq = KernelWorkers::now().since(&watch.kworkers_before);
-    let dev_after = target.device.as_ref().and_then(|d| d.stat());
-    let device = match (&target.device, watch.dev_before, dev_after) {
-        (Some(d), Some(b), Some(a)) => Some(DeviceDelta::between(&d.name, b, a)),
-        _ => None,
+    let devices: Vec<Option<DeviceDelta>> = (targets.iter().zip(&watch.dev_before))
+        .map(|(t, before)| {
+            let d = t.device.as_ref()?;
+            Some(DeviceDelta::between(&d.name, (*before)?, d.stat()?))
+        })
+        .collect();
+    let device = match devices.len() {
+        1 => devices[0].clone(),
+        _ => crate::results::targets::device_sum(devices.iter().map(Option::as_ref)),
     };
-    let mut merged = Merged::of(outs);
+    let mut merged = Merged::of(outs, targets.len());
     merged.interrupted |= watch.spawn_error.is_some() || watch.sink_error.is_some();
     let mut error = watch.spawn_error.take().or(watch.sink_error.take());
     error = error.or(merged.error.take());
@@ -116,13 +127,7 @@ pub(crate) fn run_rep(
     // Stopped while writing or reading back: the repetition did not end as planned.
     merged.interrupted |= stop.is_set();
     let elapsed_s = (merged.end_ns as f64 / 1e9).max(1e-9);
-    let dir = |c: Counter, h: &LatHist| DirStats {
-        ios: c.ios,
-        bytes: c.bytes,
-        iops: c.ios as f64 / elapsed_s,
-        bw_bytes: c.bytes as f64 / elapsed_s,
-        lat_ns: h.summary(),
-    };
+    let dir = |c: Counter, h: &LatHist| dir_stats(c, h, elapsed_s);
     let total = merged.read.ios + merged.write.ios;
     let page_cache_hit_pct =
         Repetition::measure_page_cache(spec.direct, merged.read.bytes, device.as_ref());
@@ -162,34 +167,43 @@ pub(crate) fn run_rep(
             .and_then(|s| s.measure()),
         verify,
         page_cache_hit_pct,
+        targets: target_reps(targets, &merged.parts, devices),
+        ranks: Vec::new(),
     };
     RepOutcome {
         rep,
         error,
         gens,
         stop_wait_s: watch.stop_wait_s,
+        hists: (merged.hist_read, merged.hist_write),
     }
 }
 
-/// Starts the workers, opens the gate and watches them until every one has finished.
+/// Starts the workers (`spec.jobs` per target), opens the one gate and watches them until
+/// every one has finished. Returns each worker's output with the index of its target.
 fn drive(
     spec: &Spec,
-    target: &Target,
+    targets: &[Target],
     corpus: Option<&Arc<Vec<u8>>>,
     rep: u32,
-    win: Window,
+    wins: &[Window],
     stop: &StopFlag,
     sink: &mut dyn Sink,
-) -> (Vec<WorkerOut>, Watch) {
+) -> (Vec<(usize, WorkerOut)>, Watch) {
     let halt = AtomicBool::new(false);
     let gate = Gate::default();
-    let live: Vec<Live> = (0..spec.jobs).map(|_| Live::default()).collect();
+    let live: Vec<Live> = (0..spec.jobs as usize * targets.len())
+        .map(|_| Live::default())
+        .collect();
     let (tx, rx) = mpsc::channel::<IntervalMsg>();
-    let path = target.path.display().to_string();
-    let stream = spec_stream(spec, rep);
+    let paths: Vec<String> = targets
+        .iter()
+        .map(|t| t.path.display().to_string())
+        .collect();
+    let win = wins[0];
     let mut watch = Watch {
         intervals: Vec::new(),
-        dev_before: None,
+        dev_before: vec![None; targets.len()],
         cpu_before: CpuTimes::now(),
         kworkers_before: KernelWorkers::default(),
         spawn_error: None,
@@ -198,12 +212,14 @@ fn drive(
     };
     let outs = std::thread::scope(|scope| {
         let mut handles = Vec::new();
-        for job in 0..spec.jobs {
+        let every_job = (0..targets.len()).flat_map(|t| (0..spec.jobs).map(move |j| (t, j)));
+        for (n, (t, job)) in every_job.enumerate() {
+            let (target, win) = (&targets[t], wins[t]);
             let ctx = WorkerCtx {
                 spec,
                 job,
                 rep,
-                stream,
+                stream: target_stream(spec_stream(spec, rep), t as u32),
                 base: target.base,
                 span: target.span,
                 fd: target.fd(),
@@ -214,17 +230,21 @@ fn drive(
                 interval_ns: (spec.interval_s * 1e9) as u64,
                 stop,
                 halt: &halt,
-                live: &live[job as usize],
+                live: &live[n],
                 gate: &gate,
                 tx: tx.clone(),
-                path: &path,
+                path: &paths[t],
                 corpus,
             };
+            let name = match targets.len() {
+                1 => format!("iomark-job{job}"),
+                _ => format!("iomark-t{t}job{job}"),
+            };
             let h = std::thread::Builder::new()
-                .name(format!("iomark-job{job}"))
+                .name(name)
                 .spawn_scoped(scope, move || run_worker(&ctx));
             match h {
-                Ok(h) => handles.push(h),
+                Ok(h) => handles.push((t, h)),
                 Err(e) => {
                     halt.store(true, Ordering::Relaxed);
                     watch.spawn_error = Some(Error::io("cannot start a worker thread", &e));
@@ -234,57 +254,104 @@ fn drive(
         }
         drop(tx);
         gate.wait_ready(handles.len());
-        let snapshot = || target.device.as_ref().and_then(|d| d.stat());
+        let snapshot = || -> Vec<Option<BlockStat>> {
+            (targets.iter())
+                .map(|t| t.device.as_ref().and_then(|d| d.stat()))
+                .collect()
+        };
         if win.ramp_ns == 0 {
             watch.dev_before = snapshot();
             watch.cpu_before = CpuTimes::now();
             watch.kworkers_before = KernelWorkers::now();
         }
+        meet_at_gate(sink, &halt, &mut watch);
         let t0 = Instant::now();
         if watch.spawn_error.is_some() {
             gate.call_off();
         } else {
             gate.open(t0);
         }
-        let total_ios = win.ios_per_job.map(|n| n.saturating_mul(spec.jobs as u64));
+        let total_ios: Option<u64> = (wins.iter())
+            .map(|w| w.ios_per_job.map(|n| n.saturating_mul(spec.jobs as u64)))
+            .sum();
         let mut monitor = Monitor::new(t0, win, total_ios);
-        loop {
-            match rx.recv_timeout(monitor.wait()) {
-                Ok(m) => gather(&mut watch.intervals, m),
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            }
-            if stop.is_set() || halt.load(Ordering::Relaxed) || monitor.window_over() {
-                monitor.stopping();
-            }
-            if monitor.ramp_ended() {
-                watch.dev_before = snapshot();
-                watch.cpu_before = CpuTimes::now();
-                watch.kworkers_before = KernelWorkers::now();
-            }
-            if let Some(p) = monitor.tick(&live) {
-                match sink.progress(&p) {
-                    Ok(true) => {}
-                    Ok(false) => halt.store(true, Ordering::Relaxed),
-                    Err(e) => {
-                        halt.store(true, Ordering::Relaxed);
-                        watch.sink_error.get_or_insert(e);
-                    }
-                }
-            }
-        }
+        let ctl = Controls {
+            stop,
+            halt: &halt,
+            live: &live,
+            snapshot: &snapshot,
+        };
+        watch_workers(&rx, &mut watch, &mut monitor, &ctl, sink);
         // Every worker has dropped its sender: they have all returned.
         watch.stop_wait_s = monitor.stop_wait_s();
         handles
             .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
+            .map(|(t, h)| {
+                let out = h.join().unwrap_or_else(|_| {
                     WorkerOut::empty(Some(Error::runtime("a worker thread panicked")))
-                })
+                });
+                (t, out)
             })
             .collect()
     });
     (outs, watch)
+}
+
+/// Tells the sink every job waits at the gate (a scaled-out run meets the other ranks
+/// here); a sink that fails or says stop calls the repetition off.
+fn meet_at_gate(sink: &mut dyn Sink, halt: &AtomicBool, watch: &mut Watch) {
+    let stop = match sink.gate_ready() {
+        Ok(true) => return,
+        Ok(false) => Error::runtime("stopped before the start"),
+        Err(e) => e,
+    };
+    halt.store(true, Ordering::Relaxed);
+    watch.spawn_error.get_or_insert(stop);
+}
+
+/// What the main thread watches and controls while the workers run.
+struct Controls<'a> {
+    stop: &'a StopFlag,
+    halt: &'a AtomicBool,
+    live: &'a [Live],
+    /// Every target's device counters now.
+    snapshot: &'a dyn Fn() -> Vec<Option<BlockStat>>,
+}
+
+/// Gathers the workers' intervals, takes the "before" snapshots when the ramp ends and
+/// reports progress, until every worker has dropped its sender (returned).
+fn watch_workers(
+    rx: &mpsc::Receiver<IntervalMsg>,
+    watch: &mut Watch,
+    monitor: &mut Monitor,
+    ctl: &Controls,
+    sink: &mut dyn Sink,
+) {
+    loop {
+        match rx.recv_timeout(monitor.wait()) {
+            Ok(m) => gather(&mut watch.intervals, m),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if ctl.stop.is_set() || ctl.halt.load(Ordering::Relaxed) || monitor.window_over() {
+            monitor.stopping();
+        }
+        if monitor.ramp_ended() {
+            watch.dev_before = (ctl.snapshot)();
+            watch.cpu_before = CpuTimes::now();
+            watch.kworkers_before = KernelWorkers::now();
+        }
+        if let Some(p) = monitor.tick(ctl.live) {
+            match sink.progress(&p) {
+                Ok(true) => {}
+                Ok(false) => ctl.halt.store(true, Ordering::Relaxed),
+                Err(e) => {
+                    ctl.halt.store(true, Ordering::Relaxed);
+                    watch.sink_error.get_or_insert(e);
+                }
+            }
+        }
+    }
 }
 
 /// The main thread's clock while workers run: when the ramp ends, and when to report
@@ -382,6 +449,8 @@ impl Monitor {
 
 /// The workers' outputs added up.
 struct Merged {
+    /// Per target, when there are several.
+    parts: Vec<Part>,
     read: Counter,
     write: Counter,
     hist_read: LatHist,
@@ -399,8 +468,12 @@ struct Merged {
 }
 
 impl Merged {
-    fn of(outs: Vec<WorkerOut>) -> Merged {
+    fn of(outs: Vec<(usize, WorkerOut)>, targets: usize) -> Merged {
         let mut m = Merged {
+            parts: match targets {
+                1 => Vec::new(),
+                n => (0..n).map(|_| Part::new()).collect(),
+            },
             read: Counter::default(),
             write: Counter::default(),
             hist_read: LatHist::precise(),
@@ -413,7 +486,10 @@ impl Merged {
             gens: Vec::new(),
             cpu: CpuTimes::default(),
         };
-        for o in outs {
+        for (t, o) in outs {
+            if let Some(p) = m.parts.get_mut(t) {
+                p.add(&o);
+            }
             m.cpu = m.cpu.plus(o.cpu);
             m.read += o.read;
             m.write += o.write;

@@ -13,7 +13,7 @@ use crate::measure::verify::GenMap;
 use crate::measure::warnings;
 use crate::plan::data::DataSpec;
 use crate::plan::spec::{Spec, TargetPolicy};
-use crate::results::schema::{Run, Status, Summary, TargetDesc, TargetKind};
+use crate::results::schema::{Run, Status, Summary, TargetDesc, TargetKind, TargetPart};
 use crate::results::sink::Sink;
 use crate::stop::StopFlag;
 use crate::workload::corpus::load_for;
@@ -48,17 +48,23 @@ pub(crate) fn run(
         sink.layout(done, total);
         !stop.is_set()
     };
-    let target = Target::open(spec, policy, &mut go_on, &mut layout)?;
-    check_target(spec, &target)?;
-    let mut run = new_run(spec, &target, repeat);
-    // Write amplification: the drive's counters before the first repetition.
-    let smart_before: Smart = spec
-        .writes()
-        .then(|| target.device.as_ref().map(crate::io::env::smart_writes))
+    // Every target is opened and checked before any is measured (a target refused
+    // closes, and a file created for it is removed, with the ones opened before it).
+    let mut targets = Vec::new();
+    for one in spec.per_target() {
+        let target = Target::open(&one, policy, &mut go_on, &mut layout)?;
+        check_target(&one, &target)?;
+        targets.push(target);
+    }
+    let mut run = new_run(spec, &targets, repeat);
+    // Write amplification: the drive's counters before the first repetition (SMART
+    // speaks for one drive: a run on one target).
+    let smart_before: Smart = (spec.writes() && targets.len() == 1)
+        .then(|| targets[0].device.as_ref().map(crate::io::env::smart_writes))
         .flatten();
     let mut reps = Repetitions {
         spec,
-        target: &target,
+        targets: &targets,
         corpus: corpus.as_ref(),
         stop,
         cumulative: None,
@@ -73,8 +79,10 @@ pub(crate) fn run(
         }
     }
     if spec.writes() && !run.repetitions.is_empty() {
-        let smart_after = target.device.as_ref().map(crate::io::env::smart_writes);
-        write_amplification(&mut run, &target, smart_before, smart_after);
+        let smart_after = (targets.len() == 1)
+            .then(|| targets[0].device.as_ref().map(crate::io::env::smart_writes))
+            .flatten();
+        write_amplification(&mut run, &targets, smart_before, smart_after);
     }
     // Whether the page cache served the reads is measured, not guessed.
     run.cache_bound = run
@@ -87,8 +95,10 @@ pub(crate) fn run(
     {
         failure = failure.or(Some(e));
     }
-    if let Err(e) = target.finish() {
-        failure = failure.or(Some(e));
+    for target in targets {
+        if let Err(e) = target.finish() {
+            failure = failure.or(Some(e));
+        }
     }
     Ok(RunOutcome { run, failure })
 }
@@ -149,22 +159,38 @@ fn check_target(spec: &Spec, target: &Target) -> Result<()> {
     Ok(())
 }
 
+/// How the results describe an opened target named `path`.
+fn describe(path: &str, target: &Target) -> TargetDesc {
+    TargetDesc {
+        kind: target.kind,
+        path: path.to_string(),
+        offset: target.base,
+        span_bytes: target.span,
+        align: target.align,
+        created: target.created,
+        device: target.device.as_ref().map(|d| d.info()),
+        filesystem: target.fs.clone(),
+    }
+}
+
 /// The run before its first repetition: what it is, where, and the advice known up front.
-fn new_run(spec: &Spec, target: &Target, repeat: u32) -> Run {
+fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
+    let target = &targets[0];
     let mut run = Run {
         name: spec.name(),
         spec: spec.clone(),
         status: Status::Complete,
-        target: TargetDesc {
-            kind: target.kind,
-            path: spec.target.clone(),
-            offset: target.base,
-            span_bytes: target.span,
-            align: target.align,
-            created: target.created,
-            device: target.device.as_ref().map(|d| d.info()),
-            filesystem: target.fs.clone(),
+        target: describe(&spec.target, target),
+        targets: match targets.len() {
+            1 => Vec::new(),
+            _ => (spec.target_paths().into_iter().zip(targets))
+                .map(|(p, t)| TargetPart {
+                    target: describe(p, t),
+                    summary: Summary::default(),
+                })
+                .collect(),
         },
+        mpi: None,
         repetitions: Vec::new(),
         summary: Summary::default(),
         warnings: Vec::new(),
@@ -177,14 +203,15 @@ fn new_run(spec: &Spec, target: &Target, repeat: u32) -> Run {
         latency_kind: crate::results::schema::LatencyKind::Lat,
         fio: None,
     };
+    let span: u64 = targets.iter().map(|t| t.span).sum();
     if !spec.direct
         && target.kind != TargetKind::None
         && let Some(avail) = crate::io::env::mem_available()
-        && target.span <= avail
+        && span <= avail
     {
         let total = crate::results::env::Host::capture().memory_bytes;
         run.warnings
-            .push(warnings::cache_may_serve(target.span, avail, total));
+            .push(warnings::cache_may_serve(span, avail, total));
     }
     if let Some(note) = &spec.engine_note {
         run.warnings.push(note.clone());
@@ -209,7 +236,7 @@ const SLOW_STOP_S: f64 = 1.0;
 /// The loop over repetitions and what it carries from one to the next.
 struct Repetitions<'a> {
     spec: &'a Spec,
-    target: &'a Target,
+    targets: &'a [Target],
     corpus: Option<&'a Arc<Vec<u8>>>,
     stop: &'a StopFlag,
     /// With --verify: what every block must hold after the repetitions so far.
@@ -245,7 +272,7 @@ impl Repetitions<'_> {
                 stop.raise(crate::stop::STOP_REQUESTED);
                 break;
             }
-            let out = run_rep(spec, self.target, self.corpus, rep, stop, sink);
+            let out = run_rep(spec, self.targets, self.corpus, rep, stop, sink);
             if !self.record(run, out, rep + 1 == planned, sink)? {
                 break;
             }
@@ -267,7 +294,9 @@ impl Repetitions<'_> {
             error,
             gens,
             stop_wait_s,
+            hists,
         } = out;
+        sink.rep_latencies(&hists.0, &hists.1);
         if let Some(s) = stop_wait_s.filter(|&s| s >= SLOW_STOP_S) {
             run.warnings.push(warnings::slow_stop(rep.index, s));
         }
@@ -290,6 +319,9 @@ impl Repetitions<'_> {
         let stopped = rep.status == Status::Interrupted;
         run.repetitions.push(rep);
         run.summary = Summary::of(&run.repetitions);
+        for (i, part) in run.targets.iter_mut().enumerate() {
+            part.summary = crate::results::targets::target_summary(&run.repetitions, i);
+        }
         // Until the last repetition is done, a saved document says the run is not
         // complete: if iomark dies now, that is the truth.
         run.status = if !stopped && last {

@@ -113,6 +113,8 @@ mod tests {
             data: None,
             verify: None,
             page_cache_hit_pct: None,
+            targets: Vec::new(),
+            ranks: Vec::new(),
         };
         r.series = iops
             .iter()

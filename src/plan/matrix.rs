@@ -30,6 +30,8 @@ pub(crate) const MATRIX_MAX: u64 = 1 << 20;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Matrix {
     pub target: Option<String>,
+    /// `target = ["a", "b"]`: several targets in every run (the first is `target`).
+    pub targets: Vec<String>,
     pub fixed: Vec<Opt>,
     /// In file order; the last list is the swept parameter (the tables' rows).
     pub vary: Vec<(String, Vec<String>)>,
@@ -168,16 +170,26 @@ impl Parser<'_> {
     fn read(&self, table: &toml::Table) -> Result<Matrix> {
         let mut m = Matrix {
             target: None,
+            targets: Vec::new(),
             fixed: Vec::new(),
             vary: Vec::new(),
         };
         for (key, v) in table {
             match (key.as_str(), v) {
                 ("target", toml::Value::String(s)) => m.target = Some(s.clone()),
+                ("target", toml::Value::Array(a))
+                    if !a.is_empty() && a.iter().all(toml::Value::is_str) =>
+                {
+                    m.targets = a
+                        .iter()
+                        .filter_map(|v| v.as_str().map(String::from))
+                        .collect();
+                    m.target = m.targets.first().cloned();
+                }
                 ("target", _) => {
                     return Err(self.err(
                         "target",
-                        "target must be a string (a file or device path)".into(),
+                        "target must be a string (a file or device path) or a list of them".into(),
                     ));
                 }
                 ("fixed", toml::Value::Table(t)) => {
@@ -276,6 +288,11 @@ mod tests {
         assert_eq!(runs[0].param, "qd");
         assert_eq!(runs[0].test, "rw=randread bs=4k");
         assert_eq!(m.target.as_deref(), Some("/tmp/x"));
+        assert!(m.targets.is_empty());
+        let two = Matrix::parse("m.toml", "target = [\"/a\", \"/b\"]\n[vary]\nqd = [1]\n").unwrap();
+        assert_eq!((two.target.as_deref(), two.targets.len()), (Some("/a"), 2));
+        let e = Matrix::parse("m.toml", "target = [1]\n[vary]\nqd = [1]\n").unwrap_err();
+        assert!(e.to_string().contains("a list of them"), "{e}");
         assert!(m.fixed.contains(&("buffered".to_string(), None)));
         let bad = [
             ("[vary]\nqd = []\n", "line 2", "empty list"),

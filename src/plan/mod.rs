@@ -16,7 +16,9 @@ pub mod options;
 pub mod resolve;
 pub mod run_options;
 pub mod spec;
+mod spec_name;
 pub mod suite;
+pub mod targets;
 
 /// What resolving a plan needs to know about the system, gathered once by the caller
 /// (the binary asks `io`), so that resolution itself does no I/O.

@@ -196,6 +196,11 @@ pub struct Spec {
     /// `io_size` takes precedence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io_spans: Option<f64>,
+    /// Several targets in one run (`iomark run A B C`): every path in order, the first
+    /// being `target`. Each target gets its own `jobs` jobs, and all of them start behind
+    /// one gate. Empty for a run on one target.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
 }
 
 fn one() -> u32 {
@@ -288,72 +293,6 @@ pub(crate) const FSYNC: Bounds = Bounds {
 };
 
 impl Spec {
-    /// A short name for a run: `randread 4k qd32`, with jobs and mix when they matter.
-    pub(crate) fn name(&self) -> String {
-        if let Some(l) = &self.label {
-            return l.clone();
-        }
-        let spec = self;
-        let mut s = format!("{} {} qd{}", spec.rw.name(), spec.bs_text(), spec.qd);
-        if spec.rw.is_mixed() {
-            s = format!(
-                "{} {}/{} {} qd{}",
-                spec.rw.name(),
-                spec.rwmixread,
-                100 - spec.rwmixread,
-                spec.bs_text(),
-                spec.qd
-            );
-        }
-        if spec.jobs > 1 {
-            s.push_str(&format!(" x{}", spec.jobs));
-        }
-        if !spec.direct {
-            s.push_str(" buffered");
-        }
-        if let Some(b) = spec.rate_bps {
-            s.push_str(&format!(" rate {}/s", crate::units::fmt_size_short(b)));
-        }
-        if let Some(n) = spec.rate_iops {
-            s.push_str(&format!(" rate {n} IOPS"));
-        }
-        if let Some(n) = spec.random_run {
-            s.push_str(&format!(" runs of {n}"));
-        }
-        if let Some(h) = spec.hole {
-            s.push_str(&format!(" holes {}", crate::units::fmt_size_short(h)));
-        }
-        if !spec.random_distribution.is_uniform() {
-            s.push(' ');
-            s.push_str(&spec.random_distribution.text());
-        }
-        if spec.startdelay_s > 0.0 {
-            s.push_str(&format!(" after {}s", spec.startdelay_s));
-        }
-        if let Some(us) = spec.thinktime_us {
-            s.push_str(&format!(" think {us}us"));
-        }
-        s.push_str(match spec.engine_opts.sync_mode {
-            crate::plan::engine::SyncMode::None => "",
-            crate::plan::engine::SyncMode::Sync => " O_SYNC",
-            crate::plan::engine::SyncMode::Dsync => " O_DSYNC",
-        });
-        s
-    }
-
-    /// The block size as shown: `4k`, or the mix (`4k/50:64k/50`, `4k-64k`).
-    pub(crate) fn bs_text(&self) -> String {
-        match &self.bs_mix {
-            Some(m) => m.text(),
-            None => crate::units::fmt_size_short(self.bs),
-        }
-    }
-
-    /// The expected bytes of one I/O: `bs`, or the mix's mean.
-    pub(crate) fn mean_bs(&self) -> f64 {
-        self.bs_mix.as_ref().map_or(self.bs as f64, BsMix::mean)
-    }
-
     /// A spec with iomark's defaults for everything but the target.
     pub(crate) fn new(target: impl Into<String>) -> Spec {
         Spec {
@@ -392,6 +331,7 @@ impl Spec {
             random_distribution: Distribution::Uniform,
             random_run: None,
             hole: None,
+            targets: Vec::new(),
         }
     }
 
@@ -408,7 +348,8 @@ impl Spec {
     /// What this run allocates in its process, known before the target is opened.
     pub(crate) fn memory(&self) -> Memory {
         use crate::plan::data::{MAX_UNIT_HASHES, POOL_BYTES, SAMPLE_BUDGET};
-        let jobs = self.jobs as u64;
+        // Every target has its own jobs.
+        let jobs = self.jobs as u64 * self.target_count() as u64;
         // Each job's BufferPool: qd slots of bs rounded up to the alignment (4 KiB at
         // least; a device may ask for more, which only adds to this).
         let buffers = jobs
@@ -549,6 +490,7 @@ impl Spec {
                 )));
             }
         }
+        self.validate_targets()?;
         // Checked for reads too: a new file is laid out with the data options.
         self.data.validate(self.bs)?;
         if self.engine == EngineKind::IoUring && self.qd > 32768 {

@@ -593,6 +593,8 @@ fn forest_ticks(out: &mut String, x: &Axis, bottom: f64) {
     }
 }
 
+#[path = "chart_stack.rs"]
+pub(crate) mod stack;
 #[cfg(test)]
 #[path = "chart_tests.rs"]
 mod tests;

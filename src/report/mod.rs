@@ -21,6 +21,7 @@ pub mod notes;
 pub mod progress;
 pub(crate) mod table;
 pub(crate) mod tables;
+pub(crate) mod targets;
 #[cfg(test)]
 mod testdoc;
 pub mod text;

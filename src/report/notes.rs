@@ -14,7 +14,7 @@ pub fn suite_header(plan: &SuitePlan, remaining: usize) -> String {
         plan.name,
         plan.runs.len(),
         remaining,
-        plan.target,
+        crate::plan::targets::plan_targets(&plan.runs).join(", "),
         crate::report::text::estimate_words(&PlanEstimate::of(plan)),
     )
 }
@@ -83,7 +83,17 @@ pub(crate) fn engine_on_target(r: &Run) -> String {
     if r.target.kind == crate::results::schema::TargetKind::None {
         return format!("the {} engine (no I/O)", r.engine_label());
     }
-    format!("{} on {}", r.engine_label(), r.target.path)
+    match r.targets.len() {
+        0 | 1 => format!("{} on {}", r.engine_label(), r.target.path),
+        n => format!(
+            "{} on {n} targets ({}), {} job(s) each",
+            r.engine_label(),
+            (r.targets.iter().map(|t| t.target.path.as_str()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            r.spec.jobs
+        ),
+    }
 }
 
 /// Every warning of every run, one line each, naming the run and its study value.

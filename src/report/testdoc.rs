@@ -55,6 +55,8 @@ pub(crate) fn run(rw: Rw, qd: u32, iops: &[f64], study: Option<(&str, &str, &str
                 data: None,
                 verify: None,
                 page_cache_hit_pct: None,
+                targets: Vec::new(),
+                ranks: Vec::new(),
             }
         })
         .collect();
@@ -87,6 +89,8 @@ pub(crate) fn run(rw: Rw, qd: u32, iops: &[f64], study: Option<(&str, &str, &str
         write_amplification_sources: Vec::new(),
         latency_kind: crate::results::schema::LatencyKind::Lat,
         fio: None,
+        targets: Vec::new(),
+        mpi: None,
         spec,
     }
 }

@@ -91,6 +91,14 @@ pub fn run_summary(run: &Run) -> String {
     if run.repetitions.len() > 1 {
         across_lines(&mut out, run);
     }
+    if let Some(t) = crate::report::targets::run_targets(run) {
+        out.push_str(&t.terminal());
+        let _ = writeln!(out, "  ({})", crate::report::targets::AGGREGATE_NOTE);
+    }
+    if let Some(t) = crate::report::targets::run_ranks(run) {
+        out.push_str(&t.terminal());
+        let _ = writeln!(out, "  ({})", crate::report::targets::RANKS_NOTE);
+    }
     amplification_lines(&mut out, run);
     out
 }
@@ -286,7 +294,7 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
     let mut out = format!(
         "suite {} on {}: {} runs, engine {}\n",
         plan.name,
-        plan.target,
+        crate::plan::targets::plan_targets(&plan.runs).join(", "),
         plan.runs.len(),
         first.map_or("-", |s| s.engine.name())
     );
@@ -295,7 +303,7 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
         let _ = writeln!(
             out,
             "file: {} is made for the study ({}) and {}",
-            plan.target,
+            crate::plan::targets::plan_targets(&plan.runs).join(", "),
             fmt_size(size),
             if plan.keep {
                 "kept (--keep)"

@@ -3,9 +3,11 @@
 pub mod cpu;
 pub mod env;
 pub mod fio;
+pub mod ranks;
 pub mod schema;
 pub mod sink;
 pub mod stats;
 pub mod steady;
 pub mod store;
+pub mod targets;
 pub mod verify;

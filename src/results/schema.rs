@@ -206,6 +206,13 @@ pub struct Run {
     /// Runs imported from fio: how fio reported the job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fio: Option<FioJob>,
+    /// A run on several targets: each one as opened, with its own summary (`target`
+    /// and `summary` are then the first target's description and the aggregate's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<TargetPart>,
+    /// A run scaled out over MPI ranks: how many, on which hosts, in which layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<MpiInfo>,
 }
 
 impl Run {
@@ -350,6 +357,15 @@ pub struct Repetition {
     /// I/O, runs that read nothing, or no device counters.
     #[serde(default)]
     pub page_cache_hit_pct: Option<f64>,
+    /// A run on several targets: each target's own figures (the fields above are then
+    /// their exact aggregate over the common window, `device` the sum of their
+    /// counters).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<TargetRep>,
+    /// A run scaled out over MPI ranks: each rank's own figures (with `rank` and
+    /// `host`); the fields above are then their exact aggregate.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<TargetRep>,
 }
 
 impl Repetition {
@@ -403,16 +419,21 @@ impl Summary {
 
     /// Summarises complete repetitions (all of them when none completed).
     pub(crate) fn of(reps: &[Repetition]) -> Summary {
-        let complete: Vec<&Repetition> = reps
-            .iter()
-            .filter(|r| r.status == Status::Complete)
-            .collect();
-        let use_reps: Vec<&Repetition> = if complete.is_empty() {
+        let items: Vec<_> = reps.iter().map(|r| (r.status, r.read, r.write)).collect();
+        Summary::of_dirs(&items)
+    }
+
+    /// Summarises (status, reads, writes) of repetitions, the complete ones (all of them
+    /// when none completed).
+    pub(crate) fn of_dirs(reps: &[(Status, DirStats, DirStats)]) -> Summary {
+        type Rep = (Status, DirStats, DirStats);
+        let complete: Vec<&Rep> = reps.iter().filter(|r| r.0 == Status::Complete).collect();
+        let use_reps: Vec<&Rep> = if complete.is_empty() {
             reps.iter().collect()
         } else {
             complete
         };
-        let dir = |f: fn(&Repetition) -> &DirStats| {
+        let dir = |f: fn(&Rep) -> &DirStats| {
             let vals = |g: fn(&DirStats) -> f64| {
                 Spread::of(&use_reps.iter().map(|r| g(f(r))).collect::<Vec<_>>())
             };
@@ -425,8 +446,8 @@ impl Summary {
             }
         };
         Summary {
-            read: dir(|r| &r.read),
-            write: dir(|r| &r.write),
+            read: dir(|r| &r.1),
+            write: dir(|r| &r.2),
         }
     }
 }
@@ -566,4 +587,5 @@ pub enum TargetKind {
     BlockDevice,
 }
 
+pub use crate::results::targets::{MpiInfo, TargetPart, TargetRep};
 pub use crate::results::verify::{BadBlock, BlockState, VerifyReport};

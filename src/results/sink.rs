@@ -47,6 +47,21 @@ pub trait Sink {
     fn rep_started(&mut self, _spec: &Spec, _rep: u32, _of: u32) -> Result<bool> {
         Ok(true)
     }
+    /// Every job of the repetition has set up and waits at the gate; the gate opens (time
+    /// zero) when this returns. A scaled-out run meets the other ranks here, so that all
+    /// start together.
+    fn gate_ready(&mut self) -> Result<bool> {
+        Ok(true)
+    }
+    /// The repetition's merged latency histograms (reads, writes), just before
+    /// `rep_finished`: what a gathering sink sends on, so percentiles across processes
+    /// come from merged histograms.
+    fn rep_latencies(
+        &mut self,
+        _read: &crate::results::stats::LatHist,
+        _write: &crate::results::stats::LatHist,
+    ) {
+    }
     /// A few times a second while a repetition runs.
     fn progress(&mut self, _p: &Progress) -> Result<bool> {
         Ok(true)
@@ -79,6 +94,16 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn progress(&mut self, p: &Progress) -> Result<bool> {
         (**self).progress(p)
+    }
+    fn gate_ready(&mut self) -> Result<bool> {
+        (**self).gate_ready()
+    }
+    fn rep_latencies(
+        &mut self,
+        read: &crate::results::stats::LatHist,
+        write: &crate::results::stats::LatHist,
+    ) {
+        (**self).rep_latencies(read, write)
     }
     fn rep_finished(&mut self, run: &Run) -> Result<bool> {
         (**self).rep_finished(run)

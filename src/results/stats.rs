@@ -12,7 +12,7 @@ const MAX_TRACKABLE_NS: u64 = 3_600_000_000_000;
 
 /// A latency histogram in nanoseconds (HDR, `sigfig` significant decimal digits).
 #[derive(Debug, Clone)]
-pub(crate) struct LatHist {
+pub struct LatHist {
     h: Histogram<u64>,
 }
 
@@ -44,6 +44,26 @@ impl LatHist {
     #[inline(always)]
     pub(crate) fn record(&mut self, ns: u64) {
         self.h.saturating_record(ns.max(1));
+    }
+
+    /// The recorded buckets as (the bucket's highest value, count): what a histogram
+    /// sent to another process carries. [`LatHist::from_buckets`] of them, at the same
+    /// precision, holds exactly the same buckets, so merging them is exact.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn buckets(&self) -> Vec<(u64, u64)> {
+        (self.h.iter_recorded())
+            .map(|v| (v.value_iterated_to(), v.count_at_value()))
+            .collect()
+    }
+
+    /// A precise histogram holding `buckets` (see [`LatHist::buckets`]).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn from_buckets(buckets: &[(u64, u64)]) -> LatHist {
+        let mut h = LatHist::precise();
+        for &(v, n) in buckets {
+            h.h.saturating_record_n(v.max(1), n);
+        }
+        h
     }
 
     /// The value at quantile `q` (0..=1); 0 when empty.
@@ -208,6 +228,27 @@ impl Spread {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn histograms_sent_as_buckets_merge_exactly() {
+        // Three "ranks" with different latencies; each sends its buckets, the receiver
+        // merges them: every figure equals recording all the values in one histogram.
+        let mut all = LatHist::precise();
+        let mut merged = LatHist::precise();
+        for r in 0..3u64 {
+            let mut h = LatHist::precise();
+            for v in 1..=5_000u64 {
+                let ns = (v * 7919 + r * 1_000_003) % 2_000_000 + 500 * (r + 1);
+                h.record(ns);
+                all.record(ns);
+            }
+            merged += &LatHist::from_buckets(&h.buckets());
+        }
+        assert_eq!(merged.summary(), all.summary());
+        for q in [0.5, 0.9, 0.99, 0.999] {
+            assert_eq!(merged.quantile(q), all.quantile(q));
+        }
+    }
 
     #[test]
     fn histogram_merge_equals_recording_everything_in_one() {

@@ -6,5 +6,7 @@
 
 pub mod dirty;
 pub mod fio;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod runner;
 pub mod store;

@@ -20,24 +20,35 @@ use crate::study::store::{Filing, Store};
 /// A target file a study may create: removed at the end if it was not there before, unless
 /// the user asked to keep it.
 pub struct TargetLife {
-    path: PathBuf,
+    /// Every target of the study, each once.
+    paths: Vec<PathBuf>,
     keep: bool,
 }
 
 impl TargetLife {
     /// The target `path` of a study; `keep` keeps a file the study creates.
     pub fn new(path: &str, keep: bool) -> TargetLife {
-        TargetLife {
-            path: PathBuf::from(path),
-            keep,
-        }
+        TargetLife::of_all([path], keep)
     }
 
-    /// Removes the target if the study created it (even if the run that made it failed
+    /// [`TargetLife::new`] for every target of a study on several.
+    pub fn of_all<'a>(paths: impl IntoIterator<Item = &'a str>, keep: bool) -> TargetLife {
+        let mut all: Vec<PathBuf> = Vec::new();
+        for p in paths.into_iter().map(PathBuf::from) {
+            if !all.contains(&p) {
+                all.push(p);
+            }
+        }
+        TargetLife { paths: all, keep }
+    }
+
+    /// Removes each target the study created (even if the run that made it failed
     /// afterwards), or marks it kept with `--keep`: only while the path still names the
     /// file this process made and marked (`io::mark::release_held`).
     pub(crate) fn end(&self) {
-        crate::io::mark::release_held(&self.path, self.keep);
+        for path in &self.paths {
+            crate::io::mark::release_held(path, self.keep);
+        }
     }
 }
 
@@ -80,7 +91,7 @@ impl<'a> StudyRunner<'a> {
     /// Runs one run as the user gave it (`iomark run`): the target policy is the user's, so
     /// a file the run creates is removed at its end unless `--keep`.
     pub fn single(&mut self, plan: &RunPlan) -> Result<RunOutcome> {
-        crate::io::target::preflight(&plan.spec, &plan.policy)?;
+        preflight_spec(&plan.spec, &plan.policy)?;
         self.filed(0, None, plan, &plan.policy)
     }
 
@@ -179,7 +190,9 @@ impl<'a> StudyRunner<'a> {
         if plan.kind == crate::plan::StudyKind::Fio {
             return self.run_fio(plan, done); // a file per job (`study::fio`)
         }
-        let life = TargetLife::new(&plan.target, plan.keep);
+        let mut paths = crate::plan::targets::plan_targets(&plan.runs);
+        paths.insert(0, &plan.target);
+        let life = TargetLife::of_all(paths, plan.keep);
         self.run_plan(&plan.runs, done, &life, true)
     }
 
@@ -218,7 +231,14 @@ impl<'a> StudyRunner<'a> {
 /// refusals `Target::open` would make later, made now (`io::target::preflight`).
 pub fn preflight(runs: &[StudyRun]) -> Result<()> {
     runs.iter()
-        .try_for_each(|r| crate::io::target::preflight(&r.plan.spec, &r.plan.policy))
+        .try_for_each(|r| preflight_spec(&r.plan.spec, &r.plan.policy))
+}
+
+/// The preflight of every target of one run, before any of them is touched.
+pub(crate) fn preflight_spec(spec: &crate::plan::spec::Spec, policy: &TargetPolicy) -> Result<()> {
+    spec.per_target()
+        .iter()
+        .try_for_each(|s| crate::io::target::preflight(s, policy))
 }
 
 /// The first field in which two specs differ, as "size 8388608 there, 16777216 here".

@@ -12,6 +12,29 @@ use crate::results::env::Host;
 use crate::results::schema::{Document, Run};
 use crate::results::sink::{Progress, Sink};
 
+/// [`check_outputs`] for `iomark run`: against every target it names.
+pub fn check_run_outputs(plan: &crate::plan::RunPlan) -> Result<()> {
+    if !plan.spec.engine.caps().needs_fd {
+        return check_outputs(&plan.out, None, None, plan.policy.keep);
+    }
+    let state = plan.policy.verify_state.as_deref();
+    plan.spec.target_paths().into_iter().try_for_each(|t| {
+        check_outputs(
+            &plan.out,
+            Some(std::path::Path::new(t)),
+            state,
+            plan.policy.keep,
+        )
+    })
+}
+
+/// [`check_outputs`] for `iomark suite`: against every target its runs name.
+pub fn check_suite_outputs(out: &crate::plan::Output, plan: &crate::plan::SuitePlan) -> Result<()> {
+    let targets = crate::plan::targets::plan_targets(&plan.runs);
+    (targets.iter().filter(|t| **t != "null"))
+        .try_for_each(|t| check_outputs(out, Some(std::path::Path::new(t)), None, plan.keep))
+}
+
 /// Checks, before anything runs, where a command's files will go: the results document
 /// (`out.output`) and the verify state may each be a new file or an earlier one of
 /// their kind (or anything regular with `--force`), never the target, nor each other.
@@ -136,6 +159,16 @@ impl Sink for Filing<'_> {
     }
     fn progress(&mut self, p: &Progress) -> Result<bool> {
         self.next.progress(p)
+    }
+    fn gate_ready(&mut self) -> Result<bool> {
+        self.next.gate_ready()
+    }
+    fn rep_latencies(
+        &mut self,
+        read: &crate::results::stats::LatHist,
+        write: &crate::results::stats::LatHist,
+    ) {
+        self.next.rep_latencies(read, write)
     }
     fn rep_finished(&mut self, run: &Run) -> Result<bool> {
         let go_on = self.next.rep_finished(run)?;

@@ -31,6 +31,13 @@ pub(crate) fn job_stream(run_stream: u64, job: u32) -> u64 {
     run_stream ^ ((job as u64) << 2)
 }
 
+/// The stream of target `t` (0-based) of a run on several targets: the first target's
+/// is the run's own (a run on one target is unchanged), the others differ in the high
+/// bits, so no two targets are written with the same data or offsets.
+pub(crate) fn target_stream(run_stream: u64, t: u32) -> u64 {
+    run_stream ^ ((t as u64) << 40)
+}
+
 /// The data stream of a job's stream.
 pub(crate) fn data_stream(job_stream: u64) -> u64 {
     job_stream | 3

@@ -19,6 +19,8 @@ mod fuzz;
 mod ground_truth;
 mod guard;
 mod interrupt;
+mod mpi;
+mod multi;
 mod output;
 mod outputs;
 mod readme;

@@ -77,6 +77,24 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -
             let _ = write!(out, "<p class=\"no-series\">No {what} chart: {why}.</p>");
         }
     }
+    if let Some(t) = crate::report::targets::run_targets(r) {
+        let _ = write!(
+            out,
+            "<h4>Per target</h4>{}<p class=\"note\">{}.</p>",
+            t.html("targets"),
+            esc(crate::report::targets::AGGREGATE_NOTE)
+        );
+        out.push_str(&crate::report::targets::stacked_chart(r).unwrap_or_default());
+    }
+    if let Some(t) = crate::report::targets::run_ranks(r) {
+        let _ = write!(
+            out,
+            "<h4>Per rank</h4>{}<p class=\"note\">{}.</p>",
+            t.html("ranks"),
+            esc(crate::report::targets::RANKS_NOTE)
+        );
+        out.push_str(&crate::report::targets::rank_chart(r).unwrap_or_default());
+    }
     let amp = crate::report::tables::run_amplification(r);
     if !amp.rows.is_empty() {
         out.push_str(&amp.html("env"));

@@ -77,6 +77,8 @@ pub(super) fn job_run(
             missing_percentiles: missing,
             error: num(j.job, "error") as i64,
         }),
+        targets: Vec::new(),
+        mpi: None,
         spec,
     }
 }
@@ -304,6 +306,8 @@ impl<'a> Job<'a> {
             data: None,
             verify: None,
             page_cache_hit_pct: None,
+            targets: Vec::new(),
+            ranks: Vec::new(),
         }
     }
 

@@ -1,0 +1,75 @@
+//! A repetition on several targets: each target's workers' outputs added up apart from
+//! the aggregate, and turned into the target's own figures over its own window.
+
+use crate::io::target::Target;
+use crate::measure::worker::WorkerOut;
+use crate::results::env::DeviceDelta;
+use crate::results::schema::{DirStats, TargetRep};
+use crate::results::stats::{Counter, LatHist};
+
+/// One target's workers' outputs added up (a run on several targets).
+pub(crate) struct Part {
+    pub(crate) read: Counter,
+    pub(crate) write: Counter,
+    pub(crate) hist_read: LatHist,
+    pub(crate) hist_write: LatHist,
+    pub(crate) fsyncs: u64,
+    /// The end of the target's last worker's window.
+    pub(crate) end_ns: u64,
+}
+
+impl Part {
+    pub(crate) fn new() -> Part {
+        Part {
+            read: Counter::default(),
+            write: Counter::default(),
+            hist_read: LatHist::precise(),
+            hist_write: LatHist::precise(),
+            fsyncs: 0,
+            end_ns: 0,
+        }
+    }
+
+    pub(crate) fn add(&mut self, o: &WorkerOut) {
+        self.read += o.read;
+        self.write += o.write;
+        self.hist_read += &o.hist_read;
+        self.hist_write += &o.hist_write;
+        self.fsyncs += o.fsyncs;
+        self.end_ns = self.end_ns.max(o.end_ns);
+    }
+}
+
+/// Each target's figures in a repetition on several (none for one target).
+pub(crate) fn target_reps(
+    targets: &[Target],
+    parts: &[Part],
+    devices: Vec<Option<DeviceDelta>>,
+) -> Vec<TargetRep> {
+    (targets.iter().zip(parts).zip(devices))
+        .map(|((t, p), device)| {
+            let elapsed_s = (p.end_ns as f64 / 1e9).max(1e-9);
+            TargetRep {
+                path: t.path.display().to_string(),
+                rank: None,
+                host: None,
+                elapsed_s,
+                read: dir_stats(p.read, &p.hist_read, elapsed_s),
+                write: dir_stats(p.write, &p.hist_write, elapsed_s),
+                fsyncs: p.fsyncs,
+                device,
+            }
+        })
+        .collect()
+}
+
+/// One direction's figures over a window of `elapsed_s` seconds.
+pub(crate) fn dir_stats(c: Counter, h: &LatHist, elapsed_s: f64) -> DirStats {
+    DirStats {
+        ios: c.ios,
+        bytes: c.bytes,
+        iops: c.ios as f64 / elapsed_s,
+        bw_bytes: c.bytes as f64 / elapsed_s,
+        lat_ns: h.summary(),
+    }
+}

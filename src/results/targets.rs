@@ -1,0 +1,115 @@
+//! Several targets in one run: each target's own figures beside the aggregate that the
+//! repetition's `read`, `write` and `device` hold. The aggregate is exact: its I/Os and
+//! bytes are the targets' sums over the common window (the first start to the last
+//! target's end), and its latency percentiles come from the targets' histograms merged,
+//! never from averaging their percentiles.
+
+use serde::{Deserialize, Serialize};
+
+use crate::results::env::DeviceDelta;
+use crate::results::schema::{DirStats, Repetition, Status, Summary, TargetDesc};
+
+/// One target's figures in one repetition: `repetitions[].targets[]`, in the order of
+/// `spec.targets`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetRep {
+    /// The target as given (as the rank opened it, in `ranks`).
+    pub path: String,
+    /// In `ranks` (a scaled-out run): the MPI rank these figures are from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// In `ranks`: the host the rank ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// Seconds from the common start (after the ramp) to this target's last counted
+    /// completion (or its end for a time-based run): the window of its own IOPS and MB/s.
+    pub elapsed_s: f64,
+    /// This target's reads: I/Os, bytes, rates over its own window, latency.
+    pub read: DirStats,
+    /// This target's writes.
+    pub write: DirStats,
+    /// fsync calls issued on this target in the measured window.
+    #[serde(default)]
+    pub fsyncs: u64,
+    /// The kernel's block counters of the device under this target, after minus before;
+    /// `null` when it has no block device iomark can see.
+    pub device: Option<DeviceDelta>,
+}
+
+/// One target of a run on several: `runs[].targets[]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetPart {
+    /// The target as it was opened.
+    pub target: TargetDesc,
+    /// Statistics across the complete repetitions of this target's own figures.
+    pub summary: Summary,
+}
+
+/// A run scaled out over MPI ranks (`mpirun -np N iomark run …`): `runs[].mpi`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MpiInfo {
+    /// Ranks in the run.
+    pub ranks: u32,
+    /// Each rank's host, by rank.
+    pub hosts: Vec<String>,
+    /// How the ranks share the target: `template` (a file or device per rank, named with
+    /// `{rank}`, `{host}` or `{local_rank}`), `file-per-process` (a file per rank in a
+    /// directory) or `segmented` (one file or device, a segment of its span per rank).
+    pub layout: String,
+}
+
+/// Statistics of target `i` across `reps` (the complete ones, as [`Summary::of`]).
+pub(crate) fn target_summary(reps: &[Repetition], i: usize) -> Summary {
+    let items: Vec<(Status, DirStats, DirStats)> = reps
+        .iter()
+        .filter_map(|r| r.targets.get(i).map(|t| (r.status, t.read, t.write)))
+        .collect();
+    Summary::of_dirs(&items)
+}
+
+/// The sum of the targets' device counters, named `a+b+c`; `None` unless every target
+/// has one (a sum over some of them would pass for the whole).
+pub fn device_sum<'a>(
+    devices: impl IntoIterator<Item = Option<&'a DeviceDelta>>,
+) -> Option<DeviceDelta> {
+    let mut sum: Option<DeviceDelta> = None;
+    for d in devices {
+        let d = d?;
+        match sum.as_mut() {
+            None => sum = Some(d.clone()),
+            Some(s) => {
+                s.name = format!("{}+{}", s.name, d.name);
+                s.read_ios += d.read_ios;
+                s.read_bytes += d.read_bytes;
+                s.write_ios += d.write_ios;
+                s.write_bytes += d.write_bytes;
+            }
+        }
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dev(name: &str, r: u64, w: u64) -> DeviceDelta {
+        DeviceDelta {
+            name: name.into(),
+            read_ios: r,
+            read_bytes: r * 4096,
+            write_ios: w,
+            write_bytes: w * 4096,
+        }
+    }
+
+    #[test]
+    fn device_sum_adds_every_counter_and_needs_them_all() {
+        let (a, b) = (dev("loop1", 10, 3), dev("zram4", 5, 7));
+        let s = device_sum([Some(&a), Some(&b)]).unwrap();
+        assert_eq!(s.name, "loop1+zram4");
+        assert_eq!((s.read_ios, s.write_ios), (15, 10));
+        assert_eq!((s.read_bytes, s.write_bytes), (15 * 4096, 10 * 4096));
+        assert_eq!(device_sum([Some(&a), None]), None);
+    }
+}
