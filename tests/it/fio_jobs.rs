@@ -837,8 +837,8 @@ fn block_size_mixes_round_trip_and_average_their_mean() {
     assert_refused(&out, "sweeps --bs");
 }
 
-/// `rate_iops` and `rate` (issue 14, item 14): the measured rate is the cap (within 5%;
-/// a cap is what is under test here, not a speed: the null engine could go 100 times
+/// `rate_iops` and `rate` (issue 14, item 14): the measured rate is the cap (at most 3%
+/// above, at most 25% below under load; a cap is what is under test, not a speed: the null engine could go 100 times
 /// faster), under `iomark fio` and under fio on the same file; a mixed job's caps in the
 /// mix's proportion are their sum; `--rate 0` is refused.
 #[test]
@@ -865,20 +865,17 @@ fn rate_and_rate_iops_cap_what_a_job_does() {
     assert_success(&out);
     let doc = read_json(&res);
     let rate = |rep: &Value, dir: &str, what: &str| rep[dir][what].as_f64().unwrap();
+    // Never above the cap (3% for the clock's edges); below it only as far as a loaded
+    // machine may starve the job's thread (the whole suite on 2 CPUs: a generous 25%).
+    let near = |got: f64, cap: f64| got <= cap * 1.03 && got >= cap * 0.75;
     let check = |who: &str, reps: [&Value; 3]| {
         let [iops, bw, mix] = reps;
         let r = rate(iops, "read", "iops");
-        assert!((r / 2000.0 - 1.0).abs() < 0.05, "{who}: {r} IOPS, cap 2000");
+        assert!(near(r, 2000.0), "{who}: {r} IOPS, cap 2000");
         let b = rate(bw, "write", "bw_bytes");
-        assert!(
-            (b / (8 << 20) as f64 - 1.0).abs() < 0.05,
-            "{who}: {b} B/s, cap 8 MiB/s"
-        );
+        assert!(near(b, (8 << 20) as f64), "{who}: {b} B/s, cap 8 MiB/s");
         let m = rate(mix, "read", "iops") + rate(mix, "write", "iops");
-        assert!(
-            (m / 1000.0 - 1.0).abs() < 0.05,
-            "{who}: mix {m} IOPS, cap 1000"
-        );
+        assert!(near(m, 1000.0), "{who}: mix {m} IOPS, cap 1000");
     };
     let runs = doc["runs"].as_array().unwrap();
     let rep = |i: usize| &runs[i]["repetitions"][0];
@@ -922,10 +919,7 @@ fn rate_and_rate_iops_cap_what_a_job_does() {
     ]);
     let r = &doc["runs"][0];
     let iops = r["repetitions"][0]["read"]["iops"].as_f64().unwrap();
-    assert!(
-        (iops / 1500.0 - 1.0).abs() < 0.05,
-        "run: {iops} IOPS, cap 1500"
-    );
+    assert!(near(iops, 1500.0), "run: {iops} IOPS, cap 1500");
     assert!(
         r["name"].to_string().contains("rate 1500 IOPS"),
         "{}",
