@@ -41,7 +41,8 @@ pub(crate) struct Window {
 impl Window {
     /// Time-based unless only a size was given; with both, whichever comes first ends it.
     pub(crate) fn of(spec: &Spec, span: u64) -> Window {
-        let ramp_ns = (spec.ramp_s * 1e9) as u64;
+        // `--startdelay` comes first: no I/O, excluded like the ramp (`pace::start_delay`).
+        let ramp_ns = ((spec.startdelay_s + spec.ramp_s) * 1e9) as u64;
         let end_ns = spec.runtime_s.map(|r| ramp_ns + (r * 1e9) as u64);
         let ios_per_job = if end_ns.is_some() && spec.io_size.is_none() {
             None
@@ -49,7 +50,9 @@ impl Window {
             let io = spec
                 .io_size
                 .unwrap_or_else(|| (span as f64 * spec.io_spans.unwrap_or(1.0)) as u64);
-            Some((io / spec.bs / spec.io_share.max(1) as u64).max(1))
+            // With a block-size mix: the I/Os that move `io` bytes on average.
+            let ios = (io as f64 / spec.mean_bs()) as u64;
+            Some((ios / spec.io_share.max(1) as u64).max(1))
         };
         Window {
             ramp_ns,

@@ -15,50 +15,14 @@ use crate::io::engine::{Completion, Engine, Op, Queued, Request};
 use crate::io::env::CpuTimes;
 use crate::measure::interval::{Interval, LiveTotals};
 use crate::measure::launch::{WorkerCtx, io_error};
-use crate::results::stats::{Counter, LatHist};
+use crate::measure::pace::Pace;
 use crate::workload::data::DataGen;
 use crate::workload::rng::{Mix, Offsets, Rng};
 use crate::workload::sampler::Sampler;
 use crate::workload::seed::{data_stream, job_stream};
+use crate::workload::sizes::Sizes;
 
-/// What a worker returns.
-pub(crate) struct WorkerOut {
-    pub(crate) read: Counter,
-    pub(crate) write: Counter,
-    pub(crate) hist_read: LatHist,
-    pub(crate) hist_write: LatHist,
-    pub(crate) fsyncs: u64,
-    /// Nanoseconds from measurement start to the end of the worker's measured window.
-    pub(crate) end_ns: u64,
-    /// Whether the worker stopped before its planned end (signal, halt, error).
-    pub(crate) interrupted: bool,
-    pub(crate) error: Option<Error>,
-    /// What the worker saw of the data it wrote.
-    pub(crate) sampler: Option<Sampler>,
-    /// With --verify: the first byte of the worker's region and the generation last
-    /// written to each of its blocks (0: never).
-    pub(crate) gens: Option<(u64, Vec<u64>)>,
-    /// This thread's CPU time from the start of its measured window to its end.
-    pub(crate) cpu: CpuTimes,
-}
-
-impl WorkerOut {
-    pub(crate) fn empty(error: Option<Error>) -> WorkerOut {
-        WorkerOut {
-            read: Counter::default(),
-            write: Counter::default(),
-            hist_read: LatHist::precise(),
-            hist_write: LatHist::precise(),
-            fsyncs: 0,
-            end_ns: 0,
-            interrupted: error.is_some(),
-            error,
-            sampler: None,
-            gens: None,
-            cpu: CpuTimes::default(),
-        }
-    }
-}
+pub(crate) use crate::measure::worker_out::WorkerOut;
 
 /// The data generator of the worker of `ctx`: built before the starting gate, because
 /// building its pool takes time that must not count.
@@ -127,6 +91,9 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     ctx: &'c WorkerCtx<'a>,
     t0: Instant,
     offsets: Offsets,
+    sizes: Sizes,
+    /// `--rate`, `--rate-iops`.
+    pace: Option<Pace>,
     mix: Mix,
     data: DataGen,
     sampler: Option<Sampler>,
@@ -157,25 +124,35 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let spec = ctx.spec;
         let qd = spec.qd as usize;
         let stream = job_stream(ctx.stream, ctx.job);
-        let blocks = (ctx.span / spec.bs).max(1);
+        // Random offsets are whole grains: the block size, or a mix's smallest size.
+        let grain = spec.bs_mix.as_ref().map_or(spec.bs, |m| m.min());
+        let blocks = (ctx.span / grain).max(1);
         let share = |j: u32| (blocks as u128 * j as u128 / spec.jobs as u128) as u64;
         // Jobs share the span (each starting at its own offset), except with --verify,
         // where each job owns a region so that no two writes to one block can race.
         let (region_base, region_blocks, start_block) = if spec.verify && spec.jobs > 1 {
             let (a, b) = (share(ctx.job), share(ctx.job + 1));
-            (ctx.base + a * spec.bs, (b - a).max(1), 0)
+            (ctx.base + a * grain, (b - a).max(1), 0)
         } else {
             (ctx.base, blocks, share(ctx.job))
         };
         Worker {
             offsets: Offsets::new(
                 region_base,
-                region_blocks * spec.bs,
-                spec.bs,
+                region_blocks * grain,
+                grain,
                 spec.rw.is_random(),
                 start_block,
                 Rng::new(spec.seed, stream | 1),
+            )
+            .with_distribution(spec.random_distribution, spec.seed)
+            .with_runs(spec.random_run, spec.hole),
+            sizes: Sizes::new(
+                spec.bs,
+                spec.bs_mix.as_ref(),
+                Rng::new(!spec.seed, stream | 1),
             ),
+            pace: Pace::of(spec),
             mix: Mix::new(
                 spec.rw.read_pct(spec.rwmixread),
                 Rng::new(spec.seed, stream | 2),
@@ -214,12 +191,22 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     /// The loop: fill the queue, wait for a completion, account for what completed;
     /// until the work is done or the run is stopped.
     pub(crate) fn run(mut self) -> WorkerOut {
+        let ctx = self.ctx;
+        crate::measure::pace::start_delay(ctx.spec, self.t0, || {
+            ctx.stop.is_set() || ctx.halt.load(Ordering::Relaxed)
+        });
         loop {
             if self.cpu_start.is_none() && self.now >= self.ctx.ramp_ns {
                 self.cpu_start = Some(CpuTimes::thread());
             }
             self.check_stop();
             self.fill_queue();
+            let (t0, end) = (self.t0, self.ctx.end_ns);
+            let idle = self.inflight == 0 && !self.stopping;
+            if idle && self.pace.as_mut().is_some_and(|p| p.wait(t0, end)) {
+                self.now = now_ns(self.t0);
+                continue;
+            }
             if self.inflight == 0 && !self.start_end_sync() {
                 break;
             }
@@ -266,6 +253,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             {
                 break;
             }
+            if self.pace.as_ref().is_some_and(|p| p.holds(now_ns(self.t0))) {
+                break; // not yet: see `run`
+            }
             if !self.issue_io(measuring) || self.submit_err.is_some() {
                 break;
             }
@@ -276,7 +266,8 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     /// written now (with --verify, every candidate is being written).
     fn issue_io(&mut self, measuring: bool) -> bool {
         let slot = self.free.pop().expect("inflight < qd leaves a free slot");
-        let mut offset = self.offsets.next_offset();
+        let len = self.sizes.next_len();
+        let mut offset = self.offsets.next_offset_len(len as u64);
         let op = if self.mix.is_read() {
             Op::Read
         } else {
@@ -297,17 +288,19 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             }
             v.writing[slot as usize] = offset;
         }
+        if let Some(p) = self.pace.as_mut() {
+            p.charge(now_ns(self.t0), len as u64);
+        }
         if op == Op::Write {
-            self.prepare_write(slot, offset, measuring);
+            self.prepare_write(slot, offset, len, measuring);
         }
         if measuring {
             self.issued_measured += 1;
         }
-        let bs = self.ctx.spec.bs as u32;
         self.slots[slot as usize] = Slot {
             op,
             offset,
-            len: bs,
+            len,
             done: 0,
             start_ns: now_ns(self.t0),
             counts: measuring,
@@ -319,18 +312,18 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             slot,
             op,
             offset,
-            len: bs,
+            len,
             buf_off: 0,
         });
         true
     }
 
     /// Fills a free slot's buffer with the next write's data (and its verify header).
-    fn prepare_write(&mut self, slot: u32, offset: u64, measuring: bool) {
+    fn prepare_write(&mut self, slot: u32, offset: u64, len: u32, measuring: bool) {
         let spec = self.ctx.spec;
         // Safety: `slot` came off the free list, so no request on it is in flight: it is
         // pushed back only after its completion has been reaped.
-        let buf = unsafe { &mut self.eng.buffer(slot)[..spec.bs as usize] };
+        let buf = unsafe { &mut self.eng.buffer(slot)[..len as usize] };
         self.data.fill(buf);
         if let Some(v) = self.verify.as_mut() {
             v.writes_issued += 1;

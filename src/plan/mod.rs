@@ -6,13 +6,17 @@ use std::path::PathBuf;
 use crate::plan::spec::{Spec, TargetPolicy};
 use serde::{Deserialize, Serialize};
 
+pub mod bsmix;
 pub mod data;
+pub mod distribution;
 pub mod engine;
 pub mod fio_job;
 pub mod matrix;
 pub mod options;
 pub mod resolve;
+pub mod run_options;
 pub mod spec;
+mod spec_name;
 pub mod suite;
 pub mod targets;
 
@@ -97,7 +101,7 @@ pub(crate) fn estimate_s(plan: &RunPlan) -> Option<f64> {
     let s = &plan.spec;
     s.runtime_s.map(|rt| {
         let reps = plan.repeat as f64;
-        reps * (s.ramp_s + rt) + reps * s.pause_s
+        reps * (s.startdelay_s + s.ramp_s + rt) + reps * s.pause_s
     })
 }
 

@@ -1,5 +1,6 @@
 //! The run options: one table naming every option of a workload (shared by `run`, `suite`,
-//! matrix files and the study presets), and [`RunOptions`], the text a user gave for them.
+//! matrix files and the study presets), and [`RunOptions`] (in
+//! `run_options.rs`), the text a user gave for them.
 //!
 //! The command line builds its `run`/`suite` arguments from [`TABLE`] and fills a
 //! [`RunOptions`] from what was typed; a study fills one from its merged option list with
@@ -7,10 +8,7 @@
 //! (`crate::plan::resolve`), so an option is spelled, defaulted and checked in one place,
 //! whichever way it arrived. Nothing here knows about clap.
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use crate::error::{Error, Result};
-use crate::plan::suite::Opt;
+pub use crate::plan::run_options::RunOptions;
 
 /// Where an option is listed in `--help`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +119,23 @@ pub(crate) const TABLE: &[OptDef] = &[
         )
     },
     value(
+        "bssplit",
+        "SIZE/PCT:..",
+        None,
+        Workload,
+        "Block sizes mixed by share of I/Os, as fio's bssplit (e.g. 4k/50:64k/30:1m/20; a size without /PCT shares what is left of 100); replaces --bs. Offsets are aligned to the smallest size.",
+    ),
+    OptDef {
+        alias: &["blocksize-range"],
+        ..value(
+            "bsrange",
+            "LOW-HIGH",
+            None,
+            Workload,
+            "Block sizes drawn uniformly from LOW, 2×LOW, … HIGH (e.g. 4k-64k; fio's bsrange, whose sizes differ: see docs/fio.md); replaces --bs.",
+        )
+    },
+    value(
         "size",
         "SIZE",
         None,
@@ -168,6 +183,65 @@ pub(crate) const TABLE: &[OptDef] = &[
         Workload,
         "Bytes each job moves in a size-based run, or a multiple of the span (2x) [default: the span once].",
     ),
+    value(
+        "rate",
+        "SIZE",
+        None,
+        Workload,
+        "Cap each job's bandwidth at SIZE bytes per second, reads and writes together (e.g. 50m; fio's rate): submissions are paced on the run's clock.",
+    ),
+    value(
+        "rate-iops",
+        "N",
+        None,
+        Workload,
+        "Cap each job at N I/Os per second, reads and writes together (fio's rate_iops): submissions are paced on the run's clock.",
+    ),
+    value(
+        "random-distribution",
+        "DIST",
+        None,
+        Workload,
+        "How random offsets spread over the span, as fio's random_distribution: random (uniform, the default), zipf:THETA, pareto:H (a share H on the hottest 1-H of the blocks) or normal:SIGMA (% of the span). The hot blocks are scattered over the span.",
+    ),
+    value(
+        "random-run",
+        "N",
+        None,
+        Workload,
+        "Random patterns: a new random offset every N I/Os, the others following on (fio's rw=randread:N).",
+    ),
+    value(
+        "hole",
+        "SIZE",
+        None,
+        Workload,
+        "Sequential patterns: leave SIZE bytes between one I/O and the next (fio's rw=read:SIZE).",
+    ),
+    value(
+        "startdelay",
+        "DURATION",
+        None,
+        Workload,
+        "Every job waits this long after the start before its first I/O (fio's startdelay); not measured: the ramp and the runtime begin after it. Before each repetition.",
+    ),
+    value(
+        "thinktime",
+        "DURATION",
+        None,
+        Workload,
+        "Pause this long (e.g. 100us) after an I/O completes before the next is issued, as fio's thinktime; with --thinktime-blocks N, after every N I/Os have completed (at most N in flight).",
+    ),
+    OptDef {
+        requires: Some("thinktime"),
+        ..value(
+            "thinktime-blocks",
+            "N",
+            None,
+            Workload,
+            "I/Os issued between --thinktime pauses [default: 1].",
+        )
+    },
     OptDef {
         alias: &["ramp-time"],
         ..value(
@@ -443,143 +517,6 @@ pub(crate) fn find(name: &str) -> Option<&'static OptDef> {
 /// Whether `name` is a run option: `Some(true)` takes a value, `Some(false)` is a switch.
 pub(crate) fn kind(name: &str) -> Option<bool> {
     find(name).map(OptDef::takes_value)
-}
-
-/// The text given for every run option, defaults filled in.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunOptions {
-    values: BTreeMap<&'static str, String>,
-    switches: BTreeSet<&'static str>,
-    /// The options set explicitly (not defaults).
-    set: BTreeSet<&'static str>,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        let values = TABLE
-            .iter()
-            .filter_map(|d| d.default.map(|v| (d.name, v.to_string())))
-            .collect();
-        RunOptions {
-            values,
-            switches: BTreeSet::new(),
-            set: BTreeSet::new(),
-        }
-    }
-}
-
-impl RunOptions {
-    /// The options of an option list (a study's merged run), over the defaults.
-    pub(crate) fn from_opts(opts: &[Opt]) -> Result<RunOptions> {
-        let mut o = RunOptions::default();
-        for (k, v) in opts {
-            o.set(k, v.as_deref())?;
-        }
-        Ok(o)
-    }
-
-    /// Sets one option; a later value replaces an earlier one.
-    pub(crate) fn set(&mut self, name: &str, value: Option<&str>) -> Result<()> {
-        let def = find(name).ok_or_else(|| {
-            Error::usage(format!(
-                "--{name} is not a run option; see iomark run --help"
-            ))
-        })?;
-        match (def.value, value) {
-            (Some(_), Some(v)) => {
-                if !def.choices.is_empty() && !def.choices.contains(&v) {
-                    return Err(Error::usage(format!(
-                        "--{} {v} is unknown; use {}",
-                        def.name,
-                        one_of(def.choices)
-                    )));
-                }
-                self.values.insert(def.name, v.to_string());
-            }
-            (Some(p), None) => {
-                return Err(Error::usage(format!("--{} needs a value ({p})", def.name)));
-            }
-            (None, Some("1")) => return self.set(def.name, None),
-            (None, Some("0")) => match (def.name, def.conflicts) {
-                // fio's direct=0 is buffered, buffered=0 is direct.
-                (_, Some(other)) => return self.set(other, None),
-                _ => {
-                    self.switches.remove(def.name);
-                }
-            },
-            (None, Some(v)) => {
-                return Err(Error::usage(format!(
-                    "--{} is a switch: give it alone, or =1 / =0 as fio does (got '{v}')",
-                    def.name
-                )));
-            }
-            (None, None) => {
-                if let Some(other) = def.conflicts.filter(|o| self.switches.contains(o)) {
-                    return Err(Error::usage(format!(
-                        "--{} and --{other} contradict each other; give one of them",
-                        def.name
-                    )));
-                }
-                self.switches.insert(def.name);
-            }
-        }
-        self.set.insert(def.name);
-        Ok(())
-    }
-
-    /// Refuses an option given without the one it needs.
-    pub(crate) fn check_requires(&self) -> Result<()> {
-        for d in TABLE {
-            if let Some(needed) = d.requires
-                && self.given(d.name)
-                && !self.given(needed)
-            {
-                return Err(Error::usage(format!(
-                    "--{} needs --{needed}; add it or drop --{}",
-                    d.name, d.name
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// The text of a value option: given or default; `None` when neither.
-    pub(crate) fn text(&self, name: &str) -> Option<&str> {
-        debug_assert!(
-            find(name).is_some_and(OptDef::takes_value),
-            "{name} is not a value option"
-        );
-        self.values.get(name).map(String::as_str)
-    }
-
-    /// The text of a value option that has a default.
-    pub(crate) fn text_or_default(&self, name: &str) -> &str {
-        self.text(name)
-            .unwrap_or_else(|| panic!("--{name} has a default in the table"))
-    }
-
-    /// Whether a switch is on.
-    pub(crate) fn on(&self, name: &str) -> bool {
-        debug_assert!(
-            find(name).is_some_and(|d| !d.takes_value()),
-            "{name} is not a switch"
-        );
-        self.switches.contains(name)
-    }
-
-    /// Whether an option was set explicitly (not a default).
-    pub(crate) fn given(&self, name: &str) -> bool {
-        self.set.contains(name)
-    }
-}
-
-/// "a, b or c".
-fn one_of(choices: &[&str]) -> String {
-    match choices {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! Tests of the option table and `RunOptions`.
 
 use super::*;
+use crate::plan::suite::Opt;
+use std::collections::BTreeSet;
 
 #[test]
 fn defaults_aliases_and_last_one_wins() {

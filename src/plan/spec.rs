@@ -9,7 +9,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::plan::bsmix::BsMix;
 use crate::plan::data::DataSpec;
+use crate::plan::distribution::Distribution;
 pub use crate::plan::engine::{Caps, EngineKind, EngineOpts};
 use crate::units::fmt_size;
 
@@ -108,6 +110,10 @@ pub struct Spec {
     pub rwmixread: u8,
     /// Block size in bytes: the size of every I/O.
     pub bs: u64,
+    /// Sizes that vary from I/O to I/O (`--bssplit`, `--bsrange`); `bs` is then the
+    /// largest of them (the size of every buffer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs_mix: Option<BsMix>,
     /// Span in bytes, as asked (`--size`); `None` means the whole device, the existing
     /// file's length, or 1 GiB for a new file. The span actually used is in the run.
     pub size: Option<u64>,
@@ -162,6 +168,34 @@ pub struct Spec {
     /// Drop the kernel's page cache before each buffered repetition (root).
     #[serde(default)]
     pub drop_caches: bool,
+    /// Each job's cap in bytes per second (`--rate`), reads and writes together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_bps: Option<u64>,
+    /// Each job's cap in I/Os per second (`--rate-iops`), reads and writes together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops: Option<u64>,
+    /// Random patterns: I/Os per random seek, the others following on (`--random-run`,
+    /// fio's `rw=randread:N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_run: Option<u64>,
+    /// Sequential patterns: bytes left between one I/O and the next (`--hole`, fio's
+    /// `rw=read:SIZE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hole: Option<u64>,
+    /// How random offsets are spread over the span (`--random-distribution`).
+    #[serde(default, skip_serializing_if = "Distribution::is_uniform")]
+    pub random_distribution: Distribution,
+    /// Seconds every job waits after the start gate before its first I/O (`--startdelay`,
+    /// fio's `startdelay`); excluded from every figure, before the ramp.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub startdelay_s: f64,
+    /// Microseconds each job pauses after `thinktime_blocks` I/Os have completed, before
+    /// it issues the next (`--thinktime`, fio's `thinktime`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_us: Option<u64>,
+    /// I/Os issued between pauses (`--thinktime-blocks`; 1 when not given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_blocks: Option<u32>,
     /// In a size-based run each job moves this many times the span (`--io-size 2x`);
     /// `io_size` takes precedence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -175,6 +209,10 @@ pub struct Spec {
 
 fn one() -> u32 {
     1
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// Safety and housekeeping choices: not part of the workload, so not in the results.
@@ -259,45 +297,6 @@ pub(crate) const FSYNC: Bounds = Bounds {
 };
 
 impl Spec {
-    /// A short name for a run: `randread 4k qd32`, with jobs and mix when they matter.
-    pub(crate) fn name(&self) -> String {
-        if let Some(l) = &self.label {
-            return l.clone();
-        }
-        let spec = self;
-        let mut s = format!(
-            "{} {} qd{}",
-            spec.rw.name(),
-            crate::units::fmt_size_short(spec.bs),
-            spec.qd
-        );
-        if spec.rw.is_mixed() {
-            s = format!(
-                "{} {}/{} {} qd{}",
-                spec.rw.name(),
-                spec.rwmixread,
-                100 - spec.rwmixread,
-                crate::units::fmt_size_short(spec.bs),
-                spec.qd
-            );
-        }
-        if spec.jobs > 1 {
-            s.push_str(&format!(" x{}", spec.jobs));
-        }
-        if !spec.direct {
-            s.push_str(" buffered");
-        }
-        s.push_str(match spec.engine_opts.sync_mode {
-            crate::plan::engine::SyncMode::None => "",
-            crate::plan::engine::SyncMode::Sync => " O_SYNC",
-            crate::plan::engine::SyncMode::Dsync => " O_DSYNC",
-        });
-        if spec.targets.len() > 1 {
-            s.push_str(&format!(" on {} targets", spec.targets.len()));
-        }
-        s
-    }
-
     /// A spec with iomark's defaults for everything but the target.
     pub(crate) fn new(target: impl Into<String>) -> Spec {
         Spec {
@@ -306,6 +305,7 @@ impl Spec {
             rw: Rw::RandRead,
             rwmixread: 50,
             bs: 4096,
+            bs_mix: None,
             size: None,
             offset: 0,
             qd: 1,
@@ -328,6 +328,14 @@ impl Spec {
             pause_s: 0.0,
             drop_caches: false,
             io_spans: None,
+            rate_bps: None,
+            rate_iops: None,
+            thinktime_us: None,
+            thinktime_blocks: None,
+            startdelay_s: 0.0,
+            random_distribution: Distribution::Uniform,
+            random_run: None,
+            hole: None,
             targets: Vec::new(),
         }
     }
@@ -454,6 +462,20 @@ impl Spec {
                 self.qd
             )));
         }
+        self.validate_engine_and_verify()?;
+        self.validate_targets()?;
+        // Checked for reads too: a new file is laid out with the data options.
+        self.data.validate(self.bs)?;
+        if self.engine == EngineKind::IoUring && self.qd > 32768 {
+            return Err(Error::usage(
+                "--qd is too deep for io_uring; use at most 4096",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The checks of `validate` on the engine's options, `--verify` and a block-size mix.
+    fn validate_engine_and_verify(&self) -> Result<()> {
         self.engine_opts.check(self.engine, self.qd, self.direct)?;
         if self.engine_opts.hipri && (self.fsync > 0 || self.end_fsync) {
             return Err(Error::usage(
@@ -478,13 +500,14 @@ impl Spec {
                 ));
             }
         }
-        self.validate_targets()?;
-        // Checked for reads too: a new file is laid out with the data options.
-        self.data.validate(self.bs)?;
-        if self.engine == EngineKind::IoUring && self.qd > 32768 {
-            return Err(Error::usage(
-                "--qd is too deep for io_uring; use at most 4096",
-            ));
+        if let Some(m) = &self.bs_mix {
+            m.validate(self.direct && self.engine.caps().does_io)?;
+            if self.verify {
+                return Err(Error::usage(format!(
+                    "--verify checks fixed-size blocks; drop {} or --verify",
+                    m.opt()
+                )));
+            }
         }
         Ok(())
     }

@@ -190,6 +190,7 @@ pub(crate) fn expand(
         }
     }
     check_options_apply(name, user, &runs)?;
+    mix_replaces_bs(name, user, &mut runs)?;
     check_single_workload(name, user)?;
     check_lists(user)?;
     let runs = multiply_by_user_lists(runs, user);
@@ -374,6 +375,23 @@ fn check_options_apply(name: &str, user: &[Opt], runs: &[PlannedRun]) -> Result<
                 }
             )));
         }
+    }
+    Ok(())
+}
+
+/// A user's `--bssplit`/`--bsrange` replaces the study's own `--bs` (a study sweeping
+/// `--bs` is refused: every run would be the same).
+fn mix_replaces_bs(name: &str, user: &[Opt], runs: &mut [PlannedRun]) -> Result<()> {
+    let Some((k, _)) = user.iter().find(|(k, _)| k == "bssplit" || k == "bsrange") else {
+        return Ok(());
+    };
+    if runs.iter().any(|r| r.param == "bs") {
+        return Err(Error::usage(format!(
+            "suite {name} sweeps --bs, and --{k} replaces every block size; drop --{k} or run another study"
+        )));
+    }
+    for r in runs.iter_mut() {
+        r.opts.retain(|(o, _)| o != "bs");
     }
     Ok(())
 }

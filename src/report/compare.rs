@@ -17,7 +17,7 @@ pub(crate) fn run_key(run: &Run) -> String {
     let mut k = format!(
         "{} bs={} qd={} jobs={} {}",
         s.rw.name(),
-        crate::units::fmt_size_short(s.bs),
+        s.bs_text(),
         s.qd,
         s.jobs,
         if s.direct { "direct" } else { "buffered" }

@@ -8,7 +8,7 @@ use crate::plan::spec::Spec;
 use crate::report::fmt::{NONE, fmt_count, fmt_duration, fmt_sd};
 use crate::report::table::Table;
 use crate::results::schema::{Document, Repetition, Run, Status};
-use crate::units::{fmt_ns, fmt_size, fmt_size_short};
+use crate::units::{fmt_ns, fmt_size};
 
 pub(crate) use crate::report::compare_tables::{comparison, comparison_row, doc_tag};
 
@@ -16,7 +16,7 @@ pub(crate) use crate::report::compare_tables::{comparison, comparison_row, doc_t
 pub(crate) fn spec_cells(s: &Spec) -> [String; 6] {
     [
         s.rw.name().into(),
-        fmt_size_short(s.bs),
+        s.bs_text(),
         s.qd.to_string(),
         s.jobs.to_string(),
         if s.direct { "direct" } else { "buffered" }.into(),

@@ -2,6 +2,8 @@
 
 pub mod corpus;
 pub mod data;
+pub mod dist;
 pub mod rng;
 pub mod sampler;
 pub mod seed;
+pub mod sizes;

@@ -81,54 +81,110 @@ impl Rng {
     }
 }
 
+use crate::plan::distribution::Distribution;
+use crate::workload::dist::Skew;
+
 /// Produces the offsets of one job's I/Os within `[base, base + span)`.
 #[derive(Debug, Clone)]
 pub(crate) struct Offsets {
     base: u64,
-    bs: u64,
+    /// Random offsets are multiples of it: the block size, or a mix's smallest size.
+    grain: u64,
     blocks: u64,
     random: bool,
-    next_block: u64,
+    /// The next sequential offset, in bytes from `base`.
+    next: u64,
     rng: Rng,
+    /// A skewed distribution of random blocks (`--random-distribution`); uniform without.
+    skew: Option<Skew>,
+    /// Random: I/Os per random seek (`--random-run`, fio's `rw=randread:N`), the rest
+    /// following on; and how many of the current run are left.
+    run: u64,
+    run_left: u64,
+    /// Sequential: bytes left between I/Os (`--hole`, fio's `rw=read:SIZE`).
+    hole: u64,
 }
 
 impl Offsets {
-    /// `span / bs` whole blocks are addressed; a partial block at the end is never used.
-    /// Sequential jobs start at `start_block` (so several jobs do not move in lockstep)
-    /// and wrap around at the end of the span.
+    /// `span / grain` whole blocks are addressed; a partial block at the end is never
+    /// used. Sequential jobs start at `start_block` (so several jobs do not move in
+    /// lockstep) and wrap around at the end of the span.
     pub(crate) fn new(
         base: u64,
         span: u64,
-        bs: u64,
+        grain: u64,
         random: bool,
         start_block: u64,
         rng: Rng,
     ) -> Self {
-        let blocks = (span / bs).max(1);
+        let blocks = (span / grain).max(1);
         Offsets {
             base,
-            bs,
+            grain,
             blocks,
             random,
-            next_block: start_block % blocks,
+            next: (start_block % blocks) * grain,
             rng,
+            skew: None,
+            run: 1,
+            run_left: 0,
+            hole: 0,
         }
     }
 
-    /// The next offset in bytes.
+    /// fio's `rw` suffix: a random seek every `run` I/Os (the others follow on), or
+    /// `hole` bytes left between sequential I/Os.
+    pub(crate) fn with_runs(mut self, run: Option<u64>, hole: Option<u64>) -> Self {
+        self.run = run.unwrap_or(1).max(1);
+        self.hole = hole.unwrap_or(0);
+        self
+    }
+
+    /// Random blocks drawn from `d` (scattered with `seed`) instead of uniformly.
+    pub(crate) fn with_distribution(mut self, d: Distribution, seed: u64) -> Self {
+        self.skew = Skew::new(d, self.blocks, seed);
+        self
+    }
+
+    /// The next offset in bytes, for an I/O of one grain.
     #[inline(always)]
     pub(crate) fn next_offset(&mut self) -> u64 {
-        let block = if self.random {
-            self.rng.below(self.blocks)
-        } else {
-            let b = self.next_block;
-            self.next_block += 1;
-            if self.next_block == self.blocks {
-                self.next_block = 0;
+        self.next_offset_len(self.grain)
+    }
+
+    /// The next offset in bytes for an I/O of `len` bytes, which ends within the span:
+    /// random offsets are whole grains (drawn uniformly among those where `len` fits),
+    /// sequential ones follow the previous I/O, back to the start when `len` would not fit.
+    #[inline(always)]
+    pub(crate) fn next_offset_len(&mut self, len: u64) -> u64 {
+        let end = self.blocks * self.grain;
+        if self.random {
+            if self.run_left > 0 && self.next + len <= end {
+                // Within a run: the I/O follows the previous one.
+                self.run_left -= 1;
+                let at = self.next;
+                self.next += len;
+                return self.base + at;
             }
-            b
-        };
-        self.base + block * self.bs
+            let k = len.div_ceil(self.grain).clamp(1, self.blocks);
+            let fits = self.blocks - k + 1;
+            let b = match self.skew.as_mut() {
+                None => self.rng.below(fits),
+                Some(s) => s.block(&mut self.rng).min(fits - 1),
+            };
+            self.run_left = self.run - 1;
+            self.next = b * self.grain + len;
+            return self.base + b * self.grain;
+        }
+        if self.next + len > end {
+            self.next = 0;
+        }
+        let at = self.next;
+        self.next += len + self.hole;
+        if self.next >= end {
+            self.next = 0;
+        }
+        self.base + at
     }
 }
 
@@ -202,6 +258,48 @@ mod tests {
             .map(|&c| (c as f64 - expect).powi(2) / expect)
             .sum();
         assert!(chi2 < 27.88, "chi2 {chi2} counts {counts:?}");
+    }
+
+    #[test]
+    fn variable_lengths_stay_within_the_span() {
+        let span = 64 * 4096;
+        let mut r = Offsets::new(4096, span, 4096, true, 0, Rng::new(1, 1));
+        let mut s = Offsets::new(4096, span, 4096, false, 3, Rng::new(1, 1));
+        let mut pos = 3 * 4096;
+        for i in 0..10_000u64 {
+            let len = [4096, 12288, 65536][(i % 3) as usize];
+            let o = r.next_offset_len(len);
+            assert!(o >= 4096 && o + len <= 4096 + span && (o - 4096).is_multiple_of(4096));
+            // Sequential: contiguous, back to the start when the I/O would not fit.
+            if pos + len > span {
+                pos = 0;
+            }
+            assert_eq!(s.next_offset_len(len), 4096 + pos);
+            pos += len;
+            if pos >= span {
+                pos = 0;
+            }
+        }
+    }
+
+    #[test]
+    fn runs_and_holes_as_fio_rw_suffixes() {
+        // randread:4 — a random offset, then 3 following on.
+        let mut o =
+            Offsets::new(0, 1 << 30, 4096, true, 0, Rng::new(2, 2)).with_runs(Some(4), None);
+        let got: Vec<u64> = (0..400).map(|_| o.next_offset()).collect();
+        for run in got.chunks(4) {
+            for w in run.windows(2) {
+                assert_eq!(w[1], w[0] + 4096, "{run:?}");
+            }
+        }
+        let seeks = got.windows(2).filter(|w| w[1] != w[0] + 4096).count();
+        assert!(seeks >= 95, "{seeks} seeks in 100 runs");
+        // read:8k — 4 KiB I/Os 12 KiB apart, wrapping in the span.
+        let mut o =
+            Offsets::new(0, 10 * 4096, 4096, false, 0, Rng::new(0, 0)).with_runs(None, Some(8192));
+        let got: Vec<u64> = (0..5).map(|_| o.next_offset() / 4096).collect();
+        assert_eq!(got, [0, 3, 6, 9, 0]);
     }
 
     #[test]

@@ -150,6 +150,15 @@ impl Target {
                 self.path.display()
             )));
         }
+        if let Some(m) = &spec.bs_mix
+            && let Some(bad) = m.sizes().into_iter().find(|b| !b.is_multiple_of(a))
+        {
+            return Err(Error::target(format!(
+                "{} has {bad} bytes, not a multiple of {a} bytes, the alignment direct I/O needs on {}; use multiples of {a} or --buffered",
+                m.opt(),
+                self.path.display()
+            )));
+        }
         if !spec.offset.is_multiple_of(a) {
             return Err(Error::target(format!(
                 "--offset {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",

@@ -84,27 +84,27 @@ fn flag(e: &Entry) -> Result<bool> {
     }
 }
 
-struct Ctx {
+pub(super) struct Ctx {
     last: BTreeMap<String, Entry>,
     /// Which of `rwmixread`/`rwmixwrite` was written last (fio lets one set the other).
     mix_last: Option<String>,
-    kb_base: u64,
-    job: MappedJob,
+    pub(super) kb_base: u64,
+    pub(super) job: MappedJob,
 }
 
 impl Ctx {
-    fn get(&self, key: &str) -> Option<&Entry> {
+    pub(super) fn get(&self, key: &str) -> Option<&Entry> {
         self.last.get(key)
     }
-    fn value(&self, key: &str) -> Option<&str> {
+    pub(super) fn value(&self, key: &str) -> Option<&str> {
         self.get(key)
             .and_then(|e| e.value.as_deref())
             .map(str::trim)
     }
-    fn set(&mut self, name: &str, value: impl Into<String>) {
+    pub(super) fn set(&mut self, name: &str, value: impl Into<String>) {
         self.job.opts.push((name.to_string(), Some(value.into())));
     }
-    fn refuse(&mut self, key: &str, why: &str) {
+    pub(super) fn refuse(&mut self, key: &str, why: &str) {
         if let Some(e) = self.last.get(key) {
             let kv = match &e.value {
                 Some(v) => format!("{}={v}", e.key),
@@ -206,10 +206,8 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
         .map(|e| (e.value.clone().unwrap_or_default(), e.at.clone()));
     for k in keys.iter().filter(|k| !HANDLED.contains(&k.as_str())) {
         let why = match k.as_str() {
-            "bssplit" | "bsrange" => "block-size mixes and ranges are not in iomark",
-            "rate" | "rate_iops" | "rate_min" | "rate_iops_min" => "iomark has no rate limit",
-            "thinktime" | "thinktime_blocks" | "thinktime_spin" => "iomark has no think time",
-            "startdelay" => "iomark has no start delay",
+            "rate_min" | "rate_iops_min" => "iomark has no minimum rate",
+            "thinktime_spin" => "iomark sleeps through its think time, it does not spin",
             _ => "not an option iomark knows",
         };
         c.refuse(k, why);
@@ -223,6 +221,8 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
 const HANDLED: &[&str] = &[
     "rw",
     "bs",
+    "bssplit",
+    "bsrange",
     "size",
     "filesize",
     "io_size",
@@ -265,6 +265,7 @@ const HANDLED: &[&str] = &[
     "name",
     "startdelay",
     "thinktime",
+    "thinktime_blocks",
     "rate",
     "rate_iops",
     "lat_percentiles",
@@ -290,10 +291,9 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         None if base.contains("trim") => c.refuse("rw", "iomark has no trim (discard) workload"),
         None => c.refuse("rw", "not an access pattern iomark knows"),
     }
-    if !modifier.is_empty() {
-        c.refuse("rw", "the :N offset modifier is not in iomark");
-    }
-    bs(c, pattern.unwrap_or("read"))?;
+    super::pace::rw_suffix(c, pattern.unwrap_or("read"), modifier)?;
+    super::blocks::block_sizes(c, pattern.unwrap_or("read"))?;
+    super::pace::rates(c, pattern.unwrap_or("read"))?;
     for (fio, ours) in [
         ("size", "size"),
         ("offset", "offset"),
@@ -362,23 +362,18 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         let why = "iomark's percentiles are always submission to completion (lat)";
         c.refuse("lat_percentiles", why);
     }
-    if c.value("random_distribution")
-        .is_some_and(|d| d != "random")
-    {
-        c.refuse("random_distribution", "iomark draws offsets uniformly");
-    }
-    for k in ["startdelay", "thinktime", "rate", "rate_iops"] {
-        let zero = c
-            .value(k)
-            .is_some_and(|v| v.split(',').all(|x| x.trim() == "0"));
-        if c.get(k).is_some() && !zero {
-            let why = match k {
-                "startdelay" => "iomark has no start delay",
-                "thinktime" => "iomark has no think time",
-                _ => "iomark has no rate limit",
-            };
-            c.refuse(k, why);
+    super::pace::distribution(c, pattern.unwrap_or("read"));
+    match c.value("startdelay").map(str::to_string) {
+        Some(v) if v.contains('-') => c.refuse(
+            "startdelay",
+            "a range gives each of fio's copies its own delay; iomark's jobs start together",
+        ),
+        Some(_) => {
+            if let Some(s) = c.seconds("startdelay")?.filter(|s| *s > 0.0) {
+                c.set("startdelay", format!("{s}s"));
+            }
         }
+        None => {}
     }
     Ok(engine)
 }
@@ -400,45 +395,6 @@ fn engine_opts(c: &mut Ctx) -> Result<()> {
             c.set(ours, "1");
         }
     }
-    Ok(())
-}
-
-/// `bs`, with fio's read,write pairs: the side the pattern uses.
-fn bs(c: &mut Ctx, pattern: &str) -> Result<()> {
-    let Some(e) = c.get("bs").cloned() else {
-        return Ok(());
-    };
-    let text = e.value.clone().unwrap_or_default();
-    let sides: Vec<&str> = text.split(',').map(str::trim).collect();
-    let size = |s: &str| -> Result<u64> {
-        if s.is_empty() {
-            return Ok(4096); // fio's default for a side left empty
-        }
-        fio_size(s, c.kb_base).ok_or_else(|| {
-            Error::usage(format!(
-                "{}: bs={text}: '{s}' is not a size (e.g. 4k)",
-                e.at
-            ))
-        })
-    };
-    let read = size(sides[0])?;
-    let write = match sides.get(1) {
-        Some(w) => size(w)?,
-        None => read,
-    };
-    let mixed = pattern == "rw" || pattern == "randrw";
-    if mixed && read != write {
-        c.refuse(
-            "bs",
-            "different read and write block sizes in one mix are not in iomark",
-        );
-        return Ok(());
-    }
-    let b = match pattern {
-        "write" | "randwrite" => write,
-        _ => read,
-    };
-    c.set("bs", b.to_string());
     Ok(())
 }
 

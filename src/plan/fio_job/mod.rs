@@ -7,8 +7,10 @@
 //! together) run one after another here; every such run says so in its warnings, and
 //! `docs/fio.md` says it too.
 
+mod blocks;
 pub mod ini;
 pub mod map;
+mod pace;
 pub mod units;
 pub mod write;
 

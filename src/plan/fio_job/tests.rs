@@ -82,15 +82,15 @@ fn groups_follow_stonewall_and_new_group() {
 
 #[test]
 fn unsupported_options_are_one_error_with_lines() {
-    let text = "[global]\nrate=1m\n[a]\nrw=randread:8\nbssplit=4k/50:64k/50\n\
+    let text = "[global]\nrate_min=1m\n[a]\nrw_sequencer=identical\nnrfiles=2\n\
                 [b]\nrw=trim\nfilename=x:y\nfrobnicate=3\n";
     let err = plan_jobs(&jobs(text).unwrap(), false, 99)
         .unwrap_err()
         .to_string();
     for needle in [
-        "t.fio:2 rate=1m",
-        "t.fio:4 rw=randread:8",
-        "t.fio:5 bssplit=",
+        "t.fio:2 rate_min=1m",
+        "t.fio:4 rw_sequencer=identical",
+        "t.fio:5 nrfiles=2",
         "t.fio:7 rw=trim",
         "t.fio:8 filename=x:y",
         "t.fio:9 frobnicate=3",
@@ -99,15 +99,41 @@ fn unsupported_options_are_one_error_with_lines() {
         assert!(err.contains(needle), "{needle} not in {err}");
     }
     // The global rate is listed once, not once per job.
-    assert_eq!(err.matches("rate=1m").count(), 1);
+    assert_eq!(err.matches("rate_min=1m").count(), 1);
     let j = plan_jobs(&jobs(text).unwrap(), true, 99).unwrap();
     assert!(
         j[0].job
             .notes
             .iter()
-            .any(|n| n.contains("ignored") && n.contains("bssplit"))
+            .any(|n| n.contains("ignored") && n.contains("nrfiles"))
     );
-    assert_eq!(opt(&j[0], "rw"), Some("randread"));
+    assert_eq!(opt(&j[0], "rw"), Some("read"));
+}
+
+#[test]
+fn block_size_mixes_take_the_side_the_pattern_uses() {
+    let j = planned(
+        "[a]\nrw=randwrite\nbssplit=4k/50:64k/50,8k\nbs=16k\n\
+         [b]\nrw=randread\nbsrange=1k-4KiB\nkb_base=1000\n\
+         [c]\nrw=randrw\nbssplit=4k/50:8k/50\nbsrange=4k-8k\n",
+    );
+    assert_eq!(opt(&j[0], "bssplit"), Some("8192"));
+    assert_eq!(opt(&j[0], "bs"), None, "fio uses bssplit over bs");
+    assert!(
+        j[0].job
+            .notes
+            .iter()
+            .any(|n| n.starts_with("bs: fio uses bssplit"))
+    );
+    assert_eq!(opt(&j[1], "bsrange"), Some("1000-4096"));
+    assert_eq!(opt(&j[2], "bssplit"), Some("4096/50:8192/50"));
+    assert_eq!(opt(&j[2], "bsrange"), None);
+    let err = plan_jobs(&jobs("[m]\nrw=randrw\nbssplit=4k,8k\n").unwrap(), false, 1);
+    assert!(
+        err.unwrap_err()
+            .to_string()
+            .contains("t.fio:3 bssplit=4k,8k")
+    );
 }
 
 #[test]

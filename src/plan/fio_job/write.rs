@@ -4,6 +4,7 @@
 //! `#` comments. `iomark fio` reads the file back into the same plan.
 
 use crate::plan::StudyRun;
+use crate::plan::bsmix::BsMix;
 use crate::plan::data::{CompressMethod, DataKind};
 use crate::plan::engine::{EngineOpts, SyncMode};
 use crate::plan::spec::Spec;
@@ -70,11 +71,26 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     if s.engine.caps().needs_fd {
         w(format!("filename={}", s.target.replace(':', "\\:")));
     }
-    w(format!("rw={}", s.rw.name()));
+    // fio's suffix: a random seek every N I/Os, or N bytes between sequential ones.
+    match s.random_run.or(s.hole) {
+        Some(n) => w(format!("rw={}:{n}", s.rw.name())),
+        None => w(format!("rw={}", s.rw.name())),
+    }
     if s.rw.is_mixed() {
         w(format!("rwmixread={}", s.rwmixread));
     }
-    w(format!("bs={}", s.bs));
+    match &s.bs_mix {
+        None => w(format!("bs={}", s.bs)),
+        Some(BsMix::Split(parts)) => {
+            let p: Vec<String> = parts
+                .iter()
+                .map(|p| format!("{}/{}", p.bs, p.pct))
+                .collect();
+            w(format!("bssplit={}", p.join(":")));
+        }
+        Some(BsMix::Range { lo, hi }) => w(format!("bsrange={lo}-{hi}")),
+    }
+    timing_and_offsets(&mut w, s, repeat);
     w(format!("iodepth={}", s.qd));
     w(format!("numjobs={}", s.jobs));
     w(format!("direct={}", u8::from(s.direct)));
@@ -147,6 +163,41 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     ));
 }
 
+/// A job's pacing (rate, thinktime, startdelay) and the shape of its offsets
+/// (distribution, random map).
+fn timing_and_offsets(w: &mut impl FnMut(String), s: &Spec, repeat: u32) {
+    rates(w, s);
+    if !s.random_distribution.is_uniform() {
+        w(format!(
+            "random_distribution={}",
+            s.random_distribution.text()
+        ));
+    }
+    if s.startdelay_s > 0.0 {
+        w(format!(
+            "startdelay={}ms",
+            (s.startdelay_s * 1000.0).round() as u64
+        ));
+        if repeat > 1 {
+            w(
+                "# startdelay: iomark waits before every repetition, fio once before the job"
+                    .into(),
+            );
+        }
+    }
+    if let Some(us) = s.thinktime_us {
+        w(format!("thinktime={us}"));
+        if let Some(b) = s.thinktime_blocks {
+            w(format!("thinktime_blocks={b}"));
+        }
+    }
+    if s.bs_mix.is_some() && s.rw.is_random() {
+        // With its random map fio shortens an I/O to the free blocks where it lands.
+        w("norandommap".into());
+        w("# norandommap: iomark keeps no random map; with one, fio shortens mixed-size I/Os to the free blocks they land on".into());
+    }
+}
+
 fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts) {
     match o.sync_mode {
         SyncMode::None => {}
@@ -215,5 +266,23 @@ fn data(w: &mut impl FnMut(String), s: &Spec) {
     }
     if d.refill {
         w("refill_buffers=1".into());
+    }
+}
+
+/// `--rate`, `--rate-iops`: fio caps each direction, so a mix's cap is split by its mix.
+fn rates(w: &mut impl FnMut(String), s: &Spec) {
+    for (key, cap) in [("rate", s.rate_bps), ("rate_iops", s.rate_iops)] {
+        let Some(cap) = cap else { continue };
+        let side = |pct: u64| (cap * pct / 100).max(1);
+        match s.rw.is_mixed() {
+            false => w(format!("{key}={cap}")),
+            true => {
+                let r = u64::from(s.rwmixread);
+                w(format!("{key}={},{}", side(r), side(100 - r)));
+                w(format!(
+                    "# {key}: iomark caps reads and writes together at {cap}; fio caps each direction, so the cap is split by the mix"
+                ));
+            }
+        }
     }
 }

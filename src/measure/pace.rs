@@ -1,0 +1,237 @@
+//! Pacing (`--rate`, `--rate-iops`, `--thinktime`): a token bucket on the run's clock per
+//! job, and think time. An I/O
+//! may be issued once the clock has reached the time its predecessors paid for; each
+//! issued I/O moves that time on by its share of the cap (`1/iops` seconds, `len/rate`
+//! seconds). The bucket holds at most a few I/Os of credit, so a job that fell behind
+//! (a slow device) catches up in a short burst, not by flooding. A worker with nothing in
+//! flight sleeps until its next I/O is due (at most 10 ms at a time, so it still sees a
+//! stop); it never spins.
+//!
+//! Think time is fio's: after `--thinktime-blocks` I/Os (1 by default) have been issued,
+//! the job issues nothing more until they have all completed and `--thinktime` has
+//! passed since (so, as in fio, at most that many I/Os are ever in flight).
+
+use std::time::{Duration, Instant};
+
+use crate::plan::spec::Spec;
+
+/// The longest sleep before the worker looks at its stop flags again.
+const MAX_SLEEP_NS: u64 = 10_000_000;
+
+/// One cap: nanoseconds paid per unit (an I/O, or a byte ×2^16 for precision).
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    /// Clock time (ns since the worker's t0) up to which issued I/Os have paid.
+    paid_ns: u64,
+    /// ns per I/O, or ns per 2^16 bytes.
+    cost: f64,
+    per_byte: bool,
+    /// Credit kept when idle: the clock may run this far ahead of `paid_ns`.
+    burst_ns: u64,
+}
+
+impl Bucket {
+    fn new(per_second: f64, per_byte: bool, unit: f64, qd: u32) -> Bucket {
+        let cost = 1e9 / per_second;
+        // A few I/Os of credit (the queue depth, or 2 ms worth when that is more).
+        let burst = (cost * unit * qd.max(2) as f64).max(2e6) as u64;
+        Bucket {
+            paid_ns: 0,
+            cost,
+            per_byte,
+            burst_ns: burst,
+        }
+    }
+
+    fn due(&self) -> u64 {
+        self.paid_ns
+    }
+
+    fn charge(&mut self, now: u64, len: u64) {
+        let units = if self.per_byte { len as f64 } else { 1.0 };
+        self.paid_ns = self.paid_ns.max(now.saturating_sub(self.burst_ns));
+        self.paid_ns += (self.cost * units) as u64;
+    }
+}
+
+/// Think time: a pause after every `blocks` I/Os, once they have completed.
+#[derive(Debug, Clone, Copy)]
+struct Think {
+    ns: u64,
+    blocks: u32,
+    /// I/Os issued since the last pause.
+    issued: u32,
+    /// When the current pause ends (set once the batch has completed).
+    until: Option<u64>,
+}
+
+/// A job's pacing: both caps when both are given, and think time.
+#[derive(Debug, Clone)]
+pub(crate) struct Pace {
+    buckets: Vec<Bucket>,
+    think: Option<Think>,
+}
+
+impl Pace {
+    /// The pacing of one job of `spec`, `None` without a cap. A queue depth emulated with
+    /// jobs (`io_share`) shares the cap among them.
+    pub(crate) fn of(spec: &Spec) -> Option<Pace> {
+        let share = spec.io_share.max(1) as f64;
+        let mut buckets = Vec::new();
+        if let Some(iops) = spec.rate_iops {
+            buckets.push(Bucket::new(iops as f64 / share, false, 1.0, spec.qd));
+        }
+        if let Some(bps) = spec.rate_bps {
+            let mean = spec.mean_bs();
+            buckets.push(Bucket::new(bps as f64 / share, true, mean, spec.qd));
+        }
+        let think = spec.thinktime_us.map(|us| Think {
+            ns: us * 1000,
+            blocks: spec.thinktime_blocks.unwrap_or(1).max(1),
+            issued: 0,
+            until: None,
+        });
+        (!buckets.is_empty() || think.is_some()).then_some(Pace { buckets, think })
+    }
+
+    /// When (ns since t0) the next I/O may be issued; at `now` or before: now.
+    #[inline]
+    pub(crate) fn due(&self) -> u64 {
+        let think = self.think.and_then(|t| t.until).unwrap_or(0);
+        self.buckets.iter().map(Bucket::due).fold(think, u64::max)
+    }
+
+    /// Whether the next I/O must wait at `now`: a cap is ahead, or a think-time batch is
+    /// complete (issued) and its pause has not ended.
+    #[inline]
+    pub(crate) fn holds(&self, now: u64) -> bool {
+        self.due() > now || self.think.is_some_and(|t| t.issued >= t.blocks)
+    }
+
+    /// Pays for an I/O of `len` bytes issued at `now`.
+    #[inline]
+    pub(crate) fn charge(&mut self, now: u64, len: u64) {
+        for b in &mut self.buckets {
+            b.charge(now, len);
+        }
+        if let Some(t) = self.think.as_mut() {
+            t.issued += 1;
+        }
+    }
+
+    /// Called with nothing in flight. When the next I/O must wait: sleeps until it is
+    /// due, or 10 ms, or `end` (ns since `t0`), whichever is first, and returns true (the
+    /// worker looks again); true at once when a think-time pause has just ended; false
+    /// when nothing holds the next I/O.
+    pub(crate) fn wait(&mut self, t0: Instant, end: Option<u64>) -> bool {
+        let now = t0.elapsed().as_nanos() as u64;
+        if let Some(t) = self.think.as_mut()
+            && t.issued >= t.blocks
+        {
+            // The batch has completed: the pause runs from now.
+            if now >= *t.until.get_or_insert(now + t.ns) {
+                (t.issued, t.until) = (0, None);
+                return true;
+            }
+        }
+        if !self.holds(now) {
+            return false;
+        }
+        let until = self.due().min(end.unwrap_or(u64::MAX));
+        let ns = until.saturating_sub(now).min(MAX_SLEEP_NS);
+        std::thread::sleep(Duration::from_nanos(ns));
+        true
+    }
+}
+
+/// `--startdelay`: waits until that long after `t0` (the start gate) before the job's
+/// first I/O, in steps of at most 10 ms so that `stopped` is honoured.
+pub(crate) fn start_delay(spec: &Spec, t0: Instant, stopped: impl Fn() -> bool) {
+    let until = (spec.startdelay_s * 1e9) as u64;
+    loop {
+        let now = t0.elapsed().as_nanos() as u64;
+        if now >= until || stopped() {
+            return;
+        }
+        std::thread::sleep(Duration::from_nanos((until - now).min(MAX_SLEEP_NS)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A simulated clock: issuing whenever allowed, the bucket lets through the cap.
+    #[test]
+    fn the_bucket_lets_through_the_cap() {
+        let mut spec = Spec::new("null");
+        spec.rate_iops = Some(1000);
+        spec.qd = 4;
+        let mut p = Pace::of(&spec).unwrap();
+        let (mut now, mut n) = (0u64, 0u64);
+        while now < 2_000_000_000 {
+            if p.holds(now) {
+                now = p.due();
+            } else {
+                p.charge(now, 4096);
+                n += 1;
+            }
+        }
+        assert!((1999..=2001).contains(&n), "{n} I/Os in 2 s at 1000/s");
+        // Bytes: 4 MiB/s of 64 KiB I/Os is 64 per second.
+        spec.rate_iops = None;
+        spec.rate_bps = Some(4 << 20);
+        spec.bs = 65536;
+        let mut p = Pace::of(&spec).unwrap();
+        let (mut now, mut bytes) = (0u64, 0u64);
+        while now < 1_000_000_000 {
+            if p.holds(now) {
+                now = p.due();
+            } else {
+                p.charge(now, 65536);
+                bytes += 65536;
+            }
+        }
+        assert!(bytes.abs_diff(4 << 20) <= 65536, "{bytes} bytes in 1 s");
+    }
+
+    /// Think time: a batch of `blocks` I/Os, then nothing until they completed and the
+    /// pause passed (a simulated clock: completions at once).
+    #[test]
+    fn think_time_pauses_after_each_batch() {
+        let mut spec = Spec::new("null");
+        spec.thinktime_us = Some(100);
+        spec.thinktime_blocks = Some(2);
+        let mut p = Pace::of(&spec).unwrap();
+        let t0 = Instant::now();
+        let mut issued = 0;
+        while t0.elapsed().as_millis() < 200 {
+            while !p.holds(t0.elapsed().as_nanos() as u64) {
+                p.charge(t0.elapsed().as_nanos() as u64, 4096);
+                issued += 1;
+            }
+            while p.wait(t0, None) && p.holds(t0.elapsed().as_nanos() as u64) {}
+        }
+        // 2 I/Os per 100 µs pause: at most 4000 in 200 ms (a sleep's overshoot, which a
+        // loaded machine makes long, only lowers it).
+        assert!((2..=4002).contains(&issued), "{issued} I/Os");
+        assert_eq!(issued % 2, 0, "whole batches");
+    }
+
+    /// After a stall (a slow device) the credit is bounded: a burst of a few I/Os, not
+    /// the whole stall's worth.
+    #[test]
+    fn credit_after_a_stall_is_bounded() {
+        let mut spec = Spec::new("null");
+        spec.rate_iops = Some(1000);
+        let mut p = Pace::of(&spec).unwrap();
+        p.charge(0, 4096);
+        let now = 1_000_000_000; // a second later
+        let mut burst = 0;
+        while !p.holds(now) {
+            p.charge(now, 4096);
+            burst += 1;
+        }
+        assert!((1..=3).contains(&burst), "{burst} I/Os at once");
+    }
+}

@@ -1,0 +1,46 @@
+//! What a worker returns ([`WorkerOut`]): its raw counts, histograms, the data it saw and
+//! where its measured window ended. Merging them is `rep`'s.
+
+use crate::error::Error;
+use crate::io::env::CpuTimes;
+use crate::results::stats::{Counter, LatHist};
+use crate::workload::sampler::Sampler;
+
+/// What a worker returns.
+pub(crate) struct WorkerOut {
+    pub(crate) read: Counter,
+    pub(crate) write: Counter,
+    pub(crate) hist_read: LatHist,
+    pub(crate) hist_write: LatHist,
+    pub(crate) fsyncs: u64,
+    /// Nanoseconds from measurement start to the end of the worker's measured window.
+    pub(crate) end_ns: u64,
+    /// Whether the worker stopped before its planned end (signal, halt, error).
+    pub(crate) interrupted: bool,
+    pub(crate) error: Option<Error>,
+    /// What the worker saw of the data it wrote.
+    pub(crate) sampler: Option<Sampler>,
+    /// With --verify: the first byte of the worker's region and the generation last
+    /// written to each of its blocks (0: never).
+    pub(crate) gens: Option<(u64, Vec<u64>)>,
+    /// This thread's CPU time from the start of its measured window to its end.
+    pub(crate) cpu: CpuTimes,
+}
+
+impl WorkerOut {
+    pub(crate) fn empty(error: Option<Error>) -> WorkerOut {
+        WorkerOut {
+            read: Counter::default(),
+            write: Counter::default(),
+            hist_read: LatHist::precise(),
+            hist_write: LatHist::precise(),
+            fsyncs: 0,
+            end_ns: 0,
+            interrupted: error.is_some(),
+            error,
+            sampler: None,
+            gens: None,
+            cpu: CpuTimes::default(),
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! fio's `rate` and `rate_iops` → iomark's `--rate` and `--rate-iops`, and `thinktime`
+//! (`thinktime_blocks`) → `--thinktime` (`--thinktime-blocks`). The caps: a per-job cap, the
+//! side of a `read,write` value that the pattern uses. fio caps each direction on its own
+//! and iomark the job's reads and writes together: a mixed job's caps are taken as their
+//! sum when they are in the proportion of the mix (as `--as-fio` writes them), otherwise
+//! unsupported. `0` is no cap, as in fio.
+
+use super::map::Ctx;
+use super::units::fio_size;
+use crate::error::{Error, Result};
+
+/// `rate` and `rate_iops` of a job whose pattern is `pattern`.
+pub(super) fn rates(c: &mut Ctx, pattern: &str) -> Result<()> {
+    for (key, ours) in [("rate", "rate"), ("rate_iops", "rate-iops")] {
+        let Some(e) = c.get(key).cloned() else {
+            continue;
+        };
+        let text = e.value.clone().unwrap_or_default();
+        let sides: Vec<&str> = text.split(',').map(str::trim).collect();
+        let read = sides[0];
+        let write = sides.get(1).copied().unwrap_or(read);
+        let num = |side: &str| match key {
+            "rate" => fio_size(side, c.kb_base),
+            _ => side.parse::<u64>().ok(),
+        };
+        let (side, n) = match pattern {
+            "write" | "randwrite" => (write, num(write)),
+            "read" | "randread" => (read, num(read)),
+            _ => match (num(read), num(write)) {
+                (Some(r), Some(w)) if proportional(c, r, w) => (read, Some(r + w)),
+                _ => {
+                    c.refuse(key, "fio caps reads and writes each on its own, iomark a mixed job's reads and writes together (caps in the mix's proportion are taken as their sum)");
+                    continue;
+                }
+            },
+        };
+        match n {
+            Some(0) => {}
+            Some(n) => c.set(ours, n.to_string()),
+            None if side.is_empty() => {}
+            None => {
+                return Err(Error::usage(format!(
+                    "{}: {key}={text}: '{side}' is not a number (e.g. {key}={})",
+                    e.at,
+                    if key == "rate" { "10m" } else { "500" }
+                )));
+            }
+        }
+    }
+    think(c)
+}
+
+/// `thinktime` (a bare number is microseconds, as in fio; `0` is none) and
+/// `thinktime_blocks`.
+fn think(c: &mut Ctx) -> Result<()> {
+    let Some(e) = c.get("thinktime").cloned() else {
+        return Ok(());
+    };
+    let v = e.value.clone().unwrap_or_default();
+    let v = v.trim();
+    let us = if v.chars().all(|ch| ch.is_ascii_digit()) {
+        v.parse::<f64>().ok()
+    } else {
+        super::units::fio_time(v).map(|s| s * 1e6)
+    };
+    let us = us.ok_or_else(|| {
+        Error::usage(format!(
+            "{}: thinktime={v} is not a time (microseconds, or e.g. 2ms)",
+            e.at
+        ))
+    })?;
+    if us.round() >= 1.0 {
+        c.set("thinktime", format!("{}us", us.round() as u64));
+        if let Some(b) = c.value("thinktime_blocks").map(str::to_string) {
+            c.set("thinktime-blocks", b);
+        }
+    }
+    Ok(())
+}
+
+/// `random_distribution`: `random`, `zipf:θ`, `pareto:h`, `normal:σ` for a random
+/// pattern (fio ignores it for a sequential one, and so does iomark, with a note).
+pub(super) fn distribution(c: &mut Ctx, pattern: &str) {
+    let Some(d) = c.value("random_distribution").map(str::to_string) else {
+        return;
+    };
+    if d == "random" {
+        return;
+    }
+    let known = ["zipf:", "pareto:", "normal:"]
+        .iter()
+        .any(|k| d.starts_with(k));
+    if !known || d.matches(':').count() > 1 {
+        let why = "iomark's distributions are random, zipf:θ, pareto:h and normal:σ (no zones, no center)";
+        c.refuse("random_distribution", why);
+    } else if pattern.starts_with("rand") {
+        c.set("random-distribution", d);
+    } else {
+        let note = format!(
+            "random_distribution={d} applies to random offsets; fio ignores it for rw={pattern}, and so does iomark"
+        );
+        c.job.notes.push(note);
+    }
+}
+
+/// `rw`'s `:N` suffix: a random pattern seeks every N I/Os (`--random-run`; fio's
+/// default `rw_sequencer=sequential`), a sequential one leaves N bytes (fio's units)
+/// between I/Os (`--hole`).
+pub(super) fn rw_suffix(c: &mut Ctx, pattern: &str, n: &str) -> Result<()> {
+    let n = n.trim();
+    if n.is_empty() {
+        return Ok(());
+    }
+    let at = c.get("rw").map(|e| e.at.clone()).unwrap_or_default();
+    let bad = || Error::usage(format!("{at}: rw={pattern}:{n}: '{n}' is not a number"));
+    if pattern.starts_with("rand") {
+        let runs: u64 = n.parse().map_err(|_| bad())?;
+        if runs > 1 {
+            c.set("random-run", runs.to_string());
+        }
+    } else {
+        let hole = fio_size(n, c.kb_base).ok_or_else(bad)?;
+        if hole > 0 {
+            c.set("hole", hole.to_string());
+        }
+    }
+    Ok(())
+}
+
+/// Whether caps `r` (reads) and `w` (writes) are in the job's mix proportion (within one
+/// unit each, as `--as-fio` rounds them): then fio's two caps bind together, as one cap
+/// of `r + w` would. Both zero (no cap) counts too.
+fn proportional(c: &Ctx, r: u64, w: u64) -> bool {
+    let pct = |k: &str| c.value(k).and_then(|v| v.parse::<u64>().ok());
+    let read = pct("rwmixread")
+        .or_else(|| pct("rwmixwrite").map(|w| 100 - w.min(100)))
+        .unwrap_or(50);
+    let total = r + w;
+    (r == 0 && w == 0) || (total * read / 100).abs_diff(r) <= 1 && r > 0 && w > 0
+}

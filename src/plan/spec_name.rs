@@ -1,0 +1,77 @@
+//! A run's short name (`Spec::name`, "randread 4k qd32") and the block size as shown:
+//! every option that changes what a run does and is not obvious from its pattern, size
+//! and depth says so here.
+
+use crate::plan::bsmix::BsMix;
+use crate::plan::spec::Spec;
+
+impl Spec {
+    /// A short name for a run: `randread 4k qd32`, with jobs and mix when they matter.
+    pub(crate) fn name(&self) -> String {
+        if let Some(l) = &self.label {
+            return l.clone();
+        }
+        let spec = self;
+        let mut s = format!("{} {} qd{}", spec.rw.name(), spec.bs_text(), spec.qd);
+        if spec.rw.is_mixed() {
+            s = format!(
+                "{} {}/{} {} qd{}",
+                spec.rw.name(),
+                spec.rwmixread,
+                100 - spec.rwmixread,
+                spec.bs_text(),
+                spec.qd
+            );
+        }
+        if spec.jobs > 1 {
+            s.push_str(&format!(" x{}", spec.jobs));
+        }
+        if !spec.direct {
+            s.push_str(" buffered");
+        }
+        if let Some(b) = spec.rate_bps {
+            s.push_str(&format!(" rate {}/s", crate::units::fmt_size_short(b)));
+        }
+        if let Some(n) = spec.rate_iops {
+            s.push_str(&format!(" rate {n} IOPS"));
+        }
+        if let Some(n) = spec.random_run {
+            s.push_str(&format!(" runs of {n}"));
+        }
+        if let Some(h) = spec.hole {
+            s.push_str(&format!(" holes {}", crate::units::fmt_size_short(h)));
+        }
+        if !spec.random_distribution.is_uniform() {
+            s.push(' ');
+            s.push_str(&spec.random_distribution.text());
+        }
+        if spec.startdelay_s > 0.0 {
+            s.push_str(&format!(" after {}s", spec.startdelay_s));
+        }
+        if let Some(us) = spec.thinktime_us {
+            s.push_str(&format!(" think {us}us"));
+        }
+        s.push_str(match spec.engine_opts.sync_mode {
+            crate::plan::engine::SyncMode::None => "",
+            crate::plan::engine::SyncMode::Sync => " O_SYNC",
+            crate::plan::engine::SyncMode::Dsync => " O_DSYNC",
+        });
+        if spec.targets.len() > 1 {
+            s.push_str(&format!(" on {} targets", spec.targets.len()));
+        }
+        s
+    }
+
+    /// The block size as shown: `4k`, or the mix (`4k/50:64k/50`, `4k-64k`).
+    pub(crate) fn bs_text(&self) -> String {
+        match &self.bs_mix {
+            Some(m) => m.text(),
+            None => crate::units::fmt_size_short(self.bs),
+        }
+    }
+
+    /// The expected bytes of one I/O: `bs`, or the mix's mean.
+    pub(crate) fn mean_bs(&self) -> f64 {
+        self.bs_mix.as_ref().map_or(self.bs as f64, BsMix::mean)
+    }
+}
