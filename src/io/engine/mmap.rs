@@ -7,7 +7,7 @@
 use std::io;
 use std::os::fd::BorrowedFd;
 
-use super::{BufferPool, Completion, Engine, Op, Queued, Request};
+use super::{BufferPool, Completion, Op, Request, Synchronous};
 use crate::io::sys;
 
 pub(crate) struct MmapEngine {
@@ -46,7 +46,7 @@ impl MmapEngine {
         })
     }
 
-    fn execute(&mut self, req: Request) -> i64 {
+    fn carry_out(&mut self, req: Request) -> i64 {
         if req.op == Op::Fsync {
             // SAFETY: the mapping made in `new`, unmapped only in `Drop`.
             return unsafe { sys::msync(self.map, self.map_len) };
@@ -80,34 +80,20 @@ impl MmapEngine {
     }
 }
 
-impl Engine for MmapEngine {
+impl Synchronous for MmapEngine {
     #[inline]
-    fn queue(&mut self, req: Request) -> io::Result<Queued> {
-        self.queued.push(req);
-        Ok(Queued::Queued)
-    }
-
-    fn submit(&mut self, _wait_for: usize) -> io::Result<()> {
-        for i in 0..self.queued.len() {
-            let req = self.queued[i];
-            let result = self.execute(req);
-            self.done.push(Completion {
-                slot: req.slot,
-                result,
-            });
-        }
-        self.queued.clear();
-        Ok(())
+    fn execute(&mut self, req: Request) -> i64 {
+        self.carry_out(req)
     }
 
     #[inline]
-    fn reap(&mut self, out: &mut Vec<Completion>) {
-        out.append(&mut self.done);
+    fn batch(&mut self) -> (&mut Vec<Request>, &mut Vec<Completion>) {
+        (&mut self.queued, &mut self.done)
     }
 
-    unsafe fn buffer(&mut self, slot: u32) -> &mut [u8] {
-        // SAFETY: the caller guarantees that no request on `slot` is in flight.
-        unsafe { self.pool.slot_mut(slot) }
+    #[inline]
+    fn pool(&mut self) -> &mut BufferPool {
+        &mut self.pool
     }
 }
 

@@ -74,6 +74,49 @@ pub(crate) trait Engine {
     unsafe fn buffer(&mut self, slot: u32) -> &mut [u8];
 }
 
+/// An engine that carries out each request synchronously in `submit` (psync, mmap): it
+/// says how to do one request; queueing, submitting and reaping are the same for all.
+pub(crate) trait Synchronous {
+    /// Carries out `req` now: the bytes transferred, or a negative errno.
+    fn execute(&mut self, req: Request) -> i64;
+    /// The requests queued and not yet carried out, and the completions not yet reaped.
+    fn batch(&mut self) -> (&mut Vec<Request>, &mut Vec<Completion>);
+    /// The buffers the requests name.
+    fn pool(&mut self) -> &mut BufferPool;
+}
+
+impl<T: Synchronous> Engine for T {
+    #[inline]
+    fn queue(&mut self, req: Request) -> io::Result<Queued> {
+        self.batch().0.push(req);
+        Ok(Queued::Queued)
+    }
+
+    fn submit(&mut self, _wait_for: usize) -> io::Result<()> {
+        let mut reqs = std::mem::take(self.batch().0);
+        for req in reqs.drain(..) {
+            let result = self.execute(req);
+            self.batch().1.push(Completion {
+                slot: req.slot,
+                result,
+            });
+        }
+        // Hand the (empty) vector back, keeping its capacity.
+        *self.batch().0 = reqs;
+        Ok(())
+    }
+
+    #[inline]
+    fn reap(&mut self, out: &mut Vec<Completion>) {
+        out.append(self.batch().1);
+    }
+
+    unsafe fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        // SAFETY: the caller guarantees that no request on `slot` is in flight.
+        unsafe { self.pool().slot_mut(slot) }
+    }
+}
+
 /// Checks whether this kernel (and any seccomp filter around us) lets us set up a ring.
 /// Returns why not, when not.
 pub fn probe_io_uring() -> Result<(), String> {

@@ -1,10 +1,9 @@
 //! The psync engine: `pread`/`pwrite`, one I/O at a time. Each request is carried out
 //! synchronously in `submit`; the reference engine, and the one that works everywhere.
 
-use std::io;
 use std::os::fd::BorrowedFd;
 
-use super::{BufferPool, Completion, Engine, Op, Queued, Request};
+use super::{BufferPool, Completion, Op, Request, Synchronous};
 use crate::io::sys;
 
 pub(crate) struct PsyncEngine<'fd> {
@@ -25,7 +24,7 @@ impl<'fd> PsyncEngine<'fd> {
         }
     }
 
-    fn execute(&mut self, req: Request) -> i64 {
+    fn carry_out(&mut self, req: Request) -> i64 {
         let ptr = self
             .pool
             .slot_ptr(req.slot)
@@ -43,33 +42,19 @@ impl<'fd> PsyncEngine<'fd> {
     }
 }
 
-impl Engine for PsyncEngine<'_> {
+impl Synchronous for PsyncEngine<'_> {
     #[inline]
-    fn queue(&mut self, req: Request) -> io::Result<Queued> {
-        self.queued.push(req);
-        Ok(Queued::Queued)
-    }
-
-    fn submit(&mut self, _wait_for: usize) -> io::Result<()> {
-        for i in 0..self.queued.len() {
-            let req = self.queued[i];
-            let result = self.execute(req);
-            self.done.push(Completion {
-                slot: req.slot,
-                result,
-            });
-        }
-        self.queued.clear();
-        Ok(())
+    fn execute(&mut self, req: Request) -> i64 {
+        self.carry_out(req)
     }
 
     #[inline]
-    fn reap(&mut self, out: &mut Vec<Completion>) {
-        out.append(&mut self.done);
+    fn batch(&mut self) -> (&mut Vec<Request>, &mut Vec<Completion>) {
+        (&mut self.queued, &mut self.done)
     }
 
-    unsafe fn buffer(&mut self, slot: u32) -> &mut [u8] {
-        // Safety: the caller guarantees that no request on `slot` is in flight.
-        unsafe { self.pool.slot_mut(slot) }
+    #[inline]
+    fn pool(&mut self) -> &mut BufferPool {
+        &mut self.pool
     }
 }
