@@ -787,3 +787,12 @@ impl Drop for Throttle {
         eprintln!("left behind: cgroup {}", self.dir.display());
     }
 }
+
+/// Held by the tests that time a pace (`--rate`, `--thinktime`, `--startdelay`) and by
+/// those that load every CPU for seconds (mpirun's ranks poll while they wait; the MPI
+/// build): on 2 CPUs the two together starved a paced job to 44% of its cap. The other
+/// tests still run beside them.
+pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}

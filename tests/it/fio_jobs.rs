@@ -843,6 +843,7 @@ fn block_size_mixes_round_trip_and_average_their_mean() {
 /// mix's proportion are their sum; `--rate 0` is refused.
 #[test]
 fn rate_and_rate_iops_cap_what_a_job_does() {
+    let _alone = crate::common::exclusive();
     let dir = tmp();
     let job = dir.path().join("rate.fio");
     std::fs::write(
@@ -936,6 +937,7 @@ fn rate_and_rate_iops_cap_what_a_job_does() {
 /// deeper `iodepth` changes nothing. fio's run of the same file obeys the same bound.
 #[test]
 fn thinktime_pauses_after_each_batch() {
+    let _alone = crate::common::exclusive();
     let dir = tmp();
     let job = dir.path().join("think.fio");
     std::fs::write(
@@ -1008,6 +1010,7 @@ fn thinktime_pauses_after_each_batch() {
 /// longer, and the measured window is still the runtime, under iomark and under fio.
 #[test]
 fn startdelay_delays_the_job_and_is_not_measured() {
+    let _alone = crate::common::exclusive();
     let dir = tmp();
     let job = dir.path().join("delay.fio");
     std::fs::write(

@@ -90,6 +90,7 @@ fn within_1pct(what: &str, iomark: u64, kernel: u64) {
 
 #[test]
 fn three_ranks_on_three_loop_devices_add_up_to_the_kernel_counters() {
+    let _alone = crate::common::exclusive();
     let Some(bin) = ready(true) else { return };
     let devs: Vec<LoopDev> = (0..3)
         .filter_map(|_| LoopDev::new(32 << 20, true))
@@ -236,6 +237,7 @@ fn three_ranks_on_three_loop_devices_add_up_to_the_kernel_counters() {
 
 #[test]
 fn a_shared_file_is_split_into_segments_that_never_overlap_and_cover_the_span() {
+    let _alone = crate::common::exclusive();
     let Some(bin) = ready(false) else { return };
     let dir = tmp();
     let f = dir.path().join("shared.dat");
@@ -315,6 +317,7 @@ fn a_shared_file_is_split_into_segments_that_never_overlap_and_cover_the_span() 
 
 #[test]
 fn a_bad_target_on_rank_2_stops_every_rank_naming_it() {
+    let _alone = crate::common::exclusive();
     let Some(bin) = ready(false) else { return };
     let dir = tmp();
     for r in 0..2 {
@@ -369,6 +372,7 @@ fn rank_pid(marker: &str, rank: u32) -> Option<i32> {
 
 #[test]
 fn a_rank_that_stops_answering_ends_the_job_within_the_watchdogs_bound() {
+    let _alone = crate::common::exclusive();
     let Some(bin) = ready(false) else { return };
     let dir = tmp();
     let template = dir.path().join("w{rank}.dat").display().to_string();
@@ -474,6 +478,7 @@ pub(crate) fn check_kernel(reps: &[Value], key: &str, devs: &[LoopDev], before: 
 
 #[test]
 fn stonewall_ends_every_rank_when_the_first_has_moved_its_io_size() {
+    let _alone = crate::common::exclusive();
     let Some(bin) = ready(true) else { return };
     let devs: Vec<LoopDev> = (0..3)
         .filter_map(|_| LoopDev::new(32 << 20, true))
@@ -539,6 +544,7 @@ fn stonewall_ends_every_rank_when_the_first_has_moved_its_io_size() {
 
 #[test]
 fn a_rank_frozen_in_a_size_based_repetition_ends_the_job_within_the_bound() {
+    let _alone = crate::common::exclusive();
     let Some(bin) = ready(true) else { return };
     let devs: Vec<LoopDev> = (0..3)
         .filter_map(|_| LoopDev::new(32 << 20, true))
