@@ -209,7 +209,7 @@ pub struct OutputArgs {
     /// Print the results document (JSON) on stdout; the summary goes to stderr.
     #[arg(long)]
     pub json: bool,
-    /// No progress display and no summary (errors and warnings still print).
+    /// No progress display and no headers; the results, errors and warnings still print.
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Replace an existing -o (or --verify-state) file even when it is not an earlier
