@@ -45,8 +45,10 @@ impl MmapEngine {
             done: Vec::with_capacity(1),
         })
     }
+}
 
-    fn carry_out(&mut self, req: Request) -> i64 {
+impl Synchronous for MmapEngine {
+    fn execute(&mut self, req: Request) -> i64 {
         if req.op == Op::Fsync {
             // SAFETY: the mapping made in `new`, unmapped only in `Drop`.
             return unsafe { sys::msync(self.map, self.map_len) };
@@ -77,13 +79,6 @@ impl MmapEngine {
             }
         }
         req.len as i64
-    }
-}
-
-impl Synchronous for MmapEngine {
-    #[inline]
-    fn execute(&mut self, req: Request) -> i64 {
-        self.carry_out(req)
     }
 
     #[inline]

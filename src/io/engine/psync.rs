@@ -23,8 +23,10 @@ impl<'fd> PsyncEngine<'fd> {
             done: Vec::with_capacity(qd.max(1)),
         }
     }
+}
 
-    fn carry_out(&mut self, req: Request) -> i64 {
+impl Synchronous for PsyncEngine<'_> {
+    fn execute(&mut self, req: Request) -> i64 {
         let ptr = self
             .pool
             .slot_ptr(req.slot)
@@ -39,13 +41,6 @@ impl<'fd> PsyncEngine<'fd> {
                 Op::Fsync => sys::fsync(self.fd),
             }
         }
-    }
-}
-
-impl Synchronous for PsyncEngine<'_> {
-    #[inline]
-    fn execute(&mut self, req: Request) -> i64 {
-        self.carry_out(req)
     }
 
     #[inline]
