@@ -67,6 +67,11 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
     // The data first: the engine may send writes from its pool, so the pool must outlive
     // the engine (locals are dropped in reverse order; the Worker drops its engine first).
     let data = worker_data(ctx);
+    if let Some((ptr, len)) = data.pool_region() {
+        // Each write stamps one line in every unit it sends: on 4 KiB pages that is a
+        // TLB miss per unit.
+        sys::back_with_huge_pages(ptr, len);
+    }
     let engine = pin(ctx).and_then(|()| {
         BufferPool::new(qd, spec.bs as usize, ctx.align as usize)
             .map_err(|e| Error::io("allocating I/O buffers", &e))

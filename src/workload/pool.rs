@@ -21,6 +21,8 @@ use crate::workload::rng::Rng;
 /// Alignment of the pool's first byte (and of every lent stretch): what direct I/O needs
 /// on any device (a logical block is at most a page here).
 pub const POOL_ALIGN: usize = 4096;
+/// Where the pool starts: a huge page's boundary.
+const HUGE_ALIGN: usize = 2 << 20;
 
 /// The pool; see the module documentation.
 #[derive(Debug, Clone)]
@@ -57,8 +59,9 @@ impl UnitPool {
         let unit_len = spec.unit_len();
         let units = POOL_BYTES.div_ceil(unit_len).max(2);
         let len = units * unit_len;
-        let mut bytes = vec![0u8; len + POOL_ALIGN];
-        let start = bytes.as_ptr().align_offset(POOL_ALIGN).min(POOL_ALIGN);
+        // Aligned to 2 MiB, so that the pool can be backed by whole huge pages.
+        let mut bytes = vec![0u8; len + HUGE_ALIGN];
+        let start = bytes.as_ptr().align_offset(HUGE_ALIGN).min(HUGE_ALIGN);
         let mut rng = Rng::new(seed ^ 0x9001_9001_9001_9001, stream);
         let pool = &mut bytes[start..start + len];
         let shaped = spec.kind == DataKind::Compressible && spec.compress > 0.0;
