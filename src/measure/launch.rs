@@ -8,6 +8,7 @@ use crate::error::{Error, describe_io};
 use crate::io::engine::{
     BufferPool, LibaioEngine, MmapEngine, NullEngine, Op, PsyncEngine, UringEngine,
 };
+use crate::io::clock::Clock;
 use crate::io::sys;
 use std::os::fd::BorrowedFd;
 use std::sync::Arc;
@@ -80,6 +81,8 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
     if engine.is_err() {
         ctx.halt.store(true, Ordering::Relaxed);
     }
+    // The workers' clock measures its rate once per process: before time zero.
+    Clock::prepare();
     let Some(t0) = ctx.gate.arrive_and_wait() else {
         return WorkerOut::empty(engine.err());
     };

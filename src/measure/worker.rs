@@ -17,6 +17,7 @@ use crate::io::env::CpuTimes;
 use crate::measure::interval::{Interval, LiveTotals};
 use crate::measure::launch::{WorkerCtx, io_error};
 use crate::measure::pace::Pace;
+use crate::io::clock::Clock;
 use crate::workload::data::{DataGen, Lent};
 use crate::workload::rng::{Mix, Offsets, Rng};
 use crate::workload::sampler::Sampler;
@@ -84,16 +85,14 @@ struct VerifyTrack {
     writes_issued: u64,
 }
 
-#[inline(always)]
-fn now_ns(t0: Instant) -> u64 {
-    t0.elapsed().as_nanos() as u64
-}
 
 /// The state of one worker's loop; see the module documentation.
 pub(crate) struct Worker<'c, 'a, E: Engine> {
     eng: E,
     ctx: &'c WorkerCtx<'a>,
     t0: Instant,
+    /// Nanoseconds since `t0`, read twice per I/O.
+    clock: Clock,
     offsets: Offsets,
     sizes: Sizes,
     /// `--rate`, `--rate-iops`.
@@ -140,6 +139,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         } else {
             (ctx.base, blocks, share(ctx.job))
         };
+        let clock = Clock::new(t0);
         Worker {
             offsets: Offsets::new(
                 region_base,
@@ -183,7 +183,8 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             iv: Interval::new(),
             live: LiveTotals::default(),
             last_counted_ns: 0,
-            now: now_ns(t0),
+            now: clock.now_ns(),
+            clock,
             cpu_start: None,
             out: WorkerOut::empty(None),
             eng,
@@ -208,7 +209,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             let (t0, end) = (self.t0, self.ctx.end_ns);
             let idle = self.inflight == 0 && !self.stopping;
             if idle && self.pace.as_mut().is_some_and(|p| p.wait(t0, end)) {
-                self.now = now_ns(self.t0);
+                self.now = self.clock.now_ns();
                 continue;
             }
             if self.inflight == 0 && !self.start_end_sync() {
@@ -257,7 +258,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             {
                 break;
             }
-            if self.pace.as_ref().is_some_and(|p| p.holds(now_ns(self.t0))) {
+            if self.pace.as_ref().is_some_and(|p| p.holds(self.clock.now_ns())) {
                 break; // not yet: see `run`
             }
             if !self.issue_io(measuring) || self.submit_err.is_some() {
@@ -293,7 +294,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             v.writing[slot as usize] = offset;
         }
         if let Some(p) = self.pace.as_mut() {
-            p.charge(now_ns(self.t0), len as u64);
+            p.charge(self.clock.now_ns(), len as u64);
         }
         let lent = if op == Op::Write {
             self.prepare_write(slot, offset, len, measuring)
@@ -308,7 +309,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             offset,
             len,
             done: 0,
-            start_ns: now_ns(self.t0),
+            start_ns: self.clock.now_ns(),
             counts: measuring,
             lent,
         };
@@ -449,7 +450,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     fn reap(&mut self) {
         let mut comps = std::mem::take(&mut self.comps);
         self.eng.reap(&mut comps);
-        self.now = now_ns(self.t0);
+        self.now = self.clock.now_ns();
         let (ramp, now) = (self.ctx.ramp_ns, self.now);
         // A batch belongs to the interval in which it was reaped: close the previous one.
         if now >= ramp {
