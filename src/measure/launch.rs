@@ -5,10 +5,10 @@
 use std::sync::atomic::Ordering;
 
 use crate::error::{Error, describe_io};
+use crate::io::clock::Clock;
 use crate::io::engine::{
     BufferPool, LibaioEngine, MmapEngine, NullEngine, Op, PsyncEngine, UringEngine,
 };
-use crate::io::clock::Clock;
 use crate::io::sys;
 use std::os::fd::BorrowedFd;
 use std::sync::Arc;

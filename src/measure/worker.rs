@@ -12,12 +12,12 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::error::Error;
+use crate::io::clock::Clock;
 use crate::io::engine::{Completion, Engine, Op, Queued, Request};
 use crate::io::env::CpuTimes;
 use crate::measure::interval::{Interval, LiveTotals};
 use crate::measure::launch::{WorkerCtx, io_error};
 use crate::measure::pace::Pace;
-use crate::io::clock::Clock;
 use crate::workload::data::{DataGen, Lent};
 use crate::workload::rng::{Mix, Offsets, Rng};
 use crate::workload::sampler::Sampler;
@@ -84,7 +84,6 @@ struct VerifyTrack {
     writing: Vec<u64>,
     writes_issued: u64,
 }
-
 
 /// The state of one worker's loop; see the module documentation.
 pub(crate) struct Worker<'c, 'a, E: Engine> {
@@ -258,7 +257,11 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             {
                 break;
             }
-            if self.pace.as_ref().is_some_and(|p| p.holds(self.clock.now_ns())) {
+            if self
+                .pace
+                .as_ref()
+                .is_some_and(|p| p.holds(self.clock.now_ns()))
+            {
                 break; // not yet: see `run`
             }
             if !self.issue_io(measuring) || self.submit_err.is_some() {
