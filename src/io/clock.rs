@@ -52,7 +52,9 @@ impl Clock {
     pub(crate) fn now_ns(&self) -> u64 {
         match self.tsc {
             Some((at, ns, rate)) => {
-                let ticks = read_tsc().wrapping_sub(at);
+                // Saturating: on another CPU the counter may read a few ticks behind the
+                // anchor (its middle), and a wrapped difference would be centuries ahead.
+                let ticks = read_tsc().saturating_sub(at);
                 ns + ((ticks as u128 * rate as u128) >> 32) as u64
             }
             None => self.t0.elapsed().as_nanos() as u64,

@@ -96,6 +96,8 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     sizes: Sizes,
     /// `--rate`, `--rate-iops`.
     pace: Option<Pace>,
+    /// The pace held back the last `fill_queue`.
+    pace_held: bool,
     mix: Mix,
     data: DataGen,
     sampler: Option<Sampler>,
@@ -156,6 +158,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 Rng::new(!spec.seed, stream | 1),
             ),
             pace: Pace::of(spec),
+            pace_held: false,
             mix: Mix::new(
                 spec.rw.read_pct(spec.rwmixread),
                 Rng::new(spec.seed, stream | 2),
@@ -207,7 +210,10 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             self.fill_queue();
             let (t0, end) = (self.t0, self.ctx.end_ns);
             let idle = self.inflight == 0 && !self.stopping;
-            if idle && self.pace.as_mut().is_some_and(|p| p.wait(t0, end)) {
+            // Held by the pace a moment ago: look again even if the I/O fell due since
+            // (otherwise an idle worker would take "nothing holds it" for "done").
+            let held = self.pace_held;
+            if idle && self.pace.as_mut().is_some_and(|p| p.wait(t0, end) || held) {
                 self.now = self.clock.now_ns();
                 continue;
             }
@@ -238,6 +244,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     /// Issues requests until the queue is full, the work is done or an fsync is due.
     fn fill_queue(&mut self) {
         let spec = self.ctx.spec;
+        self.pace_held = false;
         while !self.stopping && self.inflight < spec.qd as usize && !self.sync_inflight {
             let measuring = self.now >= self.ctx.ramp_ns;
             if spec.fsync > 0 && self.writes_since_sync >= spec.fsync {
@@ -262,6 +269,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 .as_ref()
                 .is_some_and(|p| p.holds(self.clock.now_ns()))
             {
+                self.pace_held = true;
                 break; // not yet: see `run`
             }
             if !self.issue_io(measuring) || self.submit_err.is_some() {
