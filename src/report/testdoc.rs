@@ -92,6 +92,7 @@ pub(crate) fn run(rw: Rw, qd: u32, iops: &[f64], study: Option<(&str, &str, &str
         fio: None,
         targets: Vec::new(),
         mpi: None,
+        group: None,
         spec,
     }
 }

@@ -213,6 +213,10 @@ pub struct Run {
     /// A run scaled out over MPI ranks: how many, on which hosts, in which layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mpi: Option<MpiInfo>,
+    /// A run measured at the same time as other runs (the jobs of one fio group): which,
+    /// and the group's own figures. Its `repetitions` and `summary` are still its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<RunGroup>,
 }
 
 impl Run {
@@ -590,5 +594,5 @@ pub enum TargetKind {
     BlockDevice,
 }
 
-pub use crate::results::targets::{MpiInfo, TargetPart, TargetRep};
+pub use crate::results::targets::{GroupRep, MpiInfo, RunGroup, TargetPart, TargetRep};
 pub use crate::results::verify::{BadBlock, BlockState, VerifyReport};

@@ -79,6 +79,7 @@ pub(super) fn job_run(
         }),
         targets: Vec::new(),
         mpi: None,
+        group: None,
         spec,
     }
 }
