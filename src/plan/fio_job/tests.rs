@@ -61,19 +61,31 @@ fn groups_follow_stonewall_and_new_group() {
         planned("[a]\n[b]\n[c]\nstonewall\n[d]\nnew_group\nwait_for=a\n[e]\nwait_for_previous\n");
     let groups: Vec<u32> = j.iter().map(|g| g.group).collect();
     assert_eq!(groups, [0, 0, 1, 2, 3]);
-    assert!(
-        j[0].job
-            .notes
-            .iter()
-            .any(|n| n.contains("one after another"))
-    );
-    assert!(
-        !j[2]
-            .job
-            .notes
-            .iter()
-            .any(|n| n.contains("one after another"))
-    );
+    // Group 0 (a, b) runs together; the others have one job each.
+    assert_eq!(together(&j), vec![0..2]);
+    let apart = |j: &GroupedJob| j.job.notes.iter().any(|n| n.contains("one after another"));
+    assert!(j.iter().all(|j| !apart(j)), "{j:?}");
+    // A group that cannot run together says why on each of its runs.
+    for (text, why) in [
+        ("[a]\n[b]\nrw=write\nverify=crc32c\n", "a verify job"),
+        ("[a]\n[b]\nwait_for=a\n", "wait_for"),
+        ("[a]\nloops=2\n[b]\n", "loops differ"),
+    ] {
+        let j = planned(text);
+        assert!(together(&j).is_empty(), "{text}");
+        for job in &j {
+            let n = job
+                .job
+                .notes
+                .iter()
+                .find(|n| n.contains("one after another"));
+            assert!(
+                n.is_some_and(|n| n.contains(why)),
+                "{text}: {:?}",
+                job.job.notes
+            );
+        }
+    }
     let err = plan_jobs(&jobs("[a]\nbs=$pagesize\n").unwrap(), false, 99).unwrap_err();
     assert!(err.to_string().contains("t.fio:2: bs=$pagesize"), "{err}");
     let err = plan_jobs(&jobs("[a]\nwait_for=z\n").unwrap(), false, 99).unwrap_err();
