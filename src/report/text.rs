@@ -99,6 +99,10 @@ pub fn run_summary(run: &Run) -> String {
         out.push_str(&t.terminal());
         let _ = writeln!(out, "  ({})", crate::report::targets::RANKS_NOTE);
     }
+    if let Some(t) = crate::report::targets::run_group(run) {
+        out.push_str(&t.terminal());
+        let _ = writeln!(out, "  ({})", crate::report::targets::GROUP_NOTE);
+    }
     amplification_lines(&mut out, run);
     out
 }
