@@ -1,14 +1,14 @@
 //! One repetition: start a worker per job behind the gate, take the "before" snapshots
 //! (kernel block counters, CPU time) when the ramp ends, gather the workers' intervals
 //! and report progress to the sink while they run, then merge what they return into a
-//! [`Repetition`] and, with `--verify`, read back what they wrote.
+//! [`Repetition`] and, with `--verify`, read back what they wrote (`verify::verify_back`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::io::env::{BlockStat, CpuTimes, KernelWorkers};
 use crate::io::target::Target;
 use crate::measure::gate::Gate;
@@ -17,7 +17,7 @@ use crate::measure::launch::WorkerCtx;
 use crate::measure::launch::run_worker;
 use crate::measure::monitor::Monitor;
 use crate::measure::targets::{Part, dir_stats, target_reps};
-use crate::measure::verify::GenMap;
+use crate::measure::verify::{GenMap, verify_back};
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::Spec;
 use crate::results::env::DeviceDelta;
@@ -558,52 +558,5 @@ impl Merged {
             m.gens.extend(o.gens);
         }
         m
-    }
-}
-
-/// `--verify`: reads every block written in this repetition back and checks it. Not
-/// timed. A bad block becomes the repetition's error (unless it already has one).
-fn verify_back(
-    spec: &Spec,
-    target: &Target,
-    job_gens: Vec<(u64, Vec<u64>)>,
-    error: &mut Option<Error>,
-    (stop, sink): (&StopFlag, &mut dyn Sink),
-) -> (Option<GenMap>, Option<crate::results::schema::VerifyReport>) {
-    let Some(file) = target.file() else {
-        return (None, None);
-    };
-    let mut map = GenMap::new(target.base, target.span, spec.bs, spec.seed);
-    for (base, gens) in job_gens {
-        let first = ((base - target.base) / spec.bs) as usize;
-        for (i, g) in gens.into_iter().enumerate() {
-            if g != 0 {
-                map.gens[first + i] = g;
-            }
-        }
-    }
-    // Read from the device, not from the page cache.
-    target.drop_cache();
-    let sink = std::cell::RefCell::new(sink);
-    let go = || {
-        sink.borrow_mut().alive();
-        stop.is_set()
-    };
-    let report: Result<_> = crate::measure::verify::verify(file, &map, &go);
-    match report {
-        Ok(r) => {
-            if r.bad() > 0 && error.is_none() {
-                *error = Some(Error::runtime(format!(
-                    "{} on {}; the data read back is not what was written",
-                    r.describe(),
-                    target.path.display()
-                )));
-            }
-            (Some(map), Some(r))
-        }
-        Err(e) => {
-            error.get_or_insert(e);
-            (Some(map), None)
-        }
     }
 }
