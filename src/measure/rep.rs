@@ -228,7 +228,27 @@ impl Merged {
     }
 }
 
+/// The I/Os every job of every lane issues, when all are size-based.
+fn total_ios(lanes: &[Lane]) -> Option<u64> {
+    (lanes.iter())
+        .map(|l| (l.win.ios_per_job).map(|n| n.saturating_mul(l.spec.jobs as u64)))
+        .sum()
+}
+
 impl Watch {
+    fn new(lanes: usize) -> Watch {
+        Watch {
+            intervals: (0..lanes).map(|_| Vec::new()).collect(),
+            dev_before: vec![None; lanes],
+            cpu_before: CpuTimes::now(),
+            kworkers_before: KernelWorkers::default(),
+            spawn_error: None,
+            sink_error: None,
+            stop_wait_s: None,
+            walled: None,
+        }
+    }
+
     /// Each lane's device counters, after minus before.
     pub(crate) fn device_deltas(&self, lanes: &[Lane]) -> Vec<Option<DeviceDelta>> {
         (lanes.iter().zip(&self.dev_before))
@@ -270,16 +290,7 @@ pub(crate) fn drive(
         .map(|l| l.target.path.display().to_string())
         .collect();
     let win = watched_window(lanes);
-    let mut watch = Watch {
-        intervals: (0..lanes.len()).map(|_| Vec::new()).collect(),
-        dev_before: vec![None; lanes.len()],
-        cpu_before: CpuTimes::now(),
-        kworkers_before: KernelWorkers::default(),
-        spawn_error: None,
-        sink_error: None,
-        stop_wait_s: None,
-        walled: None,
-    };
+    let mut watch = Watch::new(lanes.len());
     let outs = std::thread::scope(|scope| {
         let mut handles = Vec::new();
         let every_job =
@@ -351,10 +362,7 @@ pub(crate) fn drive(
         } else {
             gate.open(t0);
         }
-        let total_ios: Option<u64> = (lanes.iter())
-            .map(|l| (l.win.ios_per_job).map(|n| n.saturating_mul(l.spec.jobs as u64)))
-            .sum();
-        let mut monitor = Monitor::new(t0, win, total_ios);
+        let mut monitor = Monitor::new(t0, win, total_ios(lanes));
         let ctl = Controls {
             stop,
             halt: &halt,
