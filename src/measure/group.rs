@@ -214,7 +214,7 @@ fn group_rep(
         m.interrupted |= shared_error.is_some() || stop.is_set();
         sum.add(m);
     }
-    let total = sum.read.ios + sum.write.ios;
+    let total = sum.read.ios + sum.write.ios + sum.trim.ios;
     let mut reps = Vec::new();
     for (i, m) in merged.iter_mut().enumerate() {
         let device = (same_ramp && !shared[i])
@@ -224,7 +224,11 @@ fn group_rep(
         let mut r = m.repetition(lanes[i].spec, rep, times, device, &watch.intervals[i], stop);
         // The process's CPU time is the group's: each run's own is its workers'.
         r.cpu = Cpu {
-            workers: CpuPart::new(m.cpu.user_s, m.cpu.sys_s, m.read.ios + m.write.ios),
+            workers: CpuPart::new(
+                m.cpu.user_s,
+                m.cpu.sys_s,
+                m.read.ios + m.write.ios + m.trim.ios,
+            ),
             ..sum.cpu(cpu, io_wq, total)
         };
         let error = m.error.take();
@@ -245,6 +249,7 @@ fn group_rep(
         elapsed_s,
         read: dir_stats(sum.read, &sum.hist_read, elapsed_s),
         write: dir_stats(sum.write, &sum.hist_write, elapsed_s),
+        trim: dir_stats(sum.trim, &sum.hist_trim, elapsed_s),
         device: group_device,
     };
     GroupOutcome {
@@ -260,6 +265,8 @@ struct Sum {
     write: Counter,
     hist_read: LatHist,
     hist_write: LatHist,
+    trim: Counter,
+    hist_trim: LatHist,
     end_ns: u64,
     workers: CpuTimes,
 }
@@ -271,6 +278,8 @@ impl Default for Sum {
             write: Counter::default(),
             hist_read: LatHist::precise(),
             hist_write: LatHist::precise(),
+            trim: Counter::default(),
+            hist_trim: LatHist::precise(),
             end_ns: 0,
             workers: CpuTimes::default(),
         }
@@ -283,6 +292,8 @@ impl Sum {
         self.write += m.write;
         self.hist_read += &m.hist_read;
         self.hist_write += &m.hist_write;
+        self.trim += m.trim;
+        self.hist_trim += &m.hist_trim;
         self.end_ns = self.end_ns.max(m.end_ns);
         self.workers = self.workers.plus(m.cpu);
     }

@@ -51,7 +51,11 @@ impl Window {
                 .io_size
                 .unwrap_or_else(|| (span as f64 * spec.io_spans.unwrap_or(1.0)) as u64);
             // With a block-size mix: the I/Os that move `io` bytes on average.
-            let ios = (io as f64 / spec.mean_bs()) as u64;
+            let mut ios = (io as f64 / spec.mean_bs()) as u64;
+            if spec.rw == crate::plan::spec::Rw::TrimWrite {
+                // Each block is trimmed, then written: `io` bytes of each, as in fio.
+                ios *= 2;
+            }
             Some((ios / spec.io_share.max(1) as u64).max(1))
         };
         Window {
@@ -182,7 +186,7 @@ impl Merged {
     ) -> Repetition {
         let elapsed_s = (self.end_ns as f64 / 1e9).max(1e-9);
         let dir = |c: Counter, h: &LatHist| dir_stats(c, h, elapsed_s);
-        let total = self.read.ios + self.write.ios;
+        let total = self.read.ios + self.write.ios + self.trim.ios;
         let page_cache_hit_pct =
             Repetition::measure_page_cache(spec.direct, self.read.bytes, device.as_ref());
         Repetition {
@@ -195,6 +199,7 @@ impl Merged {
             elapsed_s,
             read: dir(self.read, &self.hist_read),
             write: dir(self.write, &self.hist_write),
+            trim: dir(self.trim, &self.hist_trim),
             fsyncs: self.fsyncs,
             cpu: Cpu {
                 user_s: cpu.user_s,
@@ -511,6 +516,8 @@ pub(crate) struct Merged {
     pub(crate) write: Counter,
     pub(crate) hist_read: LatHist,
     pub(crate) hist_write: LatHist,
+    pub(crate) trim: Counter,
+    pub(crate) hist_trim: LatHist,
     pub(crate) fsyncs: u64,
     /// The end of the last worker's window.
     pub(crate) end_ns: u64,
@@ -534,6 +541,8 @@ impl Merged {
             write: Counter::default(),
             hist_read: LatHist::precise(),
             hist_write: LatHist::precise(),
+            trim: Counter::default(),
+            hist_trim: LatHist::precise(),
             fsyncs: 0,
             end_ns: 0,
             interrupted: false,
@@ -551,6 +560,8 @@ impl Merged {
             m.write += o.write;
             m.hist_read += &o.hist_read;
             m.hist_write += &o.hist_write;
+            m.trim += o.trim;
+            m.hist_trim += &o.hist_trim;
             m.fsyncs += o.fsyncs;
             m.end_ns = m.end_ns.max(o.end_ns);
             m.interrupted |= o.interrupted;

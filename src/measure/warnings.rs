@@ -106,6 +106,7 @@ mod tests {
             elapsed_s: 1.0,
             read: Default::default(),
             write: Default::default(),
+            trim: Default::default(),
             fsyncs: 0,
             cpu: Default::default(),
             device: None,

@@ -15,6 +15,7 @@ pub mod matrix;
 pub mod options;
 pub mod resolve;
 pub mod run_options;
+mod rw;
 pub mod spec;
 mod spec_name;
 pub mod suite;

@@ -90,7 +90,17 @@ use Group::{Data, Target, Workload};
 /// Every run option, in the order `--help` lists them.
 pub(crate) const TABLE: &[OptDef] = &[
     OptDef {
-        choices: &["read", "write", "randread", "randwrite", "rw", "randrw"],
+        choices: &[
+            "read",
+            "write",
+            "randread",
+            "randwrite",
+            "rw",
+            "randrw",
+            "trim",
+            "randtrim",
+            "trimwrite",
+        ],
         alias: &["readwrite"],
         ..value("rw", "RW", Some("read"), Workload, "Access pattern.")
     },

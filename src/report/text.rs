@@ -128,7 +128,10 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
     if rep.read.ios > 0 || s.reads() {
         dir_lines(out, run, "read ", &rep.read);
     }
-    if rep.write.ios > 0 || s.writes() {
+    if rep.trim.ios > 0 || s.rw.trims() {
+        dir_lines(out, run, "trim ", &rep.trim);
+    }
+    if rep.write.ios > 0 || (s.writes() && s.rw.writes_data()) {
         dir_lines(out, run, "write", &rep.write);
     }
     let _ = writeln!(
@@ -260,7 +263,8 @@ fn across_lines(out: &mut String, run: &Run) {
     );
     for (label, d, used) in [
         ("read ", &sm.read, s.reads()),
-        ("write", &sm.write, s.writes()),
+        ("trim ", &sm.trim, s.rw.trims()),
+        ("write", &sm.write, s.writes() && s.rw.writes_data()),
     ] {
         if !used {
             continue;

@@ -200,6 +200,7 @@ pub fn aggregate(parts: &[RankPart], direct: bool) -> Repetition {
         elapsed_s,
         read,
         write,
+        trim: Default::default(),
         fsyncs: parts.iter().map(|p| p.rep.fsyncs).sum(),
         cpu: cpu(parts, read.ios + write.ios),
         page_cache_hit_pct: Repetition::measure_page_cache(direct, read.bytes, device.as_ref()),

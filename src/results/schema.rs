@@ -341,6 +341,11 @@ pub struct Repetition {
     pub elapsed_s: f64,
     pub read: DirStats,
     pub write: DirStats,
+    /// Trims (discards: `--rw trim`, `randtrim`, `trimwrite`), counted as their own
+    /// direction: I/Os, bytes discarded, rates, latency of each discard. Zero for other
+    /// patterns and in documents from before trims.
+    #[serde(default)]
+    pub trim: DirStats,
     /// fsync calls issued in the measured window.
     pub fsyncs: u64,
     pub cpu: Cpu,
@@ -406,28 +411,47 @@ pub struct DirSummary {
 pub struct Summary {
     pub read: DirSummary,
     pub write: DirSummary,
+    /// Trims (discards); zero for other patterns and in documents from before trims.
+    #[serde(default)]
+    pub trim: DirSummary,
 }
 
 impl Summary {
     /// The direction that did most of the I/O (reads on a tie): its latencies describe
     /// the run.
     pub(crate) fn main(&self) -> &DirSummary {
-        if self.read.iops.mean >= self.write.iops.mean {
+        let (r, w, t) = (
+            self.read.iops.mean,
+            self.write.iops.mean,
+            self.trim.iops.mean,
+        );
+        if t > r && t > w {
+            &self.trim
+        } else if r >= w {
             &self.read
         } else {
             &self.write
         }
     }
 
-    /// One figure of reads and writes together (e.g. total IOPS).
+    /// One figure of reads, writes and trims together (e.g. total IOPS).
     pub(crate) fn total(&self, f: fn(&DirSummary) -> &Spread) -> Spread {
-        f(&self.read).plus(f(&self.write))
+        let all = f(&self.read).plus(f(&self.write));
+        if self.trim.iops.n == 0 {
+            return all;
+        }
+        all.plus(f(&self.trim))
     }
 
     /// Summarises complete repetitions (all of them when none completed).
     pub(crate) fn of(reps: &[Repetition]) -> Summary {
         let items: Vec<_> = reps.iter().map(|r| (r.status, r.read, r.write)).collect();
-        Summary::of_dirs(&items)
+        let mut s = Summary::of_dirs(&items);
+        if reps.iter().any(|r| r.trim.ios > 0) {
+            let trims: Vec<_> = reps.iter().map(|r| (r.status, r.trim, r.trim)).collect();
+            s.trim = Summary::of_dirs(&trims).read;
+        }
+        s
     }
 
     /// Summarises (status, reads, writes) of repetitions, the complete ones (all of them
@@ -455,6 +479,7 @@ impl Summary {
         Summary {
             read: dir(|r| &r.1),
             write: dir(|r| &r.2),
+            trim: DirSummary::default(),
         }
     }
 }

@@ -73,6 +73,9 @@ pub struct GroupRep {
     pub elapsed_s: f64,
     pub read: DirStats,
     pub write: DirStats,
+    /// Trims (discards).
+    #[serde(default)]
+    pub trim: DirStats,
     /// The kernel's block counters of the devices under the runs' targets (each device
     /// once), after minus before; `null` unless every target has one.
     pub device: Option<DeviceDelta>,
@@ -104,7 +107,12 @@ pub(crate) fn target_summary(reps: &[Repetition], i: usize) -> Summary {
 pub(crate) fn group_summary(reps: &[GroupRep]) -> Summary {
     let items: Vec<(Status, DirStats, DirStats)> =
         reps.iter().map(|r| (r.status, r.read, r.write)).collect();
-    Summary::of_dirs(&items)
+    let mut s = Summary::of_dirs(&items);
+    if reps.iter().any(|r| r.trim.ios > 0) {
+        let trims: Vec<_> = reps.iter().map(|r| (r.status, r.trim, r.trim)).collect();
+        s.trim = Summary::of_dirs(&trims).read;
+    }
+    s
 }
 
 /// The sum of the targets' device counters, named `a+b+c`; `None` unless every target
@@ -123,6 +131,8 @@ pub fn device_sum<'a>(
                 s.read_bytes += d.read_bytes;
                 s.write_ios += d.write_ios;
                 s.write_bytes += d.write_bytes;
+                s.discard_ios += d.discard_ios;
+                s.discard_bytes += d.discard_bytes;
             }
         }
     }
@@ -140,6 +150,7 @@ mod tests {
             read_bytes: r * 4096,
             write_ios: w,
             write_bytes: w * 4096,
+            ..Default::default()
         }
     }
 
