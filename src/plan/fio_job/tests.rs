@@ -93,9 +93,27 @@ fn groups_follow_stonewall_and_new_group() {
 }
 
 #[test]
+fn trim_modes_take_the_trim_side_of_bs() {
+    // fio's bs=read,write,trim: a side not given takes the one before it.
+    let j = planned(
+        "[a]\nrw=randtrim\nbs=4k,64k\n[b]\nrw=trim\nbs=4k,8k,16k\n\
+         [c]\nrw=trimwrite\nbs=8k\nrate_iops=100\n",
+    );
+    assert_eq!(opt(&j[0], "rw"), Some("randtrim"));
+    assert_eq!(opt(&j[0], "bs"), Some("65536"));
+    assert_eq!(opt(&j[1], "bs"), Some("16384"));
+    // trimwrite: one block size for both; fio caps trims and writes each, iomark both.
+    assert_eq!(opt(&j[2], "bs"), Some("8192"));
+    assert_eq!(opt(&j[2], "rate-iops"), Some("200"));
+    let err = plan_jobs(&jobs("[d]\nrw=trimwrite\nbs=4k,4k,8k\n").unwrap(), false, 9);
+    let err = err.unwrap_err().to_string();
+    assert!(err.contains("bs=4k,4k,8k (different trim and write"), "{err}");
+}
+
+#[test]
 fn unsupported_options_are_one_error_with_lines() {
     let text = "[global]\nrate_min=1m\n[a]\nrw_sequencer=identical\nnrfiles=2\n\
-                [b]\nrw=trim\nfilename=x:y\nfrobnicate=3\n";
+                [b]\nrw=trimread\nfilename=x:y\nfrobnicate=3\n";
     let err = plan_jobs(&jobs(text).unwrap(), false, 99)
         .unwrap_err()
         .to_string();
@@ -103,7 +121,7 @@ fn unsupported_options_are_one_error_with_lines() {
         "t.fio:2 rate_min=1m",
         "t.fio:4 rw_sequencer=identical",
         "t.fio:5 nrfiles=2",
-        "t.fio:7 rw=trim",
+        "t.fio:7 rw=trimread",
         "t.fio:8 filename=x:y",
         "t.fio:9 frobnicate=3",
         "--ignore-unsupported",
