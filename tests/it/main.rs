@@ -29,5 +29,6 @@ mod regression;
 mod report;
 mod safety;
 mod suite;
+mod trim;
 mod verdicts;
 mod verify;

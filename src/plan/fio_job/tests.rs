@@ -107,7 +107,10 @@ fn trim_modes_take_the_trim_side_of_bs() {
     assert_eq!(opt(&j[2], "rate-iops"), Some("200"));
     let err = plan_jobs(&jobs("[d]\nrw=trimwrite\nbs=4k,4k,8k\n").unwrap(), false, 9);
     let err = err.unwrap_err().to_string();
-    assert!(err.contains("bs=4k,4k,8k (different trim and write"), "{err}");
+    assert!(
+        err.contains("bs=4k,4k,8k (different trim and write"),
+        "{err}"
+    );
 }
 
 #[test]
