@@ -153,7 +153,12 @@ impl PlanEstimate {
                 },
             )
             .collect();
-        let total: f64 = runs.iter().flatten().map(|(e, _)| e).sum();
+        let mut total: f64 = runs.iter().flatten().map(|(e, _)| e).sum();
+        // Runs measured together take as long as the longest of them.
+        for g in plan.together.iter().filter(|g| g.end <= runs.len()) {
+            let each: Vec<f64> = runs[g.clone()].iter().flatten().map(|(e, _)| *e).collect();
+            total -= each.iter().sum::<f64>() - each.iter().copied().fold(0.0, f64::max);
+        }
         let round_s = (plan.runs.iter().zip(&runs))
             .filter(|(r, _)| r.point.role() == Role::Round)
             .find_map(|(_, e)| e.map(|(e, _)| e));
