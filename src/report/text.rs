@@ -333,6 +333,14 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
         let _ = writeln!(out, "note: {n}");
     }
     out.push_str(&tables::plan_listing(plan, &est).terminal());
+    for g in &plan.together {
+        let _ = writeln!(
+            out,
+            "runs {} to {} run together, behind one start gate (their time counts once)",
+            g.start + 1,
+            g.end
+        );
+    }
     let _ = writeln!(out, "estimated total: {}", estimate_words(&est));
     out
 }
