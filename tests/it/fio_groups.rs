@@ -249,3 +249,86 @@ fn size_based_jobs_of_one_group_each_end_when_done() {
     assert_eq!(g["repetitions"][0]["write"]["ios"].as_u64(), Some(2048));
     assert!(runs[2]["group"].is_null());
 }
+
+#[test]
+fn repetitions_of_a_group_keep_each_jobs_statistics_for_report_and_compare() {
+    // The null engine: no device needed. Each repetition runs both jobs together; each
+    // job keeps its own run (its repetitions, its statistics), so compare pairs them.
+    let dir = tmp();
+    let job = dir.path().join("n.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=null\nsize=16m\nbs=4k\n[r]\nrw=randread\n[w]\nrw=write\nbs=64k\n",
+    )
+    .unwrap();
+    let docs: Vec<_> = ["a", "b"]
+        .iter()
+        .map(|n| {
+            let res = dir.path().join(format!("{n}.json"));
+            let out = iomark_process()
+                .arg("fio")
+                .arg(&job)
+                .args(["--repeat", "3", "--quiet", "-o"])
+                .arg(&res)
+                .output()
+                .unwrap();
+            assert_success(&out);
+            res
+        })
+        .collect();
+    let doc = read_json(&docs[0]);
+    let runs = doc["runs"].as_array().unwrap();
+    for (r, (reads, writes)) in runs.iter().zip([(4096, 0), (0, 256)]) {
+        let reps = r["repetitions"].as_array().unwrap();
+        assert_eq!(reps.len(), 3);
+        for p in reps {
+            let got = (p["read"]["ios"].as_u64(), p["write"]["ios"].as_u64());
+            assert_eq!(got, (Some(reads), Some(writes)), "{}", r["name"]);
+        }
+        let n = if reads > 0 {
+            &r["summary"]["read"]
+        } else {
+            &r["summary"]["write"]
+        };
+        assert_eq!(n["iops"]["n"], 3, "{}", r["name"]);
+        // The group's figures per repetition: both jobs' I/Os.
+        let g = r["group"]["repetitions"].as_array().unwrap();
+        assert_eq!(g.len(), 3);
+        for p in g {
+            assert_eq!(
+                (p["read"]["ios"].as_u64(), p["write"]["ios"].as_u64()),
+                (Some(4096), Some(256))
+            );
+        }
+        assert_eq!(r["group"]["summary"]["read"]["iops"]["n"], 3);
+    }
+    // compare pairs each job with itself in the other document (two rows, each with a
+    // cell from both files and n = 3 repetitions).
+    let cmp = compare_json(&docs);
+    let rows = cmp["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{cmp}");
+    for (row, name) in rows.iter().zip(["r", "w"]) {
+        let cells = row["cells"].as_array().unwrap();
+        assert_eq!(cells.len(), 2, "{row}");
+        assert!(
+            cells
+                .iter()
+                .all(|c| c["run"] == name && c["iops"]["n"] == 3),
+            "{row}"
+        );
+    }
+    // report: a row per job, with its group, n = 3.
+    let md = stdout_of(&["report", docs[0].to_str().unwrap(), "--format", "md"]);
+    let md = String::from_utf8(md).unwrap();
+    for (name, rw) in [("r", "randread"), ("w", "write")] {
+        let row = format!("| {name} | ");
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&row))
+            .unwrap_or_else(|| panic!("{md}"));
+        assert!(
+            line.contains(&format!("| group | 0 | {rw} |")) && line.contains("| 3 |"),
+            "{line}"
+        );
+    }
+}
