@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::plan::StudyPoint;
 use crate::plan::spec::Spec;
 use crate::results::env::{DeviceDelta, DeviceInfo, FsInfo, Host};
-use crate::results::stats::{LatSummary, Spread};
+use crate::results::stats::LatSummary;
 
 /// The schema version this build writes.
 pub(crate) const SCHEMA: &str = "iomark/1";
@@ -395,95 +395,6 @@ impl Repetition {
     }
 }
 
-/// Statistics of one direction across repetitions.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct DirSummary {
-    pub iops: Spread,
-    pub bw_bytes: Spread,
-    pub lat_mean_ns: Spread,
-    #[serde(default)]
-    pub lat_p50_ns: Spread,
-    pub lat_p99_ns: Spread,
-}
-
-/// Statistics across the complete repetitions of a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    pub read: DirSummary,
-    pub write: DirSummary,
-    /// Trims (discards); zero for other patterns and in documents from before trims.
-    #[serde(default)]
-    pub trim: DirSummary,
-}
-
-impl Summary {
-    /// The direction that did most of the I/O (reads on a tie): its latencies describe
-    /// the run.
-    pub(crate) fn main(&self) -> &DirSummary {
-        let (r, w, t) = (
-            self.read.iops.mean,
-            self.write.iops.mean,
-            self.trim.iops.mean,
-        );
-        if t > r && t > w {
-            &self.trim
-        } else if r >= w {
-            &self.read
-        } else {
-            &self.write
-        }
-    }
-
-    /// One figure of reads, writes and trims together (e.g. total IOPS).
-    pub(crate) fn total(&self, f: fn(&DirSummary) -> &Spread) -> Spread {
-        let all = f(&self.read).plus(f(&self.write));
-        if self.trim.iops.n == 0 {
-            return all;
-        }
-        all.plus(f(&self.trim))
-    }
-
-    /// Summarises complete repetitions (all of them when none completed).
-    pub(crate) fn of(reps: &[Repetition]) -> Summary {
-        let items: Vec<_> = reps.iter().map(|r| (r.status, r.read, r.write)).collect();
-        let mut s = Summary::of_dirs(&items);
-        if reps.iter().any(|r| r.trim.ios > 0) {
-            let trims: Vec<_> = reps.iter().map(|r| (r.status, r.trim, r.trim)).collect();
-            s.trim = Summary::of_dirs(&trims).read;
-        }
-        s
-    }
-
-    /// Summarises (status, reads, writes) of repetitions, the complete ones (all of them
-    /// when none completed).
-    pub(crate) fn of_dirs(reps: &[(Status, DirStats, DirStats)]) -> Summary {
-        type Rep = (Status, DirStats, DirStats);
-        let complete: Vec<&Rep> = reps.iter().filter(|r| r.0 == Status::Complete).collect();
-        let use_reps: Vec<&Rep> = if complete.is_empty() {
-            reps.iter().collect()
-        } else {
-            complete
-        };
-        let dir = |f: fn(&Rep) -> &DirStats| {
-            let vals = |g: fn(&DirStats) -> f64| {
-                Spread::of(&use_reps.iter().map(|r| g(f(r))).collect::<Vec<_>>())
-            };
-            DirSummary {
-                iops: vals(|d| d.iops),
-                bw_bytes: vals(|d| d.bw_bytes),
-                lat_mean_ns: vals(|d| d.lat_ns.mean),
-                lat_p50_ns: vals(|d| d.lat_ns.p50 as f64),
-                lat_p99_ns: vals(|d| d.lat_ns.p99 as f64),
-            }
-        };
-        Summary {
-            read: dir(|r| &r.1),
-            write: dir(|r| &r.2),
-            trim: DirSummary::default(),
-        }
-    }
-}
-
 /// RFC 3339 UTC timestamp of now (no time-zone database needed).
 pub(crate) fn now_rfc3339() -> String {
     let secs = std::time::SystemTime::now()
@@ -619,5 +530,6 @@ pub enum TargetKind {
     BlockDevice,
 }
 
+pub use crate::results::summary::{DirSummary, Summary};
 pub use crate::results::targets::{GroupRep, MpiInfo, RunGroup, TargetPart, TargetRep};
 pub use crate::results::verify::{BadBlock, BlockState, VerifyReport};
