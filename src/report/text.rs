@@ -193,9 +193,13 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
     }
     match &rep.device {
         Some(d) => {
+            let discards = match d.discard_ios {
+                0 => String::new(),
+                n => format!(", {n} discards ({})", fmt_size(d.discard_bytes)),
+            };
             let _ = writeln!(
                 out,
-                "  device {} (the whole device, all processes): {} reads ({}), {} writes ({})",
+                "  device {} (the whole device, all processes): {} reads ({}), {} writes ({}){discards}",
                 d.name,
                 d.read_ios,
                 fmt_size(d.read_bytes),
