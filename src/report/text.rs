@@ -417,5 +417,37 @@ pub(crate) fn study_tables(doc: &Document) -> String {
             None => {}
         }
     }
+    group_lines(&mut out, doc);
     out
+}
+
+/// One line per group of runs measured together: the group's sum (fio's
+/// `group_reporting` entry, beside iomark's run per job).
+fn group_lines(out: &mut String, doc: &Document) {
+    let firsts = (doc.runs.iter())
+        .filter_map(|r| r.group.as_ref().filter(|g| g.runs.first() == Some(&r.name)));
+    for g in firsts {
+        let s = &g.summary;
+        let dirs: Vec<String> = [("read", &s.read), ("write", &s.write), ("trim", &s.trim)]
+            .into_iter()
+            .filter(|(_, d)| d.iops.mean > 0.0)
+            .map(|(n, d)| {
+                format!(
+                    "{n} {} IOPS, {}",
+                    fmt_count(d.iops.mean),
+                    fmt_mbps(d.bw_bytes.mean)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "\n{} measured together: {} (the sum over the common window)",
+            g.runs.join(" + "),
+            if dirs.is_empty() {
+                "no I/O".to_string()
+            } else {
+                dirs.join("; ")
+            }
+        );
+    }
 }

@@ -273,6 +273,9 @@ fn repetitions_of_a_group_keep_each_jobs_statistics_for_report_and_compare() {
                 .output()
                 .unwrap();
             assert_success(&out);
+            // The summary ends with the group's sum, as fio's group_reporting entry.
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(text.contains("r + w measured together: read "), "{text}");
             res
         })
         .collect();
