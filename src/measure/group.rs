@@ -207,7 +207,9 @@ fn group_rep(
     for (t, o) in outs {
         by_lane[t].push((0, o));
     }
-    let shared_error = watch.spawn_error.take().or(watch.sink_error.take());
+    // An error of the repetition itself (a thread not started, the sink) stops every
+    // run; the first run carries it.
+    let mut shared_error = watch.spawn_error.take().or(watch.sink_error.take());
     let mut merged: Vec<Merged> = by_lane.into_iter().map(|o| Merged::of(o, 1)).collect();
     let mut sum = Sum::default();
     for m in &mut merged {
@@ -231,11 +233,7 @@ fn group_rep(
             ),
             ..sum.cpu(cpu, io_wq, total)
         };
-        let error = m.error.take();
-        let error = match (i, &shared_error) {
-            (0, Some(e)) => error.or(Some(Error::runtime(e.to_string()))),
-            _ => error,
-        };
+        let error = shared_error.take().or(m.error.take());
         reps.push((r, error));
     }
     let elapsed_s = (sum.end_ns as f64 / 1e9).max(1e-9);
