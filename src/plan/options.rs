@@ -102,7 +102,13 @@ pub(crate) const TABLE: &[OptDef] = &[
             "trimwrite",
         ],
         alias: &["readwrite"],
-        ..value("rw", "RW", Some("read"), Workload, "Access pattern.")
+        ..value(
+            "rw",
+            "RW",
+            Some("read"),
+            Workload,
+            "Access pattern. trim and randtrim discard blocks (BLKDISCARD on a device, punched holes in a file), trimwrite discards each block and then writes it.",
+        )
     },
     value(
         "rwmixread",
