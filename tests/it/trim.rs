@@ -234,3 +234,33 @@ fn a_device_that_does_not_discard_is_refused() {
     assert_refused(&out, "cannot be trimmed: the device does not discard");
     assert_eq!(discards(&name), before);
 }
+
+#[test]
+fn a_file_whose_filesystem_cannot_punch_holes_is_refused() {
+    if !require("root (to mount ramfs)", is_root()) {
+        return;
+    }
+    // ramfs has no fallocate: no hole punching, so no trims of its files.
+    let Some(m) = Mounted::mount(Path::new("none"), &["-t", "ramfs"]) else {
+        return;
+    };
+    // (ramfs says it has no free space, so iomark would not make a file there: the file
+    // is the test's.)
+    let file = m.path().join("t.dat");
+    std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+    let f = file.to_str().unwrap();
+    let out = iomark_process()
+        .args(["run", f, "--rw", "trim", "--size", "1m", "--buffered"])
+        .args(["--engine", "psync", "--overwrite"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "cannot be trimmed: its filesystem does not punch holes",
+    );
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        vec![7u8; 1 << 20],
+        "untouched"
+    );
+}
