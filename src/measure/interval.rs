@@ -63,6 +63,7 @@ impl Live {
 pub(crate) struct IntervalSum {
     pub(crate) read: Counter,
     pub(crate) write: Counter,
+    pub(crate) trim: Counter,
     /// Sum of the latencies of the I/Os counted, nanoseconds.
     pub(crate) lat_sum_ns: u128,
     pub(crate) hist: LatHist,
@@ -73,6 +74,7 @@ impl Default for IntervalSum {
         IntervalSum {
             read: Counter::default(),
             write: Counter::default(),
+            trim: Counter::default(),
             lat_sum_ns: 0,
             hist: LatHist::coarse(),
         }
@@ -84,6 +86,7 @@ impl IntervalSum {
     pub(crate) fn add(&mut self, o: &IntervalSum) {
         self.read += o.read;
         self.write += o.write;
+        self.trim += o.trim;
         self.lat_sum_ns += o.lat_sum_ns;
         self.hist += &o.hist;
     }
@@ -129,7 +132,7 @@ impl Interval {
     /// Sends the interval (if anything happened in it) and starts interval `next_idx`.
     pub(crate) fn flush(&mut self, tx: &LaneTx, next_idx: u64) {
         let sum = std::mem::take(&mut self.sum);
-        if sum.read.ios + sum.write.ios > 0 {
+        if sum.read.ios + sum.write.ios + sum.trim.ios > 0 {
             let lane = tx.lane;
             let _ = tx.tx.send(IntervalMsg {
                 lane,
@@ -179,13 +182,15 @@ pub(crate) fn series(intervals: &[IntervalSum], interval_s: f64, elapsed_s: f64)
             let start = i as f64 * interval_s;
             let end = ((i + 1) as f64 * interval_s).min(elapsed_s);
             let dt = (end - start).max(1e-9);
-            let n = s.read.ios + s.write.ios;
+            let n = s.read.ios + s.write.ios + s.trim.ios;
             Point {
                 t_s: end,
                 read_iops: s.read.ios as f64 / dt,
                 write_iops: s.write.ios as f64 / dt,
                 read_bw_bytes: s.read.bytes as f64 / dt,
                 write_bw_bytes: s.write.bytes as f64 / dt,
+                trim_iops: s.trim.ios as f64 / dt,
+                trim_bw_bytes: s.trim.bytes as f64 / dt,
                 lat_mean_ns: if n > 0 {
                     s.lat_sum_ns as f64 / n as f64
                 } else {

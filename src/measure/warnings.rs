@@ -126,6 +126,8 @@ mod tests {
                 write_iops: 0.0,
                 read_bw_bytes: 0.0,
                 write_bw_bytes: 0.0,
+                trim_iops: 0.0,
+                trim_bw_bytes: 0.0,
                 lat_mean_ns: 0.0,
                 lat_p99_ns: 0,
             })

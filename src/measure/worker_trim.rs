@@ -78,7 +78,7 @@ impl<E: Engine> Worker<'_, '_, E> {
         }
         let (ramp, now) = (self.ctx.ramp_ns, self.now);
         if now >= ramp {
-            // The interval the trim ended in (trims are not in the series' rates).
+            // The interval the trim ended in.
             let idx = (now - ramp) / self.ctx.interval_ns;
             if idx != self.iv.idx {
                 self.iv.flush(&self.ctx.tx, idx);
@@ -90,6 +90,10 @@ impl<E: Engine> Worker<'_, '_, E> {
             self.out.trim.ios += 1;
             self.out.trim.bytes += len as u64;
             self.out.hist_trim.record(lat);
+            self.iv.sum.trim.ios += 1;
+            self.iv.sum.trim.bytes += len as u64;
+            self.iv.sum.lat_sum_ns += lat as u128;
+            self.iv.sum.hist.record(lat);
             self.live.add(len as u64, lat);
             self.ctx.live.publish(self.live);
             self.last_counted_ns = now - ramp;

@@ -324,7 +324,12 @@ pub struct Point {
     pub write_iops: f64,
     pub read_bw_bytes: f64,
     pub write_bw_bytes: f64,
-    /// Mean latency of the I/Os completed in the interval (reads and writes), ns.
+    /// Trims (discards) in the interval; 0 for other patterns and in older documents.
+    #[serde(default)]
+    pub trim_iops: f64,
+    #[serde(default)]
+    pub trim_bw_bytes: f64,
+    /// Mean latency of the I/Os completed in the interval (reads, writes, trims), ns.
     pub lat_mean_ns: f64,
     /// 99th percentile latency in the interval (2 significant digits), ns.
     pub lat_p99_ns: u64,

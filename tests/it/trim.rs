@@ -92,6 +92,18 @@ fn trims_on_a_loop_device_are_what_the_kernel_discards() {
             "{rw}: iomark's device figure"
         );
         assert_eq!(d["discard_bytes"].as_u64(), Some(trims * 4096));
+        // The series carries the trims: its rates times its intervals add up to them.
+        let mut prev = 0.0;
+        let mut in_series = 0.0;
+        for p in rep["series"].as_array().unwrap() {
+            let t = p["t_s"].as_f64().unwrap();
+            in_series += p["trim_iops"].as_f64().unwrap() * (t - prev);
+            prev = t;
+        }
+        assert!(
+            (in_series - trims as f64).abs() < 1.0,
+            "{rw}: {in_series} trims in the series"
+        );
         if writes > 0 {
             let k_writes = after.2 - before.2;
             assert!(
