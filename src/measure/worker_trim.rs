@@ -3,7 +3,7 @@
 //! engines do their trims synchronously; each is counted as its own direction with its
 //! latency. With `trimwrite` the block just trimmed is written next, through the engine.
 
-use super::{Worker, now_ns};
+use super::Worker;
 use crate::error::{Error, describe_io};
 use crate::io::engine::Engine;
 use crate::measure::launch::WorkerCtx;
@@ -55,18 +55,18 @@ impl<E: Engine> Worker<'_, '_, E> {
     pub(super) fn trim_now(&mut self, slot: u32, offset: u64, len: u32, measuring: bool) -> bool {
         self.free.push(slot);
         if let Some(p) = self.pace.as_mut() {
-            p.charge(now_ns(self.t0), len as u64);
+            p.charge(self.clock.now_ns(), len as u64);
         }
         if measuring {
             self.issued_measured += 1;
         }
         let device = self.trims.as_ref().is_some_and(|t| t.device);
-        let start = now_ns(self.t0);
+        let start = self.clock.now_ns();
         let done = match self.ctx.fd {
             Some(fd) => crate::io::sys::trim(fd, device, offset, len as u64),
             None => Ok(()), // the null engine: nothing to trim
         };
-        self.now = now_ns(self.t0);
+        self.now = self.clock.now_ns();
         if let Err(e) = done {
             self.fail(trim_error(self.ctx.path, offset, &e));
             return false;

@@ -83,8 +83,10 @@ pub struct Sampler {
     frequent_skip: u64,
 }
 
-/// The selector of a unit: its first, middle and last 8 bytes and its length, mixed.
-/// Equal units have equal selectors; it reads 24 bytes whatever the unit's size.
+/// The selector of a unit: three 8-byte words of its first 64 bytes (one cache line; a
+/// generated unit's stamp is among them) and its length, mixed; when those words are all
+/// zero (sparse blocks, zeros), its middle and last words instead. Equal units have
+/// equal selectors; it reads 24 bytes whatever the unit's size.
 #[inline(always)]
 fn selector(unit: &[u8]) -> u64 {
     let n = unit.len();
@@ -94,20 +96,23 @@ fn selector(unit: &[u8]) -> u64 {
         w[..e - at].copy_from_slice(&unit[at..e]);
         u64::from_le_bytes(w)
     };
-    let (a, b, c) = if n >= 8 {
+    let (a, b, c) = if n >= 64 {
+        // One cache line, three plain loads.
+        let w = |at: usize| u64::from_le_bytes(unit[at..at + 8].try_into().expect("8 bytes"));
+        match (w(0), w(24), w(56)) {
+            (0, 0, 0) => (0, w((n / 2) & !7), w(n - 8)),
+            head => head,
+        }
+    } else if n >= 8 {
         (word(0), word((n / 2) & !7), word(n - 8))
     } else {
         (word(0), 0, 0)
     };
-    let mut z = a
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .rotate_left(29)
-        .wrapping_add(b)
-        .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
-        .rotate_left(31)
-        .wrapping_add(c ^ n as u64);
-    z = (z ^ (z >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
-    z ^ (z >> 32)
+    // The words folded, then one 64 x 64 -> 128-bit multiply with both halves folded
+    // back: every input bit reaches the low bits, whose trailing zeros pick the sample.
+    let x = a ^ b.rotate_left(21) ^ c.rotate_left(42) ^ (n as u64).wrapping_mul(0x9E37_79B9);
+    let m = (x ^ 0x9E37_79B9_7F4A_7C15) as u128 * 0xD6E8_FEB8_6659_FD93u128;
+    (m as u64) ^ ((m >> 64) as u64)
 }
 
 impl Sampler {
