@@ -93,6 +93,7 @@ impl FioArgs {
             }
         }
         let runs = fio_job::study_runs(&jobs, &extra, sys)?;
+        let together = fio_job::together(&jobs);
         let out = self.out.to_output();
         let targets = runs
             .iter()
@@ -126,6 +127,7 @@ impl FioArgs {
             keep: self.keep,
             overwrite: self.overwrite,
             max_rounds: 0,
+            together,
         })
     }
 }

@@ -47,7 +47,7 @@ pub enum Command {
     /// replaces the swept values or adds a dimension.
     Suite(SuiteArgs),
     /// Run fio job files: every job a run of one results document (its group and name
-    /// kept), the jobs of a group one after another. Options iomark does not support
+    /// kept), the jobs of a group together, as in fio. Options iomark does not support
     /// are refused with their lines (see docs/fio.md).
     Fio(FioArgs),
 }

@@ -124,6 +124,7 @@ impl SuiteArgs {
             keep: self.opts.0.on("keep"),
             overwrite: self.opts.0.on("overwrite"),
             max_rounds,
+            together: Vec::new(),
         })
     }
 }

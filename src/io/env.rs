@@ -58,6 +58,9 @@ pub(crate) struct BlockStat {
     pub read_sectors: u64,
     pub write_ios: u64,
     pub write_sectors: u64,
+    /// Discards completed and their sectors (0 on kernels before 4.18, which lack them).
+    pub discard_ios: u64,
+    pub discard_sectors: u64,
 }
 
 impl BlockDev {
@@ -111,13 +114,16 @@ impl BlockDev {
             return None;
         }
         // Fields (Documentation/block/stat.rst): 0 read I/Os, 1 read merges, 2 read sectors,
-        // 3 read ticks, 4 write I/Os, 5 write merges, 6 write sectors. Sectors are always
-        // 512 bytes here, whatever the device's own sector size.
+        // 3 read ticks, 4 write I/Os, 5 write merges, 6 write sectors, ..., 11 discard
+        // I/Os, 12 discard merges, 13 discard sectors. Sectors are always 512 bytes here,
+        // whatever the device's own sector size.
         Some(BlockStat {
             read_ios: f[0],
             read_sectors: f[2],
             write_ios: f[4],
             write_sectors: f[6],
+            discard_ios: f.get(11).copied().unwrap_or(0),
+            discard_sectors: f.get(13).copied().unwrap_or(0),
         })
     }
 
@@ -156,6 +162,8 @@ impl DeviceDelta {
             read_bytes: after.read_sectors.saturating_sub(before.read_sectors) * 512,
             write_ios: after.write_ios.saturating_sub(before.write_ios),
             write_bytes: after.write_sectors.saturating_sub(before.write_sectors) * 512,
+            discard_ios: after.discard_ios.saturating_sub(before.discard_ios),
+            discard_bytes: after.discard_sectors.saturating_sub(before.discard_sectors) * 512,
         }
     }
 }
@@ -527,12 +535,14 @@ mod tests {
             read_sectors: 8,
             write_ios: 2,
             write_sectors: 16,
+            ..Default::default()
         };
         let b = BlockStat {
             read_ios: 3,
             read_sectors: 24,
             write_ios: 2,
             write_sectors: 16,
+            ..Default::default()
         };
         let d = DeviceDelta::between("x", a, b);
         assert_eq!(

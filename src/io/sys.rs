@@ -196,6 +196,27 @@ pub(crate) fn punch_hole(fd: BorrowedFd, start: u64, len: u64) -> io::Result<()>
     })
 }
 
+/// Whether the descriptor is a block device (`fstat`).
+pub(crate) fn is_block_device(fd: BorrowedFd) -> bool {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::zeroed();
+    // Safety: fstat writes one `struct stat` to the pointer, on a descriptor the borrow
+    // keeps open.
+    let rc = unsafe { libc::fstat(fd.as_raw_fd(), st.as_mut_ptr()) };
+    // Safety: zero-initialised, and filled in by fstat when it succeeded.
+    let st = unsafe { st.assume_init() };
+    rc == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFBLK
+}
+
+/// Trims `len` bytes at `start`: BLKDISCARD on a block device, a punched hole (the size
+/// kept) in a file. The errno on failure.
+pub(crate) fn trim(fd: BorrowedFd, device: bool, start: u64, len: u64) -> io::Result<()> {
+    if device {
+        discard(fd, start, len)
+    } else {
+        punch_hole(fd, start, len)
+    }
+}
+
 /// Drops a block device's buffer cache (`BLKFLSBUF`); best effort.
 pub(crate) fn flush_device_cache(fd: BorrowedFd) {
     // Safety: BLKFLSBUF takes no argument memory.

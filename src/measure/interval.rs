@@ -63,6 +63,7 @@ impl Live {
 pub(crate) struct IntervalSum {
     pub(crate) read: Counter,
     pub(crate) write: Counter,
+    pub(crate) trim: Counter,
     /// Sum of the latencies of the I/Os counted, nanoseconds.
     pub(crate) lat_sum_ns: u128,
     pub(crate) hist: LatHist,
@@ -73,6 +74,7 @@ impl Default for IntervalSum {
         IntervalSum {
             read: Counter::default(),
             write: Counter::default(),
+            trim: Counter::default(),
             lat_sum_ns: 0,
             hist: LatHist::coarse(),
         }
@@ -84,6 +86,7 @@ impl IntervalSum {
     pub(crate) fn add(&mut self, o: &IntervalSum) {
         self.read += o.read;
         self.write += o.write;
+        self.trim += o.trim;
         self.lat_sum_ns += o.lat_sum_ns;
         self.hist += &o.hist;
     }
@@ -91,9 +94,25 @@ impl IntervalSum {
 
 /// What a worker sends at the end of each interval.
 pub(crate) struct IntervalMsg {
+    /// The lane (one spec on one target) of the worker that sent it.
+    pub(crate) lane: usize,
     /// Which interval (0 = the first after the ramp).
     pub(crate) idx: u64,
     pub(crate) sum: IntervalSum,
+}
+
+/// A worker's end of the interval channel, which says which lane it sends for.
+pub(crate) struct LaneTx {
+    pub(crate) lane: usize,
+    pub(crate) tx: mpsc::Sender<IntervalMsg>,
+}
+
+impl LaneTx {
+    /// The sender of a run with one lane.
+    #[cfg(test)]
+    pub(crate) fn one(tx: mpsc::Sender<IntervalMsg>) -> LaneTx {
+        LaneTx { lane: 0, tx }
+    }
 }
 
 /// The interval a worker is accumulating.
@@ -111,22 +130,46 @@ impl Interval {
     }
 
     /// Sends the interval (if anything happened in it) and starts interval `next_idx`.
-    pub(crate) fn flush(&mut self, tx: &mpsc::Sender<IntervalMsg>, next_idx: u64) {
+    pub(crate) fn flush(&mut self, tx: &LaneTx, next_idx: u64) {
         let sum = std::mem::take(&mut self.sum);
-        if sum.read.ios + sum.write.ios > 0 {
-            let _ = tx.send(IntervalMsg { idx: self.idx, sum });
+        if sum.read.ios + sum.write.ios + sum.trim.ios > 0 {
+            let lane = tx.lane;
+            let _ = tx.tx.send(IntervalMsg {
+                lane,
+                idx: self.idx,
+                sum,
+            });
         }
         self.idx = next_idx;
     }
 }
 
-/// Adds a worker's interval to the main thread's sums.
-pub(crate) fn gather(intervals: &mut Vec<IntervalSum>, m: IntervalMsg) {
+/// Adds a worker's interval to the main thread's sums of its lane.
+pub(crate) fn gather(lanes: &mut [Vec<IntervalSum>], m: IntervalMsg) {
+    let Some(intervals) = lanes.get_mut(m.lane) else {
+        return;
+    };
     let i = m.idx as usize;
     if intervals.len() <= i {
         intervals.resize_with(i + 1, IntervalSum::default);
     }
     intervals[i].add(&m.sum);
+}
+
+/// The intervals of several lanes added up.
+pub(crate) fn all_lanes<'a>(
+    lanes: impl IntoIterator<Item = &'a Vec<IntervalSum>>,
+) -> Vec<IntervalSum> {
+    let mut all: Vec<IntervalSum> = Vec::new();
+    for lane in lanes {
+        if all.len() < lane.len() {
+            all.resize_with(lane.len(), IntervalSum::default);
+        }
+        for (a, s) in all.iter_mut().zip(lane) {
+            a.add(s);
+        }
+    }
+    all
 }
 
 /// The series of a repetition: one point per interval of `interval_s`, the last one cut
@@ -139,13 +182,15 @@ pub(crate) fn series(intervals: &[IntervalSum], interval_s: f64, elapsed_s: f64)
             let start = i as f64 * interval_s;
             let end = ((i + 1) as f64 * interval_s).min(elapsed_s);
             let dt = (end - start).max(1e-9);
-            let n = s.read.ios + s.write.ios;
+            let n = s.read.ios + s.write.ios + s.trim.ios;
             Point {
                 t_s: end,
                 read_iops: s.read.ios as f64 / dt,
                 write_iops: s.write.ios as f64 / dt,
                 read_bw_bytes: s.read.bytes as f64 / dt,
                 write_bw_bytes: s.write.bytes as f64 / dt,
+                trim_iops: s.trim.ios as f64 / dt,
+                trim_bw_bytes: s.trim.bytes as f64 / dt,
                 lat_mean_ns: if n > 0 {
                     s.lat_sum_ns as f64 / n as f64
                 } else {
@@ -163,16 +208,16 @@ mod tests {
 
     #[test]
     fn series_divides_by_the_interval_and_cuts_the_last() {
-        let mut v = Vec::new();
+        let mut v = vec![Vec::new()];
         for (idx, ios) in [(0u64, 100u64), (1, 50), (0, 100)] {
             let mut sum = IntervalSum::default();
             sum.read.ios = ios;
             sum.read.bytes = ios * 4096;
             sum.lat_sum_ns = ios as u128 * 1000;
             sum.hist.record(1000);
-            gather(&mut v, IntervalMsg { idx, sum });
+            gather(&mut v, IntervalMsg { lane: 0, idx, sum });
         }
-        let s = series(&v, 1.0, 1.5);
+        let s = series(&all_lanes(&v), 1.0, 1.5);
         assert_eq!(s.len(), 2);
         assert_eq!(s[0].read_iops, 200.0);
         assert_eq!(s[1].t_s, 1.5);

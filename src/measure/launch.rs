@@ -13,10 +13,9 @@ use crate::io::sys;
 use std::os::fd::BorrowedFd;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::sync::mpsc;
 
 use crate::measure::gate::Gate;
-use crate::measure::interval::{IntervalMsg, Live};
+use crate::measure::interval::{LaneTx, Live};
 use crate::measure::worker::{Worker, WorkerOut, worker_data};
 use crate::plan::spec::EngineKind;
 use crate::plan::spec::Spec;
@@ -203,7 +202,7 @@ pub(crate) struct WorkerCtx<'a> {
     pub(crate) halt: &'a AtomicBool,
     pub(crate) live: &'a Live,
     pub(crate) gate: &'a Gate,
-    pub(crate) tx: mpsc::Sender<IntervalMsg>,
+    pub(crate) tx: LaneTx,
     pub(crate) path: &'a str,
     pub(crate) corpus: Option<&'a Arc<Vec<u8>>>,
 }

@@ -1,23 +1,23 @@
 //! One repetition: start a worker per job behind the gate, take the "before" snapshots
 //! (kernel block counters, CPU time) when the ramp ends, gather the workers' intervals
 //! and report progress to the sink while they run, then merge what they return into a
-//! [`Repetition`] and, with `--verify`, read back what they wrote.
+//! [`Repetition`] and, with `--verify`, read back what they wrote (`verify::verify_back`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::io::env::{BlockStat, CpuTimes, KernelWorkers};
 use crate::io::target::Target;
 use crate::measure::gate::Gate;
-use crate::measure::interval::{IntervalMsg, IntervalSum, Live, gather, series};
+use crate::measure::interval::{IntervalMsg, IntervalSum, LaneTx, Live, all_lanes, gather, series};
 use crate::measure::launch::WorkerCtx;
 use crate::measure::launch::run_worker;
 use crate::measure::monitor::Monitor;
 use crate::measure::targets::{Part, dir_stats, target_reps};
-use crate::measure::verify::GenMap;
+use crate::measure::verify::{GenMap, verify_back};
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::Spec;
 use crate::results::env::DeviceDelta;
@@ -51,7 +51,11 @@ impl Window {
                 .io_size
                 .unwrap_or_else(|| (span as f64 * spec.io_spans.unwrap_or(1.0)) as u64);
             // With a block-size mix: the I/Os that move `io` bytes on average.
-            let ios = (io as f64 / spec.mean_bs()) as u64;
+            let mut ios = (io as f64 / spec.mean_bs()) as u64;
+            if spec.rw == crate::plan::spec::Rw::TrimWrite {
+                // Each block is trimmed, then written: `io` bytes of each, as in fio.
+                ios *= 2;
+            }
             Some((ios / spec.io_share.max(1) as u64).max(1))
         };
         Window {
@@ -78,20 +82,33 @@ pub(crate) struct RepOutcome {
 }
 
 /// What the main thread collects while the workers run.
-struct Watch {
-    intervals: Vec<IntervalSum>,
-    /// Each target's device counters when the window began.
+pub(crate) struct Watch {
+    /// Each lane's intervals.
+    pub(crate) intervals: Vec<Vec<IntervalSum>>,
+    /// Each lane's device counters when the window began.
     dev_before: Vec<Option<BlockStat>>,
-    cpu_before: CpuTimes,
+    pub(crate) cpu_before: CpuTimes,
     /// io_uring's kernel workers when the window began.
-    kworkers_before: KernelWorkers,
-    spawn_error: Option<Error>,
-    sink_error: Option<Error>,
+    pub(crate) kworkers_before: KernelWorkers,
+    pub(crate) spawn_error: Option<Error>,
+    pub(crate) sink_error: Option<Error>,
     /// Seconds from the stop (signal, halt, the window's end) to the last worker's return.
-    stop_wait_s: Option<f64>,
+    pub(crate) stop_wait_s: Option<f64>,
     /// `--stonewall`: who finished first (a target here, or another rank), when, and
     /// whether it was a target of this process.
     walled: Option<(String, f64, bool)>,
+}
+
+/// One set of workers behind the gate: `spec.jobs` workers of one workload on one opened
+/// target. A run on several targets has a lane per target; runs measured together (the
+/// jobs of a fio group, `measure::group`) a lane per run.
+pub(crate) struct Lane<'a> {
+    pub(crate) spec: &'a Spec,
+    pub(crate) target: &'a Target,
+    pub(crate) win: Window,
+    /// The lane's offset and data streams.
+    pub(crate) stream: u64,
+    pub(crate) corpus: Option<&'a Arc<Vec<u8>>>,
 }
 
 /// Runs repetition `rep` (0-based) of `spec` on its opened targets (one, or several
@@ -106,16 +123,19 @@ pub(crate) fn run_rep(
 ) -> RepOutcome {
     let target = &targets[0];
     targets.iter().for_each(Target::drop_cache);
-    let wins: Vec<Window> = targets.iter().map(|t| Window::of(spec, t.span)).collect();
-    let (outs, mut watch) = drive(spec, targets, corpus, rep, &wins, stop, sink);
-    let cpu = CpuTimes::now().since(watch.cpu_before);
-    let io_wq = KernelWorkers::now().since(&watch.kworkers_before);
-    let devices: Vec<Option<DeviceDelta>> = (targets.iter().zip(&watch.dev_before))
-        .map(|(t, before)| {
-            let d = t.device.as_ref()?;
-            Some(DeviceDelta::between(&d.name, (*before)?, d.stat()?))
+    let lanes: Vec<Lane> = (targets.iter().enumerate())
+        .map(|(t, target)| Lane {
+            spec,
+            target,
+            win: Window::of(spec, target.span),
+            stream: target_stream(spec_stream(spec, rep), t as u32),
+            corpus,
         })
         .collect();
+    let (outs, mut watch) = drive(&lanes, rep, stop, sink);
+    let cpu = CpuTimes::now().since(watch.cpu_before);
+    let io_wq = KernelWorkers::now().since(&watch.kworkers_before);
+    let devices = watch.device_deltas(&lanes);
     let device = match devices.len() {
         1 => devices[0].clone(),
         _ => crate::results::targets::device_sum(devices.iter().map(Option::as_ref)),
@@ -136,51 +156,11 @@ pub(crate) fn run_rep(
     };
     // Stopped while writing or reading back: the repetition did not end as planned.
     merged.interrupted |= stop.is_set();
-    let elapsed_s = (merged.end_ns as f64 / 1e9).max(1e-9);
-    let dir = |c: Counter, h: &LatHist| dir_stats(c, h, elapsed_s);
-    let total = merged.read.ios + merged.write.ios;
-    let page_cache_hit_pct =
-        Repetition::measure_page_cache(spec.direct, merged.read.bytes, device.as_ref());
-    let rep = Repetition {
-        index: rep + 1,
-        status: if merged.interrupted {
-            Status::Interrupted
-        } else {
-            Status::Complete
-        },
-        elapsed_s,
-        read: dir(merged.read, &merged.hist_read),
-        write: dir(merged.write, &merged.hist_write),
-        fsyncs: merged.fsyncs,
-        cpu: Cpu {
-            user_s: cpu.user_s,
-            sys_s: cpu.sys_s,
-            per_io_ns: if total > 0 {
-                (cpu.user_s + cpu.sys_s) * 1e9 / total as f64
-            } else {
-                0.0
-            },
-            workers: CpuPart::new(merged.cpu.user_s, merged.cpu.sys_s, total),
-            io_wq: CpuPart::new(io_wq.user_s, io_wq.sys_s, total),
-            other: CpuPart::new(
-                (cpu.user_s - merged.cpu.user_s - io_wq.user_s).max(0.0),
-                (cpu.sys_s - merged.cpu.sys_s - io_wq.sys_s).max(0.0),
-                total,
-            ),
-        },
-        device,
-        series: series(&watch.intervals, spec.interval_s, elapsed_s),
-        // Measuring the samples compresses them (seconds with many jobs): not after a stop.
-        data: merged
-            .sampler
-            .filter(|_| !stop.is_set())
-            .and_then(|s| s.measure()),
-        verify,
-        page_cache_hit_pct,
-        targets: target_reps(targets, &merged.parts, devices),
-        ranks: Vec::new(),
-        hosts: Vec::new(),
-    };
+    let parts = std::mem::take(&mut merged.parts);
+    let intervals = all_lanes(&watch.intervals);
+    let mut rep = merged.repetition(spec, rep, (cpu, io_wq), device, &intervals, stop);
+    rep.verify = verify;
+    rep.targets = target_reps(targets, &parts, devices);
     RepOutcome {
         rep,
         error,
@@ -191,48 +171,148 @@ pub(crate) fn run_rep(
     }
 }
 
-/// Starts the workers (`spec.jobs` per target), opens the one gate and watches them until
-/// every one has finished. Returns each worker's output with the index of its target.
-fn drive(
-    spec: &Spec,
-    targets: &[Target],
-    corpus: Option<&Arc<Vec<u8>>>,
+impl Merged {
+    /// The repetition (0-based `rep`) these outputs make, over their own window: the
+    /// process's CPU time and io_uring's kernel workers' (`cpu`), the device counters,
+    /// the intervals of the series. `verify` and `targets` are left empty.
+    pub(crate) fn repetition(
+        &mut self,
+        spec: &Spec,
+        rep: u32,
+        (cpu, io_wq): (CpuTimes, CpuTimes),
+        device: Option<DeviceDelta>,
+        intervals: &[IntervalSum],
+        stop: &StopFlag,
+    ) -> Repetition {
+        let elapsed_s = (self.end_ns as f64 / 1e9).max(1e-9);
+        let dir = |c: Counter, h: &LatHist| dir_stats(c, h, elapsed_s);
+        let total = self.read.ios + self.write.ios + self.trim.ios;
+        let page_cache_hit_pct =
+            Repetition::measure_page_cache(spec.direct, self.read.bytes, device.as_ref());
+        Repetition {
+            index: rep + 1,
+            status: if self.interrupted {
+                Status::Interrupted
+            } else {
+                Status::Complete
+            },
+            elapsed_s,
+            read: dir(self.read, &self.hist_read),
+            write: dir(self.write, &self.hist_write),
+            trim: dir(self.trim, &self.hist_trim),
+            fsyncs: self.fsyncs,
+            cpu: Cpu {
+                user_s: cpu.user_s,
+                sys_s: cpu.sys_s,
+                per_io_ns: if total > 0 {
+                    (cpu.user_s + cpu.sys_s) * 1e9 / total as f64
+                } else {
+                    0.0
+                },
+                workers: CpuPart::new(self.cpu.user_s, self.cpu.sys_s, total),
+                io_wq: CpuPart::new(io_wq.user_s, io_wq.sys_s, total),
+                other: CpuPart::new(
+                    (cpu.user_s - self.cpu.user_s - io_wq.user_s).max(0.0),
+                    (cpu.sys_s - self.cpu.sys_s - io_wq.sys_s).max(0.0),
+                    total,
+                ),
+            },
+            device,
+            series: series(intervals, spec.interval_s, elapsed_s),
+            // Measuring the samples compresses them (seconds with many jobs): not after a
+            // stop.
+            data: (self.sampler.take())
+                .filter(|_| !stop.is_set())
+                .and_then(|s| s.measure()),
+            verify: None,
+            page_cache_hit_pct,
+            targets: Vec::new(),
+            ranks: Vec::new(),
+            hosts: Vec::new(),
+        }
+    }
+}
+
+/// The I/Os every job of every lane issues, when all are size-based.
+fn total_ios(lanes: &[Lane]) -> Option<u64> {
+    (lanes.iter())
+        .map(|l| (l.win.ios_per_job).map(|n| n.saturating_mul(l.spec.jobs as u64)))
+        .sum()
+}
+
+impl Watch {
+    fn new(lanes: usize) -> Watch {
+        Watch {
+            intervals: (0..lanes).map(|_| Vec::new()).collect(),
+            dev_before: vec![None; lanes],
+            cpu_before: CpuTimes::now(),
+            kworkers_before: KernelWorkers::default(),
+            spawn_error: None,
+            sink_error: None,
+            stop_wait_s: None,
+            walled: None,
+        }
+    }
+
+    /// Each lane's device counters, after minus before.
+    pub(crate) fn device_deltas(&self, lanes: &[Lane]) -> Vec<Option<DeviceDelta>> {
+        (lanes.iter().zip(&self.dev_before))
+            .map(|(l, before)| {
+                let d = l.target.device.as_ref()?;
+                Some(DeviceDelta::between(&d.name, (*before)?, d.stat()?))
+            })
+            .collect()
+    }
+}
+
+/// The main thread's view of the lanes' windows: the ramp of the first lane (when the
+/// device counters are read), the latest end when every lane is time-based.
+fn watched_window(lanes: &[Lane]) -> Window {
+    let mut win = lanes[0].win;
+    if lanes.len() > 1 {
+        let ends: Option<Vec<u64>> = lanes.iter().map(|l| l.win.end_ns).collect();
+        win.end_ns = ends.and_then(|e| e.into_iter().max());
+    }
+    win
+}
+
+/// Starts the workers (`spec.jobs` per lane), opens the one gate and watches them until
+/// every one has finished. Returns each worker's output with the index of its lane.
+pub(crate) fn drive(
+    lanes: &[Lane],
     rep: u32,
-    wins: &[Window],
     stop: &StopFlag,
     sink: &mut dyn Sink,
 ) -> (Vec<(usize, WorkerOut)>, Watch) {
     let halt = AtomicBool::new(false);
     let gate = Gate::default();
-    let live: Vec<Live> = (0..spec.jobs as usize * targets.len())
+    let lane_jobs: Vec<usize> = lanes.iter().map(|l| l.spec.jobs as usize).collect();
+    let live: Vec<Live> = (0..lane_jobs.iter().sum::<usize>())
         .map(|_| Live::default())
         .collect();
     let (tx, rx) = mpsc::channel::<IntervalMsg>();
-    let paths: Vec<String> = targets
-        .iter()
-        .map(|t| t.path.display().to_string())
+    let paths: Vec<String> = (lanes.iter())
+        .map(|l| l.target.path.display().to_string())
         .collect();
-    let win = wins[0];
-    let mut watch = Watch {
-        intervals: Vec::new(),
-        dev_before: vec![None; targets.len()],
-        cpu_before: CpuTimes::now(),
-        kworkers_before: KernelWorkers::default(),
-        spawn_error: None,
-        sink_error: None,
-        stop_wait_s: None,
-        walled: None,
-    };
+    let win = watched_window(lanes);
+    let mut watch = Watch::new(lanes.len());
     let outs = std::thread::scope(|scope| {
         let mut handles = Vec::new();
-        let every_job = (0..targets.len()).flat_map(|t| (0..spec.jobs).map(move |j| (t, j)));
+        let every_job =
+            (lanes.iter().enumerate()).flat_map(|(t, l)| (0..l.spec.jobs).map(move |j| (t, j)));
         for (n, (t, job)) in every_job.enumerate() {
-            let (target, win) = (&targets[t], wins[t]);
+            let Lane {
+                spec,
+                target,
+                win,
+                stream,
+                corpus,
+            } = lanes[t];
             let ctx = WorkerCtx {
                 spec,
                 job,
                 rep,
-                stream: target_stream(spec_stream(spec, rep), t as u32),
+                stream,
                 base: target.base,
                 span: target.span,
                 fd: target.fd(),
@@ -245,11 +325,14 @@ fn drive(
                 halt: &halt,
                 live: &live[n],
                 gate: &gate,
-                tx: tx.clone(),
+                tx: LaneTx {
+                    lane: t,
+                    tx: tx.clone(),
+                },
                 path: &paths[t],
                 corpus,
             };
-            let name = match targets.len() {
+            let name = match lanes.len() {
                 1 => format!("iomark-job{job}"),
                 _ => format!("iomark-t{t}job{job}"),
             };
@@ -268,8 +351,8 @@ fn drive(
         drop(tx);
         gate.wait_ready(handles.len());
         let snapshot = || -> Vec<Option<BlockStat>> {
-            (targets.iter())
-                .map(|t| t.device.as_ref().and_then(|d| d.stat()))
+            (lanes.iter())
+                .map(|l| l.target.device.as_ref().and_then(|d| d.stat()))
                 .collect()
         };
         if win.ramp_ns == 0 {
@@ -284,16 +367,14 @@ fn drive(
         } else {
             gate.open(t0);
         }
-        let total_ios: Option<u64> = (wins.iter())
-            .map(|w| w.ios_per_job.map(|n| n.saturating_mul(spec.jobs as u64)))
-            .sum();
-        let mut monitor = Monitor::new(t0, win, total_ios);
+        let mut monitor = Monitor::new(t0, win, total_ios(lanes));
         let ctl = Controls {
             stop,
             halt: &halt,
             live: &live,
+            lane_jobs: &lane_jobs,
             snapshot: &snapshot,
-            stonewall: spec.stonewall,
+            stonewall: lanes[0].spec.stonewall,
             paths: &paths,
         };
         watch_workers(&rx, &mut watch, &mut monitor, &ctl, sink);
@@ -329,7 +410,9 @@ struct Controls<'a> {
     stop: &'a StopFlag,
     halt: &'a AtomicBool,
     live: &'a [Live],
-    /// Every target's device counters now.
+    /// How many of `live` each lane has, in order.
+    lane_jobs: &'a [usize],
+    /// Every lane's device counters now.
     snapshot: &'a dyn Fn() -> Vec<Option<BlockStat>>,
     /// `--stonewall`, and the targets' paths (to name the first one done).
     stonewall: bool,
@@ -349,14 +432,18 @@ impl Controls<'_> {
 
     /// The first of several targets whose jobs have all returned, if one has.
     fn target_done(&self) -> Option<&String> {
-        let jobs = self.live.len() / self.paths.len().max(1);
-        (self.paths.len() > 1)
-            .then(|| {
-                (self.live.chunks(jobs.max(1)).zip(self.paths))
-                    .find(|(l, _)| l.iter().all(|w| w.done.load(Ordering::Relaxed)))
-                    .map(|(_, p)| p)
-            })
-            .flatten()
+        if self.paths.len() < 2 {
+            return None;
+        }
+        let mut from = 0;
+        for (&n, p) in self.lane_jobs.iter().zip(self.paths) {
+            let lane = &self.live[from..from + n];
+            from += n;
+            if lane.iter().all(|w| w.done.load(Ordering::Relaxed)) {
+                return Some(p);
+            }
+        }
+        None
     }
 
     /// Checks for the first to finish (a target here, or another rank through the
@@ -422,27 +509,29 @@ fn watch_workers(
 }
 
 /// The workers' outputs added up.
-struct Merged {
+pub(crate) struct Merged {
     /// Per target, when there are several.
-    parts: Vec<Part>,
-    read: Counter,
-    write: Counter,
-    hist_read: LatHist,
-    hist_write: LatHist,
-    fsyncs: u64,
+    pub(crate) parts: Vec<Part>,
+    pub(crate) read: Counter,
+    pub(crate) write: Counter,
+    pub(crate) hist_read: LatHist,
+    pub(crate) hist_write: LatHist,
+    pub(crate) trim: Counter,
+    pub(crate) hist_trim: LatHist,
+    pub(crate) fsyncs: u64,
     /// The end of the last worker's window.
-    end_ns: u64,
-    interrupted: bool,
+    pub(crate) end_ns: u64,
+    pub(crate) interrupted: bool,
     /// The first worker error.
-    error: Option<Error>,
-    sampler: Option<Sampler>,
-    gens: Vec<(u64, Vec<u64>)>,
+    pub(crate) error: Option<Error>,
+    pub(crate) sampler: Option<Sampler>,
+    pub(crate) gens: Vec<(u64, Vec<u64>)>,
     /// The job threads' CPU time in their measured windows.
-    cpu: CpuTimes,
+    pub(crate) cpu: CpuTimes,
 }
 
 impl Merged {
-    fn of(outs: Vec<(usize, WorkerOut)>, targets: usize) -> Merged {
+    pub(crate) fn of(outs: Vec<(usize, WorkerOut)>, targets: usize) -> Merged {
         let mut m = Merged {
             parts: match targets {
                 1 => Vec::new(),
@@ -452,6 +541,8 @@ impl Merged {
             write: Counter::default(),
             hist_read: LatHist::precise(),
             hist_write: LatHist::precise(),
+            trim: Counter::default(),
+            hist_trim: LatHist::precise(),
             fsyncs: 0,
             end_ns: 0,
             interrupted: false,
@@ -469,6 +560,8 @@ impl Merged {
             m.write += o.write;
             m.hist_read += &o.hist_read;
             m.hist_write += &o.hist_write;
+            m.trim += o.trim;
+            m.hist_trim += &o.hist_trim;
             m.fsyncs += o.fsyncs;
             m.end_ns = m.end_ns.max(o.end_ns);
             m.interrupted |= o.interrupted;
@@ -484,52 +577,5 @@ impl Merged {
             m.gens.extend(o.gens);
         }
         m
-    }
-}
-
-/// `--verify`: reads every block written in this repetition back and checks it. Not
-/// timed. A bad block becomes the repetition's error (unless it already has one).
-fn verify_back(
-    spec: &Spec,
-    target: &Target,
-    job_gens: Vec<(u64, Vec<u64>)>,
-    error: &mut Option<Error>,
-    (stop, sink): (&StopFlag, &mut dyn Sink),
-) -> (Option<GenMap>, Option<crate::results::schema::VerifyReport>) {
-    let Some(file) = target.file() else {
-        return (None, None);
-    };
-    let mut map = GenMap::new(target.base, target.span, spec.bs, spec.seed);
-    for (base, gens) in job_gens {
-        let first = ((base - target.base) / spec.bs) as usize;
-        for (i, g) in gens.into_iter().enumerate() {
-            if g != 0 {
-                map.gens[first + i] = g;
-            }
-        }
-    }
-    // Read from the device, not from the page cache.
-    target.drop_cache();
-    let sink = std::cell::RefCell::new(sink);
-    let go = || {
-        sink.borrow_mut().alive();
-        stop.is_set()
-    };
-    let report: Result<_> = crate::measure::verify::verify(file, &map, &go);
-    match report {
-        Ok(r) => {
-            if r.bad() > 0 && error.is_none() {
-                *error = Some(Error::runtime(format!(
-                    "{} on {}; the data read back is not what was written",
-                    r.describe(),
-                    target.path.display()
-                )));
-            }
-            (Some(map), Some(r))
-        }
-        Err(e) => {
-            error.get_or_insert(e);
-            (Some(map), None)
-        }
     }
 }

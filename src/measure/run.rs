@@ -72,24 +72,7 @@ pub(crate) fn run(
     };
     reps.all(&mut run, sink)?;
     let (cumulative, mut failure) = (reps.cumulative, reps.failure);
-    if run.repetitions.len() < run.repetitions_planned as usize {
-        run.status = Status::Interrupted;
-        if run.error.is_none() && stop.is_set() {
-            run.error = Some(stopped_by(stop));
-        }
-    }
-    if spec.writes() && !run.repetitions.is_empty() {
-        let smart_after = (targets.len() == 1)
-            .then(|| targets[0].device.as_ref().map(crate::io::env::smart_writes))
-            .flatten();
-        write_amplification(&mut run, &targets, smart_before, smart_after);
-    }
-    // Whether the page cache served the reads is measured, not guessed.
-    run.cache_bound = run
-        .page_cache_hit_pct()
-        .is_some_and(|h| h >= crate::results::schema::CACHE_BOUND_PCT);
-    run.warnings.extend(warnings::page_cache(&run));
-    run.warnings.extend(warnings::variation(&run));
+    conclude(spec, &mut run, &targets, smart_before, stop);
     if let (Some(path), Some(map)) = (&policy.verify_state, &cumulative)
         && let Err(e) = map.save(path)
     {
@@ -103,12 +86,42 @@ pub(crate) fn run(
     Ok(RunOutcome { run, failure })
 }
 
+/// After the last repetition: the status of a run cut short, write amplification
+/// (`smart_before`: the drive's counters before the first repetition), whether the page
+/// cache served it, and the warnings its figures call for.
+pub(crate) fn conclude(
+    spec: &Spec,
+    run: &mut Run,
+    targets: &[Target],
+    smart_before: Smart,
+    stop: &StopFlag,
+) {
+    if run.repetitions.len() < run.repetitions_planned as usize {
+        run.status = Status::Interrupted;
+        if run.error.is_none() && stop.is_set() {
+            run.error = Some(stopped_by(stop));
+        }
+    }
+    if spec.writes() && !run.repetitions.is_empty() {
+        let smart_after = (smart_before.is_some() && targets.len() == 1)
+            .then(|| targets[0].device.as_ref().map(crate::io::env::smart_writes))
+            .flatten();
+        write_amplification(run, targets, smart_before, smart_after);
+    }
+    // Whether the page cache served the reads is measured, not guessed.
+    run.cache_bound = run
+        .page_cache_hit_pct()
+        .is_some_and(|h| h >= crate::results::schema::CACHE_BOUND_PCT);
+    run.warnings.extend(warnings::page_cache(run));
+    run.warnings.extend(warnings::variation(run));
+}
+
 /// Refuses, before anything is opened or read, a run whose buffers and bookkeeping
 /// ([`Spec::memory`]) would take more than half of the memory the kernel says is
 /// available (`MemAvailable`): the page cache, io_uring's rings and the rest of the
 /// system need the other half, and a run at the edge of memory measures reclaim, or is
 /// killed. Unknown available memory is not checked.
-fn check_memory(spec: &Spec, available: Option<u64>) -> Result<()> {
+pub(crate) fn check_memory(spec: &Spec, available: Option<u64>) -> Result<()> {
     use crate::units::fmt_size;
     let Some(avail) = available else {
         return Ok(());
@@ -141,13 +154,16 @@ fn check_memory(spec: &Spec, available: Option<u64>) -> Result<()> {
 }
 
 /// Checks what can only be checked once the target is open.
-fn check_target(spec: &Spec, target: &Target) -> Result<()> {
+pub(crate) fn check_target(spec: &Spec, target: &Target) -> Result<()> {
     if !spec.writes() && !target.created && spec.data != DataSpec::default() {
         return Err(Error::usage(format!(
             "--rw {} on the existing {} writes nothing, so the data options would change nothing; drop them, or name a new file (it is laid out with them)",
             spec.rw.name(),
             spec.target
         )));
+    }
+    if spec.rw.trims() {
+        target.check_trim()?;
     }
     if spec.verify && target.span / spec.bs > crate::measure::verify::MAX_BLOCKS {
         return Err(Error::usage(format!(
@@ -174,7 +190,7 @@ fn describe(path: &str, target: &Target) -> TargetDesc {
 }
 
 /// The run before its first repetition: what it is, where, and the advice known up front.
-fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
+pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
     let target = &targets[0];
     let mut run = Run {
         name: spec.name(),
@@ -191,6 +207,7 @@ fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
                 .collect(),
         },
         mpi: None,
+        group: None,
         repetitions: Vec::new(),
         summary: Summary::default(),
         warnings: Vec::new(),
@@ -297,19 +314,7 @@ impl Repetitions<'_> {
             hists,
             wall,
         } = out;
-        if let Some((by, at)) = wall {
-            run.warnings.push(format!(
-                "repetition {}: stonewalled at {at:.2} s by {by} (the first to finish its work); every job stopped then",
-                rep.index
-            ));
-        }
         sink.rep_latencies(&hists.0, &hists.1);
-        if let Some(s) = stop_wait_s.filter(|&s| s >= SLOW_STOP_S) {
-            run.warnings.push(warnings::slow_stop(rep.index, s));
-        }
-        if let Some(w) = warnings::drift(&rep) {
-            run.warnings.push(w);
-        }
         // The blocks' expected state after all repetitions so far (later writes win:
         // their generations are higher).
         if let Some(m) = gens {
@@ -322,38 +327,94 @@ impl Repetitions<'_> {
                 }
             }
         }
-        let bad_verify = rep.verify.as_ref().is_some_and(|v| v.bad() > 0);
-        let stopped = rep.status == Status::Interrupted;
-        run.repetitions.push(rep);
-        run.summary = Summary::of(&run.repetitions);
-        for (i, part) in run.targets.iter_mut().enumerate() {
-            part.summary = crate::results::targets::target_summary(&run.repetitions, i);
-        }
-        // Until the last repetition is done, a saved document says the run is not
-        // complete: if iomark dies now, that is the truth.
-        run.status = if !stopped && last {
-            Status::Complete
-        } else {
-            Status::Interrupted
-        };
-        if stopped {
-            run.error = Some(match (&error, self.stop.signal()) {
-                (Some(e), _) => e.to_string(),
-                (None, 0) => "stopped early".to_string(),
-                (None, _) => stopped_by(self.stop),
-            });
-        }
+        let ended = absorb(
+            run,
+            rep,
+            error.as_ref(),
+            (stop_wait_s, wall),
+            last,
+            self.stop,
+        );
         let go_on = sink.rep_finished(run)?;
-        if stopped || bad_verify {
-            // A bad verify does not stop the run, but what it wrote did not come back:
-            // the exit status says so.
-            self.failure = error;
-        }
-        if !go_on && !stopped {
-            self.stop.raise(crate::stop::STOP_REQUESTED);
-        }
-        Ok(go_on && !stopped)
+        Ok(settle(ended, error, go_on, &mut self.failure, self.stop))
     }
+}
+
+/// How a repetition added to its run ended.
+pub(crate) struct Ended {
+    /// It was interrupted (a signal, a failed job, a sink's stop).
+    stopped: bool,
+    /// Its `--verify` found bad blocks.
+    bad_verify: bool,
+}
+
+/// Adds a finished repetition (and the `error` that stopped it) to the run: its warnings (`stop_wait_s`, how long the stop
+/// waited; `wall`, who stonewalled it), the summary, the run's status and error.
+pub(crate) fn absorb(
+    run: &mut Run,
+    rep: crate::results::schema::Repetition,
+    error: Option<&Error>,
+    (stop_wait_s, wall): (Option<f64>, Option<(String, f64)>),
+    last: bool,
+    stop: &StopFlag,
+) -> Ended {
+    if let Some((by, at)) = wall {
+        run.warnings.push(format!(
+            "repetition {}: stonewalled at {at:.2} s by {by} (the first to finish its work); every job stopped then",
+            rep.index
+        ));
+    }
+    if let Some(s) = stop_wait_s.filter(|&s| s >= SLOW_STOP_S) {
+        run.warnings.push(warnings::slow_stop(rep.index, s));
+    }
+    if let Some(w) = warnings::drift(&rep) {
+        run.warnings.push(w);
+    }
+    let bad_verify = rep.verify.as_ref().is_some_and(|v| v.bad() > 0);
+    let stopped = rep.status == Status::Interrupted;
+    run.repetitions.push(rep);
+    run.summary = Summary::of(&run.repetitions);
+    for (i, part) in run.targets.iter_mut().enumerate() {
+        part.summary = crate::results::targets::target_summary(&run.repetitions, i);
+    }
+    // Until the last repetition is done, a saved document says the run is not
+    // complete: if iomark dies now, that is the truth.
+    run.status = if !stopped && last {
+        Status::Complete
+    } else {
+        Status::Interrupted
+    };
+    if stopped {
+        run.error = Some(match (error, stop.signal()) {
+            (Some(e), _) => e.to_string(),
+            (None, 0) => "stopped early".to_string(),
+            (None, _) => stopped_by(stop),
+        });
+    }
+    Ended {
+        stopped,
+        bad_verify,
+    }
+}
+
+/// After the sink heard of the repetition (`go_on`): the run's failure (the repetition's
+/// `error`) when it stopped or verified bad, and whether the run goes on.
+pub(crate) fn settle(
+    ended: Ended,
+    error: Option<Error>,
+    go_on: bool,
+    failure: &mut Option<Error>,
+    stop: &StopFlag,
+) -> bool {
+    if ended.stopped || ended.bad_verify {
+        // A bad verify does not stop the run, but what it wrote did not come back:
+        // the exit status says so.
+        *failure = error;
+    }
+    if !go_on && !ended.stopped {
+        stop.raise(crate::stop::STOP_REQUESTED);
+    }
+    go_on && !ended.stopped
 }
 
 #[cfg(test)]

@@ -27,7 +27,11 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use crate::error::{Error, Result, describe_io};
+use crate::io::target::Target;
+use crate::plan::spec::Spec;
 use crate::results::schema::{BlockState, VerifyReport};
+use crate::results::sink::Sink;
+use crate::stop::StopFlag;
 
 /// Size of the header at the start of each block.
 pub(crate) const HEADER: usize = 40;
@@ -270,6 +274,53 @@ pub fn verify_target(
             _ => Error::target(format!("cannot open {p}: {}", describe_io(&e))),
         })?;
     verify(&file, map, &|| stop.is_set())
+}
+
+/// `--verify`: reads every block written in this repetition back and checks it. Not
+/// timed. A bad block becomes the repetition's error (unless it already has one).
+pub(crate) fn verify_back(
+    spec: &Spec,
+    target: &Target,
+    job_gens: Vec<(u64, Vec<u64>)>,
+    error: &mut Option<Error>,
+    (stop, sink): (&StopFlag, &mut dyn Sink),
+) -> (Option<GenMap>, Option<crate::results::schema::VerifyReport>) {
+    let Some(file) = target.file() else {
+        return (None, None);
+    };
+    let mut map = GenMap::new(target.base, target.span, spec.bs, spec.seed);
+    for (base, gens) in job_gens {
+        let first = ((base - target.base) / spec.bs) as usize;
+        for (i, g) in gens.into_iter().enumerate() {
+            if g != 0 {
+                map.gens[first + i] = g;
+            }
+        }
+    }
+    // Read from the device, not from the page cache.
+    target.drop_cache();
+    let sink = std::cell::RefCell::new(sink);
+    let go = || {
+        sink.borrow_mut().alive();
+        stop.is_set()
+    };
+    let report: Result<_> = crate::measure::verify::verify(file, &map, &go);
+    match report {
+        Ok(r) => {
+            if r.bad() > 0 && error.is_none() {
+                *error = Some(Error::runtime(format!(
+                    "{} on {}; the data read back is not what was written",
+                    r.describe(),
+                    target.path.display()
+                )));
+            }
+            (Some(map), Some(r))
+        }
+        Err(e) => {
+            error.get_or_insert(e);
+            (Some(map), None)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -106,6 +106,7 @@ mod tests {
             elapsed_s: 1.0,
             read: Default::default(),
             write: Default::default(),
+            trim: Default::default(),
             fsyncs: 0,
             cpu: Default::default(),
             device: None,
@@ -125,6 +126,8 @@ mod tests {
                 write_iops: 0.0,
                 read_bw_bytes: 0.0,
                 write_bw_bytes: 0.0,
+                trim_iops: 0.0,
+                trim_bw_bytes: 0.0,
                 lat_mean_ns: 0.0,
                 lat_p99_ns: 0,
             })

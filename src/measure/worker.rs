@@ -120,6 +120,8 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     now: u64,
     /// This thread's CPU time when its measured window began (after the ramp).
     cpu_start: Option<CpuTimes>,
+    /// A trimming pattern's state (`worker_trim.rs`).
+    trims: Option<trim::Trims>,
     out: WorkerOut,
 }
 
@@ -164,7 +166,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 Rng::new(spec.seed, stream | 2),
             ),
             data,
-            sampler: spec.writes().then(|| Sampler::new(&spec.data)),
+            sampler: (spec.writes() && spec.rw.writes_data()).then(|| Sampler::new(&spec.data)),
             verify: spec.verify.then(|| VerifyTrack {
                 base: region_base,
                 gens: vec![0; region_blocks as usize],
@@ -188,6 +190,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             now: clock.now_ns(),
             clock,
             cpu_start: None,
+            trims: trim::Trims::of(ctx),
             out: WorkerOut::empty(None),
             eng,
             ctx,
@@ -282,12 +285,17 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     /// written now (with --verify, every candidate is being written).
     fn issue_io(&mut self, measuring: bool) -> bool {
         let slot = self.free.pop().expect("inflight < qd leaves a free slot");
-        let len = self.sizes.next_len();
-        let mut offset = self.offsets.next_offset_len(len as u64);
-        let op = if self.mix.is_read() {
-            Op::Read
-        } else {
-            Op::Write
+        let (len, mut offset, op) = match self.trimmed_block() {
+            Some((offset, len)) => (len, offset, Op::Write),
+            None => {
+                let len = self.sizes.next_len();
+                let offset = self.offsets.next_offset_len(len as u64);
+                if self.trims.is_some() {
+                    return self.trim_now(slot, offset, len, measuring);
+                }
+                let read = self.mix.is_read();
+                (len, offset, if read { Op::Read } else { Op::Write })
+            }
         };
         if op == Op::Write
             && let Some(v) = self.verify.as_mut()
@@ -612,3 +620,6 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
 #[cfg(test)]
 #[path = "worker_tests.rs"]
 mod tests;
+
+#[path = "worker_trim.rs"]
+mod trim;

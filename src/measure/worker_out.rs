@@ -12,6 +12,9 @@ pub(crate) struct WorkerOut {
     pub(crate) write: Counter,
     pub(crate) hist_read: LatHist,
     pub(crate) hist_write: LatHist,
+    /// Trims (discards), their own direction.
+    pub(crate) trim: Counter,
+    pub(crate) hist_trim: LatHist,
     pub(crate) fsyncs: u64,
     /// Nanoseconds from measurement start to the end of the worker's measured window.
     pub(crate) end_ns: u64,
@@ -34,6 +37,8 @@ impl WorkerOut {
             write: Counter::default(),
             hist_read: LatHist::precise(),
             hist_write: LatHist::precise(),
+            trim: Counter::default(),
+            hist_trim: LatHist::precise(),
             fsyncs: 0,
             end_ns: 0,
             interrupted: error.is_some(),

@@ -123,7 +123,7 @@ fn run_stopped(
         halt: &halt,
         live: &live,
         gate: &gate,
-        tx,
+        tx: crate::measure::interval::LaneTx::one(tx),
         path: "fake",
         corpus: None,
     };
@@ -250,7 +250,7 @@ fn every_real_engine_runs_the_worker_to_the_same_counts() {
             halt: &halt,
             live: &live,
             gate: &gate,
-            tx,
+            tx: crate::measure::interval::LaneTx::one(tx),
             path: "scratch",
             corpus: None,
         };

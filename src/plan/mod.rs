@@ -15,6 +15,7 @@ pub mod matrix;
 pub mod options;
 pub mod resolve;
 pub mod run_options;
+mod rw;
 pub mod spec;
 mod spec_name;
 pub mod suite;
@@ -70,6 +71,9 @@ pub struct SuitePlan {
     pub max_rounds: u32,
     /// Whether the target existed when the study was planned (else the study makes it).
     pub target_exists: bool,
+    /// The runs measured together, as ranges of `runs` (`iomark fio`: the jobs of a fio
+    /// group); every other run is measured alone.
+    pub together: Vec<std::ops::Range<usize>>,
 }
 
 /// Size of a file iomark creates when `--size` is not given.
@@ -149,7 +153,12 @@ impl PlanEstimate {
                 },
             )
             .collect();
-        let total: f64 = runs.iter().flatten().map(|(e, _)| e).sum();
+        let mut total: f64 = runs.iter().flatten().map(|(e, _)| e).sum();
+        // Runs measured together take as long as the longest of them.
+        for g in plan.together.iter().filter(|g| g.end <= runs.len()) {
+            let each: Vec<f64> = runs[g.clone()].iter().flatten().map(|(e, _)| *e).collect();
+            total -= each.iter().sum::<f64>() - each.iter().copied().fold(0.0, f64::max);
+        }
         let round_s = (plan.runs.iter().zip(&runs))
             .filter(|(r, _)| r.point.role() == Role::Round)
             .find_map(|(_, e)| e.map(|(e, _)| e));

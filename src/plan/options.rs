@@ -90,9 +90,25 @@ use Group::{Data, Target, Workload};
 /// Every run option, in the order `--help` lists them.
 pub(crate) const TABLE: &[OptDef] = &[
     OptDef {
-        choices: &["read", "write", "randread", "randwrite", "rw", "randrw"],
+        choices: &[
+            "read",
+            "write",
+            "randread",
+            "randwrite",
+            "rw",
+            "randrw",
+            "trim",
+            "randtrim",
+            "trimwrite",
+        ],
         alias: &["readwrite"],
-        ..value("rw", "RW", Some("read"), Workload, "Access pattern.")
+        ..value(
+            "rw",
+            "RW",
+            Some("read"),
+            Workload,
+            "Access pattern. trim and randtrim discard blocks (BLKDISCARD on a device, punched holes in a file), trimwrite discards each block and then writes it.",
+        )
     },
     value(
         "rwmixread",

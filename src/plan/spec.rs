@@ -13,69 +13,8 @@ use crate::plan::bsmix::BsMix;
 use crate::plan::data::DataSpec;
 use crate::plan::distribution::Distribution;
 pub use crate::plan::engine::{Caps, EngineKind, EngineOpts};
+pub use crate::plan::rw::Rw;
 use crate::units::fmt_size;
-
-/// The access pattern, named as in fio.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Rw {
-    Read,
-    Write,
-    RandRead,
-    RandWrite,
-    /// Sequential mix of reads and writes (`--rwmixread`).
-    Rw,
-    /// Random mix of reads and writes (`--rwmixread`).
-    RandRw,
-}
-
-impl Rw {
-    /// All patterns, in the order the help lists them.
-    pub(crate) const ALL: [Rw; 6] = [
-        Rw::Read,
-        Rw::Write,
-        Rw::RandRead,
-        Rw::RandWrite,
-        Rw::Rw,
-        Rw::RandRw,
-    ];
-
-    /// The name used on the command line and in results.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Rw::Read => "read",
-            Rw::Write => "write",
-            Rw::RandRead => "randread",
-            Rw::RandWrite => "randwrite",
-            Rw::Rw => "rw",
-            Rw::RandRw => "randrw",
-        }
-    }
-
-    /// Parses a command-line name.
-    pub(crate) fn parse(s: &str) -> Option<Rw> {
-        Rw::ALL.into_iter().find(|r| r.name() == s)
-    }
-
-    /// Whether offsets are drawn at random (otherwise they are sequential).
-    pub(crate) fn is_random(self) -> bool {
-        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw)
-    }
-
-    /// Whether the pattern mixes reads and writes.
-    pub(crate) fn is_mixed(self) -> bool {
-        matches!(self, Rw::Rw | Rw::RandRw)
-    }
-
-    /// The percentage of operations that are reads, given `--rwmixread` for mixes.
-    pub(crate) fn read_pct(self, rwmixread: u8) -> u8 {
-        match self {
-            Rw::Read | Rw::RandRead => 100,
-            Rw::Write | Rw::RandWrite => 0,
-            Rw::Rw | Rw::RandRw => rwmixread,
-        }
-    }
-}
 
 /// What a run allocates, estimated before it starts (see [`Spec::memory`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -383,6 +322,27 @@ impl Spec {
         }
     }
 
+    /// The checks of a trim pattern: nothing to verify, and no data to shape unless it
+    /// also writes.
+    fn validate_trim(&self) -> Result<()> {
+        if !self.rw.trims() {
+            return Ok(());
+        }
+        if self.verify {
+            return Err(Error::usage(format!(
+                "--verify reads back what was written, and --rw {} discards blocks; drop --verify",
+                self.rw.name()
+            )));
+        }
+        if !self.rw.writes_data() && self.data != crate::plan::data::DataSpec::default() {
+            return Err(Error::usage(format!(
+                "--rw {} writes no data, so the data options would change nothing; drop them, or use --rw trimwrite",
+                self.rw.name()
+            )));
+        }
+        Ok(())
+    }
+
     /// Checks everything that can be checked without the target.
     pub(crate) fn validate(&self) -> Result<()> {
         if self.bs == 0 {
@@ -401,6 +361,7 @@ impl Spec {
                 "--size must be greater than zero (examples: 64m, 1g); leave it out to use the whole target",
             ));
         }
+        self.validate_trim()?;
         if let Some(size) = self.size
             && self.bs > size
         {

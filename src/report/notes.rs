@@ -42,6 +42,9 @@ pub fn dry_run_json(plan: &SuitePlan) -> String {
                 "estimate_s": est.runs[i].map(|(e, _)| e),
                 "estimate_basis": est.runs[i].map(|(_, b)| b),
                 "memory_bytes": r.plan.spec.memory().total(),
+                // The runs measured with this one (1-based), itself among them.
+                "together": plan.together.iter().find(|g| g.contains(&i))
+                    .map(|g| (g.start + 1..=g.end).collect::<Vec<_>>()),
             })
         })
         .collect();

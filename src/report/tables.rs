@@ -75,12 +75,17 @@ pub(crate) fn run_spec_cells(r: &Run) -> [String; 6] {
 /// then that direction's latencies in µs and what they measure (`lat` or fio's `clat`).
 fn run_rows(r: &Run) -> Vec<Vec<String>> {
     let st = r.study.as_ref();
-    let dirs: Vec<(&str, &crate::results::schema::DirSummary)> =
+    let mut dirs: Vec<(&str, &crate::results::schema::DirSummary)> =
         match (r.spec.reads(), r.spec.writes()) {
             (true, true) => vec![("read", &r.summary.read), ("write", &r.summary.write)],
             (false, true) => vec![("write", &r.summary.write)],
             _ => vec![("read", &r.summary.read)],
         };
+    // Trims are their own direction (a trim-only pattern writes no data).
+    if r.spec.rw.trims() {
+        dirs.retain(|(d, _)| r.spec.rw.writes_data() && *d == "write");
+        dirs.insert(0, ("trim", &r.summary.trim));
+    }
     dirs.into_iter()
         .map(|(dir, d)| {
             let mut cells = vec![

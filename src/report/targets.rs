@@ -83,6 +83,43 @@ pub(crate) fn run_targets(run: &Run) -> Option<Table> {
     Some(t)
 }
 
+/// The table of a run measured together with others (the jobs of a fio group): the run's
+/// own figures, then the group's sum; `None` for a run measured alone.
+pub(crate) fn run_group(run: &Run) -> Option<Table> {
+    let g = run.group.as_ref()?;
+    let mut t = Table::new([
+        "run",
+        "device",
+        "IOPS",
+        "MB/s",
+        "p50",
+        "p99",
+        "I/Os",
+        "kernel I/Os",
+    ]);
+    let reps = counted(run);
+    let dirs: Vec<_> = reps.iter().map(|r| (r.read, r.write)).collect();
+    let devs: Vec<_> = reps.iter().map(|r| r.device.as_ref()).collect();
+    let dev = run.target.device.as_ref().map_or(NONE, |d| d.name.as_str());
+    t.push(row(&run.name, dev, &run.summary, &dirs, &devs));
+    let complete: Vec<_> = (g.repetitions.iter())
+        .filter(|r| r.status == Status::Complete)
+        .collect();
+    let greps = if complete.is_empty() {
+        g.repetitions.iter().collect()
+    } else {
+        complete
+    };
+    let dirs: Vec<_> = greps.iter().map(|r| (r.read, r.write)).collect();
+    let devs: Vec<_> = greps.iter().map(|r| r.device.as_ref()).collect();
+    let name = format!("group: {} (sum)", g.runs.join(" + "));
+    t.push(row(&name, "", &g.summary, &dirs, &devs));
+    Some(t)
+}
+
+/// The note under a group's table.
+pub(crate) const GROUP_NOTE: &str = "measured together behind one start gate: each run's IOPS and MB/s are over its own window; the group's are every run's I/Os over the common window (the start to the last run's end), its percentiles from the runs' latency histograms merged";
+
 /// The per-rank table of a run scaled out over MPI, from each repetition's `ranks`
 /// (means over the counted repetitions); `None` for a run in one process.
 pub(crate) fn run_ranks(run: &Run) -> Option<Table> {

@@ -48,6 +48,7 @@ pub(crate) fn run(rw: Rw, qd: u32, iops: &[f64], study: Option<(&str, &str, &str
                 } else {
                     DirStats::default()
                 },
+                trim: Default::default(),
                 fsyncs: 0,
                 cpu: Default::default(),
                 device: None,
@@ -92,6 +93,7 @@ pub(crate) fn run(rw: Rw, qd: u32, iops: &[f64], study: Option<(&str, &str, &str
         fio: None,
         targets: Vec::new(),
         mpi: None,
+        group: None,
         spec,
     }
 }

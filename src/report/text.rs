@@ -99,6 +99,10 @@ pub fn run_summary(run: &Run) -> String {
         out.push_str(&t.terminal());
         let _ = writeln!(out, "  ({})", crate::report::targets::RANKS_NOTE);
     }
+    if let Some(t) = crate::report::targets::run_group(run) {
+        out.push_str(&t.terminal());
+        let _ = writeln!(out, "  ({})", crate::report::targets::GROUP_NOTE);
+    }
     amplification_lines(&mut out, run);
     out
 }
@@ -124,7 +128,10 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
     if rep.read.ios > 0 || s.reads() {
         dir_lines(out, run, "read ", &rep.read);
     }
-    if rep.write.ios > 0 || s.writes() {
+    if rep.trim.ios > 0 || s.rw.trims() {
+        dir_lines(out, run, "trim ", &rep.trim);
+    }
+    if rep.write.ios > 0 || (s.writes() && s.rw.writes_data()) {
         dir_lines(out, run, "write", &rep.write);
     }
     let _ = writeln!(
@@ -186,9 +193,13 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
     }
     match &rep.device {
         Some(d) => {
+            let discards = match d.discard_ios {
+                0 => String::new(),
+                n => format!(", {n} discards ({})", fmt_size(d.discard_bytes)),
+            };
             let _ = writeln!(
                 out,
-                "  device {} (the whole device, all processes): {} reads ({}), {} writes ({})",
+                "  device {} (the whole device, all processes): {} reads ({}), {} writes ({}){discards}",
                 d.name,
                 d.read_ios,
                 fmt_size(d.read_bytes),
@@ -256,7 +267,8 @@ fn across_lines(out: &mut String, run: &Run) {
     );
     for (label, d, used) in [
         ("read ", &sm.read, s.reads()),
-        ("write", &sm.write, s.writes()),
+        ("trim ", &sm.trim, s.rw.trims()),
+        ("write", &sm.write, s.writes() && s.rw.writes_data()),
     ] {
         if !used {
             continue;
@@ -325,6 +337,14 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
         let _ = writeln!(out, "note: {n}");
     }
     out.push_str(&tables::plan_listing(plan, &est).terminal());
+    for g in &plan.together {
+        let _ = writeln!(
+            out,
+            "runs {} to {} run together, behind one start gate (their time counts once)",
+            g.start + 1,
+            g.end
+        );
+    }
     let _ = writeln!(out, "estimated total: {}", estimate_words(&est));
     out
 }
@@ -397,5 +417,37 @@ pub(crate) fn study_tables(doc: &Document) -> String {
             None => {}
         }
     }
+    group_lines(&mut out, doc);
     out
+}
+
+/// One line per group of runs measured together: the group's sum (fio's
+/// `group_reporting` entry, beside iomark's run per job).
+fn group_lines(out: &mut String, doc: &Document) {
+    let firsts = (doc.runs.iter())
+        .filter_map(|r| r.group.as_ref().filter(|g| g.runs.first() == Some(&r.name)));
+    for g in firsts {
+        let s = &g.summary;
+        let dirs: Vec<String> = [("read", &s.read), ("write", &s.write), ("trim", &s.trim)]
+            .into_iter()
+            .filter(|(_, d)| d.iops.mean > 0.0)
+            .map(|(n, d)| {
+                format!(
+                    "{n} {} IOPS, {}",
+                    fmt_count(d.iops.mean),
+                    fmt_mbps(d.bw_bytes.mean)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "\n{} measured together: {} (the sum over the common window)",
+            g.runs.join(" + "),
+            if dirs.is_empty() {
+                "no I/O".to_string()
+            } else {
+                dirs.join("; ")
+            }
+        );
+    }
 }

@@ -265,6 +265,7 @@ fn page_cache_hits_and_device_counters_are_reported_as_measured() {
         read_bytes: read * 38 / 100,
         write_ios: 49810,
         write_bytes: 6 << 30,
+        ..Default::default()
     };
     r.repetitions[0].page_cache_hit_pct = dev.page_cache_hit_pct(read);
     r.repetitions[0].device = Some(dev);

@@ -19,7 +19,7 @@ pub struct Host {
 }
 
 /// Counters moved between two readings, in the results document's `device` shape.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceDelta {
     /// Kernel name of the device whose counters these are.
     pub name: String,
@@ -31,6 +31,12 @@ pub struct DeviceDelta {
     pub write_ios: u64,
     /// Bytes written to the device.
     pub write_bytes: u64,
+    /// Discard (trim) requests the device completed.
+    #[serde(default)]
+    pub discard_ios: u64,
+    /// Bytes discarded.
+    #[serde(default)]
+    pub discard_bytes: u64,
 }
 
 impl DeviceDelta {
@@ -102,6 +108,7 @@ mod tests {
             read_bytes,
             write_ios: write_bytes / 4096,
             write_bytes,
+            ..Default::default()
         }
     }
 

@@ -9,5 +9,6 @@ pub mod sink;
 pub mod stats;
 pub mod steady;
 pub mod store;
+pub mod summary;
 pub mod targets;
 pub mod verify;

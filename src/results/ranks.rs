@@ -120,7 +120,7 @@ fn series(parts: &[RankPart]) -> Vec<Point> {
     (0..n)
         .map(|k| {
             let pts: Vec<&Point> = parts.iter().filter_map(|p| p.rep.series.get(k)).collect();
-            let weight = |p: &Point| p.read_iops + p.write_iops;
+            let weight = |p: &Point| p.read_iops + p.write_iops + p.trim_iops;
             let w: f64 = pts.iter().map(|p| weight(p)).sum();
             Point {
                 t_s: pts.iter().map(|p| p.t_s).fold(0.0, f64::max),
@@ -128,6 +128,8 @@ fn series(parts: &[RankPart]) -> Vec<Point> {
                 write_iops: pts.iter().map(|p| p.write_iops).sum(),
                 read_bw_bytes: pts.iter().map(|p| p.read_bw_bytes).sum(),
                 write_bw_bytes: pts.iter().map(|p| p.write_bw_bytes).sum(),
+                trim_iops: pts.iter().map(|p| p.trim_iops).sum(),
+                trim_bw_bytes: pts.iter().map(|p| p.trim_bw_bytes).sum(),
                 lat_mean_ns: if w > 0.0 {
                     pts.iter().map(|p| p.lat_mean_ns * weight(p)).sum::<f64>() / w
                 } else {
@@ -200,6 +202,7 @@ pub fn aggregate(parts: &[RankPart], direct: bool) -> Repetition {
         elapsed_s,
         read,
         write,
+        trim: Default::default(),
         fsyncs: parts.iter().map(|p| p.rep.fsyncs).sum(),
         cpu: cpu(parts, read.ios + write.ios),
         page_cache_hit_pct: Repetition::measure_page_cache(direct, read.bytes, device.as_ref()),

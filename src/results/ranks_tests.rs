@@ -21,6 +21,7 @@ fn part(rank: u32, host: &str, lats: &[u64], elapsed_s: f64, dev: Option<(&str, 
                 lat_ns: h.summary(),
             },
             write: DirStats::default(),
+            trim: Default::default(),
             fsyncs: 0,
             cpu: Cpu::default(),
             device: dev.map(|(name, n)| DeviceDelta {
@@ -29,6 +30,7 @@ fn part(rank: u32, host: &str, lats: &[u64], elapsed_s: f64, dev: Option<(&str, 
                 read_bytes: n * 4096,
                 write_ios: 0,
                 write_bytes: 0,
+                ..Default::default()
             }),
             series: vec![Point {
                 t_s: 1.0,

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::plan::StudyPoint;
 use crate::plan::spec::Spec;
 use crate::results::env::{DeviceDelta, DeviceInfo, FsInfo, Host};
-use crate::results::stats::{LatSummary, Spread};
+use crate::results::stats::LatSummary;
 
 /// The schema version this build writes.
 pub(crate) const SCHEMA: &str = "iomark/1";
@@ -213,6 +213,10 @@ pub struct Run {
     /// A run scaled out over MPI ranks: how many, on which hosts, in which layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mpi: Option<MpiInfo>,
+    /// A run measured at the same time as other runs (the jobs of one fio group): which,
+    /// and the group's own figures. Its `repetitions` and `summary` are still its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<RunGroup>,
 }
 
 impl Run {
@@ -320,7 +324,12 @@ pub struct Point {
     pub write_iops: f64,
     pub read_bw_bytes: f64,
     pub write_bw_bytes: f64,
-    /// Mean latency of the I/Os completed in the interval (reads and writes), ns.
+    /// Trims (discards) in the interval; 0 for other patterns and in older documents.
+    #[serde(default)]
+    pub trim_iops: f64,
+    #[serde(default)]
+    pub trim_bw_bytes: f64,
+    /// Mean latency of the I/Os completed in the interval (reads, writes, trims), ns.
     pub lat_mean_ns: f64,
     /// 99th percentile latency in the interval (2 significant digits), ns.
     pub lat_p99_ns: u64,
@@ -337,6 +346,11 @@ pub struct Repetition {
     pub elapsed_s: f64,
     pub read: DirStats,
     pub write: DirStats,
+    /// Trims (discards: `--rw trim`, `randtrim`, `trimwrite`), counted as their own
+    /// direction: I/Os, bytes discarded, rates, latency of each discard. Zero for other
+    /// patterns and in documents from before trims.
+    #[serde(default)]
+    pub trim: DirStats,
     /// fsync calls issued in the measured window.
     pub fsyncs: u64,
     pub cpu: Cpu,
@@ -383,75 +397,6 @@ impl Repetition {
             return None;
         }
         device?.page_cache_hit_pct(read_bytes)
-    }
-}
-
-/// Statistics of one direction across repetitions.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct DirSummary {
-    pub iops: Spread,
-    pub bw_bytes: Spread,
-    pub lat_mean_ns: Spread,
-    #[serde(default)]
-    pub lat_p50_ns: Spread,
-    pub lat_p99_ns: Spread,
-}
-
-/// Statistics across the complete repetitions of a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    pub read: DirSummary,
-    pub write: DirSummary,
-}
-
-impl Summary {
-    /// The direction that did most of the I/O (reads on a tie): its latencies describe
-    /// the run.
-    pub(crate) fn main(&self) -> &DirSummary {
-        if self.read.iops.mean >= self.write.iops.mean {
-            &self.read
-        } else {
-            &self.write
-        }
-    }
-
-    /// One figure of reads and writes together (e.g. total IOPS).
-    pub(crate) fn total(&self, f: fn(&DirSummary) -> &Spread) -> Spread {
-        f(&self.read).plus(f(&self.write))
-    }
-
-    /// Summarises complete repetitions (all of them when none completed).
-    pub(crate) fn of(reps: &[Repetition]) -> Summary {
-        let items: Vec<_> = reps.iter().map(|r| (r.status, r.read, r.write)).collect();
-        Summary::of_dirs(&items)
-    }
-
-    /// Summarises (status, reads, writes) of repetitions, the complete ones (all of them
-    /// when none completed).
-    pub(crate) fn of_dirs(reps: &[(Status, DirStats, DirStats)]) -> Summary {
-        type Rep = (Status, DirStats, DirStats);
-        let complete: Vec<&Rep> = reps.iter().filter(|r| r.0 == Status::Complete).collect();
-        let use_reps: Vec<&Rep> = if complete.is_empty() {
-            reps.iter().collect()
-        } else {
-            complete
-        };
-        let dir = |f: fn(&Rep) -> &DirStats| {
-            let vals = |g: fn(&DirStats) -> f64| {
-                Spread::of(&use_reps.iter().map(|r| g(f(r))).collect::<Vec<_>>())
-            };
-            DirSummary {
-                iops: vals(|d| d.iops),
-                bw_bytes: vals(|d| d.bw_bytes),
-                lat_mean_ns: vals(|d| d.lat_ns.mean),
-                lat_p50_ns: vals(|d| d.lat_ns.p50 as f64),
-                lat_p99_ns: vals(|d| d.lat_ns.p99 as f64),
-            }
-        };
-        Summary {
-            read: dir(|r| &r.1),
-            write: dir(|r| &r.2),
-        }
     }
 }
 
@@ -590,5 +535,6 @@ pub enum TargetKind {
     BlockDevice,
 }
 
-pub use crate::results::targets::{MpiInfo, TargetPart, TargetRep};
+pub use crate::results::summary::{DirSummary, Summary};
+pub use crate::results::targets::{GroupRep, MpiInfo, RunGroup, TargetPart, TargetRep};
 pub use crate::results::verify::{BadBlock, BlockState, VerifyReport};

@@ -83,6 +83,16 @@ pub trait Sink {
     fn rep_finished(&mut self, _run: &Run) -> Result<bool> {
         Ok(true)
     }
+    /// A repetition of runs measured together (the jobs of a fio group) finished; `runs`
+    /// holds each, with every repetition so far. The default hands each to
+    /// `rep_finished`, and goes on only if every call said so.
+    fn group_finished(&mut self, runs: &[Run]) -> Result<bool> {
+        let mut go_on = true;
+        for run in runs {
+            go_on &= self.rep_finished(run)?;
+        }
+        Ok(go_on)
+    }
 }
 
 /// A sink that ignores everything.
@@ -125,5 +135,8 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn rep_finished(&mut self, run: &Run) -> Result<bool> {
         (**self).rep_finished(run)
+    }
+    fn group_finished(&mut self, runs: &[Run]) -> Result<bool> {
+        (**self).group_finished(runs)
     }
 }

@@ -45,6 +45,42 @@ pub struct TargetPart {
     pub summary: Summary,
 }
 
+/// A run measured at the same time as other runs (the jobs of one fio group, `iomark
+/// fio`): `runs[].group`. Every run of the group carries the same copy; its own figures
+/// (`repetitions`, `summary`) are its jobs' alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunGroup {
+    /// The names of the runs measured together, in order (this run among them): their
+    /// repetitions of the same index ran at the same time, behind one start gate.
+    pub runs: Vec<String>,
+    /// The group's figures in each repetition: every run's I/Os added up.
+    pub repetitions: Vec<GroupRep>,
+    /// Statistics across the complete repetitions of the group's figures.
+    pub summary: Summary,
+}
+
+/// The figures of a group of runs in one repetition (`runs[].group.repetitions[]`). Exact:
+/// I/Os and bytes are the runs' sums over the common window (the common start, after
+/// the ramp, to the last run's end), latency percentiles come from the runs' histograms
+/// merged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupRep {
+    /// 1-based repetition number.
+    pub index: u32,
+    /// `interrupted` when stopped early.
+    pub status: Status,
+    /// Seconds from the common start to the last run's end.
+    pub elapsed_s: f64,
+    pub read: DirStats,
+    pub write: DirStats,
+    /// Trims (discards).
+    #[serde(default)]
+    pub trim: DirStats,
+    /// The kernel's block counters of the devices under the runs' targets (each device
+    /// once), after minus before; `null` unless every target has one.
+    pub device: Option<DeviceDelta>,
+}
+
 /// A run scaled out over MPI ranks (`mpirun -np N iomark run …`): `runs[].mpi`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MpiInfo {
@@ -67,6 +103,18 @@ pub(crate) fn target_summary(reps: &[Repetition], i: usize) -> Summary {
     Summary::of_dirs(&items)
 }
 
+/// Statistics across the complete repetitions of a group's figures.
+pub(crate) fn group_summary(reps: &[GroupRep]) -> Summary {
+    let items: Vec<(Status, DirStats, DirStats)> =
+        reps.iter().map(|r| (r.status, r.read, r.write)).collect();
+    let mut s = Summary::of_dirs(&items);
+    if reps.iter().any(|r| r.trim.ios > 0) {
+        let trims: Vec<_> = reps.iter().map(|r| (r.status, r.trim, r.trim)).collect();
+        s.trim = Summary::of_dirs(&trims).read;
+    }
+    s
+}
+
 /// The sum of the targets' device counters, named `a+b+c`; `None` unless every target
 /// has one (a sum over some of them would pass for the whole).
 pub fn device_sum<'a>(
@@ -83,6 +131,8 @@ pub fn device_sum<'a>(
                 s.read_bytes += d.read_bytes;
                 s.write_ios += d.write_ios;
                 s.write_bytes += d.write_bytes;
+                s.discard_ios += d.discard_ios;
+                s.discard_bytes += d.discard_bytes;
             }
         }
     }
@@ -100,6 +150,7 @@ mod tests {
             read_bytes: r * 4096,
             write_ios: w,
             write_bytes: w * 4096,
+            ..Default::default()
         }
     }
 

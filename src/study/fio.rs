@@ -1,13 +1,16 @@
 //! fio job files as a study: the runs in order, as [`StudyRunner::run_plan`] runs a
 //! suite, but each job may name its own file, so every file the study makes has its own
-//! lifetime (held across the runs that use it, removed at the end unless `--keep`).
-//! Prints nothing.
+//! lifetime (held across the runs that use it, removed at the end unless `--keep`), and
+//! the jobs of a fio group are measured together (`measure::group`). Prints nothing.
 
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::plan::{SuitePlan, estimate_s};
+use crate::measure::group::run_group;
+use crate::plan::spec::{Spec, TargetPolicy};
+use crate::plan::{StudyRun, SuitePlan, estimate_s};
 use crate::study::runner::{StudyRunner, TargetLife, preflight};
+use crate::study::store::GroupFiling;
 
 impl StudyRunner<'_> {
     /// Runs the runs of `plan` not marked `done`; see the module documentation.
@@ -29,27 +32,38 @@ impl StudyRunner<'_> {
         }
         let started = Instant::now();
         let mut outcome: Result<Option<Error>> = Ok(None);
-        for (i, r) in runs.iter().enumerate() {
-            if !todo(i) {
+        let mut i = 0;
+        while i < runs.len() {
+            let r = &runs[i];
+            let group = (plan.together.iter()).find(|g| g.start == i).cloned();
+            let range = group.clone().unwrap_or(i..i + 1);
+            i = range.end;
+            // A group is measured again whole unless every one of its runs is done.
+            if range.clone().all(|j| !todo(j)) {
                 continue;
             }
             if self.stop.is_set() {
                 break;
             }
-            if i > 0 && r.plan.spec.pause_s > 0.0 {
+            if range.start > 0 && r.plan.spec.pause_s > 0.0 {
                 self.stop.pause(r.plan.spec.pause_s);
             }
-            let rest: f64 = (i..runs.len())
+            let rest: f64 = (range.start..runs.len())
                 .filter(|j| todo(*j))
                 .filter_map(|j| estimate_s(&runs[j].plan))
                 .sum();
             self.progress.plan_position(started, rest);
-            match self.run_one(i, runs.len(), r, Some(r.point.clone())) {
-                Ok(out) if out.failure.is_some() => {
-                    outcome = Ok(out.failure);
+            let result = match group {
+                Some(g) => self.run_together(g, runs.len(), &runs[range.clone()]),
+                None => (self.run_one(range.start, runs.len(), r, Some(r.point.clone())))
+                    .map(|out| out.failure),
+            };
+            match result {
+                Ok(Some(failure)) => {
+                    outcome = Ok(Some(failure));
                     break;
                 }
-                Ok(_) => {}
+                Ok(None) => {}
                 Err(e) => {
                     outcome = Err(e);
                     break;
@@ -60,5 +74,41 @@ impl StudyRunner<'_> {
             life.end();
         }
         outcome
+    }
+
+    /// Measures `runs` (the plan's runs `at`, of `of`) together, each filed at its place
+    /// in the document; returns the first run's failure, if one failed.
+    fn run_together(
+        &mut self,
+        at: std::ops::Range<usize>,
+        of: usize,
+        runs: &[StudyRun],
+    ) -> Result<Option<Error>> {
+        // Held for the study's next runs, as `run_one` holds a run's file.
+        let policies: Vec<TargetPolicy> = (runs.iter())
+            .map(|r| TargetPolicy {
+                keep: true,
+                hold: true,
+                ..r.plan.policy.clone()
+            })
+            .collect();
+        let members: Vec<(&Spec, &TargetPolicy)> =
+            runs.iter().map(|r| &r.plan.spec).zip(&policies).collect();
+        self.progress.run_started(at.start, of, members[0].0)?;
+        let mut filing = GroupFiling {
+            store: &mut self.store,
+            first: at.start,
+            points: runs.iter().map(|r| r.point.clone()).collect(),
+            next: &mut *self.progress,
+        };
+        let repeat = runs.iter().map(|r| r.plan.repeat).max().unwrap_or(1);
+        let outs = run_group(&members, repeat, self.stop, &mut filing)?;
+        let mut failure = None;
+        for (i, (mut out, r)) in outs.into_iter().zip(runs).enumerate() {
+            out.run.study = Some(r.point.clone());
+            self.store.update(at.start + i, &out.run)?;
+            failure = failure.or(out.failure);
+        }
+        Ok(failure)
     }
 }

@@ -42,6 +42,7 @@ fn suite(runs: Vec<StudyRun>, resume: Option<PathBuf>) -> SuitePlan {
         keep: false,
         overwrite: false,
         max_rounds: 25,
+        together: Vec::new(),
         target_exists: false,
     }
 }

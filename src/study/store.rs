@@ -184,3 +184,54 @@ impl Sink for Filing<'_> {
         Ok(go_on)
     }
 }
+
+/// The sink of runs measured together (a fio group): files each run into the store at
+/// `first` onwards, labelled with its study point, then passes every event on to `next`.
+pub(crate) struct GroupFiling<'a> {
+    pub(crate) store: &'a mut Store,
+    pub(crate) first: usize,
+    pub(crate) points: Vec<StudyPoint>,
+    pub(crate) next: &'a mut dyn Sink,
+}
+
+impl Sink for GroupFiling<'_> {
+    fn run_started(&mut self, index: usize, of: usize, spec: &Spec) -> Result<bool> {
+        self.next.run_started(index, of, spec)
+    }
+    fn plan_position(&mut self, started: std::time::Instant, left_s: f64) {
+        self.next.plan_position(started, left_s)
+    }
+    fn layout(&mut self, done: u64, total: u64) {
+        self.next.layout(done, total)
+    }
+    fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) -> Result<bool> {
+        self.next.rep_started(spec, rep, of)
+    }
+    fn progress(&mut self, p: &Progress) -> Result<bool> {
+        self.next.progress(p)
+    }
+    fn gate_ready(&mut self) -> Result<bool> {
+        self.next.gate_ready()
+    }
+    fn alive(&mut self) {
+        self.next.alive()
+    }
+    fn rep_finished(&mut self, run: &Run) -> Result<bool> {
+        self.group_finished(std::slice::from_ref(run))
+    }
+    fn group_finished(&mut self, runs: &[Run]) -> Result<bool> {
+        let go_on = self.next.group_finished(runs)?;
+        for (i, run) in runs.iter().enumerate() {
+            let mut run = run.clone();
+            run.study = self.points.get(i).cloned();
+            let idx = self.first + i;
+            if idx < self.store.doc.runs.len() {
+                self.store.doc.runs[idx] = run;
+            } else {
+                self.store.doc.runs.push(run);
+            }
+        }
+        self.store.save()?;
+        Ok(go_on)
+    }
+}

@@ -596,18 +596,21 @@ fn check_trim(path: &Path) {
     assert_eq!(rs.len(), 2);
     same_figures(&rs[0], &jobs[0], "read");
     assert_eq!(rs[0]["status"], "complete");
-    assert_eq!(rs[1]["status"], "unsupported");
-    let e = rs[1]["error"].as_str().unwrap();
-    assert!(e.contains("rw=randtrim"), "{e}");
+    // iomark has trims now: the trim job is a run with fio's trim figures.
+    assert_eq!(rs[1]["status"], "complete");
+    assert_eq!(rs[1]["spec"]["rw"], "randtrim");
+    assert!(jobs[1]["trim"]["total_ios"].as_u64() > Some(0));
+    same_figures(&rs[1], &jobs[1], "trim");
+    let md = markdown(path);
     assert!(
-        e.contains(&format!("{} trims", jobs[1]["trim"]["total_ios"])),
-        "{e}"
+        md.lines()
+            .any(|l| l.contains("| trim |") && l.contains("randtrim")),
+        "{md}"
     );
-    assert!(markdown(path).contains("(unsupported)"));
 }
 
 #[test]
-fn a_trim_job_is_marked_unsupported_and_the_rest_imported() {
+fn a_trim_job_is_imported_with_its_trim_figures() {
     check_trim(&data("fio-trim.json"));
     let dir = tmp();
     let jf = job_file(

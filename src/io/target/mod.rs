@@ -568,6 +568,7 @@ impl Drop for Target {
 }
 
 mod create;
+mod trim;
 
 #[cfg(test)]
 #[path = "target_tests.rs"]

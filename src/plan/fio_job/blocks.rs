@@ -1,5 +1,6 @@
 //! fio's block sizes → iomark's: `bs`, `bssplit` and `bsrange`, each with fio's
-//! `read,write` sides (the side the pattern uses), sizes converted with fio's units.
+//! `read,write,trim` sides (the side the pattern uses; a side not given takes the one
+//! before it, as in fio), sizes converted with fio's units.
 //! As in fio, `bssplit` wins over `bsrange`, and either over `bs`.
 
 use super::map::Ctx;
@@ -32,16 +33,26 @@ fn side<'t>(c: &mut Ctx, key: &str, text: &'t str, pattern: &str) -> Option<&'t 
     let sides: Vec<&str> = text.split(',').map(str::trim).collect();
     let read = sides[0];
     let write = sides.get(1).copied().unwrap_or(read);
+    let trim = sides.get(2).copied().unwrap_or(write);
     let mixed = pattern == "rw" || pattern == "randrw";
-    if mixed && read != write {
-        let why = "different read and write block sizes in one mix are not in iomark";
-        c.refuse(key, why);
+    if (mixed && read != write) || (pattern == "trimwrite" && trim != write) {
+        c.refuse(key, &differ(pattern));
         return None;
     }
     Some(match pattern {
-        "write" | "randwrite" => write,
+        "write" | "randwrite" | "trimwrite" => write,
+        "trim" | "randtrim" => trim,
         _ => read,
     })
+}
+
+/// Why a mixed pattern's two sides cannot differ.
+fn differ(pattern: &str) -> String {
+    match pattern {
+        "trimwrite" => "different trim and write block sizes in trimwrite are not in iomark",
+        _ => "different read and write block sizes in one mix are not in iomark",
+    }
+    .to_string()
 }
 
 /// `bssplit` (`SIZE/PCT:…`, `sep` '/') or `bsrange` (`LOW-HIGH`, `sep` '-'), its sizes in
@@ -102,16 +113,18 @@ fn bs(c: &mut Ctx, pattern: &str) -> Result<()> {
         Some(w) => size(w)?,
         None => read,
     };
+    let trim = match sides.get(2) {
+        Some(t) => size(t)?,
+        None => write,
+    };
     let mixed = pattern == "rw" || pattern == "randrw";
-    if mixed && read != write {
-        c.refuse(
-            "bs",
-            "different read and write block sizes in one mix are not in iomark",
-        );
+    if (mixed && read != write) || (pattern == "trimwrite" && trim != write) {
+        c.refuse("bs", &differ(pattern));
         return Ok(());
     }
     let b = match pattern {
-        "write" | "randwrite" => write,
+        "write" | "randwrite" | "trimwrite" => write,
+        "trim" | "randtrim" => trim,
         _ => read,
     };
     c.set("bs", b.to_string());

@@ -283,12 +283,12 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
     let (base, modifier) = rw.split_once(':').unwrap_or((&rw, ""));
     let pattern = match base {
         "read" | "write" | "randread" | "randwrite" | "rw" | "randrw" => Some(base),
+        "trim" | "randtrim" | "trimwrite" => Some(base),
         "readwrite" => Some("rw"),
         _ => None,
     };
     match pattern {
         Some(p) => c.set("rw", p),
-        None if base.contains("trim") => c.refuse("rw", "iomark has no trim (discard) workload"),
         None => c.refuse("rw", "not an access pattern iomark knows"),
     }
     super::pace::rw_suffix(c, pattern.unwrap_or("read"), modifier)?;

@@ -3,9 +3,9 @@
 //! any iomark plan (`write.rs`, `--as-fio`). fio's units live in `units.rs`, shared with
 //! the import of fio's results. No I/O: the caller hands in the files' text.
 //!
-//! iomark runs one workload at a time, so the jobs of one fio group (which fio runs
-//! together) run one after another here; every such run says so in its warnings, and
-//! `docs/fio.md` says it too.
+//! The jobs of one fio group run together, as in fio ([`together`]); a group that cannot
+//! (a verify job, a `wait_for` inside the group, different `loops`) runs its jobs one
+//! after another, and every such run says so in its warnings, as `docs/fio.md` does.
 
 mod blocks;
 pub mod ini;
@@ -82,23 +82,79 @@ pub fn plan_jobs(defs: &[ini::JobDef], ignore: bool, fresh_seed: u64) -> Result<
     Ok(jobs)
 }
 
+/// The jobs that run together, as ranges of `jobs`: every group of several jobs, unless
+/// [`apart_because`] says why not.
+pub fn together(jobs: &[GroupedJob]) -> Vec<std::ops::Range<usize>> {
+    groups(jobs)
+        .into_iter()
+        .filter(|r| r.len() > 1 && apart_because(&jobs[r.clone()]).is_none())
+        .collect()
+}
+
+/// Each group's jobs, as ranges of `jobs` (a group's jobs are consecutive).
+fn groups(jobs: &[GroupedJob]) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, j) in jobs.iter().enumerate() {
+        match out.last_mut() {
+            Some(r) if jobs[r.start].group == j.group => r.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+    }
+    out
+}
+
+/// Why the jobs of one group cannot run together in iomark, if they cannot.
+fn apart_because(group: &[GroupedJob]) -> Option<&'static str> {
+    let opt = |j: &GroupedJob, key: &str| {
+        (j.job.opts.iter().rev())
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.clone())
+    };
+    if group.iter().any(|j| opt(j, "verify").is_some()) {
+        return Some("a verify job reads its blocks back after its writes, on its own");
+    }
+    let names: Vec<&str> = group.iter().map(|j| j.job.name.as_str()).collect();
+    if (group.iter()).any(|j| {
+        j.job
+            .wait_for
+            .as_ref()
+            .is_some_and(|(n, _)| names.contains(&n.as_str()))
+    }) {
+        return Some("a job waits for another of its group (wait_for)");
+    }
+    if group
+        .iter()
+        .any(|j| opt(j, "repeat") != opt(&group[0], "repeat"))
+    {
+        return Some("their loops differ");
+    }
+    None
+}
+
 /// What iomark does differently with fio's groups, said on every run it concerns.
 fn notes_on_groups(jobs: &mut [GroupedJob]) {
-    let sizes: Vec<usize> = jobs
-        .iter()
-        .map(|j| jobs.iter().filter(|o| o.group == j.group).count())
-        .collect();
-    for (j, n) in jobs.iter_mut().zip(sizes) {
-        if n > 1 {
-            j.job.notes.push(format!(
-                "fio runs the {n} jobs of group {} at the same time, iomark one after another",
-                j.group
-            ));
-            if j.job.group_reporting {
+    for r in groups(jobs) {
+        let n = r.len();
+        if n < 2 {
+            continue;
+        }
+        let apart = apart_because(&jobs[r.clone()]);
+        for j in &mut jobs[r] {
+            let g = j.group;
+            if let Some(why) = apart {
                 j.job.notes.push(format!(
-                    "group_reporting: fio reports group {} as one entry, iomark each job as its own run",
-                    j.group
+                    "fio runs the {n} jobs of group {g} at the same time, iomark one after another ({why})"
                 ));
+            }
+            if j.job.group_reporting {
+                j.job.notes.push(match apart {
+                    None => format!(
+                        "group_reporting: fio reports group {g} as one entry, iomark each job as its own run and the group's sum in its group figures"
+                    ),
+                    Some(_) => format!(
+                        "group_reporting: fio reports group {g} as one entry, iomark each job as its own run"
+                    ),
+                });
             }
         }
     }

@@ -19,6 +19,7 @@ pub(super) fn rates(c: &mut Ctx, pattern: &str) -> Result<()> {
         let sides: Vec<&str> = text.split(',').map(str::trim).collect();
         let read = sides[0];
         let write = sides.get(1).copied().unwrap_or(read);
+        let trim = sides.get(2).copied().unwrap_or(write);
         let num = |side: &str| match key {
             "rate" => fio_size(side, c.kb_base),
             _ => side.parse::<u64>().ok(),
@@ -26,6 +27,12 @@ pub(super) fn rates(c: &mut Ctx, pattern: &str) -> Result<()> {
         let (side, n) = match pattern {
             "write" | "randwrite" => (write, num(write)),
             "read" | "randread" => (read, num(read)),
+            "trim" | "randtrim" => (trim, num(trim)),
+            "trimwrite" if trim == write => (write, num(write).map(|w| 2 * w)),
+            "trimwrite" => {
+                c.refuse(key, "fio caps trims and writes each on its own, iomark a trimwrite job's trims and writes together (equal caps are taken as their sum)");
+                continue;
+            }
             _ => match (num(read), num(write)) {
                 (Some(r), Some(w)) if proportional(c, r, w) => (read, Some(r + w)),
                 _ => {

@@ -61,19 +61,31 @@ fn groups_follow_stonewall_and_new_group() {
         planned("[a]\n[b]\n[c]\nstonewall\n[d]\nnew_group\nwait_for=a\n[e]\nwait_for_previous\n");
     let groups: Vec<u32> = j.iter().map(|g| g.group).collect();
     assert_eq!(groups, [0, 0, 1, 2, 3]);
-    assert!(
-        j[0].job
-            .notes
-            .iter()
-            .any(|n| n.contains("one after another"))
-    );
-    assert!(
-        !j[2]
-            .job
-            .notes
-            .iter()
-            .any(|n| n.contains("one after another"))
-    );
+    // Group 0 (a, b) runs together; the others have one job each.
+    assert_eq!(together(&j), vec![0..2]);
+    let apart = |j: &GroupedJob| j.job.notes.iter().any(|n| n.contains("one after another"));
+    assert!(j.iter().all(|j| !apart(j)), "{j:?}");
+    // A group that cannot run together says why on each of its runs.
+    for (text, why) in [
+        ("[a]\n[b]\nrw=write\nverify=crc32c\n", "a verify job"),
+        ("[a]\n[b]\nwait_for=a\n", "wait_for"),
+        ("[a]\nloops=2\n[b]\n", "loops differ"),
+    ] {
+        let j = planned(text);
+        assert!(together(&j).is_empty(), "{text}");
+        for job in &j {
+            let n = job
+                .job
+                .notes
+                .iter()
+                .find(|n| n.contains("one after another"));
+            assert!(
+                n.is_some_and(|n| n.contains(why)),
+                "{text}: {:?}",
+                job.job.notes
+            );
+        }
+    }
     let err = plan_jobs(&jobs("[a]\nbs=$pagesize\n").unwrap(), false, 99).unwrap_err();
     assert!(err.to_string().contains("t.fio:2: bs=$pagesize"), "{err}");
     let err = plan_jobs(&jobs("[a]\nwait_for=z\n").unwrap(), false, 99).unwrap_err();
@@ -81,9 +93,30 @@ fn groups_follow_stonewall_and_new_group() {
 }
 
 #[test]
+fn trim_modes_take_the_trim_side_of_bs() {
+    // fio's bs=read,write,trim: a side not given takes the one before it.
+    let j = planned(
+        "[a]\nrw=randtrim\nbs=4k,64k\n[b]\nrw=trim\nbs=4k,8k,16k\n\
+         [c]\nrw=trimwrite\nbs=8k\nrate_iops=100\n",
+    );
+    assert_eq!(opt(&j[0], "rw"), Some("randtrim"));
+    assert_eq!(opt(&j[0], "bs"), Some("65536"));
+    assert_eq!(opt(&j[1], "bs"), Some("16384"));
+    // trimwrite: one block size for both; fio caps trims and writes each, iomark both.
+    assert_eq!(opt(&j[2], "bs"), Some("8192"));
+    assert_eq!(opt(&j[2], "rate-iops"), Some("200"));
+    let err = plan_jobs(&jobs("[d]\nrw=trimwrite\nbs=4k,4k,8k\n").unwrap(), false, 9);
+    let err = err.unwrap_err().to_string();
+    assert!(
+        err.contains("bs=4k,4k,8k (different trim and write"),
+        "{err}"
+    );
+}
+
+#[test]
 fn unsupported_options_are_one_error_with_lines() {
     let text = "[global]\nrate_min=1m\n[a]\nrw_sequencer=identical\nnrfiles=2\n\
-                [b]\nrw=trim\nfilename=x:y\nfrobnicate=3\n";
+                [b]\nrw=trimread\nfilename=x:y\nfrobnicate=3\n";
     let err = plan_jobs(&jobs(text).unwrap(), false, 99)
         .unwrap_err()
         .to_string();
@@ -91,7 +124,7 @@ fn unsupported_options_are_one_error_with_lines() {
         "t.fio:2 rate_min=1m",
         "t.fio:4 rw_sequencer=identical",
         "t.fio:5 nrfiles=2",
-        "t.fio:7 rw=trim",
+        "t.fio:7 rw=trimread",
         "t.fio:8 filename=x:y",
         "t.fio:9 frobnicate=3",
         "--ignore-unsupported",

@@ -76,6 +76,9 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
         Some(n) => w(format!("rw={}:{n}", s.rw.name())),
         None => w(format!("rw={}", s.rw.name())),
     }
+    if s.rw.trims() {
+        w("# fio trims block devices only (BLKDISCARD; on a regular file its trims fail with ENOTTY); iomark punches holes in files".into());
+    }
     if s.rw.is_mixed() {
         w(format!("rwmixread={}", s.rwmixread));
     }
@@ -274,6 +277,11 @@ fn rates(w: &mut impl FnMut(String), s: &Spec) {
     for (key, cap) in [("rate", s.rate_bps), ("rate_iops", s.rate_iops)] {
         let Some(cap) = cap else { continue };
         let side = |pct: u64| (cap * pct / 100).max(1);
+        if s.rw == crate::plan::spec::Rw::TrimWrite {
+            // Trims and writes alternate: half the cap for each, as fio caps each.
+            w(format!("{key}=,{},{}", side(50), side(50)));
+            continue;
+        }
         match s.rw.is_mixed() {
             false => w(format!("{key}={cap}")),
             true => {

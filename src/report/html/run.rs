@@ -95,6 +95,14 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -
         );
         out.push_str(&crate::report::targets::rank_chart(r).unwrap_or_default());
     }
+    if let Some(t) = crate::report::targets::run_group(r) {
+        let _ = write!(
+            out,
+            "<h4>Measured together</h4>{}<p class=\"note\">{}.</p>",
+            t.html("group"),
+            esc(crate::report::targets::GROUP_NOTE)
+        );
+    }
     let amp = crate::report::tables::run_amplification(r);
     if !amp.rows.is_empty() {
         out.push_str(&amp.html("env"));
@@ -122,10 +130,16 @@ fn over_time(r: &Run, rep: &Repetition) -> String {
             points: pts(|p| p.read_bw_bytes / 1e6),
         });
     }
-    if r.spec.writes() {
+    if r.spec.writes() && r.spec.rw.writes_data() {
         tp.push(Series {
             name: "write MB/s".into(),
             points: pts(|p| p.write_bw_bytes / 1e6),
+        });
+    }
+    if r.spec.rw.trims() {
+        tp.push(Series {
+            name: "trim MB/s".into(),
+            points: pts(|p| p.trim_bw_bytes / 1e6),
         });
     }
     let throughput = line_chart(&LineChart {
@@ -192,7 +206,11 @@ fn percentiles(r: &Run, rep: &Repetition) -> String {
     let labels = ["p50", "p90", "p99", "p99.9", "p99.99", "max"];
     let names = ["p50", "p90", "p99", "p999", "p9999", "max"];
     let mut pct = Vec::new();
-    for (name, d) in [("read", &rep.read), ("write", &rep.write)] {
+    for (name, d) in [
+        ("read", &rep.read),
+        ("write", &rep.write),
+        ("trim", &rep.trim),
+    ] {
         if d.ios == 0 {
             continue;
         }

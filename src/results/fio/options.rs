@@ -6,7 +6,7 @@ use crate::plan::fio_job::units::fio_size;
 use crate::plan::spec::{EngineKind, Rw, Spec};
 use crate::results::schema::DirStats;
 
-/// fio's `rw` as iomark's pattern; `None` for the trim modes iomark does not have.
+/// fio's `rw` as iomark's pattern; `None` for a pattern iomark does not have.
 pub(super) fn job_rw(rw_s: &str) -> Option<Rw> {
     // "randread:8" (fio's sequential-skip suffix) names the same pattern.
     let rw_s = rw_s.split(':').next().unwrap_or(rw_s);
@@ -17,6 +17,9 @@ pub(super) fn job_rw(rw_s: &str) -> Option<Rw> {
         "randwrite" => Rw::RandWrite,
         "rw" | "readwrite" => Rw::Rw,
         "randrw" => Rw::RandRw,
+        "trim" => Rw::Trim,
+        "randtrim" => Rw::RandTrim,
+        "trimwrite" => Rw::TrimWrite,
         _ => return None,
     })
 }

@@ -39,13 +39,14 @@ pub(super) fn job_run(
         kind,
         read,
         write,
+        trim,
         missing,
         ..
     } = m;
     let reps = if status == Status::Unsupported {
         Vec::new()
     } else {
-        vec![j.repetition(status, elapsed_s, read, write)]
+        vec![j.repetition(status, elapsed_s, [read, write, trim])]
     };
     let ioengine = opts.get("ioengine").unwrap_or("psync");
     spec.engine_note = Some(format!("imported from fio {version}: ioengine={ioengine}"));
@@ -79,6 +80,7 @@ pub(super) fn job_run(
         }),
         targets: Vec::new(),
         mpi: None,
+        group: None,
         spec,
     }
 }
@@ -91,7 +93,7 @@ struct Job<'a> {
     info: &'a TextInfo,
     /// The first copy: its options and error stand for the job's.
     job: &'a Value,
-    /// fio's `rw` as given, and as iomark's pattern (`None`: a trim mode).
+    /// fio's `rw` as given, and as iomark's pattern (`None`: one iomark does not have).
     rw_s: &'a str,
     rw: Option<Rw>,
     /// fio's `kb_base`: 1000 or 1024.
@@ -103,7 +105,8 @@ struct Measured {
     kind: LatencyKind,
     read: DirStats,
     write: DirStats,
-    /// The percentiles fio did not give, in either direction.
+    trim: DirStats,
+    /// The percentiles fio did not give, in any direction.
     missing: Vec<String>,
     /// Whether the percentiles were merged from the copies' json+ histograms.
     merged: bool,
@@ -138,7 +141,7 @@ impl<'a> Job<'a> {
 
     /// Both directions over the copies, with latency of the kind fio's percentiles are.
     fn measure(&self) -> Measured {
-        let kind = ["read", "write"]
+        let kind = ["read", "write", "trim"]
             .iter()
             .filter_map(|d| self.job.get(*d))
             .filter(|d| num(d, "total_ios") > 0.0)
@@ -146,7 +149,12 @@ impl<'a> Job<'a> {
             .unwrap_or(LatencyKind::Lat);
         let (read, mut missing, merged_r) = direction(self.copies, "read", kind);
         let (write, missing_w, merged_w) = direction(self.copies, "write", kind);
-        for m in missing_w {
+        let (trim, missing_t, merged_t) = direction(self.copies, "trim", kind);
+        let trims = trim.ios > 0;
+        for m in missing_w
+            .into_iter()
+            .chain(missing_t.into_iter().filter(|_| trims))
+        {
             if !missing.contains(&m) {
                 missing.push(m);
             }
@@ -155,8 +163,9 @@ impl<'a> Job<'a> {
             kind,
             read,
             write,
+            trim,
             missing,
-            merged: merged_r || merged_w,
+            merged: merged_r || merged_w || (trims && merged_t),
         }
     }
 
@@ -215,17 +224,14 @@ impl<'a> Job<'a> {
         (jobname.clone(), Vec::new())
     }
 
-    /// The run's status, and its error: a trim workload iomark does not have, or the
-    /// error fio reported.
+    /// The run's status, and its error: a pattern iomark does not have, or the error
+    /// fio reported.
     fn status(&self) -> (Status, Option<String>) {
         let job = self.job;
         if self.rw.is_none() {
-            let trim = job.get("trim").unwrap_or(&Value::Null);
             let error = format!(
-                "unsupported: rw={} (iomark has no trim workload); fio measured {} trims, {:.0} IOPS",
-                self.rw_s,
-                num(trim, "total_ios"),
-                num(trim, "iops")
+                "unsupported: rw={} (not an access pattern iomark has)",
+                self.rw_s
             );
             (Status::Unsupported, Some(error))
         } else if num(job, "error") != 0.0 {
@@ -261,8 +267,7 @@ impl<'a> Job<'a> {
         &self,
         status: Status,
         elapsed_s: f64,
-        read: DirStats,
-        write: DirStats,
+        [read, write, trim]: [DirStats; 3],
     ) -> Repetition {
         let cpu_s = |k: &str| {
             self.copies
@@ -273,7 +278,7 @@ impl<'a> Job<'a> {
                 })
                 .sum::<f64>()
         };
-        let total = read.ios + write.ios;
+        let total = read.ios + write.ios + trim.ios;
         Repetition {
             index: 1,
             status: if status == Status::Complete {
@@ -284,6 +289,7 @@ impl<'a> Job<'a> {
             elapsed_s,
             read,
             write,
+            trim,
             fsyncs: 0,
             cpu: Cpu {
                 user_s: cpu_s("usr_cpu"),

@@ -1,0 +1,315 @@
+//! Runs measured together: the jobs of one fio group, each its own workload on its own
+//! target, all started behind one gate in every repetition (a lane per run, as a run on
+//! several targets has a lane per target). Each run keeps its own figures, from its own
+//! workers' counters and histograms over its own window (the common start to its last
+//! completion, or its runtime), as fio reports each job; the group's figures are their
+//! exact sum (`results::targets::RunGroup`). Never prints.
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::io::env::{CpuTimes, KernelWorkers};
+use crate::io::target::Target;
+use crate::measure::rep::{Lane, Merged, Window, drive};
+use crate::measure::run::{
+    RunOutcome, absorb, check_memory, check_target, conclude, new_run, settle,
+};
+use crate::measure::targets::dir_stats;
+use crate::measure::worker::WorkerOut;
+use crate::plan::spec::{Spec, TargetPolicy};
+use crate::results::env::DeviceDelta;
+use crate::results::schema::{Cpu, CpuPart, GroupRep, Repetition, Run, RunGroup, Status};
+use crate::results::sink::Sink;
+use crate::results::stats::{Counter, LatHist};
+use crate::stop::StopFlag;
+use crate::workload::corpus::load_for;
+use crate::workload::data::DataGen;
+use crate::workload::seed::{spec_stream, target_stream};
+
+/// Runs `members` (each a run's workload and its target policy) together, `repeat` times:
+/// every target is opened and checked before any is measured; in each repetition every
+/// member's jobs start behind one gate. The sink hears of each repetition through
+/// `group_finished`, with every run so far. An `Err` means nothing was measured.
+pub(crate) fn run_group(
+    members: &[(&Spec, &TargetPolicy)],
+    repeat: u32,
+    stop: &StopFlag,
+    sink: &mut dyn Sink,
+) -> Result<Vec<RunOutcome>> {
+    for (spec, _) in members {
+        spec.validate()?;
+        if !spec.targets.is_empty() || spec.verify {
+            return Err(Error::usage(format!(
+                "{}: a run measured with others has one target and no --verify; run it alone",
+                spec.name()
+            )));
+        }
+        check_memory(spec, crate::io::env::mem_available())?;
+        crate::measure::launch::check_cpus(spec)?;
+    }
+    let corpora = (members.iter())
+        .map(|(s, _)| load_for(&s.data))
+        .collect::<Result<Vec<_>>>()?;
+    let mut targets: Vec<Target> = Vec::new();
+    for ((spec, policy), corpus) in members.iter().zip(&corpora) {
+        let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, corpus.clone());
+        let mut go_on = |done, total| {
+            sink.layout(done, total);
+            !stop.is_set()
+        };
+        let target = Target::open(spec, policy, &mut go_on, &mut layout)?;
+        check_target(spec, &target)?;
+        targets.push(target);
+    }
+    let names: Vec<String> = members.iter().map(|(s, _)| s.name()).collect();
+    let shared = shared_devices(&targets);
+    let mut runs: Vec<Run> = (members.iter().zip(&targets).enumerate())
+        .map(|(i, ((spec, _), t))| {
+            let mut run = new_run(spec, std::slice::from_ref(t), repeat);
+            run.group = Some(RunGroup {
+                runs: names.clone(),
+                repetitions: Vec::new(),
+                summary: Default::default(),
+            });
+            if shared[i] && let Some(d) = &t.device {
+                run.warnings.push(format!(
+                    "{} is under other runs of this group too: its block counters are the group's (group.repetitions[].device), not this run's",
+                    d.name
+                ));
+            }
+            run
+        })
+        .collect();
+    let mut failures: Vec<Option<Error>> = (0..members.len()).map(|_| None).collect();
+    let lead = members[0].0;
+    let planned = runs[0].repetitions_planned;
+    for rep in 0..planned {
+        if stop.is_set() {
+            break;
+        }
+        if rep > 0 && lead.pause_s > 0.0 {
+            stop.pause(lead.pause_s);
+            if stop.is_set() {
+                break;
+            }
+        }
+        if members.iter().any(|(s, _)| s.drop_caches && !s.direct)
+            && let Err(e) = crate::io::env::drop_page_cache()
+        {
+            return Err(Error::io(
+                "cannot drop the page cache (--drop-caches needs root)",
+                &e,
+            ));
+        }
+        if !sink.rep_started(lead, rep + 1, planned)? {
+            stop.raise(crate::stop::STOP_REQUESTED);
+            break;
+        }
+        let out = group_rep(members, &targets, &corpora, &shared, rep, stop, sink);
+        let last = rep + 1 == planned;
+        let mut ended = Vec::new();
+        for (run, (r, e)) in runs.iter_mut().zip(out.reps) {
+            ended.push((
+                absorb(run, r, e.as_ref(), (out.stop_wait_s, None), last, stop),
+                e,
+            ));
+            if let Some(g) = run.group.as_mut() {
+                g.repetitions.push(out.group.clone());
+                g.summary = crate::results::targets::group_summary(&g.repetitions);
+            }
+        }
+        let go_on = sink.group_finished(&runs)?;
+        let mut all_on = true;
+        for ((ended, e), failure) in ended.into_iter().zip(failures.iter_mut()) {
+            all_on &= settle(ended, e, go_on, failure, stop);
+        }
+        if !all_on {
+            break;
+        }
+    }
+    let mut outcomes = Vec::new();
+    for (((spec, _), mut run), (target, failure)) in members
+        .iter()
+        .zip(runs)
+        .zip(targets.into_iter().zip(failures))
+    {
+        conclude(spec, &mut run, std::slice::from_ref(&target), None, stop);
+        let failure = match target.finish() {
+            Err(e) => failure.or(Some(e)),
+            Ok(()) => failure,
+        };
+        outcomes.push(RunOutcome { run, failure });
+    }
+    Ok(outcomes)
+}
+
+/// For each target, whether another target of the group is on the same block device.
+fn shared_devices(targets: &[Target]) -> Vec<bool> {
+    let name = |t: &Target| t.device.as_ref().map(|d| d.name.clone());
+    (targets.iter().enumerate())
+        .map(|(i, t)| {
+            let me = name(t);
+            me.is_some() && (targets.iter().enumerate()).any(|(j, o)| j != i && name(o) == me)
+        })
+        .collect()
+}
+
+/// What one repetition of a group produced.
+struct GroupOutcome {
+    /// Each run's repetition, and the error that stopped it, if one did.
+    reps: Vec<(Repetition, Option<Error>)>,
+    /// The group's figures.
+    group: GroupRep,
+    stop_wait_s: Option<f64>,
+}
+
+/// Repetition `rep` (0-based) of every member together, behind one gate.
+fn group_rep(
+    members: &[(&Spec, &TargetPolicy)],
+    targets: &[Target],
+    corpora: &[Option<Arc<Vec<u8>>>],
+    shared: &[bool],
+    rep: u32,
+    stop: &StopFlag,
+    sink: &mut dyn Sink,
+) -> GroupOutcome {
+    targets.iter().for_each(Target::drop_cache);
+    let lanes: Vec<Lane> = (members.iter().zip(targets).zip(corpora).enumerate())
+        .map(|(i, (((spec, _), target), corpus))| Lane {
+            spec,
+            target,
+            win: Window::of(spec, target.span),
+            // Two jobs of the same shape must not issue the same offsets and data.
+            stream: target_stream(spec_stream(spec, rep), i as u32),
+            corpus: corpus.as_ref(),
+        })
+        .collect();
+    let (outs, mut watch) = drive(&lanes, rep, stop, sink);
+    let cpu = CpuTimes::now().since(watch.cpu_before);
+    let io_wq = KernelWorkers::now().since(&watch.kworkers_before);
+    let devices = watch.device_deltas(&lanes);
+    // The counters are read when the first lane's ramp ends: they match the runs'
+    // figures only when every lane's ramp (and start delay) is the same.
+    let same_ramp = lanes.iter().all(|l| l.win.ramp_ns == lanes[0].win.ramp_ns);
+    let mut seen: Vec<&str> = Vec::new();
+    let distinct = devices.iter().map(|d| {
+        let d = d.as_ref()?;
+        (!seen.contains(&d.name.as_str())).then(|| {
+            seen.push(&d.name);
+            d
+        })
+    });
+    let distinct: Vec<Option<&DeviceDelta>> = distinct.filter(|d| d.is_some()).collect();
+    let group_device = (same_ramp && devices.iter().all(Option::is_some))
+        .then(|| crate::results::targets::device_sum(distinct))
+        .flatten();
+    let mut by_lane: Vec<Vec<(usize, WorkerOut)>> = lanes.iter().map(|_| Vec::new()).collect();
+    for (t, o) in outs {
+        by_lane[t].push((0, o));
+    }
+    // An error of the repetition itself (a thread not started, the sink) stops every
+    // run; the first run carries it.
+    let mut shared_error = watch.spawn_error.take().or(watch.sink_error.take());
+    let mut merged: Vec<Merged> = by_lane.into_iter().map(|o| Merged::of(o, 1)).collect();
+    let mut sum = Sum::default();
+    for m in &mut merged {
+        m.interrupted |= shared_error.is_some() || stop.is_set();
+        sum.add(m);
+    }
+    let total = sum.read.ios + sum.write.ios + sum.trim.ios;
+    let mut reps = Vec::new();
+    for (i, m) in merged.iter_mut().enumerate() {
+        let device = (same_ramp && !shared[i])
+            .then(|| devices[i].clone())
+            .flatten();
+        let times = (cpu, io_wq);
+        let mut r = m.repetition(lanes[i].spec, rep, times, device, &watch.intervals[i], stop);
+        // The process's CPU time is the group's: each run's own is its workers'.
+        r.cpu = Cpu {
+            workers: CpuPart::new(
+                m.cpu.user_s,
+                m.cpu.sys_s,
+                m.read.ios + m.write.ios + m.trim.ios,
+            ),
+            ..sum.cpu(cpu, io_wq, total)
+        };
+        let error = shared_error.take().or(m.error.take());
+        reps.push((r, error));
+    }
+    let elapsed_s = (sum.end_ns as f64 / 1e9).max(1e-9);
+    let group = GroupRep {
+        index: rep + 1,
+        status: if merged.iter().any(|m| m.interrupted) {
+            Status::Interrupted
+        } else {
+            Status::Complete
+        },
+        elapsed_s,
+        read: dir_stats(sum.read, &sum.hist_read, elapsed_s),
+        write: dir_stats(sum.write, &sum.hist_write, elapsed_s),
+        trim: dir_stats(sum.trim, &sum.hist_trim, elapsed_s),
+        device: group_device,
+    };
+    GroupOutcome {
+        reps,
+        group,
+        stop_wait_s: watch.stop_wait_s,
+    }
+}
+
+/// The lanes' figures added up.
+struct Sum {
+    read: Counter,
+    write: Counter,
+    hist_read: LatHist,
+    hist_write: LatHist,
+    trim: Counter,
+    hist_trim: LatHist,
+    end_ns: u64,
+    workers: CpuTimes,
+}
+
+impl Default for Sum {
+    fn default() -> Self {
+        Sum {
+            read: Counter::default(),
+            write: Counter::default(),
+            hist_read: LatHist::precise(),
+            hist_write: LatHist::precise(),
+            trim: Counter::default(),
+            hist_trim: LatHist::precise(),
+            end_ns: 0,
+            workers: CpuTimes::default(),
+        }
+    }
+}
+
+impl Sum {
+    fn add(&mut self, m: &Merged) {
+        self.read += m.read;
+        self.write += m.write;
+        self.hist_read += &m.hist_read;
+        self.hist_write += &m.hist_write;
+        self.trim += m.trim;
+        self.hist_trim += &m.hist_trim;
+        self.end_ns = self.end_ns.max(m.end_ns);
+        self.workers = self.workers.plus(m.cpu);
+    }
+
+    /// The process's CPU time over the group's `total` I/Os.
+    fn cpu(&self, cpu: CpuTimes, io_wq: CpuTimes, total: u64) -> Cpu {
+        let w = self.workers;
+        Cpu {
+            user_s: cpu.user_s,
+            sys_s: cpu.sys_s,
+            per_io_ns: CpuPart::new(cpu.user_s, cpu.sys_s, total).per_io_ns,
+            workers: CpuPart::new(w.user_s, w.sys_s, total),
+            io_wq: CpuPart::new(io_wq.user_s, io_wq.sys_s, total),
+            other: CpuPart::new(
+                (cpu.user_s - w.user_s - io_wq.user_s).max(0.0),
+                (cpu.sys_s - w.sys_s - io_wq.sys_s).max(0.0),
+                total,
+            ),
+        }
+    }
+}
