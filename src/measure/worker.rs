@@ -73,18 +73,6 @@ enum EndSync {
     Done,
 }
 
-/// With `--verify`: what the worker wrote where.
-struct VerifyTrack {
-    /// First byte of the worker's region.
-    base: u64,
-    /// Generation last written to each block of the region.
-    gens: Vec<u64>,
-    /// The block each slot is writing (`u64::MAX`: none), so that a block is never
-    /// written twice at once (the newer write must be the one that lands).
-    writing: Vec<u64>,
-    writes_issued: u64,
-}
-
 /// The state of one worker's loop; see the module documentation.
 pub(crate) struct Worker<'c, 'a, E: Engine> {
     eng: E,
@@ -347,34 +335,6 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         true
     }
 
-    /// Prepares the next write's data: lent straight from the data pool (returned), or
-    /// written into the free slot's buffer (with its verify header under --verify).
-    fn prepare_write(&mut self, slot: u32, offset: u64, len: u32, measuring: bool) -> Option<Lent> {
-        let spec = self.ctx.spec;
-        // Safety: `slot` came off the free list, so no request on it is in flight: it is
-        // pushed back only after its completion has been reaped.
-        let buf = unsafe { &mut self.eng.buffer(slot)[..len as usize] };
-        let lent = self.data.next_write(buf, self.verify.is_none());
-        self.writes_since_sync += 1;
-        if let Some(l) = lent {
-            if measuring && let Some(s) = self.sampler.as_mut() {
-                s.observe(self.data.lent_bytes(l));
-            }
-            return Some(l);
-        }
-        if let Some(v) = self.verify.as_mut() {
-            v.writes_issued += 1;
-            let generation = ((self.ctx.rep as u64 + 1) << 40)
-                | (v.writes_issued * spec.jobs as u64 + self.ctx.job as u64);
-            crate::measure::verify::stamp(buf, offset, spec.seed, generation);
-            v.gens[((offset - v.base) / spec.bs) as usize] = generation;
-        }
-        if measuring && let Some(s) = self.sampler.as_mut() {
-            s.observe(buf);
-        }
-        None
-    }
-
     /// Queues one request and hands it to the kernel at once; keeps the first submission
     /// failure (other than a signal's interruption).
     #[inline(always)]
@@ -623,3 +583,7 @@ mod tests;
 
 #[path = "worker_trim.rs"]
 mod trim;
+
+#[path = "worker_write.rs"]
+mod write;
+use write::VerifyTrack;
