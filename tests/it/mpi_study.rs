@@ -1,0 +1,267 @@
+//! Studies under MPI (`mpirun -np 3 iomark suite|fio …`): every run of a matrix and of a
+//! fio job file with two groups is a synchronised, aggregated run of its own, each
+//! rank's I/Os against the kernel counters of the loop device under it, the aggregate
+//! their sum, one document written by rank 0; and the waits before the first
+//! repetition are bounded: a rank whose target check hangs (a FUSE file system that
+//! does not answer a lookup) stops every rank, named, within the check's bound.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{LoopDev, read_json, tmp};
+use crate::mpi::{mpirun, rank_pid, ready, u, within_1pct};
+
+/// `n` loop devices of 32 MiB (direct I/O), or none when they cannot be made.
+fn loops(n: usize) -> Option<Vec<LoopDev>> {
+    let devs: Vec<LoopDev> = (0..n)
+        .filter_map(|_| LoopDev::new(32 << 20, true))
+        .collect();
+    (devs.len() == n).then_some(devs)
+}
+
+/// Links `dir/{prefix}{r}` to device r, for a `{rank}` template.
+fn link(dir: &Path, prefix: &str, devs: &[LoopDev]) -> String {
+    for (r, d) in devs.iter().enumerate() {
+        std::os::unix::fs::symlink(d.path(), dir.join(format!("{prefix}{r}"))).unwrap();
+    }
+    dir.join(format!("{prefix}{{rank}}")).display().to_string()
+}
+
+/// One scaled-out run of the document: one rank per device, each writing `ios` I/Os
+/// (size-based, exact), each equal to the device's counters iomark read over its
+/// window, the aggregate their sum. Returns the ranks' write I/Os.
+fn check_run(run: &Value, ios: u64, devs: &[LoopDev]) -> Vec<u64> {
+    assert_eq!(run["mpi"]["ranks"], 3, "{}", run["name"]);
+    let reps = run["repetitions"].as_array().unwrap();
+    assert_eq!(reps.len(), 1);
+    let rep = &reps[0];
+    let ranks = rep["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 3);
+    let mut each = Vec::new();
+    for (r, t) in ranks.iter().enumerate() {
+        assert_eq!(u(&t["rank"]), r as u64);
+        assert_eq!(t["device"]["name"], devs[r].name(), "rank {r}");
+        let w = u(&t["write"]["ios"]);
+        assert_eq!(w, ios, "rank {r}: its io-size in its bs");
+        within_1pct(&format!("rank {r}"), w, u(&t["device"]["write_ios"]));
+        each.push(w);
+    }
+    let sum: u64 = each.iter().sum();
+    assert_eq!(
+        u(&rep["write"]["ios"]),
+        sum,
+        "the aggregate is the ranks' sum"
+    );
+    within_1pct("aggregate device", sum, u(&rep["device"]["write_ios"]));
+    each
+}
+
+#[test]
+fn a_matrix_under_mpirun_is_one_aggregated_run_per_point_against_the_kernel_counters() {
+    let _alone = crate::common::exclusive();
+    let Some(bin) = ready(true) else { return };
+    let Some(devs) = loops(3) else { return };
+    let dir = tmp();
+    let template = link(dir.path(), "dev", &devs);
+    let matrix = dir.path().join("m.toml");
+    std::fs::write(
+        &matrix,
+        "rw = \"randwrite\"\nengine = \"psync\"\nio-size = \"8m\"\n[vary]\nbs = [\"64k\", \"128k\"]\n",
+    )
+    .unwrap();
+    let doc_path = dir.path().join("m.json");
+    let before: Vec<[u64; 4]> = devs.iter().map(LoopDev::stat).collect();
+    let out = mpirun(
+        &bin,
+        3,
+        &[
+            "suite",
+            "matrix",
+            matrix.to_str().unwrap(),
+            "--allow-write-device",
+            "-o",
+            doc_path.to_str().unwrap(),
+            &template,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // Rank 0 alone prints the study's table: one table, one row per point.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("\n64k ").count(), 1, "{text}");
+    let doc = read_json(&doc_path);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "one document, a run per point");
+    let mut written = vec![0u64; 3];
+    for (run, (bs, ios)) in runs.iter().zip([("64k", 128), ("128k", 64)]) {
+        assert_eq!(run["study"]["value"], bs);
+        assert_eq!(run["study"]["suite"], "matrix");
+        for (r, w) in check_run(run, ios, &devs).into_iter().enumerate() {
+            written[r] += w;
+        }
+    }
+    // The kernel, read by the test: each device took exactly what its rank wrote in
+    // the two runs (8 MiB in 64 KiB, then in 128 KiB).
+    for (r, d) in devs.iter().enumerate() {
+        let k = d.stat()[2] - before[r][2];
+        within_1pct(&format!("device of rank {r}"), written[r], k);
+    }
+}
+
+#[test]
+fn a_fio_job_file_with_two_groups_under_mpirun_aggregates_each_group() {
+    let _alone = crate::common::exclusive();
+    let Some(bin) = ready(true) else { return };
+    let Some(devs) = loops(6) else { return };
+    let dir = tmp();
+    // Group 1 writes devices a0..a2, group 2 (after a stonewall) b0..b2: each run's
+    // counters are its own devices', read by the test.
+    let a = link(dir.path(), "a", &devs[..3]);
+    let b = link(dir.path(), "b", &devs[3..]);
+    let job = dir.path().join("two.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nioengine=psync\ndirect=1\nrw=randwrite\nio_size=8m\n\n[first]\nfilename={a}\nbs=64k\n\n[second]\nstonewall\nfilename={b}\nbs=128k\n"
+        ),
+    )
+    .unwrap();
+    let doc_path = dir.path().join("f.json");
+    let before: Vec<[u64; 4]> = devs.iter().map(LoopDev::stat).collect();
+    let out = mpirun(
+        &bin,
+        3,
+        &[
+            "fio",
+            job.to_str().unwrap(),
+            "--allow-write-device",
+            "-o",
+            doc_path.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let doc = read_json(&doc_path);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "a run per job, in one document");
+    for (i, (run, ios)) in runs.iter().zip([128, 64]).enumerate() {
+        let set = &devs[3 * i..3 * i + 3];
+        let each = check_run(run, ios, set);
+        for (r, d) in set.iter().enumerate() {
+            let k = d.stat()[2] - before[3 * i + r][2];
+            within_1pct(&format!("run {} rank {r} vs its device", i + 1), each[r], k);
+        }
+    }
+    assert_eq!(runs[0]["study"]["suite"], "fio", "{}", runs[0]["study"]);
+    assert!(
+        runs[1]["study"].to_string().contains("second"),
+        "{}",
+        runs[1]["study"]
+    );
+}
+
+/// Runs 3 ranks whose rank 2 checks a new file in a FUSE mount whose lookups are held
+/// (its `stat` does not return); with `freeze`, rank 2 is also stopped (SIGSTOP) 3 s
+/// into its check, so that it falls silent. Returns how long after the start rank 0
+/// ended, and the job's stderr; checks that it failed and that ranks 0 and 1 wrote
+/// nothing.
+fn hung_check(freeze: bool) -> Option<(Duration, String)> {
+    let bin = ready(true)?;
+    let fs = crate::faultfs::FaultFs::mount(1 << 20, false)?;
+    let dir = tmp();
+    for r in 0..2 {
+        std::fs::create_dir(dir.path().join(format!("d{r}"))).unwrap();
+    }
+    let mount = fs.file().parent().unwrap().to_path_buf();
+    std::os::unix::fs::symlink(&mount, dir.path().join("d2")).unwrap();
+    fs.hold_lookups(true);
+    let template = dir.path().join("d{rank}/f.dat").display().to_string();
+    let t0 = Instant::now();
+    let child = Command::new("mpirun")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .env_remove("RUST_BACKTRACE")
+        .args(["-np", "3"])
+        .arg(&bin)
+        .args(["run", "--rw", "write", "--size", "4m", "--buffered", "-q"])
+        .arg(&template)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Rank 0 ends once the ranks have agreed on rank 2's refusal, or once rank 2 has
+    // been silent too long; rank 2 itself cannot end while its thread waits in the
+    // kernel for the file system (a FUSE request already taken is not interruptible),
+    // so the test lets the lookups go then.
+    let marker = dir.path().display().to_string();
+    let (mut seen, mut stopped) = (false, None);
+    let rank0_gone = loop {
+        match rank_pid(&marker, 0) {
+            Some(_) => seen = true,
+            None if seen => break t0.elapsed(),
+            None => {}
+        }
+        if freeze
+            && stopped.is_none()
+            && t0.elapsed() > Duration::from_secs(3)
+            && let Some(p) = rank_pid(&marker, 2)
+        {
+            // SAFETY: a signal to a process this test's mpirun started.
+            unsafe { libc::kill(p, libc::SIGSTOP) };
+            stopped = Some(p);
+        }
+        if t0.elapsed() > Duration::from_secs(80) {
+            break t0.elapsed();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    fs.hold_lookups(false);
+    if let Some(p) = stopped {
+        // SAFETY: as above.
+        unsafe { libc::kill(p, libc::SIGCONT) };
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{err}");
+    for r in 0..2 {
+        let d = dir.path().join(format!("d{r}"));
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0, "rank {r} wrote");
+    }
+    Some((rank0_gone, err))
+}
+
+#[test]
+fn a_rank_whose_target_check_hangs_stops_every_rank_within_the_bound() {
+    let _alone = crate::common::exclusive();
+    let Some((took, err)) = hung_check(false) else {
+        return;
+    };
+    // Rank 2 keeps beating while its check hangs, and refuses at the check's bound.
+    assert!(err.contains("rank 2 on "), "{err}");
+    assert!(err.contains("did not finish within 20 s"), "{err}");
+    assert!(
+        took < Duration::from_secs(30),
+        "rank 0 ended after {took:?}: {err}"
+    );
+}
+
+#[test]
+fn a_rank_frozen_before_the_agreement_is_named_within_the_heartbeat_bound() {
+    let _alone = crate::common::exclusive();
+    let Some((took, err)) = hung_check(true) else {
+        return;
+    };
+    // Frozen 3 s in, rank 2 falls silent; rank 0, waiting for its verdict, names it
+    // 30 s after it began to wait.
+    assert!(err.contains("no word from the other ranks"), "{err}");
+    assert!(err.contains("rank 2 on "), "{err}");
+    assert!(err.contains("verdict"), "{err}");
+    assert!(
+        took < Duration::from_secs(40),
+        "rank 0 ended after {took:?}: {err}"
+    );
+}
