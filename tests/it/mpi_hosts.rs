@@ -201,4 +201,74 @@ fn two_hosts_in_network_namespaces_get_their_own_names_templates_and_counters() 
         u(&rep["device"]["write_ios"]),
         kernel.iter().sum(),
     );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    check_tables(&doc, &doc_path, &stdout, [&here, &there]);
+}
+
+/// The per-rank and per-host tables of a real two-host document, as people see them: the
+/// run's own text and the HTML report, each figure the document's.
+fn check_tables(doc: &serde_json::Value, doc_path: &Path, stdout: &str, names: [&str; 2]) {
+    let rep = &doc["runs"][0]["repetitions"][0];
+    // The text: a row per rank and per host, the slowest and the fastest rank named.
+    assert!(
+        stdout.contains("slowest") && stdout.contains("fastest"),
+        "{stdout}"
+    );
+    for h in rep["hosts"].as_array().unwrap() {
+        let ios = u(&h["write"]["ios"]).to_string();
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.contains(h["host"].as_str().unwrap()) && l.contains(&ios)),
+            "no row for host {h}: {stdout}"
+        );
+    }
+    let page = crate::common::report(&[doc_path], &doc_path.with_extension("html"));
+    let html = scraper::Html::parse_document(&page);
+    let sel = |s: &str| scraper::Selector::parse(s).unwrap();
+    let cells = |row: scraper::ElementRef| -> Vec<String> {
+        row.select(&sel("td"))
+            .map(|c| c.text().collect::<String>())
+            .collect()
+    };
+    let rows: Vec<Vec<String>> = html.select(&sel("table.ranks tr")).map(cells).collect();
+    assert_eq!(rows.len(), 4, "header and 3 ranks");
+    let header: String = html
+        .select(&sel("table.ranks tr th"))
+        .map(|c| c.text().collect::<String>())
+        .collect();
+    assert!(header.contains("window"), "{header}");
+    for (r, t) in rep["ranks"].as_array().unwrap().iter().enumerate() {
+        let row = &rows[r + 1];
+        assert_eq!(row[0], r.to_string());
+        assert_eq!(row[1], t["host"].as_str().unwrap());
+        assert_eq!(row[7], u(&t["write"]["ios"]).to_string(), "rank {r}'s I/Os");
+        // Its share of the aggregate's window.
+        let share = 100.0 * t["elapsed_s"].as_f64().unwrap() / rep["elapsed_s"].as_f64().unwrap();
+        assert_eq!(row[6], format!("{share:.0}%"), "rank {r}");
+    }
+    let marks: Vec<&str> = rows[1..].iter().map(|r| r[9].as_str()).collect();
+    assert_eq!(
+        marks.iter().filter(|m| **m == "slowest").count(),
+        1,
+        "{marks:?}"
+    );
+    assert_eq!(
+        marks.iter().filter(|m| **m == "fastest").count(),
+        1,
+        "{marks:?}"
+    );
+    let hosts: Vec<Vec<String>> = html.select(&sel("table.hosts tr")).map(cells).collect();
+    assert_eq!(hosts.len(), 3, "header and 2 hosts");
+    for (i, h) in rep["hosts"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(hosts[i + 1][0], names[i]);
+        assert_eq!(hosts[i + 1][5], u(&h["write"]["ios"]).to_string());
+        assert_eq!(hosts[i + 1][6], u(&h["device"]["write_ios"]).to_string());
+    }
+    // Per-rank bars: one stacked bar whose segments are the ranks.
+    let bar = html
+        .select(&sel("svg[data-kind=stacked] g.stack"))
+        .next()
+        .expect("a bar");
+    assert_eq!(bar.select(&sel("rect.segment")).count(), 3);
 }
