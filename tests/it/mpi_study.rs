@@ -95,7 +95,7 @@ fn a_matrix_under_mpirun_is_one_aggregated_run_per_point_against_the_kernel_coun
     let doc = read_json(&doc_path);
     let runs = doc["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2, "one document, a run per point");
-    let mut written = vec![0u64; 3];
+    let mut written = [0u64; 3];
     for (run, (bs, ios)) in runs.iter().zip([("64k", 128), ("128k", 64)]) {
         assert_eq!(run["study"]["value"], bs);
         assert_eq!(run["study"]["suite"], "matrix");
