@@ -170,12 +170,24 @@ fn wire_of(job: &Job) -> Wire {
             keep: p.keep,
             runs: runs(&p.runs, true),
         },
-        Job::Quick(p) => Wire {
-            kind: Some(StudyKind::Quick.name().into()),
-            target: p.file.display().to_string(),
-            keep: false,
-            runs: runs(&p.runs, false),
-        },
+        // The quick benchmark's file is named after rank 0's process: each rank gets a
+        // file of its own in the directory instead (file per process).
+        Job::Quick(p) => {
+            let dir = crate::results::store::directory_of(&p.file)
+                .display()
+                .to_string();
+            let mut runs = runs(&p.runs, false);
+            for w in &mut runs {
+                w.spec.target = dir.clone();
+                w.layout = Layout::FilePerProcess.name().into();
+            }
+            Wire {
+                kind: Some(StudyKind::Quick.name().into()),
+                target: dir,
+                keep: false,
+                runs,
+            }
+        }
     }
 }
 

@@ -265,3 +265,58 @@ fn a_rank_frozen_before_the_agreement_is_named_within_the_heartbeat_bound() {
         "rank 0 ended after {took:?}: {err}"
     );
 }
+
+#[test]
+fn the_quick_benchmark_under_mpirun_gives_each_rank_a_file_of_its_own() {
+    let _alone = crate::common::exclusive();
+    let Some(bin) = ready(false) else { return };
+    let dir = tmp();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let doc_path = dir.path().join("q.json");
+    let out = mpirun(
+        &bin,
+        2,
+        &[
+            "quick",
+            "--size",
+            "8m",
+            "--runtime",
+            "1s",
+            "--ramp",
+            "0",
+            "-q",
+            "-o",
+            doc_path.to_str().unwrap(),
+            work.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let doc = read_json(&doc_path);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(
+        runs.len(),
+        6,
+        "the quick benchmark's six tests, in one document"
+    );
+    for run in runs {
+        let rep = &run["repetitions"][0];
+        let ranks = rep["ranks"].as_array().unwrap();
+        for (r, t) in ranks.iter().enumerate() {
+            let want = work.join(format!("iomark.{r}.dat"));
+            assert_eq!(t["path"], want.display().to_string(), "{}", run["name"]);
+        }
+        let sum: u64 = (ranks.iter())
+            .map(|t| u(&t["read"]["ios"]) + u(&t["write"]["ios"]))
+            .sum();
+        let agg = u(&rep["read"]["ios"]) + u(&rep["write"]["ios"]);
+        assert_eq!(agg, sum, "{}: the aggregate is the ranks' sum", run["name"]);
+        assert!(sum > 0, "{}", run["name"]);
+    }
+    assert_eq!(
+        std::fs::read_dir(&work).unwrap().count(),
+        0,
+        "each rank removed its file"
+    );
+}
