@@ -130,10 +130,27 @@ pub fn run_if_launched(job: Job, stop: &StopFlag) -> Result<Option<MpiOutcome>> 
         host: mpi::environment::processor_name().unwrap_or_else(|_| "?".into()),
         world,
     };
-    let out = run_rank(&comm, &job, stop);
+    let out = joined(&comm).and_then(|()| run_rank(&comm, &job, stop));
     // Finalised when `universe` drops, after every rank has returned its result.
     drop(universe);
     out.map(Some)
+}
+
+/// Refuses a job whose MPI library did not join the launcher's tasks: the launcher says
+/// how many it started (`OMPI_COMM_WORLD_SIZE`, `PMI_SIZE`) and MPI counts fewer, as when
+/// an MPI without PMI-2 is started by `srun --mpi=pmi2` (each task then runs alone, all
+/// on the same targets and `-o`).
+fn joined(comm: &Comm) -> Result<()> {
+    let said = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse::<u32>().ok());
+    match said {
+        Some(n) if n != comm.size => Err(Error::runtime(format!(
+            "the launcher started {n} tasks but MPI joined this one to {} (its MPI library cannot talk to this launcher: with Slurm use srun --mpi=pmix, or mpirun); nothing was run",
+            comm.size
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// One run as it goes on the wire, with the layout its target asks for.

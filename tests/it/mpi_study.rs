@@ -320,3 +320,26 @@ fn the_quick_benchmark_under_mpirun_gives_each_rank_a_file_of_its_own() {
         "each rank removed its file"
     );
 }
+
+#[test]
+fn a_launcher_whose_tasks_mpi_does_not_join_is_refused_before_any_io() {
+    let Some(bin) = ready(false) else { return };
+    let dir = tmp();
+    let f = dir.path().join("alone.dat");
+    // A launcher (here only its variable) said 3 tasks; the MPI library, which cannot
+    // talk to it, makes this process a job of its own: it would run alone.
+    let out = Command::new(&bin)
+        .env("PMI_SIZE", "3")
+        .env_remove("RUST_BACKTRACE")
+        .args(["run", "--rw", "write", "--size", "1m", "--buffered", "-q"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the launcher started 3 tasks but MPI joined this one to 1"),
+        "{err}"
+    );
+    assert!(!f.exists(), "nothing was written");
+}
