@@ -163,12 +163,22 @@ fn a_fio_job_file_with_two_groups_under_mpirun_aggregates_each_group() {
     );
 }
 
+/// What befalls rank 2 while its target check hangs.
+#[derive(PartialEq)]
+enum Then {
+    /// Nothing: it refuses at the check's bound.
+    Nothing,
+    /// It is stopped (SIGSTOP) 3 s in, and falls silent.
+    Frozen,
+    /// It is killed (SIGKILL) 3 s in (its lookup let go, so that it can die).
+    Killed,
+}
+
 /// Runs 3 ranks whose rank 2 checks a new file in a FUSE mount whose lookups are held
-/// (its `stat` does not return); with `freeze`, rank 2 is also stopped (SIGSTOP) 3 s
-/// into its check, so that it falls silent. Returns how long after the start rank 0
-/// ended, and the job's stderr; checks that it failed and that ranks 0 and 1 wrote
-/// nothing.
-fn hung_check(freeze: bool) -> Option<(Duration, String)> {
+/// (its `stat` does not return), and `then` befalls it. Returns how long after the
+/// start rank 0 ended, and the job's stderr; checks that it failed and that ranks 0 and
+/// 1 wrote nothing.
+fn hung_check(then: Then) -> Option<(Duration, String)> {
     let bin = ready(true)?;
     let fs = crate::faultfs::FaultFs::mount(1 << 20, false)?;
     let dir = tmp();
@@ -205,13 +215,20 @@ fn hung_check(freeze: bool) -> Option<(Duration, String)> {
             None if seen => break t0.elapsed(),
             None => {}
         }
-        if freeze
+        if then != Then::Nothing
             && stopped.is_none()
             && t0.elapsed() > Duration::from_secs(3)
             && let Some(p) = rank_pid(&marker, 2)
         {
+            let sig = match then {
+                Then::Killed => libc::SIGKILL,
+                _ => libc::SIGSTOP,
+            };
             // SAFETY: a signal to a process this test's mpirun started.
-            unsafe { libc::kill(p, libc::SIGSTOP) };
+            unsafe { libc::kill(p, sig) };
+            if then == Then::Killed {
+                fs.hold_lookups(false);
+            }
             stopped = Some(p);
         }
         if t0.elapsed() > Duration::from_secs(80) {
@@ -237,7 +254,7 @@ fn hung_check(freeze: bool) -> Option<(Duration, String)> {
 #[test]
 fn a_rank_whose_target_check_hangs_stops_every_rank_within_the_bound() {
     let _alone = crate::common::exclusive();
-    let Some((took, err)) = hung_check(false) else {
+    let Some((took, err)) = hung_check(Then::Nothing) else {
         return;
     };
     // Rank 2 keeps beating while its check hangs, and refuses at the check's bound.
@@ -252,7 +269,7 @@ fn a_rank_whose_target_check_hangs_stops_every_rank_within_the_bound() {
 #[test]
 fn a_rank_frozen_before_the_agreement_is_named_within_the_heartbeat_bound() {
     let _alone = crate::common::exclusive();
-    let Some((took, err)) = hung_check(true) else {
+    let Some((took, err)) = hung_check(Then::Frozen) else {
         return;
     };
     // Frozen 3 s in, rank 2 falls silent; rank 0, waiting for its verdict, names it
@@ -262,6 +279,23 @@ fn a_rank_frozen_before_the_agreement_is_named_within_the_heartbeat_bound() {
     assert!(err.contains("verdict"), "{err}");
     assert!(
         took < Duration::from_secs(40),
+        "rank 0 ended after {took:?}: {err}"
+    );
+}
+
+#[test]
+fn a_rank_killed_before_the_agreement_ends_the_job_at_once_naming_it() {
+    let _alone = crate::common::exclusive();
+    let Some((took, err)) = hung_check(Then::Killed) else {
+        return;
+    };
+    // The launcher sees rank 2 die and ends the job, naming the rank and its node.
+    assert!(
+        err.contains("rank 2") && err.contains("on node ") && err.contains("signal 9"),
+        "{err}"
+    );
+    assert!(
+        took < Duration::from_secs(10),
         "rank 0 ended after {took:?}: {err}"
     );
 }
