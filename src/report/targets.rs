@@ -275,3 +275,71 @@ pub(crate) fn stacked_chart(run: &Run) -> Option<String> {
             .collect(),
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::spec::Rw;
+    use crate::results::ranks::{RankPart, aggregate};
+    use crate::results::schema::DirStats;
+
+    /// Rank `rank` on `host`, having written `ios` 4 KiB blocks in `elapsed_s`.
+    fn part(rank: u32, host: &str, ios: u64, elapsed_s: f64) -> RankPart {
+        let mut rep =
+            crate::report::testdoc::run(Rw::Write, 1, &[1.0], None).repetitions[0].clone();
+        rep.elapsed_s = elapsed_s;
+        rep.write = DirStats {
+            ios,
+            bytes: ios * 4096,
+            iops: ios as f64 / elapsed_s,
+            bw_bytes: (ios * 4096) as f64 / elapsed_s,
+            lat_ns: Default::default(),
+        };
+        RankPart {
+            rank,
+            host: host.into(),
+            path: format!("/d/t{rank}"),
+            rep,
+            read_hist: Vec::new(),
+            write_hist: Vec::new(),
+            first_done: false,
+        }
+    }
+
+    fn texts(t: &Table) -> Vec<Vec<String>> {
+        (t.rows.iter())
+            .map(|r| r.iter().map(|c| c.text.clone()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn the_rank_table_gives_each_ranks_share_of_the_window_and_names_the_extremes() {
+        // Rank 1 did its 1000 I/Os in half the window (the fastest), rank 2 half as many
+        // in all of it (the slowest).
+        let parts = [
+            part(0, "a", 1000, 1.0),
+            part(1, "a", 1000, 0.5),
+            part(2, "b", 500, 1.0),
+        ];
+        let mut run = crate::report::testdoc::run(Rw::Write, 1, &[1.0], None);
+        run.repetitions = vec![aggregate(&parts, true)];
+        let ranks = texts(&run_ranks(&run).unwrap());
+        let col = |i: usize| ranks.iter().map(|r| r[i].as_str()).collect::<Vec<_>>();
+        assert_eq!(col(0), ["0", "1", "2"]);
+        assert_eq!(col(1), ["a", "a", "b"]);
+        assert_eq!(col(6), ["100%", "50%", "100%"], "the share of the window");
+        assert_eq!(col(7), ["1000", "1000", "500"]);
+        assert_eq!(col(9), ["", "fastest", "slowest"]);
+        // Per host: the ranks together, over the common window, adding up.
+        let hosts = texts(&run_hosts(&run).unwrap());
+        assert_eq!(hosts.len(), 2);
+        assert_eq!(hosts[0][..2], ["a", "0,1"]);
+        assert_eq!(hosts[0][5], "2000");
+        assert_eq!(hosts[1][..2], ["b", "2"]);
+        assert_eq!(hosts[1][5], "500");
+        // On one host the hosts are the aggregate: no table; one rank names no extremes.
+        run.repetitions = vec![aggregate(&parts[..1], true)];
+        assert!(run_hosts(&run).is_none());
+        assert_eq!(texts(&run_ranks(&run).unwrap())[0][9], "");
+    }
+}
