@@ -83,6 +83,13 @@ pub trait Sink {
     fn rep_finished(&mut self, _run: &Run) -> Result<bool> {
         Ok(true)
     }
+    /// The summary of the run that just finished over every process taking part, when
+    /// this sink gathered one (a scaled-out run: the ranks' aggregate, the same on every
+    /// rank); `None` otherwise. A study whose next step depends on what a run measured
+    /// (`suite steady`'s rounds) decides on this, so that every rank decides alike.
+    fn gathered(&mut self) -> Option<crate::results::schema::Summary> {
+        None
+    }
 }
 
 /// A sink that ignores everything.
@@ -125,5 +132,8 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn rep_finished(&mut self, run: &Run) -> Result<bool> {
         (**self).rep_finished(run)
+    }
+    fn gathered(&mut self) -> Option<crate::results::schema::Summary> {
+        (**self).gathered()
     }
 }

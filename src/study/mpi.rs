@@ -81,6 +81,8 @@ struct Wire {
     kind: Option<String>,
     target: String,
     keep: bool,
+    /// `suite steady`: the round limit.
+    max_rounds: u32,
     runs: Vec<WireRun>,
 }
 
@@ -100,13 +102,9 @@ impl Comm {
 }
 
 /// Refuses, on every rank alike before MPI starts (each parsed the same command line),
-/// what does not scale out: a study whose runs depend on what it measured, `--resume`.
+/// what does not scale out: `--resume`.
 fn scalable(job: &Job) -> Result<()> {
     match job {
-        Job::Study(p) if p.kind.is_dirty() => Err(Error::usage(format!(
-            "suite {} decides its rounds from what one drive measured and does not run under mpirun; run it without mpirun on each drive",
-            p.kind.name()
-        ))),
         Job::Study(p) if p.resume.is_some() => Err(Error::usage(
             "--resume does not run under mpirun; run the study again (the document keeps every finished run until then)",
         )),
@@ -179,12 +177,14 @@ fn wire_of(job: &Job) -> Wire {
             kind: None,
             target: p.spec.target.clone(),
             keep: p.policy.keep,
+            max_rounds: 0,
             runs: vec![wire_run(p, None)],
         },
         Job::Study(p) => Wire {
             kind: Some(p.kind.name().into()),
             target: p.target.clone(),
             keep: p.keep,
+            max_rounds: p.max_rounds,
             runs: runs(&p.runs, true),
         },
         // The quick benchmark's file is named after rank 0's process: each rank gets a
@@ -202,6 +202,7 @@ fn wire_of(job: &Job) -> Wire {
                 kind: Some(StudyKind::Quick.name().into()),
                 target: dir,
                 keep: false,
+                max_rounds: 0,
                 runs,
             }
         }
@@ -409,6 +410,7 @@ fn run_rank(comm: &Comm, job: &Job, stop: &StopFlag) -> Result<MpiOutcome> {
         notes: Vec::new(),
         reps: Vec::new(),
         run: None,
+        summary: None,
         pulse,
     };
     let mut runner = StudyRunner::new(Store::new(None), &mut gather, stop);
@@ -420,6 +422,17 @@ fn run_rank(comm: &Comm, job: &Job, stop: &StopFlag) -> Result<MpiOutcome> {
             comm.world.abort(e.exit_code());
         }
     };
+    // A dirty-drive study's purge and verdict are the study's own (the verdict decided on
+    // the aggregate): rank 0's document gets them.
+    let (purge, steady) = (
+        runner.store.doc.purge.take(),
+        runner.store.doc.steady_state.take(),
+    );
+    drop(runner);
+    if comm.rank == 0 && (purge.is_some() || steady.is_some()) {
+        (gather.store.doc.purge, gather.store.doc.steady_state) = (purge, steady);
+        gather.store.save()?;
+    }
     let failure =
         failure.map(|e| Error::runtime(format!("{}: {e}", Comm::name(comm.rank, &comm.host))));
     Ok(MpiOutcome {
@@ -465,9 +478,12 @@ fn run_local(runner: &mut StudyRunner, wire: &Wire, runs: Vec<StudyRun>) -> Resu
         resume: None,
         keep: wire.keep,
         overwrite: false,
-        max_rounds: 0,
+        max_rounds: wire.max_rounds,
         target_exists: false,
     };
+    if kind.is_dirty() {
+        return runner.dirty(&plan);
+    }
     let done = vec![false; plan.runs.len()];
     runner.run_suite(&plan, &done)
 }

@@ -377,3 +377,76 @@ fn a_launcher_whose_tasks_mpi_does_not_join_is_refused_before_any_io() {
     );
     assert!(!f.exists(), "nothing was written");
 }
+
+#[test]
+fn suite_steady_under_mpirun_decides_its_rounds_on_the_ranks_aggregate() {
+    let _alone = crate::common::exclusive();
+    let Some(bin) = ready(true) else { return };
+    let Some(devs) = loops(3) else { return };
+    let dir = tmp();
+    let template = link(dir.path(), "dev", &devs);
+    let doc_path = dir.path().join("s.json");
+    let before: Vec<[u64; 4]> = devs.iter().map(LoopDev::stat).collect();
+    let out = mpirun(
+        &bin,
+        3,
+        &[
+            "suite",
+            "steady",
+            "--round-time",
+            "1s",
+            "--max-rounds",
+            "6",
+            "--qd",
+            "8",
+            // Rank 0 plans before any rank has laid out its target: a preset cannot
+            // see the devices behind the template, so their size is given.
+            "--size",
+            "32m",
+            "--allow-write-device",
+            "-o",
+            doc_path.to_str().unwrap(),
+            &template,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let doc = read_json(&doc_path);
+    assert_eq!(doc["purge"]["method"], "discard", "{}", doc["purge"]);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs[0]["study"]["test"], "precondition");
+    let rounds: Vec<&Value> = runs[1..].iter().collect();
+    // Every rank ran every round (each run is the 3 ranks' aggregate), and the verdict
+    // is the aggregate's: its rounds are the document's, its mean the aggregated IOPS
+    // over its window.
+    for (i, r) in rounds.iter().enumerate() {
+        assert_eq!(r["study"]["test"], "round");
+        assert_eq!(r["study"]["value"], (i + 1).to_string());
+        assert_eq!(r["repetitions"][0]["ranks"].as_array().unwrap().len(), 3);
+    }
+    let s = &doc["steady_state"];
+    assert_eq!(u(&s["rounds"]) as usize, rounds.len(), "{s}");
+    let iops = |r: &Value| {
+        r["summary"]["read"]["iops"]["mean"].as_f64().unwrap()
+            + r["summary"]["write"]["iops"]["mean"].as_f64().unwrap()
+    };
+    if s["reached"] == true {
+        let w = &s["window"];
+        let (a, b) = (u(&w[0]) as usize, u(&w[1]) as usize);
+        let mean = (a..=b).map(|k| iops(rounds[k - 1])).sum::<f64>() / (b - a + 1) as f64;
+        let got = s["mean"].as_f64().unwrap();
+        assert!(
+            (got - mean).abs() < 1e-6 * mean,
+            "verdict {got}, aggregate {mean}"
+        );
+    } else {
+        assert_eq!(rounds.len(), 6, "runs to --max-rounds when not steady");
+    }
+    // What every rank wrote in the precondition and the rounds reached its device.
+    for (r, d) in devs.iter().enumerate() {
+        let wrote: u64 = (runs.iter())
+            .map(|run| u(&run["repetitions"][0]["ranks"][r]["write"]["ios"]))
+            .sum();
+        within_1pct(&format!("rank {r}"), wrote, d.stat()[2] - before[r][2]);
+    }
+}

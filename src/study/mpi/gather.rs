@@ -50,6 +50,9 @@ pub(super) struct Gather<'c> {
     /// Rank 0: the run's aggregated repetitions so far, and the run they make.
     pub(super) reps: Vec<Repetition>,
     pub(super) run: Option<Run>,
+    /// The aggregate's summary after the latest repetition, on every rank (rank 0's
+    /// word carries it).
+    pub(super) summary: Option<Summary>,
     pub(super) pulse: Pulse,
 }
 
@@ -107,7 +110,10 @@ impl Gather<'_> {
         let stopped = parts.iter().any(|p| p.rep.status != Status::Complete);
         let first = parts.iter().filter(|p| p.first_done).count() as u8;
         self.file(run, parts)?;
-        let word = vec![u8::from(!stopped), first];
+        // The word: go on, how many finished first, and the aggregate's summary.
+        let mut word = vec![u8::from(!stopped), first];
+        let summary = self.run.as_ref().map(|r| &r.summary);
+        word.extend(serde_json::to_vec(&summary).unwrap_or_default());
         for r in 1..comm.size {
             (comm.world.process_at_rank(r as i32)).send_with_tag(&word[..], GO);
         }
@@ -115,10 +121,14 @@ impl Gather<'_> {
     }
 
     /// Rank 0: the run so far, with the aggregate of the ranks' latest repetitions, filed
-    /// at its place in the plan.
+    /// at its place in the plan (labelled as the study labelled this rank's run; the
+    /// rounds of `suite steady` repeat its last planned run).
     fn file(&mut self, local: &Run, parts: Vec<RankPart>) -> Result<()> {
-        let (template, point) = (self.templates.get(self.idx).cloned())
-            .ok_or_else(|| Error::runtime("a run beyond the plan was gathered"))?;
+        let (template, point) = (self.templates.get(self.idx))
+            .or(self.templates.last())
+            .cloned()
+            .ok_or_else(|| Error::runtime("rank 0's plan holds no run"))?;
+        let point = local.study.clone().or(point);
         let agg = aggregate(&parts, template.direct);
         let mut run = local.clone();
         // The notes of every repetition so far (the local run holds this rank's only).
@@ -201,6 +211,10 @@ impl Sink for Gather<'_> {
         Some((Comm::name(by, host), at))
     }
 
+    fn gathered(&mut self) -> Option<Summary> {
+        self.summary.clone()
+    }
+
     fn rep_latencies(&mut self, read: &LatHist, write: &LatHist) {
         self.hists = (read.buckets(), write.buckets());
     }
@@ -221,6 +235,7 @@ impl Sink for Gather<'_> {
         let bytes = serde_json::to_vec(&part).unwrap_or_default();
         // Every rank goes on only if none stopped (a stop on one stops all).
         let word = self.exchange(run, bytes)?;
+        self.summary = word.get(2..).and_then(|s| serde_json::from_slice(s).ok());
         // Receive the stonewall messages not yet read (from every rank that finished
         // first but this one), so none is left over for the next repetition.
         let sent = u32::from(word.get(1).copied().unwrap_or(0)) - u32::from(self.walls.0);
