@@ -212,7 +212,7 @@ impl Sink for Gather<'_> {
     }
 
     fn gathered(&mut self) -> Option<Summary> {
-        self.summary.clone()
+        self.summary
     }
 
     fn rep_latencies(&mut self, read: &LatHist, write: &LatHist) {
