@@ -1,10 +1,14 @@
 //! Data generation throughput on one core, beside memcpy's: `bench/datagen.sh`.
 //!
 //! Each profile fills a 128 KiB buffer (as a run fills each write) over and over for
-//! about a second; the figure is bytes generated per second. "pool" is the default data
-//! path (units copied from a pool built before the run, each stamped unique), "+ sampling"
-//! adds what a write run also does per buffer (the dedup selector and hashing within its
-//! budget, the compression sample), "refill" generates every byte afresh (`--refill`).
+//! about a second; the figure is bytes generated per second. "lent" is the default data
+//! path of a write without dedup or verify (the write's units stamped in place in the
+//! pool built before the run and sent from there; given back at once, as at queue depth
+//! 1), "copied" the path with dedup or verify or when units are still lent (units copied
+//! from the pool into the buffer and stamped there), "+ sampling" adds what a write run
+//! also does per buffer (the dedup selector and hashing within its budget, the
+//! compression sample), "refill" generates every byte afresh (`--refill`). Profiles with
+//! dedup or without a pool (zeros) are never lent: their "lent" column is the copy.
 
 use std::time::{Duration, Instant};
 
@@ -84,10 +88,30 @@ fn main() {
         ),
     ];
     println!(
-        "{:<34} {:>13} {:>17} {:>18}",
-        "profile", "pool", "pool + sampling", "refill (--refill)"
+        "{:<30} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "profile (GB/s)", "lent", "+sampling", "copied", "+sampling", "refill"
     );
     for (name, spec) in &profiles {
+        let lent = |g: &mut DataGen, b: &mut [u8]| {
+            if let Some(l) = g.next_write(b, true) {
+                std::hint::black_box(g.lent_bytes(l).as_ptr());
+                g.give_back(l);
+            }
+        };
+        let mut g = DataGen::new(spec, 1, 2, None);
+        let rl = rate(|b| lent(&mut g, b), &mut buf);
+        let mut g = DataGen::new(spec, 1, 2, None);
+        let mut s = Sampler::new(spec);
+        let rls = rate(
+            |b| match g.next_write(b, true) {
+                Some(l) => {
+                    s.observe(g.lent_bytes(l));
+                    g.give_back(l);
+                }
+                None => s.observe(b),
+            },
+            &mut buf,
+        );
         let mut g = DataGen::new(spec, 1, 2, None);
         let r = rate(|b| g.fill(b), &mut buf);
         let mut g = DataGen::new(spec, 1, 2, None);
@@ -105,6 +129,6 @@ fn main() {
         };
         let mut g = DataGen::new(&refill, 1, 2, None);
         let rr = rate(|b| g.fill(b), &mut buf);
-        println!("{name:<34} {r:>8.2} GB/s {rs:>12.2} GB/s {rr:>13.2} GB/s");
+        println!("{name:<30} {rl:>10.2} {rls:>10.2} {r:>10.2} {rs:>10.2} {rr:>10.2}");
     }
 }

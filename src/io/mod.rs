@@ -2,6 +2,7 @@
 
 pub mod blkid;
 pub mod buffer;
+pub(crate) mod clock;
 pub mod engine;
 pub mod env;
 pub mod guard;

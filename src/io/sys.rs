@@ -482,6 +482,28 @@ pub(crate) unsafe fn unmap(addr: *mut u8, len: usize) {
     unsafe { libc::munmap(addr.cast(), len) };
 }
 
+/// Asks for `addr..addr+len` (memory this process owns, filled and not yet in use by
+/// the kernel) to be backed by 2 MiB pages: `MADV_HUGEPAGE`, then `MADV_COLLAPSE` to
+/// merge the pages already there. Advice only: a kernel without transparent huge pages,
+/// or short of them, leaves the memory as it is. Only the whole 2 MiB pages inside the
+/// range are advised.
+pub(crate) fn back_with_huge_pages(addr: *const u8, len: usize) {
+    const HUGE: usize = 2 << 20;
+    let start = (addr as usize).next_multiple_of(HUGE);
+    let end = (addr as usize + len) / HUGE * HUGE;
+    if end <= start {
+        return;
+    }
+    let p = start as *mut libc::c_void;
+    // SAFETY: the range lies inside memory the caller owns; both advices keep its
+    // contents (a collapse copies the small pages into a huge one), and the caller has
+    // no I/O in flight on it.
+    unsafe {
+        libc::madvise(p, end - start, libc::MADV_HUGEPAGE);
+        libc::madvise(p, end - start, libc::MADV_COLLAPSE);
+    }
+}
+
 /// The size of a memory page.
 pub(crate) fn page_size() -> u64 {
     // SAFETY: sysconf has no preconditions.

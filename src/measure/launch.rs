@@ -5,6 +5,7 @@
 use std::sync::atomic::Ordering;
 
 use crate::error::{Error, describe_io};
+use crate::io::clock::Clock;
 use crate::io::engine::{
     BufferPool, LibaioEngine, MmapEngine, NullEngine, Op, PsyncEngine, UringEngine,
 };
@@ -64,15 +65,24 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
     let qd = spec.qd as usize;
     // Set up, then wait at the gate whatever happened, so the main thread never waits
     // for a worker that gave up.
+    // The data first: the engine may send writes from its pool, so the pool must outlive
+    // the engine (locals are dropped in reverse order; the Worker drops its engine first).
+    let data = worker_data(ctx);
+    if let Some((ptr, len)) = data.pool_region() {
+        // Each write stamps one line in every unit it sends: on 4 KiB pages that is a
+        // TLB miss per unit.
+        sys::back_with_huge_pages(ptr, len);
+    }
     let engine = pin(ctx).and_then(|()| {
         BufferPool::new(qd, spec.bs as usize, ctx.align as usize)
             .map_err(|e| Error::io("allocating I/O buffers", &e))
-            .and_then(|pool| build_engine(ctx, pool))
+            .and_then(|pool| build_engine(ctx, pool, data.pool_region()))
     });
     if engine.is_err() {
         ctx.halt.store(true, Ordering::Relaxed);
     }
-    let data = worker_data(ctx);
+    // The workers' clock measures its rate once per process: before time zero.
+    Clock::prepare();
     let Some(t0) = ctx.gate.arrive_and_wait() else {
         return WorkerOut::empty(engine.err());
     };
@@ -117,8 +127,13 @@ pub(crate) fn check_cpus(spec: &Spec) -> Result<(), Error> {
     }
 }
 
-/// The one engine factory.
-fn build_engine<'fd>(ctx: &WorkerCtx<'fd>, pool: BufferPool) -> Result<AnyEngine<'fd>, Error> {
+/// The one engine factory. `data_pool` is the data generator's unit pool (start, length),
+/// which writes may be sent from; it outlives the engine.
+fn build_engine<'fd>(
+    ctx: &WorkerCtx<'fd>,
+    pool: BufferPool,
+    data_pool: Option<(*const u8, usize)>,
+) -> Result<AnyEngine<'fd>, Error> {
     let spec = ctx.spec;
     let qd = spec.qd as usize;
     let opts = &spec.engine_opts;
@@ -138,7 +153,7 @@ fn build_engine<'fd>(ctx: &WorkerCtx<'fd>, pool: BufferPool) -> Result<AnyEngine
         EngineKind::Null => AnyEngine::Null(NullEngine::new(pool, qd)),
         EngineKind::Psync => AnyEngine::Psync(PsyncEngine::new(fd, pool, qd)),
         EngineKind::IoUring => AnyEngine::Uring(
-            UringEngine::new(fd, pool, qd, opts).map_err(|e| setup("io_uring", e))?,
+            UringEngine::new(fd, pool, qd, opts, data_pool).map_err(|e| setup("io_uring", e))?,
         ),
         EngineKind::Libaio => AnyEngine::Libaio(
             LibaioEngine::new(

@@ -7,16 +7,18 @@
 //! The worker never prints and never decides what a figure means; it returns raw counts,
 //! histograms and what it saw of the data ([`WorkerOut`]).
 
+use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::error::Error;
+use crate::io::clock::Clock;
 use crate::io::engine::{Completion, Engine, Op, Queued, Request};
 use crate::io::env::CpuTimes;
 use crate::measure::interval::{Interval, LiveTotals};
 use crate::measure::launch::{WorkerCtx, io_error};
 use crate::measure::pace::Pace;
-use crate::workload::data::DataGen;
+use crate::workload::data::{DataGen, Lent};
 use crate::workload::rng::{Mix, Offsets, Rng};
 use crate::workload::sampler::Sampler;
 use crate::workload::seed::{data_stream, job_stream};
@@ -47,6 +49,8 @@ struct Slot {
     start_ns: u64,
     /// Whether the I/O counts: it was issued after the ramp.
     counts: bool,
+    /// The pool units a write sends (given back when it completes).
+    lent: Option<Lent>,
 }
 
 impl Slot {
@@ -57,6 +61,7 @@ impl Slot {
         done: 0,
         start_ns: 0,
         counts: false,
+        lent: None,
     };
 }
 
@@ -80,16 +85,13 @@ struct VerifyTrack {
     writes_issued: u64,
 }
 
-#[inline(always)]
-fn now_ns(t0: Instant) -> u64 {
-    t0.elapsed().as_nanos() as u64
-}
-
 /// The state of one worker's loop; see the module documentation.
 pub(crate) struct Worker<'c, 'a, E: Engine> {
     eng: E,
     ctx: &'c WorkerCtx<'a>,
     t0: Instant,
+    /// Nanoseconds since `t0`, read twice per I/O.
+    clock: Clock,
     offsets: Offsets,
     sizes: Sizes,
     /// `--rate`, `--rate-iops`.
@@ -136,6 +138,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         } else {
             (ctx.base, blocks, share(ctx.job))
         };
+        let clock = Clock::new(t0);
         Worker {
             offsets: Offsets::new(
                 region_base,
@@ -179,7 +182,8 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             iv: Interval::new(),
             live: LiveTotals::default(),
             last_counted_ns: 0,
-            now: now_ns(t0),
+            now: clock.now_ns(),
+            clock,
             cpu_start: None,
             out: WorkerOut::empty(None),
             eng,
@@ -204,7 +208,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             let (t0, end) = (self.t0, self.ctx.end_ns);
             let idle = self.inflight == 0 && !self.stopping;
             if idle && self.pace.as_mut().is_some_and(|p| p.wait(t0, end)) {
-                self.now = now_ns(self.t0);
+                self.now = self.clock.now_ns();
                 continue;
             }
             if self.inflight == 0 && !self.start_end_sync() {
@@ -253,7 +257,11 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             {
                 break;
             }
-            if self.pace.as_ref().is_some_and(|p| p.holds(now_ns(self.t0))) {
+            if self
+                .pace
+                .as_ref()
+                .is_some_and(|p| p.holds(self.clock.now_ns()))
+            {
                 break; // not yet: see `run`
             }
             if !self.issue_io(measuring) || self.submit_err.is_some() {
@@ -289,11 +297,13 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             v.writing[slot as usize] = offset;
         }
         if let Some(p) = self.pace.as_mut() {
-            p.charge(now_ns(self.t0), len as u64);
+            p.charge(self.clock.now_ns(), len as u64);
         }
-        if op == Op::Write {
-            self.prepare_write(slot, offset, len, measuring);
-        }
+        let lent = if op == Op::Write {
+            self.prepare_write(slot, offset, len, measuring)
+        } else {
+            None
+        };
         if measuring {
             self.issued_measured += 1;
         }
@@ -302,29 +312,40 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             offset,
             len,
             done: 0,
-            start_ns: now_ns(self.t0),
+            start_ns: self.clock.now_ns(),
             counts: measuring,
+            lent,
         };
         // Each request goes to the kernel as soon as it is ready (as fio does by default):
         // the device gets work a batch-preparation earlier, and measured on a loop device
         // this gave more IOPS for the same CPU per I/O.
+        let ext = lent.map(|l| NonNull::from(self.data.lent_bytes(l)).cast());
         self.issue(Request {
             slot,
             op,
             offset,
             len,
             buf_off: 0,
+            ext,
         });
         true
     }
 
-    /// Fills a free slot's buffer with the next write's data (and its verify header).
-    fn prepare_write(&mut self, slot: u32, offset: u64, len: u32, measuring: bool) {
+    /// Prepares the next write's data: lent straight from the data pool (returned), or
+    /// written into the free slot's buffer (with its verify header under --verify).
+    fn prepare_write(&mut self, slot: u32, offset: u64, len: u32, measuring: bool) -> Option<Lent> {
         let spec = self.ctx.spec;
         // Safety: `slot` came off the free list, so no request on it is in flight: it is
         // pushed back only after its completion has been reaped.
         let buf = unsafe { &mut self.eng.buffer(slot)[..len as usize] };
-        self.data.fill(buf);
+        let lent = self.data.next_write(buf, self.verify.is_none());
+        self.writes_since_sync += 1;
+        if let Some(l) = lent {
+            if measuring && let Some(s) = self.sampler.as_mut() {
+                s.observe(self.data.lent_bytes(l));
+            }
+            return Some(l);
+        }
         if let Some(v) = self.verify.as_mut() {
             v.writes_issued += 1;
             let generation = ((self.ctx.rep as u64 + 1) << 40)
@@ -335,7 +356,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         if measuring && let Some(s) = self.sampler.as_mut() {
             s.observe(buf);
         }
-        self.writes_since_sync += 1;
+        None
     }
 
     /// Queues one request and hands it to the kernel at once; keeps the first submission
@@ -376,6 +397,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             offset: 0,
             len: 0,
             buf_off: 0,
+            ext: None,
         });
     }
 
@@ -431,7 +453,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     fn reap(&mut self) {
         let mut comps = std::mem::take(&mut self.comps);
         self.eng.reap(&mut comps);
-        self.now = now_ns(self.t0);
+        self.now = self.clock.now_ns();
         let (ramp, now) = (self.ctx.ramp_ns, self.now);
         // A batch belongs to the interval in which it was reaped: close the previous one.
         if now >= ramp {
@@ -498,6 +520,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 offset: sl.offset + done as u64,
                 len: sl.len - done,
                 buf_off: done,
+                ext: sl
+                    .lent
+                    .map(|l| NonNull::from(self.data.lent_bytes(l)).cast()),
             });
             return;
         }
@@ -510,11 +535,14 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         }
     }
 
-    /// Frees a slot whose request completed.
+    /// Frees a slot whose request completed, and the pool units its write sent.
     #[inline(always)]
     fn release(&mut self, slot: u32) {
         self.inflight -= 1;
         self.free.push(slot);
+        if let Some(l) = self.slots[slot as usize].lent.take() {
+            self.data.give_back(l);
+        }
     }
 
     /// Counts a completed, measured I/O.

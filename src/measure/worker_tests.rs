@@ -288,7 +288,7 @@ fn every_real_engine_runs_the_worker_to_the_same_counts() {
         ),
     ];
     if crate::io::engine::probe_io_uring().is_ok() {
-        let u = UringEngine::new(file.as_fd(), pool(8), 8, &batched).unwrap();
+        let u = UringEngine::new(file.as_fd(), pool(8), 8, &batched, None).unwrap();
         outs.push(("io_uring batched", go(&s, file, u)));
     }
     s.qd = 1;

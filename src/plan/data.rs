@@ -9,11 +9,12 @@ use crate::units::fmt_size;
 /// Bytes of whole writes each writing job keeps to measure compressibility (the
 /// `Sampler`'s budget).
 pub(crate) const SAMPLE_BUDGET: usize = 4 << 20;
-/// Bytes of pre-generated random literals per job (at least; a pool holds at least two
-/// units). Twice zstd level 1's window (512 KiB) and sixteen times lz4's (64 KiB), so a
-/// stretch of the pool comes back only after every fast compressor has forgotten it; it
-/// also stays within a core's L2/L3 share, so copying from it runs near memcpy speed.
-pub(crate) const POOL_BYTES: usize = 1 << 20;
+/// Bytes of pre-generated units per writing job (at least; a pool holds at least two
+/// units). Twice the window of zstd at its highest level (8 MiB), far beyond lz4's
+/// (64 KiB) and deflate's (32 KiB), so a unit's bytes come back (under other stamps) only
+/// after every common compressor has forgotten them; and large enough that the writes in
+/// flight (queue depth × block size) rarely need a unit still lent to another write.
+pub(crate) const POOL_BYTES: usize = 16 << 20;
 /// Distinct unit hashes each writing job keeps to measure dedupability before it samples
 /// by content.
 pub(crate) const MAX_UNIT_HASHES: usize = 1 << 16;
@@ -139,7 +140,7 @@ impl DataSpec {
     }
 
     /// Whether content is generated unit by unit (random or compressible).
-    fn generated(&self) -> bool {
+    pub(crate) fn generated(&self) -> bool {
         matches!(self.kind, DataKind::Random | DataKind::Compressible)
     }
 

@@ -362,9 +362,11 @@ impl Spec {
             .saturating_mul(self.bs.div_ceil(4096).saturating_mul(4096));
         // Each writing job's Sampler: its compression samples and its unit hashes (two
         // hash map entries with their share of empty buckets: 64 bytes), and its data
-        // generator's pool of literals.
+        // generator's pool of units (and the words under their stamps).
         let sampling = if self.writes() {
-            jobs * (SAMPLE_BUDGET as u64 + MAX_UNIT_HASHES as u64 * 64 + POOL_BYTES as u64)
+            jobs * (SAMPLE_BUDGET as u64
+                + MAX_UNIT_HASHES as u64 * 64
+                + POOL_BYTES as u64 * 65 / 64)
         } else {
             0
         };

@@ -18,7 +18,9 @@
 
 use std::sync::Arc;
 
-use crate::plan::data::{CompressMethod, DataKind, DataSpec, POOL_BYTES, parse_hex};
+use crate::plan::data::{CompressMethod, DataKind, DataSpec, parse_hex};
+pub use crate::workload::pool::Lent;
+use crate::workload::pool::UnitPool;
 use crate::workload::rng::Rng;
 
 /// Literal bytes of a `zerofill` chunk of `len` bytes for `pct`% compressibility. The
@@ -65,7 +67,11 @@ fn repeat_literals(seg: usize, pct: f64) -> usize {
 /// Fills one chunk by the `zerofill` method; `literals(dst, at)` fills the random bytes
 /// that start at `at` in the chunk.
 #[inline(always)]
-fn fill_zerofill(chunk: &mut [u8], pct: f64, mut literals: impl FnMut(&mut [u8], usize)) {
+pub(crate) fn fill_zerofill(
+    chunk: &mut [u8],
+    pct: f64,
+    mut literals: impl FnMut(&mut [u8], usize),
+) {
     let lit = zerofill_literals(chunk.len(), pct);
     literals(&mut chunk[..lit], 0);
     chunk[lit..].fill(0);
@@ -77,7 +83,7 @@ fn fill_zerofill(chunk: &mut [u8], pct: f64, mut literals: impl FnMut(&mut [u8],
 /// at the start of a block, so they find each copy wherever it lies. `literals(dst, at)`
 /// fills the random bytes that start at `at` in the chunk.
 #[inline(always)]
-fn fill_repeat(chunk: &mut [u8], pct: f64, mut literals: impl FnMut(&mut [u8], usize)) {
+pub(crate) fn fill_repeat(chunk: &mut [u8], pct: f64, mut literals: impl FnMut(&mut [u8], usize)) {
     let seg = repeat_segment(chunk.len(), pct);
     let mut pos = 0;
     while pos < chunk.len() {
@@ -125,9 +131,9 @@ pub struct DataGen {
     dup_block: u64,
     dup_mask: [u64; 16],
     picks: Rng,
-    /// The literal pool; `None` with `--refill` (every unit generated afresh) and for
+    /// The unit pool; `None` with `--refill` (every unit generated afresh) and for
     /// profiles that are not generated unit by unit.
-    pool: Option<Arc<Pool>>,
+    pool: Option<UnitPool>,
 }
 
 impl DataGen {
@@ -153,8 +159,8 @@ impl DataGen {
             dup_block: u64::MAX,
             dup_mask: [0; 16],
             picks: Rng::new(seed ^ 0x0D0D_0D0D, stream),
-            pool: (!spec.refill && matches!(spec.kind, DataKind::Random | DataKind::Compressible))
-                .then(|| Arc::new(Pool::new(seed, stream, spec.unit_len()))),
+            pool: (!spec.refill && spec.generated())
+                .then(|| UnitPool::new(spec, seed ^ 0xDA7A_DA7A_DA7A_DA7A, stream)),
             spec: spec.clone(),
         }
     }
@@ -194,6 +200,49 @@ impl DataGen {
         }
     }
 
+    /// The next write's payload, `buf.len()` bytes: sent straight from the pool when it
+    /// can be (`lend`, no dedup, whole units in one free stretch of the pool), stamped in
+    /// place and lent until [`DataGen::give_back`]; otherwise written into `buf`. Either
+    /// way the bytes are those [`DataGen::fill`] would have written.
+    #[inline]
+    pub fn next_write(&mut self, buf: &mut [u8], lend: bool) -> Option<Lent> {
+        let ul = self.unit_len;
+        if lend
+            && self.spec.dedup <= 0.0
+            && buf.len().is_multiple_of(ul)
+            && let Some(pool) = self.pool.as_mut()
+        {
+            let n = buf.len() / ul;
+            if let Some(l) = pool.lend(self.uniques, n) {
+                self.units += n as u64;
+                self.uniques += n as u64;
+                return Some(l);
+            }
+        }
+        self.fill(buf);
+        None
+    }
+
+    /// Where the unit pool lies (start, length), for an engine to register; `None` without
+    /// a pool. The memory stays put for the generator's life.
+    pub fn pool_region(&self) -> Option<(*const u8, usize)> {
+        self.pool.as_ref().map(UnitPool::region)
+    }
+
+    /// The bytes of lent units (what their write sends).
+    #[inline]
+    pub fn lent_bytes(&self, l: Lent) -> &[u8] {
+        self.pool.as_ref().expect("only a pool lends").lent_bytes(l)
+    }
+
+    /// Takes back the units of a write that completed.
+    #[inline]
+    pub fn give_back(&mut self, l: Lent) {
+        if let Some(p) = self.pool.as_mut() {
+            p.give_back(l);
+        }
+    }
+
     fn is_dup(&mut self, i: u64) -> bool {
         let block = i / DEDUP_BLOCK;
         if block != self.dup_block {
@@ -228,7 +277,7 @@ impl DataGen {
             id
         };
         match &self.pool {
-            Some(pool) => self.pooled_content(pool, id, unit),
+            Some(pool) => pool.copy_unit(id, unit),
             None => self.unit_content(id, unit),
         }
     }
@@ -251,98 +300,6 @@ impl DataGen {
                 CompressMethod::Repeat => fill_repeat(chunk, pct, lits),
             }
         }
-    }
-
-    /// The content of unique unit `id` from the pool: the unit's profile (random, or
-    /// zerofill/repeat chunks) with every literal byte taken from the pool and XORed
-    /// with the unit's stamp. Consecutive ids read consecutive stretches of the pool, so
-    /// a stretch comes back only after `POOL_BYTES` of literals; the stamp differs for
-    /// every id, so no two units are equal even then.
-    #[inline]
-    fn pooled_content(&self, pool: &Pool, id: u64, unit: &mut [u8]) {
-        let key = pool.stamp(id);
-        let src = pool.unit(id, unit.len());
-        if self.spec.kind == DataKind::Random || self.spec.compress <= 0.0 {
-            xor_copy(unit, src, key);
-            return;
-        }
-        let pct = self.spec.compress;
-        let cl = self.spec.compress_chunk as usize;
-        for (i, chunk) in unit.chunks_mut(cl).enumerate() {
-            let base = &src[i * cl..];
-            let lits = |dst: &mut [u8], at: usize| xor_copy(dst, &base[at..at + dst.len()], key);
-            match self.spec.compress_method {
-                CompressMethod::Zerofill => fill_zerofill(chunk, pct, lits),
-                CompressMethod::Repeat => fill_repeat(chunk, pct, lits),
-            }
-        }
-    }
-}
-
-/// The literal pool of one generator: random bytes built once, before the run.
-#[derive(Debug, Clone)]
-struct Pool {
-    bytes: Vec<u8>,
-    /// Units in the pool.
-    units: u64,
-    /// Added to `id × odd` before the finaliser: the stamps of one stream.
-    stamp_base: u64,
-}
-
-impl Pool {
-    fn new(seed: u64, stream: u64, unit_len: usize) -> Pool {
-        let units = POOL_BYTES.div_ceil(unit_len).max(2);
-        let mut bytes = vec![0u8; units * unit_len];
-        Rng::new(seed ^ 0x9001_9001_9001_9001, stream).fill(&mut bytes);
-        let mut sm = seed ^ stream.rotate_left(29) ^ 0x57A3_57A3_57A3_57A3;
-        Pool {
-            bytes,
-            units: units as u64,
-            stamp_base: crate::workload::rng::splitmix64(&mut sm),
-        }
-    }
-
-    /// The stretch of pool unique unit `id` takes its literals from.
-    #[inline(always)]
-    fn unit(&self, id: u64, len: usize) -> &[u8] {
-        let at = (id % self.units) as usize * len;
-        &self.bytes[at..at + len]
-    }
-
-    /// The stamp of unique unit `id`: distinct for distinct ids of a stream, because
-    /// `base + id × odd` is a bijection of `id` and so is the SplitMix64 finaliser.
-    #[inline(always)]
-    fn stamp(&self, id: u64) -> u64 {
-        let mut z = self
-            .stamp_base
-            .wrapping_add(id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
-/// `dst = src XOR key` (the key repeated every 8 bytes); one pass over each, as fast as
-/// a copy.
-#[inline(always)]
-fn xor_copy(dst: &mut [u8], src: &[u8], key: u64) {
-    debug_assert_eq!(dst.len(), src.len());
-    // 64-byte blocks of eight words: a shape the compiler turns into vector loads,
-    // XORs and stores.
-    let mut d = dst.chunks_exact_mut(64);
-    let mut s = src.chunks_exact(64);
-    for (a, b) in (&mut d).zip(&mut s) {
-        let mut w = [0u64; 8];
-        for (i, x) in w.iter_mut().enumerate() {
-            *x = u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().expect("8 bytes")) ^ key;
-        }
-        for (i, x) in w.iter().enumerate() {
-            a[i * 8..i * 8 + 8].copy_from_slice(&x.to_le_bytes());
-        }
-    }
-    let k = key.to_le_bytes();
-    for (i, (a, b)) in d.into_remainder().iter_mut().zip(s.remainder()).enumerate() {
-        *a = b ^ k[i % 8];
     }
 }
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::plan::data::{CompressMethod, DataKind, DataSpec};
+use crate::plan::data::{CompressMethod, DataKind, DataSpec, POOL_BYTES};
 use crate::workload::sampler::Sampler;
 
 fn spec(kind: DataKind, compress: f64, dedup: f64) -> DataSpec {
@@ -168,10 +168,11 @@ fn profiles() -> Vec<DataSpec> {
 
 #[test]
 fn pooled_units_are_all_distinct() {
-    // 4000 units of 4 KiB: 16 MiB, sixteen times round the 1 MiB pool, so every
-    // stretch of the pool is used 16 times, each with its own stamp.
+    // Two and a half times round the pool: every pool unit is used two or three times,
+    // each time with its own stamp.
+    let units = POOL_BYTES / 4096 * 5 / 2;
     for s in profiles() {
-        assert_eq!(distinct_units(&s, 4000, 131072), 4000, "{}", s.describe());
+        assert_eq!(distinct_units(&s, units, 131072), units, "{}", s.describe());
     }
     // With dedup, exactly the unique units are distinct (4000 units: 4 blocks of
     // 1000, 300 repeats each).
@@ -266,4 +267,111 @@ fn zeros_and_pattern() {
     assert_eq!(d, [0xa1, 0xb2, 0xa1, 0xb2, 0xa1, 0xb2, 0xa1, 0xb2]);
     let z = stream(&spec(DataKind::Zeros, 0.0, 0.0), 4096, 4096, 0);
     assert!(z.iter().all(|&b| b == 0));
+}
+
+/// Every profile the pool shapes, and the edges of the `repeat` method (one segment per
+/// chunk at 2%, copies of copies at 98%) and of zerofill (four literal bytes at 99.9%).
+fn pool_profiles() -> Vec<DataSpec> {
+    let mut v = profiles();
+    let mut edge = spec(DataKind::Compressible, 99.9, 0.0);
+    v.push(edge.clone());
+    edge.compress_method = CompressMethod::Repeat;
+    v.push(edge);
+    let mut big = spec(DataKind::Compressible, 50.0, 0.0);
+    big.compress_chunk = 16384;
+    big.compress_method = CompressMethod::Repeat;
+    v.push(big);
+    v
+}
+
+#[test]
+fn writes_lent_from_the_pool_are_the_filled_stream() {
+    // One generator lends whatever it can (holding some writes in flight for a while,
+    // so that the pool comes round to units still lent and must copy instead), the other
+    // fills buffers: the bytes written are the same, write for write.
+    for s in pool_profiles() {
+        let bs = 131072;
+        let mut lender = DataGen::new(&s, 4, 7, None);
+        let mut filler = DataGen::new(&s, 4, 7, None);
+        let (mut a, mut b) = (vec![0u8; bs], vec![0u8; bs]);
+        let mut held = std::collections::VecDeque::new();
+        let (mut lent, mut copied) = (0, 0);
+        for i in 0..(POOL_BYTES / bs) * 3 {
+            let got = lender.next_write(&mut a, true);
+            filler.fill(&mut b);
+            let sent = match got {
+                Some(l) => {
+                    lent += 1;
+                    assert_eq!(lender.lent_bytes(l).as_ptr() as usize % 4096, 0);
+                    lender.lent_bytes(l).to_vec()
+                }
+                None => {
+                    copied += 1;
+                    a.clone()
+                }
+            };
+            assert!(sent == b, "{}: write {i} differs", s.describe());
+            if let Some(l) = got {
+                held.push_back(l);
+            }
+            // Keep up to 200 writes in flight: more than the pool holds, so some
+            // writes find their units still lent.
+            if held.len() > 200 {
+                lender.give_back(held.pop_front().unwrap());
+            }
+        }
+        assert!(
+            lent > 0 && copied > 0,
+            "{}: {lent} lent, {copied} copied",
+            s.describe()
+        );
+    }
+}
+
+#[test]
+fn no_lending_with_dedup_or_refill() {
+    let mut g = DataGen::new(&spec(DataKind::Random, 0.0, 20.0), 1, 1, None);
+    assert!(g.next_write(&mut [0u8; 65536], true).is_none());
+    let refill = DataSpec {
+        refill: true,
+        ..DataSpec::default()
+    };
+    let mut g = DataGen::new(&refill, 1, 1, None);
+    assert!(g.pool_region().is_none());
+    assert!(g.next_write(&mut [0u8; 65536], true).is_none());
+    let mut g = DataGen::new(&DataSpec::default(), 1, 1, None);
+    assert!(g.next_write(&mut [0u8; 65536], false).is_none());
+    assert!(g.next_write(&mut [0u8; 65536], true).is_some());
+}
+
+#[test]
+fn units_sharing_a_pool_unit_differ_from_their_first_bytes() {
+    // Unit i and unit i + N (N units in the pool) come from one pool unit: their stamps
+    // differ, and the stamp is in the first eight bytes, where the sampler's selector
+    // looks.
+    for s in pool_profiles() {
+        let ul = s.unit_len();
+        let n = POOL_BYTES.div_ceil(ul);
+        let data = stream(&s, (n + 64) * ul, ul, 2);
+        let opens_with_literals = !(s.kind == DataKind::Compressible && s.compress > 99.0);
+        for i in 0..64 {
+            let (u, v) = (
+                &data[i * ul..(i + 1) * ul],
+                &data[(n + i) * ul..(n + i + 1) * ul],
+            );
+            if opens_with_literals {
+                assert_ne!(u[..8], v[..8], "{}: unit {i}", s.describe());
+                // Apart from the stamp (and a repeat chunk's copies of it), the same bytes;
+                // at 98% a repeat chunk is almost all copies of its opening bytes.
+                let same = u.iter().zip(v).filter(|(x, y)| x == y).count();
+                let mostly_copies =
+                    s.compress_method == CompressMethod::Repeat && s.compress > 90.0;
+                assert!(
+                    mostly_copies || same >= ul - ul / 16,
+                    "{}: {same} of {ul}",
+                    s.describe()
+                );
+            }
+        }
+    }
 }

@@ -83,8 +83,10 @@ pub struct Sampler {
     frequent_skip: u64,
 }
 
-/// The selector of a unit: its first, middle and last 8 bytes and its length, mixed.
-/// Equal units have equal selectors; it reads 24 bytes whatever the unit's size.
+/// The selector of a unit: three 8-byte words of its first 64 bytes (one cache line; a
+/// generated unit's stamp is among them) and its length, mixed; when those words are all
+/// zero (sparse blocks, zeros), its middle and last words instead. Equal units have
+/// equal selectors; it reads 24 bytes whatever the unit's size.
 #[inline(always)]
 fn selector(unit: &[u8]) -> u64 {
     let n = unit.len();
@@ -94,7 +96,12 @@ fn selector(unit: &[u8]) -> u64 {
         w[..e - at].copy_from_slice(&unit[at..e]);
         u64::from_le_bytes(w)
     };
-    let (a, b, c) = if n >= 8 {
+    let (a, b, c) = if n >= 64 {
+        match (word(0), word(24), word(56)) {
+            (0, 0, 0) => (0, word((n / 2) & !7), word(n - 8)),
+            head => head,
+        }
+    } else if n >= 8 {
         (word(0), word((n / 2) & !7), word(n - 8))
     } else {
         (word(0), 0, 0)

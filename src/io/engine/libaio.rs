@@ -64,8 +64,10 @@ impl<'fd> LibaioEngine<'fd> {
         let mut taken = 0;
         while taken < self.queued.len() {
             // SAFETY: each pointer points into `self.iocbs`, which is never reallocated;
-            // its buffer lies in the pool, which outlives every request (see `Drop`); the
-            // worker leaves a slot alone until its completion is reaped; `fd` is borrowed
+            // its buffer lies in the pool, which outlives every request (see `Drop`), or in
+            // the units lent for a write (`Request::ext`, kept unchanged until the
+            // completion is reaped); the worker leaves a slot alone until its completion
+            // is reaped; `fd` is borrowed
             // for the engine's life.
             match unsafe { sys::io_submit(self.ctx, &mut self.queued[taken..]) } {
                 Ok(n) => {
@@ -125,10 +127,7 @@ impl Engine for LibaioEngine<'_> {
             });
             return Ok(Queued::Queued);
         }
-        let ptr = self
-            .pool
-            .slot_ptr(req.slot)
-            .wrapping_add(req.buf_off as usize);
+        let ptr = req.addr(&self.pool);
         let opcode = match req.op {
             Op::Read => sys::IOCB_CMD_PREAD,
             _ => sys::IOCB_CMD_PWRITE,

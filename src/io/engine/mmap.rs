@@ -61,13 +61,12 @@ impl Synchronous for MmapEngine {
         if req.op == Op::Write && !self.writable {
             return -(libc::EBADF as i64);
         }
-        let buf = self
-            .pool
-            .slot_ptr(req.slot)
-            .wrapping_add(req.buf_off as usize);
+        let buf = req.addr(&self.pool);
         // SAFETY: `at..at+len` lies inside the mapping (checked above) and
         // `buf..buf+len` inside the slot (the worker never asks for more than a slot
-        // holds); the two never overlap (the pool is heap memory, not the mapping); the
+        // holds) or inside the units lent for this write (`Request::ext`, a write, kept
+        // alive until the completion); neither overlaps the mapping (both are heap
+        // memory); the
         // request is synchronous, so nothing else touches the slot meanwhile. A file
         // shortened under us by someone else would raise SIGBUS here: the target keeps the
         // file at least as long as the span, and iomark refuses files in use by another run.

@@ -33,9 +33,26 @@ pub(crate) struct Request {
     pub op: Op,
     pub offset: u64,
     pub len: u32,
-    /// Where in the slot's buffer the transfer starts (non-zero only when a short transfer
-    /// is resumed).
+    /// Where in the slot's buffer (or in `ext`) the transfer starts (non-zero only when a
+    /// short transfer is resumed).
     pub buf_off: u32,
+    /// A write's data outside the slot's buffer (units lent by the data generator's
+    /// pool): the engine sends `ext + buf_off .. + len` instead of the slot's bytes. The
+    /// worker keeps that memory alive and unchanged until the completion is reaped.
+    /// Never set on a read.
+    pub ext: Option<std::ptr::NonNull<u8>>,
+}
+
+impl Request {
+    /// The first byte of the transfer: in `ext` when set, else in the slot's buffer.
+    #[inline(always)]
+    pub(crate) fn addr(&self, pool: &BufferPool) -> *mut u8 {
+        match self.ext {
+            Some(p) => p.as_ptr(),
+            None => pool.slot_ptr(self.slot),
+        }
+        .wrapping_add(self.buf_off as usize)
+    }
 }
 
 /// A finished request: `result` is the bytes transferred, or a negative errno.
@@ -151,6 +168,7 @@ mod tests {
                 offset: slot as u64 * len as u64,
                 len,
                 buf_off: 0,
+                ext: None,
             })
             .unwrap();
         }
@@ -170,6 +188,7 @@ mod tests {
                 offset: (3 - slot) as u64 * len as u64,
                 len,
                 buf_off: 0,
+                ext: None,
             })
             .unwrap();
         }
@@ -215,7 +234,7 @@ mod tests {
         let f = scratch_file();
         let pool = BufferPool::new(4, 4096, 4096).unwrap();
         conformance(
-            UringEngine::new(f.as_file().as_fd(), pool, 4, &Default::default()).unwrap(),
+            UringEngine::new(f.as_file().as_fd(), pool, 4, &Default::default(), None).unwrap(),
             true,
         );
     }
@@ -233,7 +252,7 @@ mod tests {
             ..Default::default()
         };
         conformance(
-            UringEngine::new(f.as_file().as_fd(), pool, 4, &opts).unwrap(),
+            UringEngine::new(f.as_file().as_fd(), pool, 4, &opts, None).unwrap(),
             true,
         );
     }
@@ -264,6 +283,7 @@ mod tests {
             offset: 0,
             len: 4096,
             buf_off: 0,
+            ext: None,
         })
         .unwrap();
         e.submit(1).unwrap();
@@ -316,6 +336,7 @@ mod tests {
                 offset,
                 len: 4096,
                 buf_off: 0,
+                ext: None,
             })
             .unwrap();
             e.submit(1).unwrap();

@@ -27,13 +27,12 @@ impl<'fd> PsyncEngine<'fd> {
 
 impl Synchronous for PsyncEngine<'_> {
     fn execute(&mut self, req: Request) -> i64 {
-        let ptr = self
-            .pool
-            .slot_ptr(req.slot)
-            .wrapping_add(req.buf_off as usize);
+        let ptr = req.addr(&self.pool);
         // Safety: `ptr..ptr+len` lies inside the slot's buffer (the worker never asks for
-        // more than the slot holds, `buf_off + len <= slot_len`), the pool outlives this
-        // call, and the request is synchronous: nothing else touches the slot meanwhile.
+        // more than the slot holds, `buf_off + len <= slot_len`) or inside the units the
+        // worker lent for this write (`Request::ext`, kept alive until the completion), the
+        // pool outlives this call, and the request is synchronous: nothing else touches
+        // the memory meanwhile.
         unsafe {
             match req.op {
                 Op::Read => sys::pread(self.fd, ptr, req.len as usize, req.offset),

@@ -29,6 +29,9 @@ pub(crate) struct UringEngine<'fd> {
     batch_submit: usize,
     batch_complete: usize,
     fixed_buffers: bool,
+    /// The data generator's unit pool, registered after the slots (buffer index
+    /// `pool.slots()`) when given: writes sent from it skip the page pinning too.
+    extra: Option<(usize, usize)>,
     /// The file is registered with the ring by number: the borrow keeps it open for as
     /// long as the ring may use it.
     _fd: PhantomData<BorrowedFd<'fd>>,
@@ -36,12 +39,15 @@ pub(crate) struct UringEngine<'fd> {
 
 impl<'fd> UringEngine<'fd> {
     /// Sets up a ring deep enough for `qd` requests on `fd`, with the options of `opts`
-    /// (SQPOLL, IOPOLL, batching).
+    /// (SQPOLL, IOPOLL, batching). `extra` is memory writes may be sent from besides the
+    /// slots (`Request::ext`: the data generator's unit pool, start and length); it must
+    /// stay allocated until the engine is dropped.
     pub(crate) fn new(
         fd: BorrowedFd<'fd>,
         pool: BufferPool,
         qd: usize,
         opts: &EngineOpts,
+        extra: Option<(*const u8, usize)>,
     ) -> io::Result<UringEngine<'fd>> {
         let entries = (qd.max(1) as u32).next_power_of_two();
         let ring = if opts.sqpoll || opts.hipri {
@@ -71,15 +77,30 @@ impl<'fd> UringEngine<'fd> {
                 .or_else(|_| IoUring::new(entries))?
         };
         ring.submitter().register_files(&[fd.as_raw_fd()])?;
-        let iovecs: Vec<libc::iovec> = (0..pool.slots() as u32)
+        let mut iovecs: Vec<libc::iovec> = (0..pool.slots() as u32)
             .map(|s| libc::iovec {
                 iov_base: pool.slot_ptr(s).cast(),
                 iov_len: pool.slot_len(),
             })
             .collect();
+        let slots_only = iovecs.len();
+        if let Some((ptr, len)) = extra {
+            iovecs.push(libc::iovec {
+                iov_base: ptr.cast_mut().cast(),
+                iov_len: len,
+            });
+        }
         // Safety: every iovec points into `pool`, which lives as long as the ring (the
-        // ring is dropped first, see the field order) and is never reallocated.
-        let fixed_buffers = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+        // ring is dropped first, see `Drop`) and is never reallocated, or into `extra`,
+        // which the caller keeps allocated until the engine is dropped. The kernel only
+        // reads `extra` (writes are sent from it, never reads).
+        let registered = |v: &[libc::iovec]| unsafe { ring.submitter().register_buffers(v) };
+        // The unit pool may exceed what this process may lock: then the slots alone.
+        let (fixed_buffers, extra) = if registered(&iovecs).is_ok() {
+            (true, extra.map(|(p, l)| (p as usize, p as usize + l)))
+        } else {
+            (registered(&iovecs[..slots_only]).is_ok(), None)
+        };
         Ok(UringEngine {
             ring: ManuallyDrop::new(ring),
             pool: ManuallyDrop::new(pool),
@@ -88,27 +109,35 @@ impl<'fd> UringEngine<'fd> {
             batch_submit: opts.batch_submit.max(1) as usize,
             batch_complete: opts.batch_complete.max(1) as usize,
             fixed_buffers,
+            extra,
             _fd: PhantomData,
         })
     }
 
     fn entry(&self, req: &Request) -> squeue::Entry {
         let file = types::Fixed(0);
-        let ptr = self
-            .pool
-            .slot_ptr(req.slot)
-            .wrapping_add(req.buf_off as usize);
-        let e = match (req.op, self.fixed_buffers) {
-            (Op::Read, true) => opcode::ReadFixed::new(file, ptr, req.len, req.slot as u16)
+        let ptr = req.addr(&self.pool);
+        // The registered buffer the transfer lies in: its slot's, or the unit pool's.
+        let index = match (req.ext, self.extra) {
+            (None, _) => self.fixed_buffers.then_some(req.slot as u16),
+            (Some(_), Some((a, b)))
+                if ptr as usize >= a && ptr as usize + req.len as usize <= b =>
+            {
+                Some(self.pool.slots() as u16)
+            }
+            (Some(_), _) => None,
+        };
+        let e = match (req.op, index) {
+            (Op::Read, Some(i)) => opcode::ReadFixed::new(file, ptr, req.len, i)
                 .offset(req.offset)
                 .build(),
-            (Op::Write, true) => opcode::WriteFixed::new(file, ptr, req.len, req.slot as u16)
+            (Op::Write, Some(i)) => opcode::WriteFixed::new(file, ptr, req.len, i)
                 .offset(req.offset)
                 .build(),
-            (Op::Read, false) => opcode::Read::new(file, ptr, req.len)
+            (Op::Read, None) => opcode::Read::new(file, ptr, req.len)
                 .offset(req.offset)
                 .build(),
-            (Op::Write, false) => opcode::Write::new(file, ptr, req.len)
+            (Op::Write, None) => opcode::Write::new(file, ptr, req.len)
                 .offset(req.offset)
                 .build(),
             (Op::Fsync, _) => opcode::Fsync::new(file).build(),
@@ -122,8 +151,10 @@ impl Engine for UringEngine<'_> {
     fn queue(&mut self, req: Request) -> io::Result<Queued> {
         let e = self.entry(&req);
         // Safety: the entry's buffer lies in the pool, which outlives the ring (see
-        // `Drop`), the registered file stays open for the borrow `'fd`, and the worker
-        // leaves the slot alone until its completion is reaped (`Engine::buffer`).
+        // `Drop`), or in the worker's lent units (`Request::ext`), which the worker keeps
+        // alive and unchanged until the completion is reaped; the registered file stays
+        // open for the borrow `'fd`, and the worker leaves the slot alone until its
+        // completion is reaped (`Engine::buffer`).
         match unsafe { self.ring.submission().push(&e) } {
             Ok(()) => {
                 self.pending += 1;

@@ -1,0 +1,248 @@
+//! The unit pool of one data generator: `POOL_BYTES` of profile-shaped units (random, or
+//! zerofill/repeat chunks) built once before the run, and the *stamps* that make every
+//! unit written unique.
+//!
+//! Unique unit `id` is pool unit `id mod N` with a *stamp*: the unit's first eight bytes
+//! (literals in every profile; a `repeat` chunk's copies of them are stamped alike) are
+//! the pool's original word there XORed with a 64-bit value that is a bijection of `id`. So no two units are equal, even when they share a pool unit (after `POOL_BYTES`
+//! of writes), and the compressibility of the pool unit is unchanged (random bytes replace
+//! random bytes). The unit is the granularity of uniqueness, as `--dedup-unit` declares
+//! it: parts of a unit smaller than the unit come back after `POOL_BYTES`.
+//!
+//! A write of fresh units can be sent straight from the pool ([`UnitPool::lend`]): the
+//! units are stamped in place and stay *lent* (left alone) until the write completes.
+//! Otherwise a unit is copied out and stamped in the copy ([`UnitPool::copy_unit`]); both
+//! give the same bytes.
+
+use crate::plan::data::{CompressMethod, DataKind, DataSpec, POOL_BYTES};
+use crate::workload::data::{fill_repeat, fill_zerofill};
+use crate::workload::rng::Rng;
+
+/// Alignment of the pool's first byte (and of every lent stretch): what direct I/O needs
+/// on any device (a logical block is at most a page here).
+pub const POOL_ALIGN: usize = 4096;
+/// Where the pool starts: a huge page's boundary.
+const HUGE_ALIGN: usize = 2 << 20;
+
+/// The pool; see the module documentation.
+#[derive(Debug, Clone)]
+pub struct UnitPool {
+    /// The allocation; the pool starts `start` bytes in, at a `POOL_ALIGN` boundary.
+    bytes: Vec<u8>,
+    start: usize,
+    unit_len: usize,
+    /// Units in the pool.
+    units: usize,
+    /// Offsets of the stamp places within a unit.
+    places: Vec<u32>,
+    /// Bytes of a stamp: eight, or fewer when a chunk opens with fewer literals.
+    width: usize,
+    /// Each unit's original word at each stamp place (`units × places.len()`).
+    orig: Vec<u64>,
+    /// Whether a unit is lent to a write in flight.
+    lent: Vec<bool>,
+    /// Added to `id × odd` before the finaliser: the stamps of one stream.
+    stamp_base: u64,
+}
+
+/// Pool units lent to one write: units `first..first + count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lent {
+    pub first: usize,
+    pub count: usize,
+}
+
+impl UnitPool {
+    /// The pool of the stream `(seed, stream)` for the profile `spec` (random or
+    /// compressible data).
+    pub fn new(spec: &DataSpec, seed: u64, stream: u64) -> UnitPool {
+        let unit_len = spec.unit_len();
+        let units = POOL_BYTES.div_ceil(unit_len).max(2);
+        let len = units * unit_len;
+        // Aligned to 2 MiB, so that the pool can be backed by whole huge pages.
+        let mut bytes = vec![0u8; len + HUGE_ALIGN];
+        let start = bytes.as_ptr().align_offset(HUGE_ALIGN).min(HUGE_ALIGN);
+        let mut rng = Rng::new(seed ^ 0x9001_9001_9001_9001, stream);
+        let pool = &mut bytes[start..start + len];
+        let shaped = spec.kind == DataKind::Compressible && spec.compress > 0.0;
+        if shaped {
+            let cl = spec.compress_chunk as usize;
+            for chunk in pool.chunks_mut(cl) {
+                let lits = |dst: &mut [u8], _at: usize| rng.fill(dst);
+                match spec.compress_method {
+                    CompressMethod::Zerofill => fill_zerofill(chunk, spec.compress, lits),
+                    CompressMethod::Repeat => fill_repeat(chunk, spec.compress, lits),
+                }
+            }
+        } else {
+            rng.fill(pool);
+        }
+        let (places, width) = stamp_places(spec, unit_len);
+        let mut orig = Vec::with_capacity(units * places.len());
+        for u in 0..units {
+            let unit = &pool[u * unit_len..(u + 1) * unit_len];
+            orig.extend(places.iter().map(|&p| word(unit, p as usize, width)));
+        }
+        let mut sm = seed ^ stream.rotate_left(29) ^ 0x57A3_57A3_57A3_57A3;
+        UnitPool {
+            bytes,
+            start,
+            unit_len,
+            units,
+            places,
+            width,
+            orig,
+            lent: vec![false; units],
+            stamp_base: crate::workload::rng::splitmix64(&mut sm),
+        }
+    }
+
+    /// Units in the pool.
+    pub fn units(&self) -> usize {
+        self.units
+    }
+
+    /// Stamp places per unit.
+    pub fn places(&self) -> usize {
+        self.places.len()
+    }
+
+    /// The pool unit unique unit `id` is made from.
+    #[inline(always)]
+    pub fn slot_of(&self, id: u64) -> usize {
+        (id % self.units as u64) as usize
+    }
+
+    /// The value stamped on unique unit `id`: distinct for distinct ids of a stream,
+    /// because `base + id × odd` is a bijection of `id` and so is the SplitMix64 finaliser.
+    #[inline(always)]
+    fn stamp(&self, id: u64) -> u64 {
+        let mut z = self
+            .stamp_base
+            .wrapping_add(id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// The original words at the stamp places of pool unit `slot`.
+    #[inline(always)]
+    fn orig_of(&self, slot: usize) -> &[u64] {
+        let n = self.places.len();
+        &self.orig[slot * n..][..n]
+    }
+
+    /// Unique unit `id`, copied into `unit` (`unit_len` bytes).
+    #[inline]
+    pub fn copy_unit(&self, id: u64, unit: &mut [u8]) {
+        let at = self.start + self.slot_of(id) * self.unit_len;
+        unit.copy_from_slice(&self.bytes[at..at + self.unit_len]);
+        let orig = self.orig_of(self.slot_of(id));
+        stamp_into(unit, &self.places, self.width, orig, self.stamp(id));
+    }
+
+    /// Stamps unique units `first_id..first_id + count` in place and lends them, when
+    /// they lie in one stretch of the pool, aligned, and none is lent already; `None`
+    /// (nothing changed) otherwise.
+    pub fn lend(&mut self, first_id: u64, count: usize) -> Option<Lent> {
+        let first = self.slot_of(first_id);
+        if count == 0
+            || first + count > self.units
+            || !(first * self.unit_len).is_multiple_of(POOL_ALIGN)
+            || self.lent[first..first + count].iter().any(|&l| l)
+        {
+            return None;
+        }
+        let n = self.places.len();
+        // Read every stamp place first: independent loads whose cache misses overlap, so
+        // the stores below hit the cache instead of missing one after another (the pool
+        // is larger than a core's caches, and each unit's place lies in its own line).
+        let mut touch = 0u64;
+        for k in 0..count {
+            let at = self.start + (first + k) * self.unit_len;
+            if let Some(&p) = self.places.first() {
+                touch ^= word(&self.bytes, at + p as usize, self.width);
+            }
+        }
+        std::hint::black_box(touch);
+        for k in 0..count {
+            let at = self.start + (first + k) * self.unit_len;
+            let key = self.stamp(first_id + k as u64);
+            let orig = &self.orig[(first + k) * n..][..n];
+            let unit = &mut self.bytes[at..at + self.unit_len];
+            stamp_into(unit, &self.places, self.width, orig, key);
+        }
+        self.lent[first..first + count].fill(true);
+        Some(Lent { first, count })
+    }
+
+    /// Where the pool's units lie: start and length.
+    pub fn region(&self) -> (*const u8, usize) {
+        let len = self.units * self.unit_len;
+        (self.bytes[self.start..self.start + len].as_ptr(), len)
+    }
+
+    /// The bytes of a lent stretch (what the write sends).
+    pub fn lent_bytes(&self, l: Lent) -> &[u8] {
+        let at = self.start + l.first * self.unit_len;
+        &self.bytes[at..at + l.count * self.unit_len]
+    }
+
+    /// Takes back the units of a write that completed.
+    pub fn give_back(&mut self, l: Lent) {
+        self.lent[l.first..l.first + l.count].fill(false);
+    }
+}
+
+/// Writes a unit's stamps: at each place, the original `width` bytes XORed with `key`.
+#[inline(always)]
+fn stamp_into(unit: &mut [u8], places: &[u32], width: usize, orig: &[u64], key: u64) {
+    for (&p, &o) in places.iter().zip(orig) {
+        let p = p as usize;
+        unit[p..p + width].copy_from_slice(&(o ^ key).to_le_bytes()[..width]);
+    }
+}
+
+/// The `width` bytes (at most 8) at `at`, little-endian.
+#[inline(always)]
+fn word(b: &[u8], at: usize, width: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w[..width].copy_from_slice(&b[at..at + width]);
+    u64::from_le_bytes(w)
+}
+
+/// The stamp places of a unit of `unit_len` bytes under profile `spec`, and the stamp's
+/// width: the unit's opening literals (eight bytes, or as many as a chunk opens with,
+/// as at 98% by the `repeat` method), and every place a `repeat` chunk copies them to
+/// (stamped alike, the copies stay copies); none when the unit opens without literals
+/// (nearly 100% compressible by zerofill: as alike as zeros).
+fn stamp_places(spec: &DataSpec, unit_len: usize) -> (Vec<u32>, usize) {
+    if spec.kind != DataKind::Compressible || spec.compress <= 0.0 {
+        return (vec![0], unit_len.min(8));
+    }
+    // Where the literals land is all that matters: shape one chunk with any literals.
+    let len = (spec.compress_chunk as usize).min(unit_len);
+    let mut chunk = vec![0u8; len];
+    let mut rng = Rng::new(0x5EED, len as u64);
+    let mut width = 0;
+    let lits = |dst: &mut [u8], at: usize| {
+        if at == 0 {
+            width = dst.len().min(8);
+        }
+        rng.fill(dst);
+    };
+    match spec.compress_method {
+        CompressMethod::Zerofill => fill_zerofill(&mut chunk, spec.compress, lits),
+        CompressMethod::Repeat => fill_repeat(&mut chunk, spec.compress, lits),
+    }
+    if width == 0 {
+        return (Vec::new(), 0);
+    }
+    // Random opening bytes recur only where they were copied.
+    let head = chunk[..width].to_vec();
+    let places = (0..=len - width)
+        .filter(|&q| chunk[q..q + width] == head[..])
+        .map(|q| q as u32)
+        .collect();
+    (places, width)
+}
