@@ -357,6 +357,8 @@ fn the_quick_benchmark_under_mpirun_gives_each_rank_a_file_of_its_own() {
 
 #[test]
 fn a_launcher_whose_tasks_mpi_does_not_join_is_refused_before_any_io() {
+    // MPI polls on every CPU while it starts: not beside the paced-job tests.
+    let _alone = crate::common::exclusive();
     let Some(bin) = ready(false) else { return };
     let dir = tmp();
     let f = dir.path().join("alone.dat");
