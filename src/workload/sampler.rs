@@ -97,8 +97,10 @@ fn selector(unit: &[u8]) -> u64 {
         u64::from_le_bytes(w)
     };
     let (a, b, c) = if n >= 64 {
-        match (word(0), word(24), word(56)) {
-            (0, 0, 0) => (0, word((n / 2) & !7), word(n - 8)),
+        // One cache line, three plain loads.
+        let w = |at: usize| u64::from_le_bytes(unit[at..at + 8].try_into().expect("8 bytes"));
+        match (w(0), w(24), w(56)) {
+            (0, 0, 0) => (0, w((n / 2) & !7), w(n - 8)),
             head => head,
         }
     } else if n >= 8 {
@@ -106,15 +108,11 @@ fn selector(unit: &[u8]) -> u64 {
     } else {
         (word(0), 0, 0)
     };
-    let mut z = a
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .rotate_left(29)
-        .wrapping_add(b)
-        .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
-        .rotate_left(31)
-        .wrapping_add(c ^ n as u64);
-    z = (z ^ (z >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
-    z ^ (z >> 32)
+    // The words folded, then one 64 x 64 -> 128-bit multiply with both halves folded
+    // back: every input bit reaches the low bits, whose trailing zeros pick the sample.
+    let x = a ^ b.rotate_left(21) ^ c.rotate_left(42) ^ (n as u64).wrapping_mul(0x9E37_79B9);
+    let m = (x ^ 0x9E37_79B9_7F4A_7C15) as u128 * 0xD6E8_FEB8_6659_FD93u128;
+    (m as u64) ^ ((m >> 64) as u64)
 }
 
 impl Sampler {
