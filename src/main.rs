@@ -15,6 +15,23 @@ use iomark::stop::{STOP_REQUESTED, StopFlag};
 use iomark::study::runner::{StudyRunner, TargetLife};
 use iomark::study::store::{Store, check_outputs};
 
+/// Under an MPI launcher (the `mpi` feature) every rank runs the job and the command ends
+/// here: rank 0 prints `$show` of the one document and writes it (a `return`, as `?` is).
+macro_rules! scaled {
+    ($job:ident($plan:expr), $out:expr, $stop:expr, $show:expr) => {
+        #[cfg(feature = "mpi")]
+        if let Some(o) =
+            iomark::study::mpi::run_if_launched(iomark::study::mpi::Job::$job($plan), $stop)?
+        {
+            let show: &dyn Fn(&iomark::results::schema::Document) -> String = &$show;
+            if let Some(store) = o.store.as_ref().filter(|s| !s.doc.runs.is_empty()) {
+                finish($out, &show(&store.doc), store)?;
+            }
+            return Ok(exit_for($stop, o.failure));
+        }
+    };
+}
+
 fn main() {
     let stop = StopFlag::new();
     let code = match real_main(&stop) {
@@ -126,16 +143,15 @@ fn say(out: &Output, text: &str, results: bool) -> Result<()> {
     }
 }
 
-/// The JSON document on stdout, when asked for; a failure (exit 1) naming where the
-/// results went when `-o` could not take them.
-fn finish(out: &Output, store: &Store) -> Result<()> {
+/// The results: `text` for people (see `say`), the JSON document on stdout when asked
+/// for; a failure (exit 1) naming where the results went when `-o` could not take them.
+fn finish(out: &Output, text: &str, store: &Store) -> Result<()> {
+    say(out, text, true)?;
     if out.json {
         put(&(store.doc.to_json() + "\n"))?;
     }
-    store
-        .moved
-        .clone()
-        .map_or(Ok(()), |m| Err(Error::runtime(m)))
+    let moved = store.moved.clone();
+    moved.map_or(Ok(()), |m| Err(Error::runtime(m)))
 }
 
 fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
@@ -155,40 +171,28 @@ fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
 
 fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
     iomark::study::store::check_run_outputs(&plan)?;
-    #[cfg(feature = "mpi")]
-    if let Some(o) = iomark::study::mpi::run_if_launched(&plan, stop)? {
-        if let (Some(run), Some(store)) = (&o.run, &o.store) {
-            say(&plan.out, &text::run_summary(run), true)
-                .and_then(|()| finish(&plan.out, store))?;
-        }
-        return Ok(exit_for(stop, o.failure));
-    }
+    scaled! { Run(&plan), &plan.out, stop, |d| text::run_summary(&d.runs[0]) }
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let out = runner.single(&plan)?;
-    say(&plan.out, &text::run_summary(&out.run), true)?;
-    finish(&plan.out, &runner.store)?;
+    finish(&plan.out, &text::run_summary(&out.run), &runner.store)?;
     Ok(exit_for(stop, out.failure))
 }
 
 fn cmd_quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
     check_outputs(&plan.out, Some(&plan.file), None, false)?;
-    let place = iomark::io::env::place_of(&plan.file);
-    say(
-        &plan.out,
-        &notes::quick_header(&plan, place.as_deref()),
-        false,
-    )?;
+    scaled! { Quick(&plan), &plan.out, stop, text::plan_table }
+    let head = notes::quick_header(&plan, iomark::io::env::place_of(&plan.file).as_deref());
+    say(&plan.out, &head, false)?;
     let started = std::time::Instant::now();
     let mut progress = TermProgress::new(plan.out.quiet);
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let life = TargetLife::new(&plan.file.display().to_string(), false);
     let failure = runner.run_plan(&plan.runs, &[], &life, false)?;
     let doc = &runner.store.doc;
-    say(&plan.out, &format!("\n{}", text::plan_table(doc)), true)?;
     let end = notes::quick_ending(doc, started.elapsed().as_secs_f64(), plan.file.exists());
-    say(&plan.out, &end, true)?;
-    finish(&plan.out, &runner.store)?;
+    let all = format!("\n{}{end}", text::plan_table(doc));
+    finish(&plan.out, &all, &runner.store)?;
     Ok(exit_for(stop, failure))
 }
 
@@ -204,22 +208,19 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
         ..plan.out.clone()
     };
     iomark::study::store::check_suite_outputs(&out, &plan)?;
+    scaled! { Study(&plan), &out, stop, |d| notes::study_ending(d, plan.kind) }
     let mut progress = TermProgress::new(out.quiet);
     let mut runner = StudyRunner::new(Store::new(out.output.clone()), &mut progress, stop);
     let failure = if plan.kind.is_dirty() {
         runner.dirty(&plan)?
     } else {
         let done = runner.prepare(&plan)?;
-        say(
-            &out,
-            &notes::suite_header(&plan, done.iter().filter(|d| !**d).count()),
-            false,
-        )?;
+        let head = notes::suite_header(&plan, done.iter().filter(|d| !**d).count());
+        say(&out, &head, false)?;
         runner.run_suite(&plan, &done)?
     };
-    let doc = &runner.store.doc;
-    say(&out, &notes::study_ending(doc, plan.kind), true)?;
-    finish(&out, &runner.store)?;
+    let end = notes::study_ending(&runner.store.doc, plan.kind);
+    finish(&out, &end, &runner.store)?;
     Ok(exit_for(stop, failure))
 }
 
@@ -230,14 +231,14 @@ fn cmd_verify(args: &iomark::cli::VerifyArgs, stop: &StopFlag) -> Result<i32> {
         true => serde_json::to_string_pretty(&report).expect("report serializes") + "\n",
         false => format!("{}: {}\n", args.target.display(), report.describe()),
     })?;
-    if stop.signal() != 0 {
-        return Ok(exit_for(stop, None));
+    match (stop.signal(), report.blocks) {
+        (0, 0) => {
+            complain("the state file records no written blocks; nothing was checked");
+            Ok(ExitCode::Failure as i32)
+        }
+        (0, _) => Ok(i32::from(report.bad() > 0) * ExitCode::Failure as i32),
+        _ => Ok(exit_for(stop, None)),
     }
-    if report.blocks == 0 {
-        complain("the state file records no written blocks; nothing was checked");
-        return Ok(ExitCode::Failure as i32);
-    }
-    Ok(i32::from(report.bad() > 0) * ExitCode::Failure as i32)
 }
 
 /// `iomark report` and `iomark compare`: the text on stdout unless written to -o.

@@ -195,6 +195,11 @@ pub fn study_ending(doc: &Document, kind: crate::plan::StudyKind) -> String {
     } else {
         s.push_str(&run_notes(doc));
     }
+    // A study scaled out over MPI: each run's ranks (and hosts).
+    for run in doc.runs.iter().filter(|r| r.mpi.is_some()) {
+        s.push_str(&format!("\n{}:\n", run.name));
+        s.push_str(&crate::report::text::rank_lines(run));
+    }
     s
 }
 

@@ -121,8 +121,12 @@ pub(crate) fn run_group(run: &Run) -> Option<Table> {
 pub(crate) const GROUP_NOTE: &str = "measured together behind one start gate: each run's IOPS and MB/s are over its own window; the group's are every run's I/Os over the common window (the start to the last run's end), its percentiles from the runs' latency histograms merged";
 
 /// The per-rank table of a run scaled out over MPI, from each repetition's `ranks`
-/// (means over the counted repetitions); `None` for a run in one process.
+/// (means over the counted repetitions): each rank's host, target, IOPS and MB/s over
+/// its own window, p99, the share of the aggregate's window it ran, its I/Os and its
+/// device's; the slowest and the fastest rank (by MB/s) named in the last column. `None`
+/// for a run in one process.
 pub(crate) fn run_ranks(run: &Run) -> Option<Table> {
+    use crate::results::schema::TargetRep;
     let reps = counted(run);
     let n = reps
         .iter()
@@ -136,38 +140,107 @@ pub(crate) fn run_ranks(run: &Run) -> Option<Table> {
         "IOPS",
         "MB/s",
         "p99",
-        "s",
+        "window",
         "I/Os",
         "kernel I/Os",
+        "",
     ]);
+    let per = |i: usize| -> Vec<(&TargetRep, f64)> {
+        (reps.iter())
+            .filter_map(|r| r.ranks.get(i).map(|t| (t, r.elapsed_s)))
+            .collect()
+    };
+    let mean = |i: usize, f: &dyn Fn(&TargetRep, f64) -> f64| {
+        let p = per(i);
+        p.iter().map(|(t, w)| f(t, *w)).sum::<f64>() / p.len().max(1) as f64
+    };
+    let mbps = |i: usize| mean(i, &|p, _| p.read.bw_bytes + p.write.bw_bytes);
+    let by = |a: &usize, b: &usize| mbps(*a).total_cmp(&mbps(*b));
+    let slowest = (0..n).min_by(by);
+    let fastest = (0..n).max_by(by);
     for i in 0..n {
-        let per: Vec<_> = reps.iter().filter_map(|r| r.ranks.get(i)).collect();
-        let Some(first) = per.first() else { continue };
-        let k = per.len().max(1) as f64;
-        let mean = |f: &dyn Fn(&crate::results::schema::TargetRep) -> f64| {
-            per.iter().map(|p| f(p)).sum::<f64>() / k
+        let p = per(i);
+        let Some((first, _)) = p.first() else {
+            continue;
         };
-        let main = |p: &crate::results::schema::TargetRep| {
+        let main = |p: &TargetRep| {
             if p.read.ios >= p.write.ios {
                 p.read
             } else {
                 p.write
             }
         };
-        let kernel: Option<u64> = per
-            .iter()
-            .map(|p| p.device.as_ref().map(|d| d.read_ios + d.write_ios))
+        let kernel: Option<u64> = (p.iter())
+            .map(|(t, _)| t.device.as_ref().map(|d| d.read_ios + d.write_ios))
             .sum();
+        let mark = match (n > 1, Some(i) == slowest, Some(i) == fastest) {
+            (true, true, _) => "slowest",
+            (true, _, true) => "fastest",
+            _ => "",
+        };
         t.push([
             first.rank.map_or(NONE.into(), |r| r.to_string()),
             first.host.clone().unwrap_or_else(|| NONE.into()),
             first.path.clone(),
-            fmt_count(mean(&|p| p.read.iops + p.write.iops)),
-            fmt_mbps(mean(&|p| p.read.bw_bytes + p.write.bw_bytes)),
-            fmt_ns(mean(&|p| main(p).lat_ns.p99 as f64)),
-            format!("{:.2}", mean(&|p| p.elapsed_s)),
-            per.iter()
-                .map(|p| p.read.ios + p.write.ios)
+            fmt_count(mean(i, &|p, _| p.read.iops + p.write.iops)),
+            fmt_mbps(mbps(i)),
+            fmt_ns(mean(i, &|p, _| main(p).lat_ns.p99 as f64)),
+            format!("{:.0}%", mean(i, &|p, w| 100.0 * p.elapsed_s / w.max(1e-9))),
+            (p.iter().map(|(t, _)| t.read.ios + t.write.ios))
+                .sum::<u64>()
+                .to_string(),
+            kernel.map_or(NONE.into(), |k| k.to_string()),
+            mark.to_string(),
+        ]);
+    }
+    Some(t)
+}
+
+/// The per-host table of a run scaled out over several hosts, from each repetition's
+/// `hosts` (means over the counted repetitions): each host's ranks, IOPS and MB/s over
+/// the common window, p99 from its ranks' merged histograms, its I/Os and its devices'.
+/// `None` for a run on one host (its figures are the aggregate's).
+pub(crate) fn run_hosts(run: &Run) -> Option<Table> {
+    let reps = counted(run);
+    let n = reps
+        .iter()
+        .map(|r| r.hosts.len())
+        .max()
+        .filter(|n| *n > 1)?;
+    let mut t = Table::new([
+        "host",
+        "ranks",
+        "IOPS",
+        "MB/s",
+        "p99",
+        "I/Os",
+        "kernel I/Os",
+    ]);
+    for i in 0..n {
+        let per: Vec<_> = reps.iter().filter_map(|r| r.hosts.get(i)).collect();
+        let Some(first) = per.first() else { continue };
+        let k = per.len() as f64;
+        let mean = |f: &dyn Fn(&crate::results::ranks::HostRep) -> f64| {
+            per.iter().map(|h| f(h)).sum::<f64>() / k
+        };
+        let main = |h: &crate::results::ranks::HostRep| {
+            if h.read.ios >= h.write.ios {
+                h.read
+            } else {
+                h.write
+            }
+        };
+        let kernel: Option<u64> = (per.iter())
+            .map(|h| h.device.as_ref().map(|d| d.read_ios + d.write_ios))
+            .sum();
+        let ranks: Vec<String> = first.ranks.iter().map(u32::to_string).collect();
+        t.push([
+            first.host.clone(),
+            ranks.join(","),
+            fmt_count(mean(&|h| h.read.iops + h.write.iops)),
+            fmt_mbps(mean(&|h| h.read.bw_bytes + h.write.bw_bytes)),
+            fmt_ns(mean(&|h| main(h).lat_ns.p99 as f64)),
+            (per.iter().map(|h| h.read.ios + h.write.ios))
                 .sum::<u64>()
                 .to_string(),
             kernel.map_or(NONE.into(), |k| k.to_string()),
@@ -175,6 +248,9 @@ pub(crate) fn run_ranks(run: &Run) -> Option<Table> {
     }
     Some(t)
 }
+
+/// The note under the per-host table.
+pub(crate) const HOSTS_NOTE: &str = "each host's IOPS and MB/s are its ranks' I/Os over the common window, so the hosts add up to the aggregate; its p99 comes from its ranks' histograms merged, its kernel I/Os from the devices under them (a device its ranks share counted once)";
 
 /// Each repetition's throughput as a stack of the ranks' shares (each rank's bytes over
 /// the common window): the bar is the aggregate.
@@ -206,7 +282,7 @@ pub(crate) fn rank_chart(run: &Run) -> Option<String> {
 }
 
 /// The note under the per-rank table.
-pub(crate) const RANKS_NOTE: &str = "each rank's IOPS and MB/s are over its own window, averaged over the repetitions; the aggregate (the run's figures) is every rank's I/Os over the common window, its percentiles from the ranks' histograms merged";
+pub(crate) const RANKS_NOTE: &str = "each rank's IOPS and MB/s are over its own window, averaged over the repetitions, and its window is that share of the aggregate's; the slowest and the fastest rank are by MB/s; the aggregate (the run's figures) is every rank's I/Os over the common window, its percentiles from the ranks' histograms merged";
 
 /// The note under the per-target table: what the aggregate is.
 pub(crate) const AGGREGATE_NOTE: &str = "each target's IOPS and MB/s are over its own window; the aggregate's are all targets' I/Os over the common window (the first start to the last target's end), its percentiles from the targets' latency histograms merged";
@@ -235,4 +311,72 @@ pub(crate) fn stacked_chart(run: &Run) -> Option<String> {
             })
             .collect(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::spec::Rw;
+    use crate::results::ranks::{RankPart, aggregate};
+    use crate::results::schema::DirStats;
+
+    /// Rank `rank` on `host`, having written `ios` 4 KiB blocks in `elapsed_s`.
+    fn part(rank: u32, host: &str, ios: u64, elapsed_s: f64) -> RankPart {
+        let mut rep =
+            crate::report::testdoc::run(Rw::Write, 1, &[1.0], None).repetitions[0].clone();
+        rep.elapsed_s = elapsed_s;
+        rep.write = DirStats {
+            ios,
+            bytes: ios * 4096,
+            iops: ios as f64 / elapsed_s,
+            bw_bytes: (ios * 4096) as f64 / elapsed_s,
+            lat_ns: Default::default(),
+        };
+        RankPart {
+            rank,
+            host: host.into(),
+            path: format!("/d/t{rank}"),
+            rep,
+            read_hist: Vec::new(),
+            write_hist: Vec::new(),
+            first_done: false,
+        }
+    }
+
+    fn texts(t: &Table) -> Vec<Vec<String>> {
+        (t.rows.iter())
+            .map(|r| r.iter().map(|c| c.text.clone()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn the_rank_table_gives_each_ranks_share_of_the_window_and_names_the_extremes() {
+        // Rank 1 did its 1000 I/Os in half the window (the fastest), rank 2 half as many
+        // in all of it (the slowest).
+        let parts = [
+            part(0, "a", 1000, 1.0),
+            part(1, "a", 1000, 0.5),
+            part(2, "b", 500, 1.0),
+        ];
+        let mut run = crate::report::testdoc::run(Rw::Write, 1, &[1.0], None);
+        run.repetitions = vec![aggregate(&parts, true)];
+        let ranks = texts(&run_ranks(&run).unwrap());
+        let col = |i: usize| ranks.iter().map(|r| r[i].as_str()).collect::<Vec<_>>();
+        assert_eq!(col(0), ["0", "1", "2"]);
+        assert_eq!(col(1), ["a", "a", "b"]);
+        assert_eq!(col(6), ["100%", "50%", "100%"], "the share of the window");
+        assert_eq!(col(7), ["1000", "1000", "500"]);
+        assert_eq!(col(9), ["", "fastest", "slowest"]);
+        // Per host: the ranks together, over the common window, adding up.
+        let hosts = texts(&run_hosts(&run).unwrap());
+        assert_eq!(hosts.len(), 2);
+        assert_eq!(hosts[0][..2], ["a", "0,1"]);
+        assert_eq!(hosts[0][5], "2000");
+        assert_eq!(hosts[1][..2], ["b", "2"]);
+        assert_eq!(hosts[1][5], "500");
+        // On one host the hosts are the aggregate: no table; one rank names no extremes.
+        run.repetitions = vec![aggregate(&parts[..1], true)];
+        assert!(run_hosts(&run).is_none());
+        assert_eq!(texts(&run_ranks(&run).unwrap())[0][9], "");
+    }
 }

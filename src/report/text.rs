@@ -95,15 +95,28 @@ pub fn run_summary(run: &Run) -> String {
         out.push_str(&t.terminal());
         let _ = writeln!(out, "  ({})", crate::report::targets::AGGREGATE_NOTE);
     }
-    if let Some(t) = crate::report::targets::run_ranks(run) {
-        out.push_str(&t.terminal());
-        let _ = writeln!(out, "  ({})", crate::report::targets::RANKS_NOTE);
-    }
+    out.push_str(&rank_lines(run));
     if let Some(t) = crate::report::targets::run_group(run) {
         out.push_str(&t.terminal());
         let _ = writeln!(out, "  ({})", crate::report::targets::GROUP_NOTE);
     }
     amplification_lines(&mut out, run);
+    out
+}
+
+/// A run scaled out over MPI: the per-rank table, and the per-host one when it ran on
+/// several hosts, each with what it means; empty for a run in one process.
+pub(crate) fn rank_lines(run: &Run) -> String {
+    use crate::report::targets::{HOSTS_NOTE, RANKS_NOTE, run_hosts, run_ranks};
+    let mut out = String::new();
+    if let Some(t) = run_ranks(run) {
+        out.push_str(&t.terminal());
+        let _ = writeln!(out, "  ({RANKS_NOTE})");
+    }
+    if let Some(t) = run_hosts(run) {
+        out.push_str(&t.terminal());
+        let _ = writeln!(out, "  ({HOSTS_NOTE})");
+    }
     out
 }
 

@@ -93,6 +93,13 @@ pub trait Sink {
         }
         Ok(go_on)
     }
+    /// The summary of the run that just finished over every process taking part, when
+    /// this sink gathered one (a scaled-out run: the ranks' aggregate, the same on every
+    /// rank); `None` otherwise. A study whose next step depends on what a run measured
+    /// (`suite steady`'s rounds) decides on this, so that every rank decides alike.
+    fn gathered(&mut self) -> Option<crate::results::schema::Summary> {
+        None
+    }
 }
 
 /// A sink that ignores everything.
@@ -138,5 +145,8 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn group_finished(&mut self, runs: &[Run]) -> Result<bool> {
         (**self).group_finished(runs)
+    }
+    fn gathered(&mut self) -> Option<crate::results::schema::Summary> {
+        (**self).gathered()
     }
 }

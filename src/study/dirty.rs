@@ -71,7 +71,9 @@ impl StudyRunner<'_> {
             if out.failure.is_some() || out.run.status != Status::Complete {
                 return Ok(out.failure);
             }
-            iops.push(out.run.summary.read.iops.mean + out.run.summary.write.iops.mean);
+            // Scaled out, every rank decides on the ranks' aggregate, not its own run.
+            let s = self.progress.gathered().unwrap_or(out.run.summary);
+            iops.push(s.read.iops.mean + s.write.iops.mean);
             self.store.doc.steady_state = Some(evaluate(&iops, criteria));
             self.store.save()?;
         }

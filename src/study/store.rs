@@ -169,6 +169,9 @@ impl Sink for Filing<'_> {
     fn stonewall(&mut self, done: Option<f64>) -> Option<(String, f64)> {
         self.next.stonewall(done)
     }
+    fn gathered(&mut self) -> Option<crate::results::schema::Summary> {
+        self.next.gathered()
+    }
     fn rep_latencies(
         &mut self,
         read: &crate::results::stats::LatHist,
@@ -177,9 +180,9 @@ impl Sink for Filing<'_> {
         self.next.rep_latencies(read, write)
     }
     fn rep_finished(&mut self, run: &Run) -> Result<bool> {
-        let go_on = self.next.rep_finished(run)?;
         let mut run = run.clone();
         run.study = self.point.clone();
+        let go_on = self.next.rep_finished(&run)?;
         self.store.update(self.idx, &run)?;
         Ok(go_on)
     }

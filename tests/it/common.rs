@@ -788,10 +788,10 @@ impl Drop for Throttle {
     }
 }
 
-/// Held by the tests that time a pace (`--rate`, `--thinktime`, `--startdelay`) and by
-/// those that load every CPU for seconds (mpirun's ranks poll while they wait; the MPI
-/// build): on 2 CPUs the two together starved a paced job to 44% of its cap. The other
-/// tests still run beside them.
+/// Held by the tests that time a pace (`--rate`, `--thinktime`, `--startdelay`) or a
+/// signal into a run (`interrupt.rs`), and by those that load every CPU for seconds
+/// (mpirun's ranks poll while they wait; the MPI build): on 2 CPUs the two together
+/// starved a paced job to 44% of its cap. The other tests still run beside them.
 pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|p| p.into_inner())

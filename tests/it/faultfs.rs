@@ -8,6 +8,7 @@
 //! - stall data requests for a while (the reply is sent late from a helper thread, so
 //!   the session keeps serving other requests meanwhile);
 //! - answer reads and writes short (at most N bytes);
+//! - hold lookups of new names until released (a `stat` that does not return);
 //! - vanish: lazy unmount and abort the connection (through the FUSE control file
 //!   system), as when a FUSE daemon dies; every later request on a file still open fails
 //!   with ENOTCONN (answered by this file system itself where fusectl is missing).
@@ -71,6 +72,9 @@ struct Controls {
     eio_fsync: AtomicBool,
     /// Set by `vanish`: every later request fails with ENOTCONN.
     gone: AtomicBool,
+    /// Lookups of names other than the file are held (answered, from a helper thread,
+    /// once this is cleared): a `stat` in the mount does not return meanwhile.
+    hold_lookups: AtomicBool,
     /// The offset of the first request that was failed with EIO (`OFF`: none yet), and
     /// the first that was stalled.
     failed_at: AtomicU64,
@@ -91,6 +95,7 @@ impl Default for Controls {
             short_max: AtomicU32::new(0),
             eio_fsync: AtomicBool::new(false),
             gone: AtomicBool::new(false),
+            hold_lookups: AtomicBool::new(false),
             failed_at: AtomicU64::new(OFF),
             stalled_at: AtomicU64::new(OFF),
         }
@@ -196,6 +201,14 @@ impl Filesystem for Fs {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         if parent == INodeNo::ROOT && name == FILE_NAME {
             reply.entry(&TTL, &self.attr(FILE_INO), fuser::Generation(0));
+        } else if self.ctl.hold_lookups.load(Ordering::SeqCst) {
+            let ctl = Arc::clone(&self.ctl);
+            std::thread::spawn(move || {
+                while ctl.hold_lookups.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                reply.error(Errno::ENOENT);
+            });
         } else {
             reply.error(Errno::ENOENT);
         }
@@ -456,6 +469,11 @@ impl FaultFs {
         Some(self.ctl.failed_at.load(Ordering::SeqCst)).filter(|&o| o != OFF)
     }
 
+    /// Holds (or lets go) every lookup of a name other than the file's.
+    pub fn hold_lookups(&self, hold: bool) {
+        self.ctl.hold_lookups.store(hold, Ordering::SeqCst);
+    }
+
     /// The offset of the first stalled request, if one was.
     pub fn stalled_at(&self) -> Option<u64> {
         Some(self.ctl.stalled_at.load(Ordering::SeqCst)).filter(|&o| o != OFF)
@@ -501,6 +519,7 @@ impl Drop for FaultFs {
     fn drop(&mut self) {
         // Let anything stalled through, then unmount: normally, else lazily.
         self.ctl.stall_from.store(OFF, Ordering::SeqCst);
+        self.ctl.hold_lookups.store(false, Ordering::SeqCst);
         self.ctl.gone.store(true, Ordering::SeqCst);
         if self.mounted() {
             let ok = Command::new("umount")

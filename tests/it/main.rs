@@ -21,6 +21,8 @@ mod ground_truth;
 mod guard;
 mod interrupt;
 mod mpi;
+mod mpi_hosts;
+mod mpi_study;
 mod multi;
 mod output;
 mod outputs;

@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::common::{LoopDev, have, is_root, read_json, require, tmp};
 
 /// An iomark binary built with the `mpi` feature, or why there is none.
-fn mpi_bin() -> Result<PathBuf, String> {
+pub(crate) fn mpi_bin() -> Result<PathBuf, String> {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     BIN.get_or_init(|| {
         if cfg!(feature = "mpi") {
@@ -42,7 +42,7 @@ fn mpi_bin() -> Result<PathBuf, String> {
 
 /// The binary when MPI tests can run here: mpirun, root (the launcher is told to allow
 /// it) and an MPI build.
-fn ready(needs_root: bool) -> Option<PathBuf> {
+pub(crate) fn ready(needs_root: bool) -> Option<PathBuf> {
     if !require("mpirun (openmpi-bin)", have("mpirun")) {
         return None;
     }
@@ -63,7 +63,7 @@ fn ready(needs_root: bool) -> Option<PathBuf> {
 
 /// `mpirun -np N BIN ARGS…`, as root if need be, ranks allowed to share this machine's
 /// cores.
-fn mpirun(bin: &Path, np: u32, args: &[&str]) -> Output {
+pub(crate) fn mpirun(bin: &Path, np: u32, args: &[&str]) -> Output {
     Command::new("mpirun")
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -76,11 +76,11 @@ fn mpirun(bin: &Path, np: u32, args: &[&str]) -> Output {
         .expect("mpirun runs")
 }
 
-fn u(v: &Value) -> u64 {
+pub(crate) fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
 }
 
-fn within_1pct(what: &str, iomark: u64, kernel: u64) {
+pub(crate) fn within_1pct(what: &str, iomark: u64, kernel: u64) {
     let diff = (iomark as f64 - kernel as f64).abs();
     assert!(
         diff <= 0.01 * kernel.max(1) as f64,
@@ -356,7 +356,7 @@ fn a_bad_target_on_rank_2_stops_every_rank_naming_it() {
 }
 
 /// The pid of the rank `rank` of a job whose command line holds `marker`.
-fn rank_pid(marker: &str, rank: u32) -> Option<i32> {
+pub(crate) fn rank_pid(marker: &str, rank: u32) -> Option<i32> {
     let want = format!("OMPI_COMM_WORLD_RANK={rank}");
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
         let pid: i32 = e.file_name().to_str()?.parse().ok()?;

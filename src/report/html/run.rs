@@ -103,6 +103,14 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -
             esc(crate::report::targets::GROUP_NOTE)
         );
     }
+    if let Some(t) = crate::report::targets::run_hosts(r) {
+        let _ = write!(
+            out,
+            "<h4>Per host</h4>{}<p class=\"note\">{}.</p>",
+            t.html("hosts"),
+            esc(crate::report::targets::HOSTS_NOTE)
+        );
+    }
     let amp = crate::report::tables::run_amplification(r);
     if !amp.rows.is_empty() {
         out.push_str(&amp.html("env"));

@@ -30,7 +30,8 @@ pub(super) struct Pulse {
     sent: Instant,
     /// When each rank was last heard from.
     heard: Vec<Instant>,
-    hosts: Vec<String>,
+    /// Every rank's host, once they are known (empty before).
+    pub(super) hosts: Vec<String>,
     bound: Duration,
 }
 
@@ -68,7 +69,7 @@ impl Pulse {
     }
 
     /// Reads every heartbeat that has arrived.
-    fn hear(&mut self, comm: &Comm) {
+    pub(super) fn hear(&mut self, comm: &Comm) {
         while let Some(probed) = (comm.world.any_process()).immediate_matched_probe_with_tag(BEAT) {
             let (_, status) = probed.matched_receive_vec::<u8>();
             if let Some(t) = self.heard.get_mut(status.source_rank() as usize) {
@@ -109,7 +110,10 @@ impl Pulse {
                 .map(|r| (r, self.heard[r].max(began).elapsed()))
                 .max_by_key(|&(_, s)| s);
             if let Some((r, s)) = silent.filter(|&(_, s)| s > self.bound) {
-                let host = self.hosts.get(r).map_or("?", String::as_str);
+                let host = self
+                    .hosts
+                    .get(r)
+                    .map_or("a host not yet known", String::as_str);
                 eprintln!(
                     "iomark: {}: no word from the other ranks, {what}: rank {r} on {host} silent for {:.1} s (the bound is {} s); ending the job",
                     Comm::name(comm.rank, &comm.host),
@@ -127,5 +131,82 @@ impl Pulse {
     pub(super) fn barrier(&mut self, comm: &Comm, what: &str) {
         let mut req = Some(comm.world.immediate_barrier());
         self.wait(comm, what, Pulse::others(comm), |_| tested(&mut req));
+    }
+}
+
+/// The tag of what a rank sends rank 0 before the repetitions (its host, its verdict).
+const TO_ZERO: i32 = 5;
+/// The tag of what rank 0 sends every rank before the repetitions (the plan, the hosts,
+/// the first refusal).
+const FROM_ZERO: i32 = 6;
+
+impl Pulse {
+    /// Every rank's bytes at rank 0, in rank order (`None` on the other ranks), watched:
+    /// point-to-point messages tested without blocking, as in a repetition.
+    pub(super) fn gather(
+        &mut self,
+        comm: &Comm,
+        what: &str,
+        data: Vec<u8>,
+    ) -> Option<Vec<Vec<u8>>> {
+        // One leading byte, so that no message is empty (OpenMPI refuses the dangling
+        // pointer of an empty buffer).
+        let framed: Vec<u8> = std::iter::once(1).chain(data).collect();
+        if comm.rank != 0 {
+            mpi::request::scope(|sc| {
+                let to0 = comm.world.process_at_rank(0);
+                let mut req = Some(to0.immediate_send_with_tag(sc, &framed[..], TO_ZERO));
+                self.wait(comm, what, Pulse::only(comm, 0), |_| tested(&mut req));
+            });
+            return None;
+        }
+        let mut got: Vec<Vec<u8>> = vec![Vec::new(); comm.size as usize];
+        got[0] = framed;
+        self.wait(comm, what, Pulse::others(comm), |pending| {
+            while let Some(probed) =
+                (comm.world.any_process()).immediate_matched_probe_with_tag(TO_ZERO)
+            {
+                let (v, status) = probed.matched_receive_vec::<u8>();
+                let r = status.source_rank() as usize;
+                got[r] = v;
+                pending[r] = false;
+            }
+            !pending.contains(&true)
+        });
+        Some(got.into_iter().map(|mut v| v.split_off(1)).collect())
+    }
+
+    /// Rank 0's bytes on every rank, watched.
+    pub(super) fn broadcast(&mut self, comm: &Comm, what: &str, data: Vec<u8>) -> Vec<u8> {
+        if comm.rank == 0 {
+            let framed: Vec<u8> = std::iter::once(1).chain(data.iter().copied()).collect();
+            mpi::request::scope(|sc| {
+                let mut reqs: Vec<_> = (1..comm.size)
+                    .map(|r| {
+                        let to = comm.world.process_at_rank(r as i32);
+                        Some(to.immediate_send_with_tag(sc, &framed[..], FROM_ZERO))
+                    })
+                    .collect();
+                self.wait(comm, what, Pulse::others(comm), |pending| {
+                    for (i, req) in reqs.iter_mut().enumerate() {
+                        if tested(req) {
+                            pending[i + 1] = false;
+                        }
+                    }
+                    !pending.contains(&true)
+                });
+            });
+            return data;
+        }
+        let mut got = Vec::new();
+        self.wait(comm, what, Pulse::only(comm, 0), |_| {
+            let from0 = comm.world.process_at_rank(0);
+            let Some(probed) = from0.immediate_matched_probe_with_tag(FROM_ZERO) else {
+                return false;
+            };
+            got = probed.matched_receive_vec::<u8>().0.split_off(1);
+            true
+        });
+        got
     }
 }
