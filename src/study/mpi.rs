@@ -480,6 +480,9 @@ fn run_local(runner: &mut StudyRunner, wire: &Wire, runs: Vec<StudyRun>) -> Resu
         overwrite: false,
         max_rounds: wire.max_rounds,
         target_exists: false,
+        // Under mpirun the jobs of a fio group still run one after another (each run
+        // gathered from the ranks on its own); see docs/scale-out.md.
+        together: Vec::new(),
     };
     if kind.is_dirty() {
         return runner.dirty(&plan);
