@@ -18,6 +18,7 @@ use crate::io::env::CpuTimes;
 use crate::measure::interval::{Interval, LiveTotals};
 use crate::measure::launch::{WorkerCtx, io_error};
 use crate::measure::pace::Pace;
+use crate::plan::data::DataSpec;
 use crate::workload::data::{DataGen, Lent};
 use crate::workload::rng::{Mix, Offsets, Rng};
 use crate::workload::sampler::Sampler;
@@ -29,8 +30,17 @@ pub(crate) use crate::measure::worker_out::WorkerOut;
 /// The data generator of the worker of `ctx`: built before the starting gate, because
 /// building its pool takes time that must not count.
 pub(crate) fn worker_data(ctx: &WorkerCtx) -> DataGen {
+    // A job that never writes data generates none: no pool for it.
+    let refill = DataSpec {
+        refill: true,
+        ..ctx.spec.data.clone()
+    };
     DataGen::new(
-        &ctx.spec.data,
+        if ctx.spec.writes() {
+            &ctx.spec.data
+        } else {
+            &refill
+        },
         ctx.spec.seed,
         data_stream(job_stream(ctx.stream, ctx.job)),
         ctx.corpus.cloned(),
