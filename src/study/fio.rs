@@ -10,7 +10,7 @@ use crate::measure::group::run_group;
 use crate::plan::spec::{Spec, TargetPolicy};
 use crate::plan::{StudyRun, SuitePlan, estimate_s};
 use crate::study::runner::{StudyRunner, TargetLife, preflight};
-use crate::study::store::GroupFiling;
+use crate::study::store::Filing;
 
 impl StudyRunner<'_> {
     /// Runs the runs of `plan` not marked `done`; see the module documentation.
@@ -95,9 +95,9 @@ impl StudyRunner<'_> {
         let members: Vec<(&Spec, &TargetPolicy)> =
             runs.iter().map(|r| &r.plan.spec).zip(&policies).collect();
         self.progress.run_started(at.start, of, members[0].0)?;
-        let mut filing = GroupFiling {
+        let mut filing = Filing {
             store: &mut self.store,
-            first: at.start,
+            idx: at.start,
             points: runs.iter().map(|r| r.point.clone()).collect(),
             next: &mut *self.progress,
         };

@@ -107,7 +107,7 @@ impl<'a> StudyRunner<'a> {
         let mut filing = Filing {
             store: &mut self.store,
             idx,
-            point: point.clone(),
+            points: point.iter().cloned().collect(),
             next: &mut *self.progress,
         };
         let mut out = run(&plan.spec, policy, plan.repeat, self.stop, &mut filing)?;

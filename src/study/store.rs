@@ -97,10 +97,16 @@ impl Store {
 
     /// Replaces (or appends) run `idx` and saves.
     pub(crate) fn update(&mut self, idx: usize, run: &Run) -> Result<()> {
-        if idx < self.doc.runs.len() {
-            self.doc.runs[idx] = run.clone();
-        } else {
-            self.doc.runs.push(run.clone());
+        self.update_all(idx, std::slice::from_ref(run))
+    }
+
+    /// Files `runs` at `first` onwards (runs measured together), then saves once.
+    pub(crate) fn update_all(&mut self, first: usize, runs: &[Run]) -> Result<()> {
+        for (i, run) in runs.iter().enumerate() {
+            match self.doc.runs.get_mut(first + i) {
+                Some(slot) => *slot = run.clone(),
+                None => self.doc.runs.push(run.clone()),
+            }
         }
         self.save()
     }
@@ -134,13 +140,14 @@ impl Store {
     }
 }
 
-/// The sink of one run of a plan: files each repetition's run into the store at `idx`,
-/// labelled with its study point, then passes every event on to `next` (the progress
+/// The sink of one run of a plan, or of runs measured together (a fio group): files each
+/// repetition's runs into the store at `idx` onwards, each labelled with its study point
+/// (`points[i]`, none past its end), and passes every event on to `next` (the progress
 /// display).
 pub(crate) struct Filing<'a> {
     pub(crate) store: &'a mut Store,
     pub(crate) idx: usize,
-    pub(crate) point: Option<StudyPoint>,
+    pub(crate) points: Vec<StudyPoint>,
     pub(crate) next: &'a mut dyn Sink,
 }
 
@@ -180,61 +187,17 @@ impl Sink for Filing<'_> {
         self.next.rep_latencies(read, write)
     }
     fn rep_finished(&mut self, run: &Run) -> Result<bool> {
-        let mut run = run.clone();
-        run.study = self.point.clone();
-        let go_on = self.next.rep_finished(&run)?;
-        self.store.update(self.idx, &run)?;
-        Ok(go_on)
-    }
-}
-
-/// The sink of runs measured together (a fio group): files each run into the store at
-/// `first` onwards, labelled with its study point, then passes every event on to `next`.
-pub(crate) struct GroupFiling<'a> {
-    pub(crate) store: &'a mut Store,
-    pub(crate) first: usize,
-    pub(crate) points: Vec<StudyPoint>,
-    pub(crate) next: &'a mut dyn Sink,
-}
-
-impl Sink for GroupFiling<'_> {
-    fn run_started(&mut self, index: usize, of: usize, spec: &Spec) -> Result<bool> {
-        self.next.run_started(index, of, spec)
-    }
-    fn plan_position(&mut self, started: std::time::Instant, left_s: f64) {
-        self.next.plan_position(started, left_s)
-    }
-    fn layout(&mut self, done: u64, total: u64) {
-        self.next.layout(done, total)
-    }
-    fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) -> Result<bool> {
-        self.next.rep_started(spec, rep, of)
-    }
-    fn progress(&mut self, p: &Progress) -> Result<bool> {
-        self.next.progress(p)
-    }
-    fn gate_ready(&mut self) -> Result<bool> {
-        self.next.gate_ready()
-    }
-    fn alive(&mut self) {
-        self.next.alive()
-    }
-    fn rep_finished(&mut self, run: &Run) -> Result<bool> {
         self.group_finished(std::slice::from_ref(run))
     }
     fn group_finished(&mut self, runs: &[Run]) -> Result<bool> {
-        let go_on = self.next.group_finished(runs)?;
-        for (i, run) in runs.iter().enumerate() {
-            let mut run = run.clone();
-            run.study = self.points.get(i).cloned();
-            let idx = self.first + i;
-            if idx < self.store.doc.runs.len() {
-                self.store.doc.runs[idx] = run;
-            } else {
-                self.store.doc.runs.push(run);
-            }
-        }
-        self.store.save()?;
+        let labelled: Vec<Run> = (runs.iter().enumerate())
+            .map(|(i, run)| Run {
+                study: self.points.get(i).cloned(),
+                ..run.clone()
+            })
+            .collect();
+        let go_on = self.next.group_finished(&labelled)?;
+        self.store.update_all(self.idx, &labelled)?;
         Ok(go_on)
     }
 }
