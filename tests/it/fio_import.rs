@@ -267,6 +267,38 @@ fn check_bs(path: &Path, label: &str) {
 }
 
 #[test]
+fn an_imported_block_size_mix_pairs_with_iomarks_in_compare() {
+    // fio's bssplit becomes iomark's block-size mix, so `compare` pairs the fio job with
+    // an iomark run of the same mix (before: keyed by the average size, never paired).
+    let fixture = data("fio-bssplit.json");
+    let doc = import(&fixture);
+    let mix = &runs(&doc)[0]["spec"]["bs_mix"];
+    assert_eq!(mix["split"][1]["bs"], 65536, "{mix}");
+    let dir = tmp();
+    let mine = dir.path().join("mine.json");
+    let o = iomark()
+        .args([
+            "run", "--engine", "null", "--rw", "randread", "--size", "4m",
+        ])
+        .args(["--bssplit", "4k/50:64k/50", "--buffered", "-q", "-o"])
+        .arg(&mine)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = compare_json(&[fixture, mine]);
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "one matched row: {c}");
+    assert!(
+        rows[0]["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|x| !x.is_null()),
+        "{c}"
+    );
+}
+
+#[test]
 fn block_size_mixes_and_fios_units() {
     check_bs(&data("fio-bssplit.json"), "bssplit 4k/50:64k/50");
     let dir = tmp();
