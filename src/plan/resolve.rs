@@ -505,7 +505,7 @@ impl RunOptions {
             }
             _ => {}
         }
-        if self.text("data-pool").is_some() && (d.refill || !d.generated()) {
+        if self.given("data-pool") && (d.refill || !d.generated()) {
             return Err(Error::usage(format!(
                 "--data-pool applies to pooled random or compressible data, not to {}; drop --data-pool",
                 if d.refill {
