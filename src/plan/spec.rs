@@ -295,10 +295,15 @@ impl Spec {
         // Every target has its own jobs.
         let jobs = self.jobs as u64 * self.target_count() as u64;
         // Each job's BufferPool: qd slots of bs rounded up to the alignment (4 KiB at
-        // least; a device may ask for more, which only adds to this).
-        let buffers = jobs
-            .saturating_mul(self.qd as u64)
-            .saturating_mul(self.bs.div_ceil(4096).saturating_mul(4096));
+        // least; a device may ask for more, which only adds to this), in whole 2 MiB huge
+        // pages from 64 KiB slots on.
+        let slot = self.bs.div_ceil(4096).saturating_mul(4096);
+        let per_job = (self.qd as u64).saturating_mul(slot);
+        let per_job = match slot >= 64 << 10 {
+            true => per_job.div_ceil(2 << 20).saturating_mul(2 << 20),
+            false => per_job,
+        };
+        let buffers = jobs.saturating_mul(per_job);
         // Each writing job's Sampler: its compression samples and its unit hashes (two
         // hash map entries with their share of empty buckets: 64 bytes), and its data
         // generator's pool of units (and the words under their stamps).
