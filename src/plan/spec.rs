@@ -144,6 +144,11 @@ pub struct Spec {
     /// one gate. Empty for a run on one target.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<String>,
+    /// `--file-service`: every job serves all targets (or its share of them, `split`),
+    /// each I/O going to the file the service picks, instead of jobs per target (fio's
+    /// `file_service_type` over `filename=a:b` or `nrfiles`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_service: Option<crate::plan::files::FileService>,
 }
 
 fn one() -> u32 {
@@ -276,6 +281,7 @@ impl Spec {
             random_run: None,
             hole: None,
             targets: Vec::new(),
+            file_service: None,
         }
     }
 
@@ -292,8 +298,12 @@ impl Spec {
     /// What this run allocates in its process, known before the target is opened.
     pub(crate) fn memory(&self) -> Memory {
         use crate::plan::data::{MAX_UNIT_HASHES, POOL_BYTES, SAMPLE_BUDGET};
-        // Every target has its own jobs.
-        let jobs = self.jobs as u64 * self.target_count() as u64;
+        // Every target has its own jobs, unless the jobs serve the targets
+        // (--file-service).
+        let jobs = match self.serves_files() {
+            true => self.jobs as u64,
+            false => self.jobs as u64 * self.target_count() as u64,
+        };
         // Each job's BufferPool: qd slots of bs rounded up to the alignment (4 KiB at
         // least; a device may ask for more, which only adds to this).
         let buffers = jobs
@@ -427,6 +437,7 @@ impl Spec {
         }
         self.validate_engine_and_verify()?;
         self.validate_targets()?;
+        self.validate_files()?;
         // Checked for reads too: a new file is laid out with the data options.
         self.data.validate(self.bs)?;
         if self.engine == EngineKind::IoUring && self.qd > 32768 {
