@@ -122,7 +122,8 @@ impl Spec {
             return Ok(());
         };
         let n = self.target_count();
-        if fs.split && (n < self.jobs || !n.is_multiple_of(self.jobs)) {
+        // A fio job's files are set after its options are resolved: checked then.
+        if fs.split && n > 1 && (n < self.jobs || !n.is_multiple_of(self.jobs)) {
             return Err(Error::usage(format!(
                 "--split-targets gives each of the {} jobs an equal share of the targets, and {n} targets do not split that way; name a multiple of --jobs targets",
                 self.jobs

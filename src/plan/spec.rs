@@ -437,7 +437,6 @@ impl Spec {
         }
         self.validate_engine_and_verify()?;
         self.validate_targets()?;
-        self.validate_files()?;
         // Checked for reads too: a new file is laid out with the data options.
         self.data.validate(self.bs)?;
         if self.engine == EngineKind::IoUring && self.qd > 32768 {
