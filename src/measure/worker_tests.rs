@@ -254,6 +254,7 @@ fn every_real_engine_runs_the_worker_to_the_same_counts() {
             tx: crate::measure::interval::LaneTx::one(tx),
             path: "scratch",
             corpus: None,
+            files: &[],
         };
         let data = crate::measure::launch::worker_data(&ctx);
         Worker::new(eng, &ctx, data, Instant::now()).run()

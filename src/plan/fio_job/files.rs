@@ -43,7 +43,7 @@ pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
             let files = expanded.into_iter().map(|f| in_dir(dirs.first(), f));
             (files.collect::<Vec<String>>(), false)
         }
-        None if null => return Ok(()),
+        None if null => return sizes(c, 1),
         // Each copy its own files, as fio names them.
         None if nrfiles > 1 || (dirs.len() > 1 && copies > 1) => {
             let all = (0..copies).flat_map(|j| (0..nrfiles).map(move |f| (j, f)));
@@ -96,10 +96,14 @@ fn service(c: &mut Ctx, several: bool, split: bool) {
     let text = asked.unwrap_or_else(|| "roundrobin".into());
     match FileService::parse(&text) {
         Ok(fs) => c.set("file-service", fs.text()),
-        Err(_) => c.refuse(
-            "file_service_type",
-            "iomark serves files by roundrobin, sequential or random (with :N for roundrobin and random)",
-        ),
+        Err(_) => {
+            c.refuse(
+                "file_service_type",
+                "iomark serves files by roundrobin, sequential or random (with :N for roundrobin and random)",
+            );
+            // Without it (--ignore-unsupported): fio's default.
+            c.set("file-service", "roundrobin");
+        }
     }
     if split {
         c.job.opts.push(("split-targets".into(), None));
