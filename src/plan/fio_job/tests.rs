@@ -336,4 +336,13 @@ fn several_files_per_job_are_fios_names_and_sizes() {
     assert_eq!(s.target_paths().len(), 6);
     assert_eq!(s.file_service.map(|f| f.split), Some(true));
     assert_eq!(runs[1].plan.spec.file_service.map(|f| f.every), Some(4));
+    // --as-fio writes the list, the job's size and the service back.
+    let text = write::job_file("test", &runs[1..2]);
+    assert!(text.contains("filename=/d/x:/d/y\\:z\n"), "{text}");
+    let back = study_runs(&planned(&text), &[], &sys).unwrap();
+    let (a, b) = (&runs[1].plan.spec, &back[0].plan.spec);
+    assert_eq!(
+        (&a.targets, a.size, a.io_size, a.file_service),
+        (&b.targets, b.size, b.io_size, b.file_service)
+    );
 }

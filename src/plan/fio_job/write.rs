@@ -69,7 +69,19 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     w(format!("name={name}"));
     w(format!("ioengine={}", s.engine.name()));
     if s.engine.caps().needs_fd {
-        w(format!("filename={}", s.target.replace(':', "\\:")));
+        let files: Vec<String> = (s.target_paths().iter())
+            .map(|t| t.replace(':', "\\:"))
+            .collect();
+        match s.file_service {
+            Some(_) => w(format!("filename={}", files.join(":"))),
+            None => w(format!("filename={}", files[0])),
+        }
+    }
+    if let Some(fs) = s.file_service {
+        w(format!("file_service_type={}", fs.text()));
+        if fs.split {
+            w("# split-targets: each iomark job serves its own share of the files; fio's copies share a filename list (its nrfiles names each copy's own files)".into());
+        }
     }
     // fio's suffix: a random seek every N I/Os, or N bytes between sequential ones.
     match s.random_run.or(s.hole) {
@@ -97,8 +109,13 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     w(format!("iodepth={}", s.qd));
     w(format!("numjobs={}", s.jobs));
     w(format!("direct={}", u8::from(s.direct)));
+    // fio's size is the job's, split evenly between its files; iomark's is each file's.
+    let files = match s.file_service {
+        Some(_) => s.target_paths().len() as u64,
+        None => 1,
+    };
     match s.size {
-        Some(size) => w(format!("size={size}")),
+        Some(size) => w(format!("size={}", size * files)),
         None => w("# size: the whole file or device (a new file is 1 GiB in iomark; fio needs size= for a new file)".into()),
     }
     if s.offset > 0 {
