@@ -309,7 +309,14 @@ fn several_files_per_job_are_fios_names_and_sizes() {
     // Each copy its own files, JOB.COPY.FILE, copy j in the j-th directory; size split.
     assert_eq!(
         j[0].job.targets,
-        ["/d1/a.0.0", "/d1/a.0.1", "/d1/a.0.2", "/d2/a.1.0", "/d2/a.1.1", "/d2/a.1.2"]
+        [
+            "/d1/a.0.0",
+            "/d1/a.0.1",
+            "/d1/a.0.2",
+            "/d2/a.1.0",
+            "/d2/a.1.1",
+            "/d2/a.1.2"
+        ]
     );
     assert_eq!(opt(&j[0], "size"), Some("1048576"));
     assert_eq!(opt(&j[0], "file-service"), Some("roundrobin"));
