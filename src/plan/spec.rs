@@ -25,6 +25,8 @@ pub(crate) struct Memory {
     pub sampling: u64,
     /// The generation maps of `--verify`.
     pub verify: u64,
+    /// `--file-service`: each job's latency histograms per file it serves.
+    pub per_file: u64,
 }
 
 impl Memory {
@@ -32,6 +34,7 @@ impl Memory {
         self.buffers
             .saturating_add(self.sampling)
             .saturating_add(self.verify)
+            .saturating_add(self.per_file)
     }
 }
 
@@ -325,10 +328,21 @@ impl Spec {
             (true, Some(size)) => (size / self.bs.max(1)).saturating_mul(24),
             _ => 0,
         };
+        // --file-service: a latency histogram per file and direction in every job
+        // (3 significant digits up to an hour: about 270 KiB each).
+        let per_file = match self.file_service {
+            Some(f) if self.targets.len() > 1 => {
+                let files = self.targets.len() as u64 / if f.split { jobs } else { 1 };
+                let dirs = u64::from(self.reads()) + u64::from(self.writes());
+                jobs.saturating_mul(files).saturating_mul(dirs) * (270 << 10)
+            }
+            _ => 0,
+        };
         Memory {
             buffers,
             sampling,
             verify,
+            per_file,
         }
     }
 

@@ -87,24 +87,25 @@ fn sizes(c: &mut Ctx, per_job: u64) -> Result<()> {
     Ok(())
 }
 
-/// `file_service_type` for a job with several files (with one it changes nothing).
+/// `file_service_type` (fio's default `roundrobin`) for a job with several files; with
+/// one it changes nothing, but a kind iomark lacks is refused all the same.
 fn service(c: &mut Ctx, several: bool, split: bool) {
-    let asked = c.value("file_service_type").map(str::to_string);
+    let asked = c
+        .value("file_service_type")
+        .unwrap_or("roundrobin")
+        .to_string();
+    // Refused: run without it (--ignore-unsupported), fio's default.
+    let fs = FileService::parse(&asked).unwrap_or_else(|_| {
+        c.refuse(
+            "file_service_type",
+            "iomark serves files by roundrobin, sequential or random (with :N for roundrobin and random)",
+        );
+        FileService::parse("roundrobin").expect("a kind iomark knows")
+    });
     if !several {
         return;
     }
-    let text = asked.unwrap_or_else(|| "roundrobin".into());
-    match FileService::parse(&text) {
-        Ok(fs) => c.set("file-service", fs.text()),
-        Err(_) => {
-            c.refuse(
-                "file_service_type",
-                "iomark serves files by roundrobin, sequential or random (with :N for roundrobin and random)",
-            );
-            // Without it (--ignore-unsupported): fio's default.
-            c.set("file-service", "roundrobin");
-        }
-    }
+    c.set("file-service", fs.text());
     if split {
         c.job.opts.push(("split-targets".into(), None));
     }
