@@ -187,7 +187,7 @@ pub(crate) fn run_rep(
 
 /// `--file-service`: every target as a file the workers serve (none otherwise).
 fn work_files<'a>(spec: &Spec, targets: &'a [Target]) -> Vec<WorkFile<'a>> {
-    if !spec.serves_files() {
+    if !spec.serves_files() || targets.len() < 2 {
         return Vec::new();
     }
     (targets.iter().enumerate())

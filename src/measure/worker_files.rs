@@ -121,6 +121,8 @@ impl Files {
     /// several; `None` for a worker on one file.
     pub(super) fn of(ctx: &WorkerCtx, stream: u64) -> Option<(Files, Offsets)> {
         let fs = ctx.spec.file_service?;
+        // One file of several targets (--split-targets, a job per target) is tallied
+        // too: its figures are its target's.
         if ctx.files.is_empty() {
             return None;
         }

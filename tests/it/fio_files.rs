@@ -241,7 +241,12 @@ fn one_worker_serves_every_target_in_the_services_order() {
         let mut doc = Value::Null;
         let w = writes_during(&[&a, &b], || {
             let out = iomark_process()
-                .args(["run", pa, pb, "--jobs", "1", "--bs", "4k", "--size", "8m"])
+                .args(["run", pa, pb, "--bs", "4k", "--size", "8m"])
+                .args(if extra.contains(&"--jobs") {
+                    &[][..]
+                } else {
+                    &["--jobs", "1"][..]
+                })
                 .args(["--allow-write-device", "--quiet", "-o"])
                 .arg(&res)
                 .args(extra)
@@ -288,6 +293,22 @@ fn one_worker_serves_every_target_in_the_services_order() {
     assert_eq!(w, vec![(2048, 16384), (1024, 8192)], "sequential");
     let t = per_target(&doc["runs"][0]);
     assert_eq!((t[0].1, t[1].1), (2048, 1024));
+    // Two jobs moving 2 MiB each in sequence: both stay in the first device's span,
+    // unless each has a device of its own (--split-targets).
+    let seq = [
+        "--rw",
+        "write",
+        "--io-size",
+        "2m",
+        "--file-service",
+        "sequential",
+    ];
+    let (w, _) = run(&[&seq[..], &["--jobs", "2"]].concat());
+    assert_eq!(w, vec![(1024, 8192), (0, 0)], "two jobs in sequence");
+    let (w, doc) = run(&[&seq[..], &["--jobs", "2", "--split-targets"]].concat());
+    assert_eq!(w, vec![(512, 4096), (512, 4096)], "a device per job");
+    let t = per_target(&doc["runs"][0]);
+    assert_eq!((t[0].1, t[1].1), (512, 512));
     // Random, switching every 8 I/Os: both devices, in whole runs of 8.
     let (w, doc) = run(&[
         "--rw",
