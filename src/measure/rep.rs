@@ -150,10 +150,16 @@ pub(crate) fn run_rep(
     let cpu = CpuTimes::now().since(watch.cpu_before);
     let io_wq = KernelWorkers::now().since(&watch.kworkers_before);
     let devices = watch.device_deltas(&lanes);
-    let device = match devices.len() {
-        1 => devices[0].clone(),
-        _ => crate::results::targets::device_sum(devices.iter().map(Option::as_ref)),
-    };
+    // Several targets on one device (files in one filesystem: fio's nrfiles) count
+    // its counters once.
+    let mut seen: Vec<&str> = Vec::new();
+    let distinct = devices.iter().map(Option::as_ref).filter(|d| {
+        let Some(d) = d else { return true };
+        let new = !seen.contains(&d.name.as_str());
+        seen.push(&d.name);
+        new
+    });
+    let device = crate::results::targets::device_sum(distinct);
     let mut merged = Merged::of(outs, targets.len());
     merged.interrupted |= watch.spawn_error.is_some() || watch.sink_error.is_some();
     let mut error = watch.spawn_error.take().or(watch.sink_error.take());

@@ -154,6 +154,12 @@ fn nrfiles_and_filename_lists_make_the_files_fio_makes() {
         d.join("n3.1.0").display().to_string()
     );
     assert_eq!(runs[2]["spec"]["file_service"]["kind"], "roundrobin");
+    // The files share one filesystem: its device's counters are counted once.
+    let dev = &runs[0]["repetitions"][0]["device"];
+    assert!(
+        dev.is_null() || !dev["name"].as_str().unwrap().contains('+'),
+        "{dev}"
+    );
 }
 
 /// Per file, on a loop device each: a `filename` list of two devices and `nrfiles=2`
