@@ -346,10 +346,15 @@ fn several_files_per_job_are_fios_names_and_sizes() {
     // --as-fio writes the list, the job's size and the service back.
     let text = write::job_file("test", &runs[1..2]);
     assert!(text.contains("filename=/d/x:/d/y\\:z\n"), "{text}");
+    // And each copy's own files as fio's nrfiles and directory list.
+    let text = [text, write::job_file("test", &runs[..1])].concat();
+    assert!(text.contains("nrfiles=3\ndirectory=/d1:/d2\n"), "{text}");
     let back = study_runs(&planned(&text), &[], &sys).unwrap();
-    let (a, b) = (&runs[1].plan.spec, &back[0].plan.spec);
-    assert_eq!(
-        (&a.targets, a.size, a.io_size, a.file_service),
-        (&b.targets, b.size, b.io_size, b.file_service)
-    );
+    for (a, b) in [(&runs[1], &back[0]), (&runs[0], &back[1])] {
+        let (a, b) = (&a.plan.spec, &b.plan.spec);
+        assert_eq!(
+            (&a.targets, a.size, a.io_size, a.file_service),
+            (&b.targets, b.size, b.io_size, b.file_service)
+        );
+    }
 }
