@@ -9,6 +9,7 @@ mod gate;
 pub mod group;
 mod interval;
 mod launch;
+mod merge;
 mod monitor;
 mod pace;
 mod rep;

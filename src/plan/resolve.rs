@@ -328,6 +328,7 @@ impl RunOptions {
         spec.interval_s = duration_opt("--interval", self.text_or_default("interval"))?;
         spec.data = self.data_spec()?;
         spec.verify = self.on("verify");
+        spec.file_service = crate::plan::files::resolve(self)?;
         spec.stonewall = self.on("stonewall");
         spec.pause_s = self
             .text("pause")
