@@ -117,6 +117,18 @@ pub(crate) struct Lane<'a> {
     pub(crate) files: &'a [WorkFile<'a>],
 }
 
+impl<'a> Lane<'a> {
+    /// The files job `job` of this lane serves (none: the lane's target alone) and its
+    /// window: with several files, its I/O count covers all of them.
+    fn job_files(&self, job: u32) -> (&'a [WorkFile<'a>], Window) {
+        if self.files.is_empty() {
+            return (self.files, self.win);
+        }
+        let files = &self.files[self.spec.files_of_job(job)];
+        (files, files_window(self.spec, files, self.win))
+    }
+}
+
 /// Runs repetition `rep` (0-based) of `spec` on its opened targets (one, or several
 /// whose jobs all start behind one gate).
 pub(crate) fn run_rep(
@@ -293,24 +305,15 @@ pub(crate) fn drive(
             let Lane {
                 spec,
                 target,
-                mut win,
                 stream,
                 corpus,
-                files,
                 ..
             } = lanes[t];
-            // A worker serving several files: the first is its own.
-            let files = match files.is_empty() {
-                true => files,
-                false => &files[spec.files_of_job(job)],
-            };
+            let (files, win) = lanes[t].job_files(job);
             let (base, span, fd, path) = match files.first() {
                 Some(f) => (f.base, f.span, f.fd, f.path),
                 None => (target.base, target.span, target.fd(), paths[t].as_str()),
             };
-            if !files.is_empty() {
-                win = files_window(spec, files, win);
-            }
             let ctx = WorkerCtx {
                 spec,
                 job,
