@@ -165,6 +165,7 @@ pub(crate) fn check_target(spec: &Spec, target: &Target) -> Result<()> {
     if spec.rw.trims() {
         target.check_trim()?;
     }
+    spec.random_distribution.check_span(target.span)?;
     if spec.verify && target.span / spec.bs > crate::measure::verify::MAX_BLOCKS {
         return Err(Error::usage(format!(
             "--verify tracks every block, and {} blocks of {} are too many; use a larger --bs or a smaller --size",

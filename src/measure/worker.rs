@@ -150,7 +150,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 start_block,
                 Rng::new(spec.seed, stream | 1),
             )
-            .with_distribution(spec.random_distribution, spec.seed)
+            .with_distribution(&spec.random_distribution, spec.seed)
             .with_runs(spec.random_run, spec.hole),
             sizes: Sizes::new(
                 spec.bs,

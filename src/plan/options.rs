@@ -218,7 +218,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         "DIST",
         None,
         Workload,
-        "How random offsets spread over the span, as fio's random_distribution: random (uniform, the default), zipf:THETA, pareto:H (a share H on the hottest 1-H of the blocks) or normal:SIGMA (% of the span). The hot blocks are scattered over the span.",
+        "How random offsets spread over the span, as fio's random_distribution: random (uniform, the default), zipf:THETA, pareto:H (a share H on the hottest 1-H of the blocks) or normal:SIGMA (% of the span), their hot blocks scattered over the span, each with an optional :CENTER (0-1: the most likely block at that fraction of the span, e.g. zipf:1.2:0.3); or zones in order from the span's start, uniform within each: zoned:60/10:30/20:10/ (60% of the I/Os on the first 10% of the span, 30% on the next 20%, 10% on the rest) or zoned_abs:60/10g:40/90g (sizes, each given).",
     ),
     value(
         "random-run",

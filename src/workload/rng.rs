@@ -141,8 +141,8 @@ impl Offsets {
     }
 
     /// Random blocks drawn from `d` (scattered with `seed`) instead of uniformly.
-    pub(crate) fn with_distribution(mut self, d: Distribution, seed: u64) -> Self {
-        self.skew = Skew::new(d, self.blocks, seed);
+    pub(crate) fn with_distribution(mut self, d: &Distribution, seed: u64) -> Self {
+        self.skew = Skew::new(d, self.blocks, self.grain, seed);
         self
     }
 

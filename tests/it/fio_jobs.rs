@@ -98,7 +98,7 @@ fn both(dir: &Path, files: &[(&str, &str)]) -> (Value, Value) {
 }
 
 /// Runs both tools and checks the shapes are equal and size-based jobs moved the same.
-fn same_as_fio(files: &[(&str, &str)], size_based: &[&str]) -> Value {
+pub(crate) fn same_as_fio(files: &[(&str, &str)], size_based: &[&str]) -> Value {
     let dir = tmp();
     let (ours, theirs) = both(dir.path(), files);
     assert_eq!(iomark_shape(&ours["runs"]), fio_shape(&theirs));
@@ -1086,8 +1086,8 @@ fn startdelay_delays_the_job_and_is_not_measured() {
 
 /// `random_distribution` (issue 14, item 14): zipf, pareto and normal run under both
 /// tools with the same structure, iomark records the distribution, and `--as-fio` writes
-/// it back; a sequential job's distribution is ignored with a note, as fio ignores it;
-/// zones are refused. (The shares of the hottest blocks are checked against theory in
+/// it back; a sequential job's distribution is ignored with a note, as fio ignores it.
+/// (Zones and centers: `fio_options.rs`.) (The shares of the hottest blocks are checked against theory in
 /// `workload::dist`'s unit tests.)
 #[test]
 fn random_distributions_run_under_both_tools() {
@@ -1139,7 +1139,7 @@ fn random_distributions_run_under_both_tools() {
         ),
         (
             &["--rw", "randread", "--random-distribution", "zoned:50/5"][..],
-            "not a distribution",
+            "add up to 50%",
         ),
     ] {
         let out = iomark()

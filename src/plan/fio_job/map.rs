@@ -362,7 +362,7 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         let why = "iomark's percentiles are always submission to completion (lat)";
         c.refuse("lat_percentiles", why);
     }
-    super::pace::distribution(c, pattern.unwrap_or("read"));
+    super::pace::distribution(c, pattern.unwrap_or("read"))?;
     match c.value("startdelay").map(str::to_string) {
         Some(v) if v.contains('-') => c.refuse(
             "startdelay",

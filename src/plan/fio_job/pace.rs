@@ -85,22 +85,47 @@ fn think(c: &mut Ctx) -> Result<()> {
     Ok(())
 }
 
-/// `random_distribution`: `random`, `zipf:θ`, `pareto:h`, `normal:σ` for a random
-/// pattern (fio ignores it for a sequential one, and so does iomark, with a note).
-pub(super) fn distribution(c: &mut Ctx, pattern: &str) {
+/// `random_distribution`: `random`, `zipf:θ`, `pareto:h`, `normal:σ` (each with an
+/// optional center), `zoned:…` and `zoned_abs:…` (sizes in fio's units, written as bytes)
+/// for a random pattern (fio ignores it for a sequential one, and so does iomark, with a
+/// note). fio's `,`-separated sets for reads, writes and trims are taken when they are
+/// equal (iomark has one distribution per job).
+pub(super) fn distribution(c: &mut Ctx, pattern: &str) -> Result<()> {
     let Some(d) = c.value("random_distribution").map(str::to_string) else {
-        return;
+        return Ok(());
+    };
+    let sets: Vec<&str> = d.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    if sets.windows(2).any(|w| w[0] != w[1]) {
+        let why = "iomark has one distribution for a job's reads and writes";
+        c.refuse("random_distribution", why);
+        return Ok(());
+    }
+    let Some(mut d) = sets.first().map(|s| s.to_string()) else {
+        return Ok(());
     };
     if d == "random" {
-        return;
+        return Ok(());
     }
-    let known = ["zipf:", "pareto:", "normal:"]
-        .iter()
-        .any(|k| d.starts_with(k));
-    if !known || d.matches(':').count() > 1 {
-        let why = "iomark's distributions are random, zipf:θ, pareto:h and normal:σ (no zones, no center)";
-        c.refuse("random_distribution", why);
-    } else if pattern.starts_with("rand") {
+    if let Some(zones) = d.strip_prefix("zoned_abs:") {
+        let at = c.get("random_distribution").map(|e| e.at.clone()).unwrap_or_default();
+        let mut out = vec![];
+        for z in zones.split(':') {
+            let (a, size) = z.split_once('/').unwrap_or((z, ""));
+            let bytes = match size.trim() {
+                "" => String::new(),
+                s => fio_size(s, c.kb_base)
+                    .ok_or_else(|| {
+                        Error::usage(format!(
+                            "{at}: random_distribution={d}: '{s}' is not a size (e.g. 10g)"
+                        ))
+                    })?
+                    .to_string(),
+            };
+            out.push(format!("{a}/{bytes}"));
+        }
+        d = format!("zoned_abs:{}", out.join(":"));
+    }
+    if pattern.starts_with("rand") {
         c.set("random-distribution", d);
     } else {
         let note = format!(
@@ -108,6 +133,7 @@ pub(super) fn distribution(c: &mut Ctx, pattern: &str) {
         );
         c.job.notes.push(note);
     }
+    Ok(())
 }
 
 /// `rw`'s `:N` suffix: a random pattern seeks every N I/Os (`--random-run`; fio's

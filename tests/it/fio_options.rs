@@ -1,0 +1,168 @@
+//! fio options once refused by `iomark fio` (issue 14, the rest): each is an iomark
+//! option first, checked against what really happens (the device's blocks, the kernel's
+//! counters, fio itself on the same job file), then mapped from fio's job file and
+//! written back by `--as-fio`.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::common::*;
+
+/// `iomark fio FILE --json --quiet` with `${DIR}` set to `dir` (expects success).
+fn fio_json(file: &Path, dir: &Path, args: &[&str]) -> Value {
+    let out = iomark()
+        .arg("fio")
+        .arg(file)
+        .args(args)
+        .args(["--json", "--quiet"])
+        .env("DIR", dir)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    serde_json::from_slice(&out.stdout).expect("stdout is the JSON document")
+}
+
+/// Shares of the 4 KiB blocks of `dev` that are not all zeros, in `[from, to)` (blocks).
+fn touched(dev: &Path, zones: &[(usize, usize)]) -> Vec<f64> {
+    let data = std::fs::read(dev).unwrap();
+    let blocks: Vec<bool> = data
+        .chunks(4096)
+        .map(|b| b.iter().any(|&x| x != 0))
+        .collect();
+    zones
+        .iter()
+        .map(|&(a, b)| blocks[a..b].iter().filter(|&&t| t).count() as f64 / (b - a) as f64)
+        .collect()
+}
+
+/// `zoned:60/10:40/` on a fresh (zeroed) loop device, 8192 random 4 KiB writes over its
+/// 16384 blocks: the first 10% (1638 blocks) gets 60% of the writes, so a share
+/// 1 - e^(-4915/1638) = 0.950 of its blocks is written, the rest 1 - e^(-3277/14746) =
+/// 0.199 (uniform writes would touch 0.39 of each). iomark's run and fio's run of the
+/// same job file touch the same shares.
+#[test]
+fn zoned_writes_land_in_their_zones_under_both_tools() {
+    let job = "[zones]\nfilename=${DIR}\nrw=randwrite\nbs=4k\ndirect=1\nio_size=32m\n\
+        norandommap\nrandom_distribution=zoned:60/10:40/\n";
+    let want = [0.950, 0.199];
+    let zones = [(0, 1638), (1638, 16384)];
+    let dir = tmp();
+    let file = dir.path().join("zones.fio");
+    std::fs::write(&file, job).unwrap();
+    let Some(dev) = LoopDev::new(64 << 20, true) else {
+        return;
+    };
+    let doc = fio_json(&file, dev.path(), &["--allow-write-device"]);
+    let spec = &doc["runs"][0]["spec"];
+    assert_eq!(
+        spec["random_distribution"],
+        json!({"kind": "zoned", "zones": [{"access": 60, "len": 10}, {"access": 40, "len": 0}]})
+    );
+    let got = touched(dev.path(), &zones);
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() < 0.03, "iomark: {got:?} against {want:?}");
+    }
+    if !require_tool("fio", "fio (apt-get install fio)") {
+        return;
+    }
+    drop(dev);
+    let Some(dev) = LoopDev::new(64 << 20, true) else {
+        return;
+    };
+    let out = std::process::Command::new("fio")
+        .arg(&file)
+        .arg("--output=/dev/null")
+        .env("DIR", dev.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let theirs = touched(dev.path(), &zones);
+    for (g, w) in theirs.iter().zip(want) {
+        assert!((g - w).abs() < 0.03, "fio: {theirs:?} against {want:?}");
+    }
+}
+
+/// Zones (fio's units in `zoned_abs`, written as bytes), centers, and one set for reads
+/// and writes: mapped, recorded, written back by `--as-fio` and read back the same; fio
+/// parses what `--as-fio` wrote. Per-direction sets that differ are refused.
+#[test]
+fn zones_and_centers_map_and_round_trip() {
+    let dir = tmp();
+    let job = "[global]\ndirectory=${DIR}\nioengine=null\nsize=64m\nio_size=1m\n\
+        [z]\nrw=randread\nrandom_distribution=zoned:60/10:30/20:10/\n\
+        [za]\nstonewall\nrw=randwrite\nkb_base=1000\nrandom_distribution=zoned_abs:50/1MiB:50/2MB\n\
+        [c]\nstonewall\nrw=randrw\nrandom_distribution=zipf:1.2:0.3,zipf:1.2:0.3\n\
+        [n]\nstonewall\nrw=randread\nrandom_distribution=normal:5:0.25\n";
+    let file = dir.path().join("d.fio");
+    std::fs::write(&file, job).unwrap();
+    let doc = fio_json(&file, dir.path(), &[]);
+    let d = |i: usize| doc["runs"][i]["spec"]["random_distribution"].clone();
+    assert_eq!(d(0)["zones"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        d(1),
+        json!({"kind": "zoned_abs", "zones": [{"access": 50, "len": 1_048_576}, {"access": 50, "len": 2_000_000}]})
+    );
+    assert_eq!(d(2), json!({"kind": "zipf", "param": 1.2, "center": 0.3}));
+    assert_eq!(d(3), json!({"kind": "normal", "param": 5.0, "center": 0.25}));
+    let t = dir.path().join("t.dat");
+    for dist in ["zoned:60/10:30/20:10/", "zoned_abs:50/1048576:50/2097152", "zipf:1.2:0.3"] {
+        let out = stdout_of(&[
+            "run",
+            t.to_str().unwrap(),
+            "--rw",
+            "randread",
+            "--size",
+            "4m",
+            "--random-distribution",
+            dist,
+            "--as-fio",
+        ]);
+        let text = String::from_utf8_lossy(&out).to_string();
+        assert!(
+            text.lines().any(|l| l == format!("random_distribution={dist}")),
+            "{dist}: {text}"
+        );
+        let back = dir.path().join("back.fio");
+        std::fs::write(&back, &text).unwrap();
+        let plan: Value = serde_json::from_slice(&stdout_of(&[
+            "fio",
+            back.to_str().unwrap(),
+            "--dry-run",
+            "--json",
+        ]))
+        .unwrap();
+        let got = plan.to_string();
+        let want = serde_json::to_string(&d_of(dist)).unwrap();
+        assert!(got.contains(&want), "{dist}: {want} not in the plan read back");
+        if have("fio") {
+            let out = std::process::Command::new("fio")
+                .args(["--parse-only", back.to_str().unwrap()])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "fio --parse-only: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+    // zoned_abs zones longer than the span are refused before any I/O.
+    let out = iomark()
+        .args(["run", t.to_str().unwrap(), "--rw", "randread", "--size", "1m"])
+        .args(["--random-distribution", "zoned_abs:50/1m:50/1m", "-q"])
+        .output()
+        .unwrap();
+    assert_refused(&out, "the zones cover 2 MiB");
+    let odd = dir.path().join("odd.fio");
+    std::fs::write(&odd, "[j]\nioengine=null\nsize=1m\nrw=randrw\nrandom_distribution=zipf:1.2,zipf:0.8\n").unwrap();
+    let out = iomark().args(["fio", odd.to_str().unwrap()]).output().unwrap();
+    assert_refused(&out, "one distribution for a job's reads and writes");
+}
+
+/// The document form of the distribution `text` in a few cases of the test above.
+fn d_of(text: &str) -> Value {
+    match text {
+        "zoned:60/10:30/20:10/" => json!({"kind": "zoned", "zones": [
+            {"access": 60, "len": 10}, {"access": 30, "len": 20}, {"access": 10, "len": 0}]}),
+        "zoned_abs:50/1048576:50/2097152" => json!({"kind": "zoned_abs", "zones": [
+            {"access": 50, "len": 1_048_576}, {"access": 50, "len": 2_097_152}]}),
+        _ => json!({"kind": "zipf", "param": 1.2, "center": 0.3}),
+    }
+}
