@@ -96,7 +96,7 @@ pub(crate) fn conclude(
     smart_before: Smart,
     stop: &StopFlag,
 ) {
-    if run.repetitions.len() < run.repetitions_planned as usize {
+    if run.repetitions.len() < run.repetitions_planned as usize && run.status != Status::Failed {
         run.status = Status::Interrupted;
         if run.error.is_none() && stop.is_set() {
             run.error = Some(stopped_by(stop));
@@ -353,7 +353,7 @@ pub(crate) struct Ended {
 /// waited; `wall`, who stonewalled it), the summary, the run's status and error.
 pub(crate) fn absorb(
     run: &mut Run,
-    rep: crate::results::schema::Repetition,
+    mut rep: crate::results::schema::Repetition,
     error: Option<&Error>,
     (stop_wait_s, wall): (Option<f64>, Option<(String, f64)>),
     last: bool,
@@ -372,7 +372,12 @@ pub(crate) fn absorb(
         run.warnings.push(w);
     }
     let bad_verify = rep.verify.as_ref().is_some_and(|v| v.bad() > 0);
-    let stopped = rep.status == Status::Interrupted;
+    // A job below its minimum rate (--rate-min): the repetition and the run failed.
+    let failed = error.is_some_and(Error::is_rate_min);
+    if failed {
+        rep.status = Status::Failed;
+    }
+    let stopped = rep.status != Status::Complete;
     run.repetitions.push(rep);
     run.summary = Summary::of(&run.repetitions);
     for (i, part) in run.targets.iter_mut().enumerate() {
@@ -380,7 +385,9 @@ pub(crate) fn absorb(
     }
     // Until the last repetition is done, a saved document says the run is not
     // complete: if iomark dies now, that is the truth.
-    run.status = if !stopped && last {
+    run.status = if failed {
+        Status::Failed
+    } else if !stopped && last {
         Status::Complete
     } else {
         Status::Interrupted

@@ -154,7 +154,9 @@ impl Distribution {
             };
             let access: u32 = (a.trim().parse().ok())
                 .filter(|a| *a <= 100)
-                .ok_or(format!("'{a}' in '{part}' is not a whole percentage of the I/Os"))?;
+                .ok_or(format!(
+                    "'{a}' in '{part}' is not a whole percentage of the I/Os"
+                ))?;
             let s = s.trim();
             let len = if s.is_empty() {
                 0
@@ -162,9 +164,9 @@ impl Distribution {
                 crate::units::parse_size(s)
                     .map_err(|_| format!("'{s}' in '{part}' is not a size (e.g. 10g)"))?
             } else {
-                (s.parse().ok())
-                    .filter(|s| *s <= 100)
-                    .ok_or(format!("'{s}' in '{part}' is not a whole percentage of the span"))?
+                (s.parse().ok()).filter(|s| *s <= 100).ok_or(format!(
+                    "'{s}' in '{part}' is not a whole percentage of the span"
+                ))?
             };
             if len == 0 && abs {
                 return Err(format!(
@@ -180,11 +182,15 @@ impl Distribution {
         }
         let access: u32 = zones.iter().map(|z| z.access).sum();
         if access != 100 {
-            return Err(format!("the zones' shares of the I/Os add up to {access}%, not 100%"));
+            return Err(format!(
+                "the zones' shares of the I/Os add up to {access}%, not 100%"
+            ));
         }
         let span: u64 = zones.iter().map(|z| z.len).sum();
         if !abs && span > 100 {
-            return Err(format!("the zones add up to {span}% of the span, more than 100%"));
+            return Err(format!(
+                "the zones add up to {span}% of the span, more than 100%"
+            ));
         }
         Ok(if abs {
             Distribution::ZonedAbs(zones)
@@ -282,8 +288,14 @@ mod tests {
         assert_eq!(
             z,
             Distribution::Zoned(vec![
-                Zone { access: 60, len: 10 },
-                Zone { access: 30, len: 20 },
+                Zone {
+                    access: 60,
+                    len: 10
+                },
+                Zone {
+                    access: 30,
+                    len: 20
+                },
                 Zone { access: 10, len: 0 },
             ])
         );
@@ -319,7 +331,11 @@ mod tests {
         let d: Distribution = serde_json::from_str(old).unwrap();
         assert_eq!(d, Distribution::Zipf(1.2, None));
         assert_eq!(serde_json::to_string(&d).unwrap(), old);
-        for t in ["normal:5:0.25", "zoned:60/10:30/20:10/70", "zoned_abs:50/4096:50/1m"] {
+        for t in [
+            "normal:5:0.25",
+            "zoned:60/10:30/20:10/70",
+            "zoned_abs:50/4096:50/1m",
+        ] {
             let d = Distribution::parse(t).unwrap();
             let back: Distribution =
                 serde_json::from_str(&serde_json::to_string(&d).unwrap()).unwrap();

@@ -214,6 +214,27 @@ pub(crate) const TABLE: &[OptDef] = &[
         "Cap each job at N I/Os per second, reads and writes together (fio's rate_iops): submissions are paced on the run's clock.",
     ),
     value(
+        "rate-min",
+        "SIZE",
+        None,
+        Workload,
+        "Fail the run when a job moves fewer than SIZE bytes per second over a --rate-cycle, reads and writes together (fio's rate_min): every job stops, the repetitions measured so far are kept, exit status 1.",
+    ),
+    value(
+        "rate-iops-min",
+        "N",
+        None,
+        Workload,
+        "Fail the run when a job does fewer than N I/Os per second over a --rate-cycle (fio's rate_iops_min): every job stops, the repetitions measured so far are kept, exit status 1.",
+    ),
+    value(
+        "rate-cycle",
+        "DURATION",
+        None,
+        Workload,
+        "The cycle over which --rate-min and --rate-iops-min are measured, from the end of the ramp (fio's rate_cycle) [default: 1s].",
+    ),
+    value(
         "random-distribution",
         "DIST",
         None,

@@ -188,6 +188,55 @@ impl RunOptions {
         Ok(notes)
     }
 
+    /// `--rate-min`, `--rate-iops-min` (greater than zero, and not above a cap of the same
+    /// kind) and `--rate-cycle` (with one of them).
+    fn min_rates(&self, spec: &mut Spec) -> Result<()> {
+        let zero = |opt: &str| {
+            Error::usage(format!(
+                "--{opt} 0 asks for no minimum; give a rate greater than zero, or leave --{opt} out"
+            ))
+        };
+        if let Some(t) = self.text("rate-min") {
+            let b = size_opt("--rate-min", t.trim().trim_end_matches("/s"))?;
+            spec.rate_min_bps = Some(Some(b).filter(|b| *b > 0).ok_or_else(|| zero("rate-min"))?);
+        }
+        if let Some(t) = self.text("rate-iops-min") {
+            let n: u64 = count_opt("--rate-iops-min", t, "a whole number of I/Os per second")?;
+            spec.rate_iops_min = Some(
+                Some(n)
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| zero("rate-iops-min"))?,
+            );
+        }
+        for (min, cap, name) in [
+            (spec.rate_min_bps, spec.rate_bps, "rate"),
+            (spec.rate_iops_min, spec.rate_iops, "rate-iops"),
+        ] {
+            if let (Some(m), Some(c)) = (min, cap)
+                && m > c
+            {
+                return Err(Error::usage(format!(
+                    "--{name}-min {m} is above --{name} {c}: the cap would fail every run; lower the minimum or raise the cap"
+                )));
+            }
+        }
+        if let Some(t) = self.text("rate-cycle") {
+            if spec.rate_min_bps.is_none() && spec.rate_iops_min.is_none() {
+                return Err(Error::usage(
+                    "--rate-cycle is the cycle of --rate-min and --rate-iops-min; give one of them, or drop it",
+                ));
+            }
+            let ms = (duration_opt("--rate-cycle", t)? * 1e3).round() as u64;
+            if ms == 0 {
+                return Err(Error::usage(format!(
+                    "--rate-cycle {t}: give a cycle of at least 1ms (e.g. 500ms)"
+                )));
+            }
+            spec.rate_cycle_ms = Some(ms);
+        }
+        Ok(())
+    }
+
     /// `--rate` and `--rate-iops` (greater than zero when given), `--thinktime`.
     fn pacing(&self, spec: &mut Spec) -> Result<()> {
         let zero = |opt: &str| {
@@ -209,6 +258,7 @@ impl RunOptions {
                 .ok_or_else(|| zero("rate-iops"))
                 .map(Some)?;
         }
+        self.min_rates(spec)?;
         if let Some(t) = self.text("thinktime") {
             if t.trim().chars().all(|c| c.is_ascii_digit() || c == '.') {
                 return Err(Error::usage(format!(

@@ -113,6 +113,18 @@ pub struct Spec {
     /// Each job's cap in I/Os per second (`--rate-iops`), reads and writes together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<u64>,
+    /// The least bytes per second each job must move over every `rate_cycle_ms`
+    /// (`--rate-min`, fio's `rate_min`), reads and writes together; the run fails below.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_min_bps: Option<u64>,
+    /// The least I/Os per second each job must do over every `rate_cycle_ms`
+    /// (`--rate-iops-min`, fio's `rate_iops_min`); the run fails below.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops_min: Option<u64>,
+    /// The cycle over which the minimum rates are measured, milliseconds (`--rate-cycle`,
+    /// fio's `rate_cycle`; 1000 when not given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_cycle_ms: Option<u64>,
     /// Random patterns: I/Os per random seek, the others following on (`--random-run`,
     /// fio's `rw=randread:N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -269,6 +281,9 @@ impl Spec {
             io_spans: None,
             rate_bps: None,
             rate_iops: None,
+            rate_min_bps: None,
+            rate_iops_min: None,
+            rate_cycle_ms: None,
             thinktime_us: None,
             thinktime_blocks: None,
             startdelay_s: 0.0,

@@ -369,15 +369,30 @@ mod tests {
     #[test]
     fn zones_short_of_the_span_leave_the_rest_alone_and_absolute_zones_are_bytes() {
         let n = 1000u64;
-        let c = counts(Distribution::parse("zoned:60/10:40/20").unwrap(), n, 100_000);
-        assert_eq!(c[300..].iter().sum::<u64>(), 0, "no I/O past 30% of the span");
+        let c = counts(
+            Distribution::parse("zoned:60/10:40/20").unwrap(),
+            n,
+            100_000,
+        );
+        assert_eq!(
+            c[300..].iter().sum::<u64>(),
+            0,
+            "no I/O past 30% of the span"
+        );
         assert!(c[..100].iter().sum::<u64>() > 58_000);
         // zoned_abs:75/1m:25/2m over 1000 blocks of 4 KiB: the first 256 blocks get 75%,
         // the next 512 the rest, the last 232 nothing.
-        let c = counts(Distribution::parse("zoned_abs:75/1m:25/2m").unwrap(), n, 100_000);
+        let c = counts(
+            Distribution::parse("zoned_abs:75/1m:25/2m").unwrap(),
+            n,
+            100_000,
+        );
         let first: u64 = c[..256].iter().sum();
         assert!((first as f64 / 1e5 - 0.75).abs() < 0.01, "{first}");
-        assert!(c[256..768].iter().all(|&k| k > 0), "the second zone is all used");
+        assert!(
+            c[256..768].iter().all(|&k| k > 0),
+            "the second zone is all used"
+        );
         assert_eq!(c[768..].iter().sum::<u64>(), 0);
     }
 

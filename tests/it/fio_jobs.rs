@@ -246,7 +246,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     let job = dir.path().join("odd.fio");
     std::fs::write(
         &job,
-        "[global]\nrate_iops_min=100\nsize=1m\n[a]\nrw_sequencer=identical\nnrfiles=4\n\
+        "[global]\nrate_process=poisson\nsize=1m\n[a]\nrw_sequencer=identical\nnrfiles=4\n\
          [b]\nrw=randtrim\nthinktime_spin=10\nfilename=one:two\nfrobnicate\n",
     )
     .unwrap();
@@ -256,7 +256,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     // randtrim is iomark's too now: not listed.
     assert!(!err.contains("rw=randtrim"), "{err}");
     for (line, what) in [
-        (2, "rate_iops_min=100"),
+        (2, "rate_process=poisson"),
         (5, "rw_sequencer=identical"),
         (6, "nrfiles=4"),
         (9, "thinktime_spin=10"),
@@ -284,7 +284,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     let doc = read_json(&res);
     let w = doc["runs"][0]["warnings"].to_string();
     assert!(
-        w.contains("odd.fio:6 nrfiles") && w.contains("odd.fio:2 rate_iops_min"),
+        w.contains("odd.fio:6 nrfiles") && w.contains("odd.fio:2 rate_process"),
         "{w}"
     );
     assert!(!dir.path().join("a.0.0").exists() && !dir.path().join("one").exists());

@@ -76,7 +76,11 @@ fn zoned_writes_land_in_their_zones_under_both_tools() {
         .env("DIR", dev.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let theirs = touched(dev.path(), &zones);
     for (g, w) in theirs.iter().zip(want) {
         assert!((g - w).abs() < 0.03, "fio: {theirs:?} against {want:?}");
@@ -104,9 +108,16 @@ fn zones_and_centers_map_and_round_trip() {
         json!({"kind": "zoned_abs", "zones": [{"access": 50, "len": 1_048_576}, {"access": 50, "len": 2_000_000}]})
     );
     assert_eq!(d(2), json!({"kind": "zipf", "param": 1.2, "center": 0.3}));
-    assert_eq!(d(3), json!({"kind": "normal", "param": 5.0, "center": 0.25}));
+    assert_eq!(
+        d(3),
+        json!({"kind": "normal", "param": 5.0, "center": 0.25})
+    );
     let t = dir.path().join("t.dat");
-    for dist in ["zoned:60/10:30/20:10/", "zoned_abs:50/1048576:50/2097152", "zipf:1.2:0.3"] {
+    for dist in [
+        "zoned:60/10:30/20:10/",
+        "zoned_abs:50/1048576:50/2097152",
+        "zipf:1.2:0.3",
+    ] {
         let out = stdout_of(&[
             "run",
             t.to_str().unwrap(),
@@ -120,7 +131,8 @@ fn zones_and_centers_map_and_round_trip() {
         ]);
         let text = String::from_utf8_lossy(&out).to_string();
         assert!(
-            text.lines().any(|l| l == format!("random_distribution={dist}")),
+            text.lines()
+                .any(|l| l == format!("random_distribution={dist}")),
             "{dist}: {text}"
         );
         let back = dir.path().join("back.fio");
@@ -134,25 +146,46 @@ fn zones_and_centers_map_and_round_trip() {
         .unwrap();
         let got = plan.to_string();
         let want = serde_json::to_string(&d_of(dist)).unwrap();
-        assert!(got.contains(&want), "{dist}: {want} not in the plan read back");
+        assert!(
+            got.contains(&want),
+            "{dist}: {want} not in the plan read back"
+        );
         if have("fio") {
             let out = std::process::Command::new("fio")
                 .args(["--parse-only", back.to_str().unwrap()])
                 .output()
                 .unwrap();
-            assert!(out.status.success(), "fio --parse-only: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "fio --parse-only: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
     }
     // zoned_abs zones longer than the span are refused before any I/O.
     let out = iomark()
-        .args(["run", t.to_str().unwrap(), "--rw", "randread", "--size", "1m"])
+        .args([
+            "run",
+            t.to_str().unwrap(),
+            "--rw",
+            "randread",
+            "--size",
+            "1m",
+        ])
         .args(["--random-distribution", "zoned_abs:50/1m:50/1m", "-q"])
         .output()
         .unwrap();
     assert_refused(&out, "the zones cover 2 MiB");
     let odd = dir.path().join("odd.fio");
-    std::fs::write(&odd, "[j]\nioengine=null\nsize=1m\nrw=randrw\nrandom_distribution=zipf:1.2,zipf:0.8\n").unwrap();
-    let out = iomark().args(["fio", odd.to_str().unwrap()]).output().unwrap();
+    std::fs::write(
+        &odd,
+        "[j]\nioengine=null\nsize=1m\nrw=randrw\nrandom_distribution=zipf:1.2,zipf:0.8\n",
+    )
+    .unwrap();
+    let out = iomark()
+        .args(["fio", odd.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert_refused(&out, "one distribution for a job's reads and writes");
 }
 
@@ -165,4 +198,179 @@ fn d_of(text: &str) -> Value {
             {"access": 50, "len": 1_048_576}, {"access": 50, "len": 2_097_152}]}),
         _ => json!({"kind": "zipf", "param": 1.2, "center": 0.3}),
     }
+}
+
+/// `--rate-iops-min` (fio's `rate_iops_min`): a job held to about 50 IOPS by a 20 ms think
+/// time, with a minimum of 200 over each 1 s cycle, fails: exit status 1, one line naming
+/// the rate measured and the minimum, the run and its repetition marked failed with the
+/// I/Os measured so far kept (and seen by the kernel); fio fails the same job file. A
+/// minimum of 1 passes. Loop device: the kernel's counters vouch for the I/Os kept.
+#[test]
+fn a_job_below_its_minimum_rate_fails_the_run_under_both_tools() {
+    let Some(dev) = LoopDev::new(16 << 20, true) else {
+        return;
+    };
+    let dir = tmp();
+    let res = dir.path().join("r.json");
+    let before = dev.stat();
+    let out = iomark()
+        .args([
+            "run",
+            "--rw",
+            "randread",
+            "--thinktime",
+            "20ms",
+            "--runtime",
+            "5",
+        ])
+        .args(["--rate-iops-min", "200", "--repeat", "2", "-q", "-o"])
+        .arg(&res)
+        .arg(dev.path())
+        .output()
+        .unwrap();
+    let after = dev.stat();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err.lines().find(|l| l.starts_with("iomark:")).unwrap_or("");
+    assert!(
+        line.contains(" IOPS, below --rate-iops-min 200 over the "),
+        "{err}"
+    );
+    let doc = read_json(&res);
+    let run = &doc["runs"][0];
+    assert_eq!(run["status"], "failed");
+    assert!(
+        run["error"]
+            .as_str()
+            .unwrap()
+            .contains("--rate-iops-min 200")
+    );
+    let reps = run["repetitions"].as_array().unwrap();
+    assert_eq!(reps.len(), 1, "the run stops at the failed repetition");
+    assert_eq!(reps[0]["status"], "failed");
+    let ios = reps[0]["read"]["ios"].as_u64().unwrap();
+    assert!(ios > 0, "the I/Os measured are kept");
+    assert!(
+        after[0] - before[0] >= ios,
+        "the kernel saw {} reads",
+        after[0] - before[0]
+    );
+    // Failed at the first cycle's check, well before the 5 s planned.
+    assert!(reps[0]["elapsed_s"].as_f64().unwrap() < 4.0);
+    assert_eq!(run["spec"]["rate_iops_min"], 200);
+    let ok = run_json(&[
+        "run",
+        dev.path().to_str().unwrap(),
+        "--rw",
+        "randread",
+        "--thinktime",
+        "20ms",
+        "--runtime",
+        "2.5",
+        "--rate-iops-min",
+        "1",
+        "--rate-cycle",
+        "500ms",
+    ]);
+    assert_eq!(ok["runs"][0]["status"], "complete");
+    assert_eq!(ok["runs"][0]["spec"]["rate_cycle_ms"], 500);
+    // The same as a fio job file, under iomark and under fio.
+    let job = dir.path().join("min.fio");
+    std::fs::write(
+        &job,
+        "[slow]\nfilename=${DIR}\nrw=randread\ndirect=1\nthinktime=20ms\nruntime=5\n\
+         time_based\nrate_iops_min=200\nrate_cycle=1000\n",
+    )
+    .unwrap();
+    let out = iomark()
+        .arg("fio")
+        .arg(&job)
+        .args(["-q", "-o"])
+        .arg(dir.path().join("f.json"))
+        .env("DIR", dev.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let doc = read_json(&dir.path().join("f.json"));
+    assert_eq!(doc["runs"][0]["status"], "failed");
+    assert_eq!(doc["runs"][0]["spec"]["rate_cycle_ms"], 1000);
+    if !require_tool("fio", "fio (apt-get install fio)") {
+        return;
+    }
+    let out = std::process::Command::new("fio")
+        .arg(&job)
+        .arg("--output=/dev/null")
+        .env("DIR", dev.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("rate_iops_min=200 not met"), "{err}");
+}
+
+/// fio's minimums map per side as its caps do, `rate_cycle` with them (a note without),
+/// and `--as-fio` writes them back (a mix's split by the mix); a minimum above its cap is
+/// refused, as fio refuses it.
+#[test]
+fn minimum_rates_map_and_round_trip() {
+    let dir = tmp();
+    let job = dir.path().join("m.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=null\nsize=1m\n\
+         [w]\nrw=randwrite\nrate_min=,2m\nrate_cycle=250\n\
+         [m]\nstonewall\nrw=randrw\nrwmixread=75\nrate_iops_min=300,100\n\
+         [c]\nstonewall\nrw=read\nrate_cycle=500\n",
+    )
+    .unwrap();
+    let plan: Value = serde_json::from_slice(&stdout_of(&[
+        "fio",
+        job.to_str().unwrap(),
+        "--dry-run",
+        "--json",
+    ]))
+    .unwrap();
+    let text = plan.to_string();
+    let runs = plan["runs"].as_array().unwrap();
+    let spec = |i: usize| runs[i]["spec"].clone();
+    assert_eq!(spec(0)["rate_min_bps"], 2 << 20, "{text}");
+    assert_eq!(spec(0)["rate_cycle_ms"], 250);
+    assert_eq!(spec(1)["rate_iops_min"], 400);
+    assert!(spec(2)["rate_cycle_ms"].is_null());
+    assert!(
+        text.contains("rate_cycle=500: fio averages its caps"),
+        "{text}"
+    );
+    let t = dir.path().join("t.dat");
+    let out = stdout_of(&[
+        "run",
+        t.to_str().unwrap(),
+        "--rw",
+        "randrw",
+        "--rwmixread",
+        "75",
+        "--size",
+        "1m",
+        "--rate-iops-min",
+        "400",
+        "--rate-cycle",
+        "2s",
+        "--as-fio",
+    ]);
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.lines().any(|l| l == "rate_iops_min=300,100"), "{text}");
+    assert!(text.lines().any(|l| l == "rate_cycle=2000"), "{text}");
+    let out = iomark()
+        .args([
+            "run",
+            t.to_str().unwrap(),
+            "--size",
+            "1m",
+            "--rate-iops",
+            "10",
+        ])
+        .args(["--rate-iops-min", "20"])
+        .output()
+        .unwrap();
+    assert_refused(&out, "--rate-iops-min 20 is above --rate-iops 10");
 }

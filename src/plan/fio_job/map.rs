@@ -206,7 +206,6 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
         .map(|e| (e.value.clone().unwrap_or_default(), e.at.clone()));
     for k in keys.iter().filter(|k| !HANDLED.contains(&k.as_str())) {
         let why = match k.as_str() {
-            "rate_min" | "rate_iops_min" => "iomark has no minimum rate",
             "thinktime_spin" => "iomark sleeps through its think time, it does not spin",
             _ => "not an option iomark knows",
         };
@@ -268,6 +267,9 @@ const HANDLED: &[&str] = &[
     "thinktime_blocks",
     "rate",
     "rate_iops",
+    "rate_min",
+    "rate_iops_min",
+    "rate_cycle",
     "lat_percentiles",
     "sync",
     "iodepth_batch_submit",

@@ -1,9 +1,10 @@
-//! fio's `rate` and `rate_iops` → iomark's `--rate` and `--rate-iops`, and `thinktime`
-//! (`thinktime_blocks`) → `--thinktime` (`--thinktime-blocks`). The caps: a per-job cap, the
-//! side of a `read,write` value that the pattern uses. fio caps each direction on its own
-//! and iomark the job's reads and writes together: a mixed job's caps are taken as their
-//! sum when they are in the proportion of the mix (as `--as-fio` writes them), otherwise
-//! unsupported. `0` is no cap, as in fio.
+//! fio's `rate` and `rate_iops` → iomark's `--rate` and `--rate-iops`, `rate_min` and
+//! `rate_iops_min` → `--rate-min` and `--rate-iops-min` (`rate_cycle` → `--rate-cycle`),
+//! and `thinktime` (`thinktime_blocks`) → `--thinktime` (`--thinktime-blocks`). The caps
+//! and minimums: per job, the side of a `read,write` value that the pattern uses. fio
+//! holds each direction on its own and iomark the job's reads and writes together: a
+//! mixed job's values are taken as their sum when they are in the proportion of the mix
+//! (as `--as-fio` writes them), otherwise unsupported. `0` is none, as in fio.
 
 use super::map::Ctx;
 use super::units::fio_size;
@@ -11,7 +12,13 @@ use crate::error::{Error, Result};
 
 /// `rate` and `rate_iops` of a job whose pattern is `pattern`.
 pub(super) fn rates(c: &mut Ctx, pattern: &str) -> Result<()> {
-    for (key, ours) in [("rate", "rate"), ("rate_iops", "rate-iops")] {
+    let keys = [
+        ("rate", "rate"),
+        ("rate_iops", "rate-iops"),
+        ("rate_min", "rate-min"),
+        ("rate_iops_min", "rate-iops-min"),
+    ];
+    for (key, ours) in keys {
         let Some(e) = c.get(key).cloned() else {
             continue;
         };
@@ -20,8 +27,9 @@ pub(super) fn rates(c: &mut Ctx, pattern: &str) -> Result<()> {
         let read = sides[0];
         let write = sides.get(1).copied().unwrap_or(read);
         let trim = sides.get(2).copied().unwrap_or(write);
-        let num = |side: &str| match key {
-            "rate" => fio_size(side, c.kb_base),
+        let bytes = key == "rate" || key == "rate_min";
+        let num = |side: &str| match bytes {
+            true => fio_size(side, c.kb_base),
             _ => side.parse::<u64>().ok(),
         };
         let (side, n) = match pattern {
@@ -49,12 +57,41 @@ pub(super) fn rates(c: &mut Ctx, pattern: &str) -> Result<()> {
                 return Err(Error::usage(format!(
                     "{}: {key}={text}: '{side}' is not a number (e.g. {key}={})",
                     e.at,
-                    if key == "rate" { "10m" } else { "500" }
+                    if bytes { "10m" } else { "500" }
                 )));
             }
         }
     }
+    cycle(c)?;
     think(c)
+}
+
+/// `rate_cycle` (milliseconds) for a job with a minimum rate; without one, fio averages
+/// its caps over it, and iomark's caps are a token bucket (said in a note).
+fn cycle(c: &mut Ctx) -> Result<()> {
+    let Some(e) = c.get("rate_cycle").cloned() else {
+        return Ok(());
+    };
+    let v = e.value.clone().unwrap_or_default();
+    let ms: u64 = v.trim().parse().map_err(|_| {
+        Error::usage(format!(
+            "{}: rate_cycle={v} is not a whole number of milliseconds",
+            e.at
+        ))
+    })?;
+    if c.job
+        .opts
+        .iter()
+        .any(|(k, _)| k == "rate-min" || k == "rate-iops-min")
+    {
+        c.set("rate-cycle", format!("{ms}ms"));
+    } else {
+        let note = format!(
+            "rate_cycle={ms}: fio averages its caps over it; iomark's caps are a token bucket (50 ms of credit), and it has no minimum rate here to check"
+        );
+        c.job.notes.push(note);
+    }
+    Ok(())
 }
 
 /// `thinktime` (a bare number is microseconds, as in fio; `0` is none) and
@@ -94,7 +131,11 @@ pub(super) fn distribution(c: &mut Ctx, pattern: &str) -> Result<()> {
     let Some(d) = c.value("random_distribution").map(str::to_string) else {
         return Ok(());
     };
-    let sets: Vec<&str> = d.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    let sets: Vec<&str> = d
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
     if sets.windows(2).any(|w| w[0] != w[1]) {
         let why = "iomark has one distribution for a job's reads and writes";
         c.refuse("random_distribution", why);
@@ -107,7 +148,10 @@ pub(super) fn distribution(c: &mut Ctx, pattern: &str) -> Result<()> {
         return Ok(());
     }
     if let Some(zones) = d.strip_prefix("zoned_abs:") {
-        let at = c.get("random_distribution").map(|e| e.at.clone()).unwrap_or_default();
+        let at = c
+            .get("random_distribution")
+            .map(|e| e.at.clone())
+            .unwrap_or_default();
         let mut out = vec![];
         for z in zones.split(':') {
             let (a, size) = z.split_once('/').unwrap_or((z, ""));

@@ -272,9 +272,19 @@ fn data(w: &mut impl FnMut(String), s: &Spec) {
     }
 }
 
-/// `--rate`, `--rate-iops`: fio caps each direction, so a mix's cap is split by its mix.
+/// `--rate`, `--rate-iops`, `--rate-min`, `--rate-iops-min` (and `--rate-cycle`): fio
+/// holds each direction to its own, so a mix's value is split by its mix.
 fn rates(w: &mut impl FnMut(String), s: &Spec) {
-    for (key, cap) in [("rate", s.rate_bps), ("rate_iops", s.rate_iops)] {
+    let all = [
+        ("rate", s.rate_bps),
+        ("rate_iops", s.rate_iops),
+        ("rate_min", s.rate_min_bps),
+        ("rate_iops_min", s.rate_iops_min),
+    ];
+    if let Some(ms) = s.rate_cycle_ms {
+        w(format!("rate_cycle={ms}"));
+    }
+    for (key, cap) in all {
         let Some(cap) = cap else { continue };
         let side = |pct: u64| (cap * pct / 100).max(1);
         if s.rw == crate::plan::spec::Rw::TrimWrite {
@@ -288,7 +298,7 @@ fn rates(w: &mut impl FnMut(String), s: &Spec) {
                 let r = u64::from(s.rwmixread);
                 w(format!("{key}={},{}", side(r), side(100 - r)));
                 w(format!(
-                    "# {key}: iomark caps reads and writes together at {cap}; fio caps each direction, so the cap is split by the mix"
+                    "# {key}: iomark holds reads and writes together to {cap}; fio holds each direction, so the value is split by the mix"
                 ));
             }
         }
