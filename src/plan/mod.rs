@@ -14,6 +14,7 @@ pub mod fio_job;
 pub mod matrix;
 pub mod options;
 pub mod resolve;
+mod resolve_pace;
 pub mod run_options;
 mod rw;
 pub mod spec;
