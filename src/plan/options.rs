@@ -276,7 +276,38 @@ pub(crate) const TABLE: &[OptDef] = &[
             "N",
             None,
             Workload,
-            "I/Os issued between --thinktime pauses [default: 1].",
+            "I/Os issued between --thinktime pauses [default: 1, or none with --thinktime-iotime].",
+        )
+    },
+    OptDef {
+        requires: Some("thinktime"),
+        ..value(
+            "thinktime-spin",
+            "DURATION",
+            None,
+            Workload,
+            "Spend this much of each --thinktime pause spinning on the CPU (as if working on the data), and sleep the rest (fio's thinktime_spin).",
+        )
+    },
+    OptDef {
+        requires: Some("thinktime"),
+        choices: &["complete", "issue"],
+        ..value(
+            "thinktime-blocks-type",
+            "WHEN",
+            Some("complete"),
+            Workload,
+            "When the --thinktime-blocks batch starts a pause: once its I/Os have completed (complete: at most N in flight), or once they have been issued (issue: the pause runs while they complete) (fio's thinktime_blocks_type).",
+        )
+    },
+    OptDef {
+        requires: Some("thinktime"),
+        ..value(
+            "thinktime-iotime",
+            "DURATION",
+            None,
+            Workload,
+            "Pause for --thinktime after issuing I/Os for this long (e.g. 9s of I/O, 1s of pause), or after --thinktime-blocks I/Os when that is given too, whichever comes first (fio's thinktime_iotime).",
         )
     },
     OptDef {

@@ -129,6 +129,32 @@ impl RunOptions {
             }
             spec.thinktime_blocks = Some(n);
         }
+        self.think_more(spec)
+    }
+
+    /// `--thinktime-spin` (at most the pause), `--thinktime-blocks-type`,
+    /// `--thinktime-iotime` (greater than zero).
+    fn think_more(&self, spec: &mut Spec) -> Result<()> {
+        let think = spec.thinktime_us.unwrap_or(0);
+        if let Some(t) = self.text("thinktime-spin") {
+            let us = (duration_opt("--thinktime-spin", t)? * 1e6).round() as u64;
+            if us > think {
+                return Err(Error::usage(format!(
+                    "--thinktime-spin {t} is longer than the --thinktime pause ({think}us); spin at most the whole pause"
+                )));
+            }
+            spec.thinktime_spin_us = Some(us).filter(|us| *us > 0);
+        }
+        spec.thinktime_on_issue = self.text("thinktime-blocks-type") == Some("issue");
+        if let Some(t) = self.text("thinktime-iotime") {
+            let us = (duration_opt("--thinktime-iotime", t)? * 1e6).round() as u64;
+            if us == 0 {
+                return Err(Error::usage(format!(
+                    "--thinktime-iotime {t}: give the time of I/O between pauses (e.g. 9s)"
+                )));
+            }
+            spec.thinktime_iotime_us = Some(us);
+        }
         Ok(())
     }
 }

@@ -147,6 +147,18 @@ pub struct Spec {
     /// I/Os issued between pauses (`--thinktime-blocks`; 1 when not given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinktime_blocks: Option<u32>,
+    /// Microseconds of each pause spent spinning on the CPU, the rest asleep
+    /// (`--thinktime-spin`, fio's `thinktime_spin`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_spin_us: Option<u64>,
+    /// The pause starts once `thinktime_blocks` I/Os have been issued, not completed
+    /// (`--thinktime-blocks-type issue`, fio's `thinktime_blocks_type=issue`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub thinktime_on_issue: bool,
+    /// Also pause after issuing I/Os for this many microseconds (`--thinktime-iotime`,
+    /// fio's `thinktime_iotime`); then `thinktime_blocks` counts only when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_iotime_us: Option<u64>,
     /// In a size-based run each job moves this many times the span (`--io-size 2x`);
     /// `io_size` takes precedence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -286,6 +298,9 @@ impl Spec {
             rate_cycle_ms: None,
             thinktime_us: None,
             thinktime_blocks: None,
+            thinktime_spin_us: None,
+            thinktime_on_issue: false,
+            thinktime_iotime_us: None,
             startdelay_s: 0.0,
             random_distribution: Distribution::Uniform,
             random_run: None,

@@ -247,7 +247,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     std::fs::write(
         &job,
         "[global]\nrate_process=poisson\nsize=1m\n[a]\nrw_sequencer=identical\nnrfiles=4\n\
-         [b]\nrw=randtrim\nthinktime_spin=10\nfilename=one:two\nfrobnicate\n",
+         [b]\nrw=randtrim\ninvalidate=0\nfilename=one:two\nfrobnicate\n",
     )
     .unwrap();
     let out = iomark().arg("fio").arg(&job).output().unwrap();
@@ -259,7 +259,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
         (2, "rate_process=poisson"),
         (5, "rw_sequencer=identical"),
         (6, "nrfiles=4"),
-        (9, "thinktime_spin=10"),
+        (9, "invalidate=0"),
         (10, "filename=one:two"),
         (11, "frobnicate"),
     ] {

@@ -374,3 +374,95 @@ fn minimum_rates_map_and_round_trip() {
         .unwrap();
     assert_refused(&out, "--rate-iops-min 20 is above --rate-iops 10");
 }
+
+/// `thinktime_spin` (and the other think-time options): a 2 ms pause after each I/O of
+/// the null engine, asleep or spun. The share of the wall time the job's worker threads
+/// spend on the CPU is compared as a ratio: spinning takes at least 5 times that of
+/// sleeping. fio parses the job file and what `--as-fio` writes; it does not run it:
+/// fio 3.33's spin, on a virtual machine, can overshoot the pause and then sleep until
+/// the end of the job (axboe/fio#1588; here a 1.5 s job ran 11 s with a dozen I/Os).
+#[test]
+fn thinktime_spin_uses_the_cpu() {
+    let _alone = exclusive();
+    let dir = tmp();
+    let job = dir.path().join("spin.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=null\nsize=1g\nruntime=1500ms\ntime_based\nrw=randread\n\
+         [sleep]\nthinktime=2ms\n\
+         [spin]\nstonewall\nthinktime=2ms\nthinktime_spin=2ms\n\
+         [issue]\nstonewall\nthinktime=2ms\nthinktime_spin=1000\nthinktime_blocks=4\n\
+         thinktime_blocks_type=issue\niodepth=4\nthinktime_iotime=1\n",
+    )
+    .unwrap();
+    let doc = fio_json(&job, dir.path(), &[]);
+    let runs = doc["runs"].as_array().unwrap();
+    let spec = |i: usize| runs[i]["spec"].clone();
+    assert_eq!(spec(1)["thinktime_spin_us"], 2000);
+    assert_eq!(spec(2)["thinktime_spin_us"], 1000);
+    assert_eq!(spec(2)["thinktime_on_issue"], true);
+    assert_eq!(spec(2)["thinktime_iotime_us"], 1_000_000);
+    let share = |r: &Value| {
+        let rep = &r["repetitions"][0];
+        let w = &rep["cpu"]["workers"];
+        (w["user_s"].as_f64().unwrap() + w["sys_s"].as_f64().unwrap())
+            / rep["elapsed_s"].as_f64().unwrap()
+    };
+    let (slept, spun) = (share(&runs[0]), share(&runs[1]));
+    assert!(spun > 5.0 * slept, "asleep {slept:.3}, spinning {spun:.3}");
+    // --as-fio writes them back.
+    let out = stdout_of(&[
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "1m",
+        "--thinktime",
+        "2ms",
+        "--thinktime-spin",
+        "500us",
+        "--thinktime-blocks-type",
+        "issue",
+        "--thinktime-iotime",
+        "2s",
+        "--as-fio",
+    ]);
+    let text = String::from_utf8_lossy(&out).to_string();
+    for l in [
+        "thinktime_spin=500",
+        "thinktime_blocks_type=issue",
+        "thinktime_iotime=2000000us",
+    ] {
+        assert!(text.lines().any(|x| x == l), "{l} in {text}");
+    }
+    let out = iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--thinktime",
+            "1ms",
+        ])
+        .args(["--thinktime-spin", "2ms"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "--thinktime-spin 2ms is longer than the --thinktime pause",
+    );
+    if !require_tool("fio", "fio (apt-get install fio)") {
+        return;
+    }
+    let back = dir.path().join("back.fio");
+    std::fs::write(&back, text.as_bytes()).unwrap();
+    for file in [&job, &back] {
+        let parse = std::process::Command::new("fio")
+            .arg("--parse-only")
+            .arg(file)
+            .output()
+            .unwrap();
+        assert_success(&parse);
+    }
+}

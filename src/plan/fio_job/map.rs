@@ -206,7 +206,6 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
         .map(|e| (e.value.clone().unwrap_or_default(), e.at.clone()));
     for k in keys.iter().filter(|k| !HANDLED.contains(&k.as_str())) {
         let why = match k.as_str() {
-            "thinktime_spin" => "iomark sleeps through its think time, it does not spin",
             _ => "not an option iomark knows",
         };
         c.refuse(k, why);
@@ -265,6 +264,9 @@ const HANDLED: &[&str] = &[
     "startdelay",
     "thinktime",
     "thinktime_blocks",
+    "thinktime_spin",
+    "thinktime_blocks_type",
+    "thinktime_iotime",
     "rate",
     "rate_iops",
     "rate_min",

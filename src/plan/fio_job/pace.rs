@@ -4,7 +4,9 @@
 //! and minimums: per job, the side of a `read,write` value that the pattern uses. fio
 //! holds each direction on its own and iomark the job's reads and writes together: a
 //! mixed job's values are taken as their sum when they are in the proportion of the mix
-//! (as `--as-fio` writes them), otherwise unsupported. `0` is none, as in fio.
+//! (as `--as-fio` writes them), otherwise unsupported. `0` is none, as in fio. The other
+//! think-time options (`thinktime_spin`, `thinktime_blocks_type`, `thinktime_iotime`)
+//! map to iomark's of the same name.
 
 use super::map::Ctx;
 use super::units::fio_size;
@@ -94,32 +96,51 @@ fn cycle(c: &mut Ctx) -> Result<()> {
     Ok(())
 }
 
-/// `thinktime` (a bare number is microseconds, as in fio; `0` is none) and
-/// `thinktime_blocks`.
+/// `thinktime` (a bare number is microseconds, as in fio; `0` is none) and, with it,
+/// `thinktime_blocks`, `thinktime_spin` (microseconds when bare), `thinktime_blocks_type`
+/// and `thinktime_iotime` (seconds when bare).
 fn think(c: &mut Ctx) -> Result<()> {
-    let Some(e) = c.get("thinktime").cloned() else {
+    let Some(us) = micros(c, "thinktime", 1e-6)? else {
         return Ok(());
+    };
+    if us.round() < 1.0 {
+        return Ok(());
+    }
+    c.set("thinktime", format!("{}us", us.round() as u64));
+    if let Some(b) = c.value("thinktime_blocks").map(str::to_string) {
+        c.set("thinktime-blocks", b);
+    }
+    if let Some(spin) = micros(c, "thinktime_spin", 1e-6)?.filter(|s| s.round() >= 1.0) {
+        c.set("thinktime-spin", format!("{}us", spin.round() as u64));
+    }
+    if let Some(t) = c.value("thinktime_blocks_type").map(str::to_string) {
+        c.set("thinktime-blocks-type", t);
+    }
+    if let Some(io) = micros(c, "thinktime_iotime", 1.0)?.filter(|s| s.round() >= 1.0) {
+        c.set("thinktime-iotime", format!("{}us", io.round() as u64));
+    }
+    Ok(())
+}
+
+/// A time option in microseconds; a bare number is in `bare` seconds (fio's default unit
+/// for that option).
+fn micros(c: &Ctx, key: &str, bare: f64) -> Result<Option<f64>> {
+    let Some(e) = c.get(key).cloned() else {
+        return Ok(None);
     };
     let v = e.value.clone().unwrap_or_default();
     let v = v.trim();
     let us = if v.chars().all(|ch| ch.is_ascii_digit()) {
-        v.parse::<f64>().ok()
+        v.parse::<f64>().ok().map(|n| n * bare * 1e6)
     } else {
         super::units::fio_time(v).map(|s| s * 1e6)
     };
-    let us = us.ok_or_else(|| {
+    us.map(Some).ok_or_else(|| {
         Error::usage(format!(
-            "{}: thinktime={v} is not a time (microseconds, or e.g. 2ms)",
+            "{}: {key}={v} is not a time (a number, or e.g. 2ms)",
             e.at
         ))
-    })?;
-    if us.round() >= 1.0 {
-        c.set("thinktime", format!("{}us", us.round() as u64));
-        if let Some(b) = c.value("thinktime_blocks").map(str::to_string) {
-            c.set("thinktime-blocks", b);
-        }
-    }
-    Ok(())
+    })
 }
 
 /// `random_distribution`: `random`, `zipf:θ`, `pareto:h`, `normal:σ` (each with an

@@ -190,6 +190,15 @@ fn timing_and_offsets(w: &mut impl FnMut(String), s: &Spec, repeat: u32) {
     }
     if let Some(us) = s.thinktime_us {
         w(format!("thinktime={us}"));
+        if let Some(spin) = s.thinktime_spin_us {
+            w(format!("thinktime_spin={spin}"));
+        }
+        if s.thinktime_on_issue {
+            w("thinktime_blocks_type=issue".into());
+        }
+        if let Some(io) = s.thinktime_iotime_us {
+            w(format!("thinktime_iotime={io}us"));
+        }
         if let Some(b) = s.thinktime_blocks {
             w(format!("thinktime_blocks={b}"));
         }
