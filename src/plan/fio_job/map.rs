@@ -205,10 +205,7 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
         .get("wait_for")
         .map(|e| (e.value.clone().unwrap_or_default(), e.at.clone()));
     for k in keys.iter().filter(|k| !HANDLED.contains(&k.as_str())) {
-        let why = match k.as_str() {
-            _ => "not an option iomark knows",
-        };
-        c.refuse(k, why);
+        c.refuse(k, "not an option iomark knows");
     }
     Ok(c.job)
 }
