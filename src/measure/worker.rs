@@ -151,7 +151,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 Rng::new(spec.seed, stream | 1),
             )
             .with_distribution(&spec.random_distribution, spec.seed)
-            .with_runs(spec.random_run, spec.hole),
+            .with_runs_of(spec),
             sizes: Sizes::new(
                 spec.bs,
                 spec.bs_mix.as_ref(),

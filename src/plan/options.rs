@@ -248,6 +248,17 @@ pub(crate) const TABLE: &[OptDef] = &[
         Workload,
         "Random patterns: a new random offset every N I/Os, the others following on (fio's rw=randread:N).",
     ),
+    OptDef {
+        requires: Some("random-run"),
+        choices: &["sequential", "identical"],
+        ..value(
+            "rw-sequencer",
+            "HOW",
+            Some("sequential"),
+            Workload,
+            "How the I/Os of a --random-run follow its random offset: sequential (each after the one before) or identical (the same offset again) (fio's rw_sequencer).",
+        )
+    },
     value(
         "hole",
         "SIZE",

@@ -108,6 +108,7 @@ impl RunOptions {
             }
             spec.random_run = Some(n);
         }
+        spec.rw_sequencer_identical = self.text("rw-sequencer") == Some("identical");
         if let Some(t) = self.text("hole") {
             if spec.rw.is_random() {
                 return Err(Error::usage(format!(

@@ -129,6 +129,10 @@ pub struct Spec {
     /// fio's `rw=randread:N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_run: Option<u64>,
+    /// A run of `random_run` I/Os repeats its first offset instead of following on
+    /// (`--rw-sequencer identical`, fio's `rw_sequencer=identical`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rw_sequencer_identical: bool,
     /// Sequential patterns: bytes left between one I/O and the next (`--hole`, fio's
     /// `rw=read:SIZE`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -304,6 +308,7 @@ impl Spec {
             startdelay_s: 0.0,
             random_distribution: Distribution::Uniform,
             random_run: None,
+            rw_sequencer_identical: false,
             hole: None,
             targets: Vec::new(),
         }

@@ -36,7 +36,10 @@ impl Spec {
             s.push_str(&format!(" rate {n} IOPS"));
         }
         if let Some(n) = spec.random_run {
-            s.push_str(&format!(" runs of {n}"));
+            match spec.rw_sequencer_identical {
+                true => s.push_str(&format!(" {n} times each")),
+                false => s.push_str(&format!(" runs of {n}")),
+            }
         }
         if let Some(h) = spec.hole {
             s.push_str(&format!(" holes {}", crate::units::fmt_size_short(h)));

@@ -246,7 +246,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     let job = dir.path().join("odd.fio");
     std::fs::write(
         &job,
-        "[global]\nrate_process=poisson\nsize=1m\n[a]\nrw_sequencer=identical\nnrfiles=4\n\
+        "[global]\nrate_process=poisson\nsize=1m\n[a]\nioscheduler=none\nnrfiles=4\n\
          [b]\nrw=randtrim\ninvalidate=0\nfilename=one:two\nfrobnicate\n",
     )
     .unwrap();
@@ -257,7 +257,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     assert!(!err.contains("rw=randtrim"), "{err}");
     for (line, what) in [
         (2, "rate_process=poisson"),
-        (5, "rw_sequencer=identical"),
+        (5, "ioscheduler=none"),
         (6, "nrfiles=4"),
         (9, "invalidate=0"),
         (10, "filename=one:two"),

@@ -215,6 +215,7 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
 /// are drawn without a map, and a description is text.
 const HANDLED: &[&str] = &[
     "rw",
+    "rw_sequencer",
     "bs",
     "bssplit",
     "bsrange",

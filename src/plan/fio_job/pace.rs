@@ -201,11 +201,27 @@ pub(super) fn distribution(c: &mut Ctx, pattern: &str) -> Result<()> {
     Ok(())
 }
 
-/// `rw`'s `:N` suffix: a random pattern seeks every N I/Os (`--random-run`; fio's
-/// default `rw_sequencer=sequential`), a sequential one leaves N bytes (fio's units)
-/// between I/Os (`--hole`).
+/// `rw`'s `:N` suffix: a random pattern seeks every N I/Os (`--random-run`; with fio's
+/// default `rw_sequencer=sequential` the others follow on, with `identical` they repeat
+/// the offset: `--rw-sequencer identical`), a sequential one leaves N bytes (fio's
+/// units) between I/Os (`--hole`).
 pub(super) fn rw_suffix(c: &mut Ctx, pattern: &str, n: &str) -> Result<()> {
     let n = n.trim();
+    let identical = sequencer(c)?;
+    let runs = pattern.starts_with("rand") && n.parse::<u64>().is_ok_and(|r| r > 1);
+    if identical && runs {
+        c.set("rw-sequencer", "identical");
+    } else if identical {
+        let note = format!(
+            "rw_sequencer=identical repeats the offsets of a random pattern's :N runs; rw={pattern}{} has none, so it changes nothing, as in fio",
+            if n.is_empty() {
+                String::new()
+            } else {
+                format!(":{n}")
+            }
+        );
+        c.job.notes.push(note);
+    }
     if n.is_empty() {
         return Ok(());
     }
@@ -223,6 +239,23 @@ pub(super) fn rw_suffix(c: &mut Ctx, pattern: &str, n: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `rw_sequencer`: whether it is `identical` (`sequential` is fio's default and
+/// iomark's).
+fn sequencer(c: &Ctx) -> Result<bool> {
+    let Some(e) = c.get("rw_sequencer") else {
+        return Ok(false);
+    };
+    match e.value.as_deref().map(str::trim) {
+        Some("identical") => Ok(true),
+        Some("sequential") => Ok(false),
+        other => Err(Error::usage(format!(
+            "{}: rw_sequencer={}: fio's sequencers are sequential and identical",
+            e.at,
+            other.unwrap_or_default()
+        ))),
+    }
 }
 
 /// Whether caps `r` (reads) and `w` (writes) are in the job's mix proportion (within one

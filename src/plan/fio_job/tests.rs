@@ -115,14 +115,14 @@ fn trim_modes_take_the_trim_side_of_bs() {
 
 #[test]
 fn unsupported_options_are_one_error_with_lines() {
-    let text = "[global]\nrate_process=poisson\n[a]\nrw_sequencer=identical\nnrfiles=2\n\
+    let text = "[global]\nrate_process=poisson\n[a]\nioscheduler=none\nnrfiles=2\n\
                 [b]\nrw=trimread\nfilename=x:y\nfrobnicate=3\n";
     let err = plan_jobs(&jobs(text).unwrap(), false, 99)
         .unwrap_err()
         .to_string();
     for needle in [
         "t.fio:2 rate_process=poisson",
-        "t.fio:4 rw_sequencer=identical",
+        "t.fio:4 ioscheduler=none",
         "t.fio:5 nrfiles=2",
         "t.fio:7 rw=trimread",
         "t.fio:8 filename=x:y",

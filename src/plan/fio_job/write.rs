@@ -76,6 +76,9 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
         Some(n) => w(format!("rw={}:{n}", s.rw.name())),
         None => w(format!("rw={}", s.rw.name())),
     }
+    if s.rw_sequencer_identical {
+        w("rw_sequencer=identical".into());
+    }
     if s.rw.trims() {
         w("# fio trims block devices only (BLKDISCARD; on a regular file its trims fail with ENOTTY); iomark punches holes in files".into());
     }
