@@ -425,8 +425,20 @@ pub(crate) const TABLE: &[OptDef] = &[
         "LIST",
         None,
         Workload,
-        "Pin job j to the j-th CPU of a list such as 0,1 or 0-3 (cycling when there are more jobs than CPUs) [default: no pinning].",
+        "Pin job j to the j-th CPU of a list such as 0,1 or 0-3 (cycling when there are more jobs than CPUs; fio's cpus_allowed with cpus_allowed_policy=split), or every job to all of them with --cpus-policy shared [default: no pinning].",
     ),
+    OptDef {
+        requires: Some("cpus"),
+        choices: &["split", "shared"],
+        alias: &["cpus-allowed-policy"],
+        ..value(
+            "cpus-policy",
+            "POLICY",
+            Some("split"),
+            Workload,
+            "How jobs share the --cpus list: split (job j on the j-th CPU) or shared (every job on any of them; fio's default cpus_allowed_policy).",
+        )
+    },
     value(
         "fsync",
         "N",

@@ -528,3 +528,128 @@ fn identical_runs_rewrite_one_block_under_both_tools() {
         "fio: {theirs:.4} of the blocks written"
     );
 }
+
+/// The worker threads (`iomark-jobN`) of a running iomark and their
+/// `Cpus_allowed_list`, read from /proc while it runs.
+fn job_affinity(pid: u32) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
+        let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+        let status = std::fs::read_to_string(e.path().join("status")).unwrap_or_default();
+        let list = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .map(|l| l.trim().to_string());
+        if let (true, Some(list)) = (comm.starts_with("iomark-job"), list) {
+            out.push((comm.trim().to_string(), list));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Runs `iomark fio FILE` (null engine, 3 s) and reads its job threads' CPUs once the
+/// run has been going for a second (the jobs pin themselves before the start gate).
+fn affinity_of(job: &str) -> Vec<(String, String)> {
+    let dir = tmp();
+    let file = dir.path().join("cpus.fio");
+    std::fs::write(&file, job).unwrap();
+    let mut child = iomark_process()
+        .arg("fio")
+        .arg(&file)
+        .arg("-q")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let seen = job_affinity(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    seen
+}
+
+/// `cpus_allowed` with `cpus_allowed_policy=shared` (fio's default: every job on any CPU
+/// of the list) and `split` (job j on the j-th), as `--cpus` with `--cpus-policy`: each
+/// worker thread's affinity, read from /proc while the job runs. `--as-fio` writes both,
+/// and fio parses them.
+#[test]
+fn cpus_allowed_shared_and_split_pin_the_job_threads() {
+    let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if !require("two CPUs (to tell shared from split)", n >= 2) {
+        return;
+    }
+    let job = |policy: &str| {
+        format!(
+            "[j]\nioengine=null\nsize=1g\nruntime=3\ntime_based\nrw=randread\nnumjobs=2\n\
+             thinktime=1ms\ncpus_allowed=0-1\n{policy}"
+        )
+    };
+    let both = |l: &str| {
+        vec![
+            ("iomark-job0".into(), l.into()),
+            ("iomark-job1".into(), l.into()),
+        ]
+    };
+    assert_eq!(affinity_of(&job("")), both("0-1"), "fio's default: shared");
+    // One CPU shared: pinned (not the process's 0-1).
+    let one = job("").replace("cpus_allowed=0-1", "cpus_allowed=1");
+    assert_eq!(affinity_of(&one), both("1"));
+    assert_eq!(
+        affinity_of(&job("cpus_allowed_policy=shared\n")),
+        both("0-1")
+    );
+    assert_eq!(
+        affinity_of(&job("cpus_allowed_policy=split\n")),
+        vec![
+            ("iomark-job0".to_string(), "0".to_string()),
+            ("iomark-job1".to_string(), "1".to_string())
+        ]
+    );
+    let out = stdout_of(&[
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "1m",
+        "--jobs",
+        "2",
+        "--cpus",
+        "0-1",
+        "--cpus-policy",
+        "shared",
+        "--as-fio",
+    ]);
+    let text = String::from_utf8_lossy(&out).to_string();
+    assert!(text.lines().any(|l| l == "cpus_allowed=0-1"), "{text}");
+    assert!(
+        text.lines().any(|l| l == "cpus_allowed_policy=shared"),
+        "{text}"
+    );
+    let out = iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--cpus-policy",
+            "shared",
+        ])
+        .output()
+        .unwrap();
+    assert_refused(&out, "--cpus");
+    if require_tool("fio", "fio (apt-get install fio)") {
+        let dir = tmp();
+        let back = dir.path().join("back.fio");
+        std::fs::write(&back, text.as_bytes()).unwrap();
+        let parse = std::process::Command::new("fio")
+            .arg("--parse-only")
+            .arg(&back)
+            .output()
+            .unwrap();
+        assert_success(&parse);
+    }
+}

@@ -277,6 +277,8 @@ const HANDLED: &[&str] = &[
     "sqthread_poll",
     "sqthread_poll_cpu",
     "hipri",
+    "cpus_allowed",
+    "cpus_allowed_policy",
 ];
 
 /// The workload options; returns iomark's engine name.
@@ -396,6 +398,16 @@ fn engine_opts(c: &mut Ctx) -> Result<()> {
         if c.on(fio)? == Some(true) {
             c.set(ours, "1");
         }
+    }
+    // fio's default policy is shared; iomark's is split.
+    let policy = c.value("cpus_allowed_policy").map(str::to_string);
+    if let Some(list) = c.value("cpus_allowed").map(str::to_string) {
+        c.set("cpus", list);
+        c.set("cpus-policy", policy.unwrap_or_else(|| "shared".into()));
+    } else if let Some(p) = policy {
+        let note =
+            format!("cpus_allowed_policy={p} without cpus_allowed changes nothing, as in fio");
+        c.job.notes.push(note);
     }
     Ok(())
 }

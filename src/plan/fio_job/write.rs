@@ -235,12 +235,14 @@ fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts) {
         w("hipri=1".into());
     }
     if !o.cpus.is_empty() {
-        let list: Vec<String> = o.cpus.iter().map(u32::to_string).collect();
         w(format!(
-            "# cpus {}: iomark pins job j to the j-th CPU; fio: cpus_allowed={} with cpus_allowed_policy=split",
-            list.join(","),
-            list.join(",")
+            "cpus_allowed={}",
+            crate::plan::engine::fmt_cpus(&o.cpus)
         ));
+        match o.cpus_shared {
+            true => w("cpus_allowed_policy=shared".into()),
+            false => w("cpus_allowed_policy=split".into()),
+        }
     }
 }
 
