@@ -18,7 +18,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::measure::launch::WorkerCtx;
 use crate::plan::spec::Spec;
+use crate::workload::rng::Rng;
 
 /// The least credit a bucket keeps (ns): a late wake-up up to this long is caught up.
 const BURST_NS: f64 = 50e6;
@@ -206,9 +208,10 @@ impl Pace {
 }
 
 /// `--startdelay`: waits until that long after `t0` (the start gate) before the job's
-/// first I/O, in steps of at most 10 ms so that `stopped` is honoured.
-pub(crate) fn start_delay(spec: &Spec, t0: Instant, stopped: impl Fn() -> bool) {
-    let until = (spec.startdelay_s * 1e9) as u64;
+/// first I/O, in steps of at most 10 ms so that `stopped` is honoured. With a range, the
+/// job's own delay ([`job_delay_s`]).
+pub(crate) fn start_delay(ctx: &WorkerCtx, t0: Instant, stopped: impl Fn() -> bool) {
+    let until = (job_delay_s(ctx.spec, ctx.job, ctx.rep) * 1e9) as u64;
     loop {
         let now = t0.elapsed().as_nanos() as u64;
         if now >= until || stopped() {
@@ -218,9 +221,46 @@ pub(crate) fn start_delay(spec: &Spec, t0: Instant, stopped: impl Fn() -> bool) 
     }
 }
 
+/// Job `job`'s delay in repetition `rep` (0-based): `--startdelay`, or with a range a
+/// time drawn uniformly in it, from the run's seed (the same run draws the same delays).
+pub(crate) fn job_delay_s(spec: &Spec, job: u32, rep: u32) -> f64 {
+    let Some(hi) = spec.startdelay_max_s else {
+        return spec.startdelay_s;
+    };
+    let mut rng = Rng::new(
+        spec.seed ^ 0x57A2_7DE1,
+        (u64::from(rep) << 32) | u64::from(job),
+    );
+    let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    spec.startdelay_s + u * (hi - spec.startdelay_s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A range's delays: within it, spread over it, each job its own, the same again for
+    /// the same seed.
+    #[test]
+    fn a_startdelay_range_gives_each_job_its_own_delay() {
+        let mut spec = Spec::new("null");
+        spec.startdelay_s = 1.0;
+        spec.startdelay_max_s = Some(3.0);
+        let d: Vec<f64> = (0..1000).map(|j| job_delay_s(&spec, j, 0)).collect();
+        assert!(d.iter().all(|&x| (1.0..=3.0).contains(&x)));
+        let mean = d.iter().sum::<f64>() / 1000.0;
+        assert!((mean - 2.0).abs() < 0.1, "mean {mean}");
+        let below = d.iter().filter(|&&x| x < 1.5).count();
+        assert!(
+            (200..300).contains(&below),
+            "{below} of 1000 in the first quarter"
+        );
+        assert_ne!(job_delay_s(&spec, 0, 0), job_delay_s(&spec, 1, 0));
+        assert_ne!(job_delay_s(&spec, 0, 0), job_delay_s(&spec, 0, 1));
+        assert_eq!(job_delay_s(&spec, 5, 2), job_delay_s(&spec, 5, 2));
+        spec.startdelay_max_s = None;
+        assert_eq!(job_delay_s(&spec, 7, 0), 1.0);
+    }
 
     /// A simulated clock: issuing whenever allowed, the bucket lets through the cap.
     #[test]

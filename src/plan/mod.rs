@@ -106,7 +106,7 @@ pub(crate) fn estimate_s(plan: &RunPlan) -> Option<f64> {
     let s = &plan.spec;
     s.runtime_s.map(|rt| {
         let reps = plan.repeat as f64;
-        reps * (s.startdelay_s + s.ramp_s + rt) + reps * s.pause_s
+        reps * (s.startdelay_end_s() + s.ramp_s + rt) + reps * s.pause_s
     })
 }
 

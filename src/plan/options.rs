@@ -271,7 +271,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         "DURATION",
         None,
         Workload,
-        "Every job waits this long after the start before its first I/O (fio's startdelay); not measured: the ramp and the runtime begin after it. Before each repetition.",
+        "Every job waits this long after the start before its first I/O (fio's startdelay); with a range such as 1s-3s each job waits its own time drawn from it. Not measured: the ramp and the runtime begin after it (after the range's end). Before each repetition.",
     ),
     value(
         "thinktime",

@@ -119,7 +119,22 @@ impl RunOptions {
             spec.hole = Some(size_opt("--hole", t)?).filter(|h| *h > 0);
         }
         if let Some(t) = self.text("startdelay") {
-            spec.startdelay_s = duration_opt("--startdelay", t)?;
+            match t.split_once('-') {
+                None => spec.startdelay_s = duration_opt("--startdelay", t)?,
+                Some((lo, hi)) => {
+                    let (lo, hi) = (
+                        duration_opt("--startdelay", lo)?,
+                        duration_opt("--startdelay", hi)?,
+                    );
+                    if lo > hi {
+                        return Err(Error::usage(format!(
+                            "--startdelay {t}: the range's low end is above its high end; give LOW-HIGH (e.g. 1s-3s)"
+                        )));
+                    }
+                    spec.startdelay_s = lo;
+                    spec.startdelay_max_s = Some(hi).filter(|h| *h > lo);
+                }
+            }
         }
         if let Some(t) = self.text("thinktime-blocks") {
             let n: u32 = count_opt("--thinktime-blocks", t, "a whole number of I/Os")?;

@@ -144,6 +144,11 @@ pub struct Spec {
     /// fio's `startdelay`); excluded from every figure, before the ramp.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub startdelay_s: f64,
+    /// With a range (`--startdelay 1s-3s`, fio's `startdelay=1-3`): its high end; each job
+    /// then waits a time drawn uniformly from `startdelay_s` to this, and the measurement
+    /// starts after this (every job has started by then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startdelay_max_s: Option<f64>,
     /// Microseconds each job pauses after `thinktime_blocks` I/Os have completed, before
     /// it issues the next (`--thinktime`, fio's `thinktime`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -306,6 +311,7 @@ impl Spec {
             thinktime_on_issue: false,
             thinktime_iotime_us: None,
             startdelay_s: 0.0,
+            startdelay_max_s: None,
             random_distribution: Distribution::Uniform,
             random_run: None,
             rw_sequencer_identical: false,
@@ -315,6 +321,12 @@ impl Spec {
     }
 
     /// Whether any operation of this workload writes.
+    /// Seconds after the start gate by which every job has started (`--startdelay`, the
+    /// high end of a range).
+    pub(crate) fn startdelay_end_s(&self) -> f64 {
+        self.startdelay_max_s.unwrap_or(self.startdelay_s)
+    }
+
     pub(crate) fn writes(&self) -> bool {
         self.rw.read_pct(self.rwmixread) < 100
     }

@@ -48,7 +48,9 @@ impl Spec {
             s.push(' ');
             s.push_str(&spec.random_distribution.text());
         }
-        if spec.startdelay_s > 0.0 {
+        if let Some(hi) = spec.startdelay_max_s {
+            s.push_str(&format!(" after {}-{hi}s", spec.startdelay_s));
+        } else if spec.startdelay_s > 0.0 {
             s.push_str(&format!(" after {}s", spec.startdelay_s));
         }
         if let Some(us) = spec.thinktime_us {

@@ -653,3 +653,67 @@ fn cpus_allowed_shared_and_split_pin_the_job_threads() {
         assert_success(&parse);
     }
 }
+
+/// `startdelay=1-2` (fio: each job its own delay drawn from the range): the jobs' delays
+/// are drawn in the range (`measure::pace`'s unit test checks their spread), and the
+/// measurement starts once every job has started: the command takes at least the range's
+/// end plus the runtime, the measured window is the runtime. `--as-fio` writes the range
+/// back and fio parses it.
+#[test]
+fn a_startdelay_range_delays_each_job_and_the_window_after_it() {
+    let dir = tmp();
+    let job = dir.path().join("sd.fio");
+    std::fs::write(
+        &job,
+        "[j]\nioengine=null\nsize=1g\nruntime=1\ntime_based\nnumjobs=3\nrw=randread\n\
+         startdelay=1-2\n",
+    )
+    .unwrap();
+    let t0 = std::time::Instant::now();
+    let doc = fio_json(&job, dir.path(), &[]);
+    let wall = t0.elapsed().as_secs_f64();
+    let run = &doc["runs"][0];
+    assert_eq!(run["spec"]["startdelay_s"], 1.0);
+    assert_eq!(run["spec"]["startdelay_max_s"], 2.0);
+    assert!(wall >= 3.0, "the range's end and the runtime: {wall:.2} s");
+    let elapsed = run["repetitions"][0]["elapsed_s"].as_f64().unwrap();
+    assert!((0.9..1.5).contains(&elapsed), "measured {elapsed:.2} s");
+    let out = stdout_of(&[
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "1m",
+        "--startdelay",
+        "500ms-1.5s",
+        "--as-fio",
+    ]);
+    let text = String::from_utf8_lossy(&out).to_string();
+    assert!(
+        text.lines().any(|l| l == "startdelay=500ms-1500ms"),
+        "{text}"
+    );
+    let out = iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--startdelay",
+            "3s-1s",
+        ])
+        .output()
+        .unwrap();
+    assert_refused(&out, "low end is above its high end");
+    if require_tool("fio", "fio (apt-get install fio)") {
+        let back = dir.path().join("back.fio");
+        std::fs::write(&back, text.as_bytes()).unwrap();
+        let parse = std::process::Command::new("fio")
+            .arg("--parse-only")
+            .arg(&back)
+            .output()
+            .unwrap();
+        assert_success(&parse);
+    }
+}

@@ -368,10 +368,7 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
     }
     super::pace::distribution(c, pattern.unwrap_or("read"))?;
     match c.value("startdelay").map(str::to_string) {
-        Some(v) if v.contains('-') => c.refuse(
-            "startdelay",
-            "a range gives each of fio's copies its own delay; iomark's jobs start together",
-        ),
+        Some(v) if v.contains('-') => super::pace::startdelay_range(c, &v)?,
         Some(_) => {
             if let Some(s) = c.seconds("startdelay")?.filter(|s| *s > 0.0) {
                 c.set("startdelay", format!("{s}s"));

@@ -269,3 +269,22 @@ fn proportional(c: &Ctx, r: u64, w: u64) -> bool {
     let total = r + w;
     (r == 0 && w == 0) || (total * read / 100).abs_diff(r) <= 1 && r > 0 && w > 0
 }
+
+/// `startdelay=LOW-HIGH` (seconds when bare, as in fio): `--startdelay LOWs-HIGHs`.
+pub(super) fn startdelay_range(c: &mut Ctx, v: &str) -> Result<()> {
+    let at = c
+        .get("startdelay")
+        .map(|e| e.at.clone())
+        .unwrap_or_default();
+    let (lo, hi) = v.split_once('-').unwrap_or((v, v));
+    let secs = |s: &str| {
+        super::units::fio_time(s).ok_or_else(|| {
+            Error::usage(format!(
+                "{at}: startdelay={v}: '{s}' is not a time (e.g. startdelay=1-3 or 500ms-2s)"
+            ))
+        })
+    };
+    let (lo, hi) = (secs(lo)?, secs(hi)?);
+    c.set("startdelay", format!("{lo}s-{hi}s"));
+    Ok(())
+}

@@ -179,11 +179,12 @@ fn timing_and_offsets(w: &mut impl FnMut(String), s: &Spec, repeat: u32) {
             s.random_distribution.text()
         ));
     }
-    if s.startdelay_s > 0.0 {
-        w(format!(
-            "startdelay={}ms",
-            (s.startdelay_s * 1000.0).round() as u64
-        ));
+    if s.startdelay_end_s() > 0.0 {
+        let ms = |v: f64| (v * 1000.0).round() as u64;
+        match s.startdelay_max_s {
+            Some(hi) => w(format!("startdelay={}ms-{}ms", ms(s.startdelay_s), ms(hi))),
+            None => w(format!("startdelay={}ms", ms(s.startdelay_s))),
+        }
         if repeat > 1 {
             w(
                 "# startdelay: iomark waits before every repetition, fio once before the job"
