@@ -156,14 +156,14 @@ pub(crate) const TABLE: &[OptDef] = &[
         "SIZE",
         None,
         Workload,
-        "Span of the target used, from --offset [default: the whole device or existing file; 1g for a new file].",
+        "Span of the target used, from --offset, or a share of an existing file's or device's length such as 50% (fio's size=50%) [default: the whole device or existing file; 1g for a new file].",
     ),
     value(
         "offset",
         "SIZE",
         Some("0"),
         Workload,
-        "Where the span starts in the target.",
+        "Where the span starts in the target, or a share of an existing file's or device's length such as 25% (rounded down to a block).",
     ),
     OptDef {
         alias: &["iodepth"],

@@ -157,7 +157,31 @@ impl RunOptions {
             }
             spec.bs = m.max();
         }
-        spec.size = match self.text("size") {
+        let pct = |opt: &str, t: &str, zero_ok: bool| -> Result<Option<f64>> {
+            let Some(p) = t.trim().strip_suffix('%') else {
+                return Ok(None);
+            };
+            match p.trim().parse::<f64>() {
+                Ok(v) if v <= 100.0 && (v > 0.0 || zero_ok && v == 0.0) => Ok(Some(v)),
+                _ => Err(Error::usage(format!(
+                    "--{opt} {t}: a percentage of the target's length is above 0 and at most 100 (e.g. 50%)"
+                ))),
+            }
+        };
+        spec.size_pct = self
+            .text("size")
+            .map(|t| pct("size", t, false))
+            .transpose()?
+            .flatten();
+        spec.offset_pct = (self.text("offset").map(|t| pct("offset", t, true)))
+            .transpose()?
+            .flatten();
+        if (spec.size_pct.is_some() || spec.offset_pct.is_some()) && !spec.engine.caps().does_io {
+            return Err(Error::usage(
+                "--size or --offset as a percentage is a share of the target's length; --engine null has no target: give bytes",
+            ));
+        }
+        spec.size = match self.text("size").filter(|_| spec.size_pct.is_none()) {
             Some(t) => Some(match memory_multiple(t, sys)? {
                 Some((bytes, note)) => {
                     notes.push(note);
@@ -167,7 +191,9 @@ impl RunOptions {
             }),
             None => None,
         };
-        spec.offset = size_opt("--offset", self.text_or_default("offset"))?;
+        if spec.offset_pct.is_none() {
+            spec.offset = size_opt("--offset", self.text_or_default("offset"))?;
+        }
         match self.text("io-size") {
             Some(t) if t.trim().ends_with(['x', 'X']) => {
                 let n: f64 = t.trim()[..t.trim().len() - 1].parse().map_err(|_| {

@@ -58,6 +58,14 @@ pub struct Spec {
     pub size: Option<u64>,
     /// Where the span starts, in bytes from the start of the target.
     pub offset: u64,
+    /// `--size P%` (fio's `size=P%`): the span is that share of the existing file's or
+    /// device's length (to its end at most), set when the target is opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_pct: Option<f64>,
+    /// `--offset P%`: the span starts at that share of the target's length (rounded
+    /// down to a block), set when the target is opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset_pct: Option<f64>,
     /// I/Os in flight per job.
     pub qd: u32,
     /// Worker threads; each works over the whole span (see `docs/ARCHITECTURE.md`).
@@ -311,6 +319,8 @@ impl Spec {
             thinktime_on_issue: false,
             thinktime_iotime_us: None,
             startdelay_s: 0.0,
+            size_pct: None,
+            offset_pct: None,
             startdelay_max_s: None,
             random_distribution: Distribution::Uniform,
             random_run: None,
@@ -321,6 +331,24 @@ impl Spec {
     }
 
     /// Whether any operation of this workload writes.
+    /// This spec with `--size P%` and `--offset P%` taken as shares of a target of `len`
+    /// bytes, as fio takes them: the offset rounded down to a block, the span to the
+    /// target's end at most; unchanged without percentages.
+    pub(crate) fn with_shares_of(&self, len: u64) -> std::borrow::Cow<'_, Spec> {
+        if self.size_pct.is_none() && self.offset_pct.is_none() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut s = self.clone();
+        let share = |p: f64| (len as f64 * p / 100.0) as u64;
+        if let Some(p) = self.offset_pct {
+            s.offset = share(p) / self.bs.max(1) * self.bs.max(1);
+        }
+        if let Some(p) = self.size_pct {
+            s.size = Some(share(p).min(len.saturating_sub(s.offset)));
+        }
+        std::borrow::Cow::Owned(s)
+    }
+
     /// Seconds after the start gate by which every job has started (`--startdelay`, the
     /// high end of a range).
     pub(crate) fn startdelay_end_s(&self) -> f64 {

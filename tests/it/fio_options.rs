@@ -717,3 +717,73 @@ fn a_startdelay_range_delays_each_job_and_the_window_after_it() {
         assert_success(&parse);
     }
 }
+
+/// `size=50%` and `offset=25%` (fio: shares of the file's or device's length): random
+/// writes on a fresh 64 MiB loop device land in its second and third quarters only, under
+/// iomark and under fio, and the run records the span used. A new file is refused, as
+/// fio refuses it.
+#[test]
+fn size_and_offset_as_shares_of_the_device_under_both_tools() {
+    let job = "[pct]\nfilename=${DIR}\nrw=randwrite\nbs=4k\ndirect=1\nsize=50%\noffset=25%\n\
+        io_size=16m\nnorandommap\n";
+    let dir = tmp();
+    let file = dir.path().join("pct.fio");
+    std::fs::write(&file, job).unwrap();
+    // Blocks of 4 KiB: the first quarter, the middle half, the last quarter.
+    let parts = [(0, 4096), (4096, 12288), (12288, 16384)];
+    let check = |who: &str, got: Vec<f64>| {
+        assert_eq!(got[0], 0.0, "{who}: nothing before 25%: {got:?}");
+        assert_eq!(got[2], 0.0, "{who}: nothing after 75%: {got:?}");
+        // 4096 writes over 8192 blocks: 1 - e^(-0.5) = 39% written.
+        assert!((got[1] - 0.393).abs() < 0.03, "{who}: {got:?}");
+    };
+    let Some(dev) = LoopDev::new(64 << 20, true) else {
+        return;
+    };
+    let doc = fio_json(&file, dev.path(), &["--allow-write-device"]);
+    let run = &doc["runs"][0];
+    assert_eq!(run["spec"]["size_pct"], 50.0);
+    assert_eq!(run["spec"]["offset_pct"], 25.0);
+    assert_eq!(
+        run["target"]["span_bytes"],
+        32u64 << 20,
+        "{}",
+        run["target"]
+    );
+    check("iomark", touched(dev.path(), &parts));
+    drop(dev);
+    let out = iomark()
+        .args(["run", "--rw", "randwrite", "--size", "50%", "-q"])
+        .arg(dir.path().join("new.dat"))
+        .output()
+        .unwrap();
+    assert_refused(&out, "does not exist; give bytes");
+    let out = stdout_of(&[
+        "run",
+        "/dev/null",
+        "--rw",
+        "read",
+        "--size",
+        "50%",
+        "--offset",
+        "25%",
+        "--as-fio",
+    ]);
+    let text = String::from_utf8_lossy(&out).to_string();
+    assert!(text.lines().any(|l| l == "size=50%"), "{text}");
+    assert!(text.lines().any(|l| l == "offset=25%"), "{text}");
+    if !require_tool("fio", "fio (apt-get install fio)") {
+        return;
+    }
+    let Some(dev) = LoopDev::new(64 << 20, true) else {
+        return;
+    };
+    let out = std::process::Command::new("fio")
+        .arg(&file)
+        .arg("--output=/dev/null")
+        .env("DIR", dev.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    check("fio", touched(dev.path(), &parts));
+}

@@ -303,7 +303,13 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         ("offset", "offset"),
         ("io_size", "io-size"),
     ] {
-        if let Some(b) = c.bytes(fio)? {
+        // A share of the file or device (fio's size=50%, offset=25%).
+        let pct = c
+            .value(fio)
+            .filter(|v| v.ends_with('%') && fio != "io_size");
+        if let Some(p) = pct.map(str::to_string) {
+            c.set(ours, p);
+        } else if let Some(b) = c.bytes(fio)? {
             c.set(ours, b.to_string());
         }
     }

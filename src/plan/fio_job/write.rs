@@ -100,11 +100,14 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     w(format!("iodepth={}", s.qd));
     w(format!("numjobs={}", s.jobs));
     w(format!("direct={}", u8::from(s.direct)));
-    match s.size {
-        Some(size) => w(format!("size={size}")),
-        None => w("# size: the whole file or device (a new file is 1 GiB in iomark; fio needs size= for a new file)".into()),
+    match (s.size, s.size_pct) {
+        (_, Some(p)) => w(format!("size={p}%")),
+        (Some(size), None) => w(format!("size={size}")),
+        (None, None) => w("# size: the whole file or device (a new file is 1 GiB in iomark; fio needs size= for a new file)".into()),
     }
-    if s.offset > 0 {
+    if let Some(p) = s.offset_pct {
+        w(format!("offset={p}%"));
+    } else if s.offset > 0 {
         w(format!("offset={}", s.offset));
     }
     match (s.io_size, s.io_spans, s.size) {
