@@ -331,24 +331,6 @@ impl Spec {
     }
 
     /// Whether any operation of this workload writes.
-    /// This spec with `--size P%` and `--offset P%` taken as shares of a target of `len`
-    /// bytes, as fio takes them: the offset rounded down to a block, the span to the
-    /// target's end at most; unchanged without percentages.
-    pub(crate) fn with_shares_of(&self, len: u64) -> std::borrow::Cow<'_, Spec> {
-        if self.size_pct.is_none() && self.offset_pct.is_none() {
-            return std::borrow::Cow::Borrowed(self);
-        }
-        let mut s = self.clone();
-        let share = |p: f64| (len as f64 * p / 100.0) as u64;
-        if let Some(p) = self.offset_pct {
-            s.offset = share(p) / self.bs.max(1) * self.bs.max(1);
-        }
-        if let Some(p) = self.size_pct {
-            s.size = Some(share(p).min(len.saturating_sub(s.offset)));
-        }
-        std::borrow::Cow::Owned(s)
-    }
-
     /// Seconds after the start gate by which every job has started (`--startdelay`, the
     /// high end of a range).
     pub(crate) fn startdelay_end_s(&self) -> f64 {
