@@ -787,3 +787,34 @@ fn size_and_offset_as_shares_of_the_device_under_both_tools() {
     assert_success(&out);
     check("fio", touched(dev.path(), &parts));
 }
+
+/// A minimum rate in a fio group: the slow job's run fails with the error naming it, the
+/// other job of the group (stopped with it) is interrupted, and the exit status is 1.
+#[test]
+fn a_slow_job_in_a_group_fails_its_own_run() {
+    let dir = tmp();
+    let job = dir.path().join("g.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=null\nsize=1g\nruntime=4\ntime_based\nrw=randread\n\
+         [fast]\n\
+         [slow]\nthinktime=20ms\nrate_iops_min=200\n",
+    )
+    .unwrap();
+    let res = dir.path().join("r.json");
+    let out = iomark()
+        .arg("fio")
+        .arg(&job)
+        .args(["-q", "-o"])
+        .arg(&res)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let doc = read_json(&res);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs[0]["status"], "interrupted", "{}", runs[0]["error"]);
+    assert_eq!(runs[1]["status"], "failed");
+    let e = runs[1]["error"].as_str().unwrap();
+    assert!(e.contains("below --rate-iops-min 200"), "{e}");
+    assert!(runs[1]["repetitions"][0]["read"]["ios"].as_u64() > Some(0));
+}
