@@ -25,6 +25,9 @@
 #   rw4k-qd1      4 KiB randwrite, QD 1, psync
 #   rw4k-qd32     4 KiB randwrite, QD 32, io_uring
 #   w128k-qd8     128 KiB sequential write, QD 8, io_uring
+#   w128k-qd8-p1m the same with iomark's --data-pool 1m: unit bytes recur every 1 MiB,
+#                 as fio's reused buffers do (shows what the 16 MiB default costs where
+#                 the device copies every write with the CPU: loop, zram)
 #   r1m-qd8       1 MiB sequential read, QD 8, io_uring
 #   mix70-qd16    70/30 randrw 4 KiB, QD 16, io_uring
 #   aio-rr4k-qd1  4 KiB randread, QD 1, libaio (iomark's libaio against fio's)
@@ -45,7 +48,7 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 IOMARK=${IOMARK:-$HERE/target/release/iomark}
 DIR=${IOMARK_BENCH_DIR:-$PWD}
 DEVICES=${DEVICES:-null loop zram disk}
-JOBS=${JOBS:-null-r4k null-w4k null-w128k rr4k-qd1 rr4k-qd8 rr4k-qd32 rr4k-qd128 rr4k-qd32-j2 rw4k-qd1 rw4k-qd32 w128k-qd8 r1m-qd8 mix70-qd16 aio-rr4k-qd1 aio-rr4k-qd32 aio-rw4k-qd32 aio-w128k-qd8}
+JOBS=${JOBS:-null-r4k null-w4k null-w128k rr4k-qd1 rr4k-qd8 rr4k-qd32 rr4k-qd128 rr4k-qd32-j2 rw4k-qd1 rw4k-qd32 w128k-qd8 w128k-qd8-p1m r1m-qd8 mix70-qd16 aio-rr4k-qd1 aio-rr4k-qd32 aio-rw4k-qd32 aio-w128k-qd8}
 
 command -v fio >/dev/null || { echo "vs-fio: fio is not installed (apt-get install fio)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "vs-fio: python3 is needed to read the JSON" >&2; exit 2; }
@@ -147,6 +150,8 @@ device_jobs() {
   run_pair "$d" rw4k-qd32 "--engine io_uring --rw randwrite --bs 4k --qd 32 $w $i" \
     "$f $uring --rw=randwrite --bs=4k --iodepth=32"
   run_pair "$d" w128k-qd8 "--engine io_uring --rw write --bs 128k --qd 8 $w $i" \
+    "$f $uring --rw=write --bs=128k --iodepth=8"
+  run_pair "$d" w128k-qd8-p1m "--engine io_uring --rw write --bs 128k --qd 8 --data-pool 1m $w $i" \
     "$f $uring --rw=write --bs=128k --iodepth=8"
   run_pair "$d" r1m-qd8 "--engine io_uring --rw read --bs 1m --qd 8 $i" \
     "$f $uring --rw=read --bs=1m --iodepth=8"

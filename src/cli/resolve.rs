@@ -108,7 +108,12 @@ impl SuiteArgs {
             sys,
         )?;
         let runs = if targets.len() > 1 || sweep.is_some() {
-            crate::plan::targets::spread(runs, &targets, sweep.as_deref())?
+            crate::plan::targets::spread(
+                runs,
+                &targets,
+                sweep.as_deref(),
+                crate::plan::targets::mpi_launched(),
+            )?
         } else {
             runs
         };

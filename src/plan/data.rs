@@ -9,12 +9,20 @@ use crate::units::fmt_size;
 /// Bytes of whole writes each writing job keeps to measure compressibility (the
 /// `Sampler`'s budget).
 pub(crate) const SAMPLE_BUDGET: usize = 4 << 20;
-/// Bytes of pre-generated units per writing job (at least; a pool holds at least two
-/// units). Twice the window of zstd at its highest level (8 MiB), far beyond lz4's
-/// (64 KiB) and deflate's (32 KiB), so a unit's bytes come back (under other stamps) only
-/// after every common compressor has forgotten them; and large enough that the writes in
-/// flight (queue depth × block size) rarely need a unit still lent to another write.
+/// Bytes of pre-generated units per writing job by default (`--data-pool`; a pool holds
+/// at least two units). Twice the window of zstd at its highest level (8 MiB), far beyond
+/// lz4's (64 KiB) and deflate's (32 KiB), so a unit's bytes come back (under other
+/// stamps) only after every common compressor has forgotten them; and large enough that
+/// the writes in flight (queue depth × block size) rarely need a unit still lent to
+/// another write.
 pub(crate) const POOL_BYTES: usize = 16 << 20;
+/// The smallest and largest `--data-pool`.
+pub(crate) const POOL_MIN: u64 = 64 << 10;
+pub(crate) const POOL_MAX: u64 = 1 << 30;
+
+fn default_pool() -> u64 {
+    POOL_BYTES as u64
+}
 /// Distinct unit hashes each writing job keeps to measure dedupability before it samples
 /// by content.
 pub(crate) const MAX_UNIT_HASHES: usize = 1 << 16;
@@ -81,6 +89,11 @@ pub struct DataSpec {
     /// of a pool built before the run (see `docs/data.md`).
     #[serde(default)]
     pub refill: bool,
+    /// Bytes of the pool of pre-generated units (`--data-pool`): the distance after which
+    /// a unit's bytes other than its stamp come back. Documents from before the option
+    /// had 16 MiB.
+    #[serde(default = "default_pool")]
+    pub pool: u64,
 }
 
 impl Default for DataSpec {
@@ -96,6 +109,7 @@ impl Default for DataSpec {
             pattern: None,
             files: None,
             refill: false,
+            pool: default_pool(),
         }
     }
 }
@@ -135,6 +149,11 @@ impl DataSpec {
         }
         if self.refill && self.generated() {
             s.push_str(", refilled");
+        } else if self.generated() && self.pool != default_pool() {
+            s.push_str(&format!(
+                ", pool {}",
+                crate::units::fmt_size_short(self.pool)
+            ));
         }
         s
     }
@@ -193,12 +212,25 @@ impl DataSpec {
                 ));
             }
         }
+        if !(POOL_MIN..=POOL_MAX).contains(&self.pool) {
+            return Err(Error::usage(format!(
+                "--data-pool {} is out of range; use a size from 64k to 1g (16m by default)",
+                fmt_size(self.pool)
+            )));
+        }
         if self.kind == DataKind::Pattern && self.pattern.as_deref().and_then(parse_hex).is_none() {
             return Err(Error::usage(
                 "--data pattern:HEX needs an even number of hex digits (e.g. pattern:deadbeef)",
             ));
         }
         Ok(())
+    }
+
+    /// Bytes the data generator's pool holds: `pool` rounded up to whole units, two at
+    /// least.
+    pub(crate) fn pool_bytes(&self) -> usize {
+        let unit = self.unit_len();
+        (self.pool as usize).div_ceil(unit).max(2) * unit
     }
 
     /// The generation granularity: a dedup unit when dedup is on, else a chunk (or 4 KiB).

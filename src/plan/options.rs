@@ -546,6 +546,13 @@ pub(crate) const TABLE: &[OptDef] = &[
         Data,
         "Repeats come from at most N distinct units [default: any unit written before].",
     ),
+    value(
+        "data-pool",
+        "SIZE",
+        Some("16m"),
+        Data,
+        "Size of the pool of pre-generated units each writing job stamps its writes from: a unit's bytes other than its stamp come back after this much data. Keep it above the window of any compressor that sees the data (zstd's largest: 8 MiB); smaller stays hotter in the CPU's caches (fio reuses 1 MiB of buffers).",
+    ),
     switch(
         "refill",
         Data,

@@ -404,6 +404,7 @@ impl RunOptions {
             },
             dedup: dedup.unwrap_or(0.0),
             refill: self.on("refill"),
+            pool: size_opt("--data-pool", self.text_or_default("data-pool"))?,
             ..DataSpec::default()
         };
         if let Some(n) = self.text("dedup-set") {
@@ -455,6 +456,16 @@ impl RunOptions {
                 )));
             }
             _ => {}
+        }
+        if self.text("data-pool").is_some() && (d.refill || !d.generated()) {
+            return Err(Error::usage(format!(
+                "--data-pool applies to pooled random or compressible data, not to {}; drop --data-pool",
+                if d.refill {
+                    "--refill".to_string()
+                } else {
+                    format!("--data {kind}")
+                }
+            )));
         }
         Ok(d)
     }

@@ -348,7 +348,7 @@ impl Spec {
 
     /// What this run allocates in its process, known before the target is opened.
     pub(crate) fn memory(&self) -> Memory {
-        use crate::plan::data::{MAX_UNIT_HASHES, POOL_BYTES, SAMPLE_BUDGET};
+        use crate::plan::data::{MAX_UNIT_HASHES, SAMPLE_BUDGET};
         // Every target has its own jobs.
         let jobs = self.jobs as u64 * self.target_count() as u64;
         // Each job's BufferPool: qd slots of bs rounded up to the alignment (4 KiB at
@@ -362,7 +362,7 @@ impl Spec {
         let sampling = if self.writes() {
             jobs * (SAMPLE_BUDGET as u64
                 + MAX_UNIT_HASHES as u64 * 64
-                + POOL_BYTES as u64 * 65 / 64)
+                + self.data.pool_bytes() as u64 * 65 / 64)
         } else {
             0
         };

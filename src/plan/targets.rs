@@ -109,6 +109,15 @@ pub fn plan_targets(runs: &[StudyRun]) -> Vec<&str> {
     all
 }
 
+/// Whether this process is a rank of an MPI job: built with the feature `mpi`, and
+/// started by a launcher (OpenMPI's mpirun, MPICH's hydra, Slurm's srun with PMI or PMIx).
+pub fn mpi_launched() -> bool {
+    cfg!(feature = "mpi")
+        && ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some())
+}
+
 /// `--targets-sweep 1,2,4`: how many of the targets each step of the sweep uses, checked
 /// against the `given` targets.
 pub(crate) fn parse_sweep(text: &str, given: usize) -> Result<Vec<usize>> {
@@ -137,11 +146,14 @@ pub(crate) fn parse_sweep(text: &str, given: usize) -> Result<Vec<usize>> {
 /// A study's runs on several targets: every run on all of `targets` (no sweep), or
 /// repeated for each step of `sweep` on the first n of them. A sweep becomes the swept
 /// parameter (`targets`, its value n: "1 disk, 2 disks, 4 disks"), and the study's own
-/// parameter and value move into the test's name; preparation runs keep theirs.
+/// parameter and value move into the test's name; preparation runs keep theirs. A
+/// step on one target runs without `--stonewall` (one target is always the first done),
+/// unless `ranks` (an MPI job: its ranks still race one another).
 pub(crate) fn spread(
     runs: Vec<StudyRun>,
     targets: &[String],
     sweep: Option<&[usize]>,
+    ranks: bool,
 ) -> Result<Vec<StudyRun>> {
     let on = |r: &StudyRun, n: usize| -> Result<StudyRun> {
         let mut r = r.clone();
@@ -158,6 +170,9 @@ pub(crate) fn spread(
     for &n in steps {
         for r in &runs {
             let mut r = on(r, n)?;
+            if n == 1 && !ranks {
+                r.plan.spec.stonewall = false;
+            }
             if !r.point.is_preparation() {
                 let p = &mut r.point;
                 p.test = format!("{} {}={}", p.test, p.param, p.value);
@@ -195,6 +210,7 @@ mod tests {
     fn a_sweep_repeats_each_run_on_the_first_n_targets() {
         let mut spec = Spec::new("a");
         spec.engine = crate::plan::spec::EngineKind::Psync;
+        spec.stonewall = true;
         let run = |test: &str| StudyRun {
             plan: crate::plan::RunPlan {
                 spec: spec.clone(),
@@ -211,7 +227,12 @@ mod tests {
         };
         let ts: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
         let runs = vec![run("fill"), run("randread")];
-        let out = spread(runs.clone(), &ts, Some(&[1, 2, 4])).unwrap();
+        let out = spread(runs.clone(), &ts, Some(&[1, 2, 4]), false).unwrap();
+        let mpi = spread(runs.clone(), &ts, Some(&[1, 2, 4]), true).unwrap();
+        assert!(
+            mpi.iter().all(|r| r.plan.spec.stonewall),
+            "ranks race on one target too"
+        );
         assert_eq!(out.len(), 6);
         assert!(out[0].plan.spec.targets.is_empty() && out[0].point.test == "fill");
         assert_eq!(out[1].point.test, "randread qd=1");
@@ -222,7 +243,10 @@ mod tests {
         assert_eq!(out[3].plan.spec.targets, vec!["a", "b"]);
         assert_eq!(out[5].plan.spec.target_paths(), vec!["a", "b", "c", "d"]);
         assert_eq!(out[5].point.value, "4");
-        let all = spread(runs, &ts, None).unwrap();
+        // --stonewall: not on the one-target steps, kept on the others.
+        let walls: Vec<bool> = out.iter().map(|r| r.plan.spec.stonewall).collect();
+        assert_eq!(walls, [false, false, true, true, true, true]);
+        let all = spread(runs, &ts, None, false).unwrap();
         assert!(all.iter().all(|r| r.plan.spec.targets.len() == 4));
     }
 

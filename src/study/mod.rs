@@ -11,11 +11,4 @@ pub mod mpi;
 pub mod runner;
 pub mod store;
 
-/// Whether this process is a rank of an MPI job: built with the feature `mpi`, and
-/// started by a launcher (OpenMPI's mpirun, MPICH's hydra, Slurm's srun with PMI or PMIx).
-pub fn mpi_launched() -> bool {
-    cfg!(feature = "mpi")
-        && ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
-            .iter()
-            .any(|v| std::env::var_os(v).is_some())
-}
+pub use crate::plan::targets::mpi_launched;

@@ -1,20 +1,20 @@
-//! The unit pool of one data generator: `POOL_BYTES` of profile-shaped units (random, or
+//! The unit pool of one data generator: `--data-pool` bytes (16 MiB by default) of profile-shaped units (random, or
 //! zerofill/repeat chunks) built once before the run, and the *stamps* that make every
 //! unit written unique.
 //!
 //! Unique unit `id` is pool unit `id mod N` with a *stamp*: the unit's first eight bytes
 //! (literals in every profile; a `repeat` chunk's copies of them are stamped alike) are
-//! the pool's original word there XORed with a 64-bit value that is a bijection of `id`. So no two units are equal, even when they share a pool unit (after `POOL_BYTES`
+//! the pool's original word there XORed with a 64-bit value that is a bijection of `id`. So no two units are equal, even when they share a pool unit (after the pool's size
 //! of writes), and the compressibility of the pool unit is unchanged (random bytes replace
 //! random bytes). The unit is the granularity of uniqueness, as `--dedup-unit` declares
-//! it: parts of a unit smaller than the unit come back after `POOL_BYTES`.
+//! it: parts of a unit smaller than the unit come back after the pool's size.
 //!
 //! A write of fresh units can be sent straight from the pool ([`UnitPool::lend`]): the
 //! units are stamped in place and stay *lent* (left alone) until the write completes.
 //! Otherwise a unit is copied out and stamped in the copy ([`UnitPool::copy_unit`]); both
 //! give the same bytes.
 
-use crate::plan::data::{CompressMethod, DataKind, DataSpec, POOL_BYTES};
+use crate::plan::data::{CompressMethod, DataKind, DataSpec};
 use crate::workload::data::{fill_repeat, fill_zerofill};
 use crate::workload::rng::Rng;
 
@@ -57,8 +57,8 @@ impl UnitPool {
     /// compressible data).
     pub fn new(spec: &DataSpec, seed: u64, stream: u64) -> UnitPool {
         let unit_len = spec.unit_len();
-        let units = POOL_BYTES.div_ceil(unit_len).max(2);
-        let len = units * unit_len;
+        let len = spec.pool_bytes();
+        let units = len / unit_len;
         // Aligned to 2 MiB, so that the pool can be backed by whole huge pages.
         let mut bytes = vec![0u8; len + HUGE_ALIGN];
         let start = bytes.as_ptr().align_offset(HUGE_ALIGN).min(HUGE_ALIGN);

@@ -223,6 +223,62 @@ fn writes_sent_from_the_pool_are_the_data_stream() {
 }
 
 #[test]
+fn data_pool_is_the_distance_a_compressor_sees() {
+    // `--data-pool` is the distance after which a unit's bytes (other than its stamp)
+    // come back: zstd -3 (a 2 MiB window) finds them again in a 256 KiB pool's stream,
+    // lz4 (64 KiB) does not, and neither finds anything in the default 16 MiB pool's.
+    if !require_tool("zstd", "the zstd command") || !require_tool("lz4", "the lz4 command") {
+        return;
+    }
+    let shape = ["--bs", "128k", "--size", "8m", "--seed", "4"];
+    let small = data_stream(&[&shape[..], &["--data-pool", "256k"]].concat());
+    let default = data_stream(&shape);
+    let (z_small, z_default) = (
+        saved_by("zstd", "-3", &small),
+        saved_by("zstd", "-3", &default),
+    );
+    let l_small = saved_by("lz4", "-1", &small);
+    assert!(
+        z_small > 90.0,
+        "zstd saved {z_small:.1}% of a 256 KiB pool's stream"
+    );
+    assert!(
+        z_default < 1.0,
+        "zstd saved {z_default:.1}% of a 16 MiB pool's stream"
+    );
+    assert!(
+        l_small < 1.0,
+        "lz4 saved {l_small:.1}% of a 256 KiB pool's stream"
+    );
+
+    // A run with a pool no larger than the writes in flight (QD 8 x 128 KiB = 1 MiB) still
+    // writes that stream: units still lent are copied, not reused early.
+    let dir = tmp();
+    let f = dir.path().join("pool.dat");
+    let pool = ["--data-pool", "1m"];
+    run_json(
+        &[
+            &[
+                "run", "--rw", "write", "--engine", "io_uring", "--qd", "8", "--keep",
+            ][..],
+            &shape,
+            &pool,
+            &[f.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    let written = std::fs::read(&f).unwrap();
+    assert!(
+        written == data_stream(&[&shape[..], &pool].concat()),
+        "the run's bytes differ from `iomark data --data-pool 1m`"
+    );
+    assert!(
+        written != default,
+        "--data-pool 1m wrote the default pool's stream"
+    );
+}
+
+#[test]
 fn run_reports_measured_data_for_writes_only() {
     let dir = tmp();
     let f = dir.path().join("m.dat");

@@ -6,7 +6,8 @@
 //! `src/io/engine/mod.rs`.)
 
 use crate::common::{
-    LoopDev, assert_refused, assert_success, iomark, iomark_process, require, run_json, tmp,
+    LoopDev, Mounted, assert_refused, assert_success, iomark, iomark_process, require, run_json,
+    tmp,
 };
 
 /// The engines that reach the kernel, with a queue depth each can honour.
@@ -145,6 +146,41 @@ fn sync_mode_makes_every_write_stable() {
             }
         }
     }
+}
+
+#[test]
+fn sync_mode_leaves_the_layout_of_a_new_file_alone() {
+    // A new file is laid out before the run, outside the measured window: that layout is
+    // not synchronous, so a run of four O_DSYNC writes on a new 32 MiB file flushes the
+    // device a handful of times (the writes, the layout's one fdatasync, the journal), not
+    // once per MiB laid out.
+    let Some(dev) = LoopDev::new(128 << 20, false) else {
+        return;
+    };
+    let Some(fs) = Mounted::ext4(dev.path()) else {
+        return;
+    };
+    let file = fs.path().join("new.dat");
+    let before = flushes(&dev);
+    run_json(&[
+        "run",
+        "--rw",
+        "randwrite",
+        "--bs",
+        "4k",
+        "--size",
+        "32m",
+        "--io-size",
+        "16k",
+        "--sync-mode",
+        "dsync",
+        file.to_str().unwrap(),
+    ]);
+    let n = flushes(&dev) - before;
+    assert!(
+        (4..20).contains(&n),
+        "{n} flushes for 4 O_DSYNC writes on a new 32 MiB file"
+    );
 }
 
 #[test]

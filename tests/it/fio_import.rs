@@ -221,24 +221,34 @@ fn buffered_0_is_direct_and_pairs_with_an_iomark_direct_run() {
     let doc = import(&out);
     assert_eq!(runs(&doc)[0]["spec"]["direct"], true);
     same_figures(&runs(&doc)[0], &fio_jobs(&out)[0], "read");
-    let mine = dir.path().join("mine.json");
+    let target = dir.path().join("i.dat");
+    let args = [
+        "run",
+        "--rw",
+        "randread",
+        "--size",
+        "4m",
+        target.to_str().unwrap(),
+    ];
+    pairs_in_compare(dir.path(), out, &args);
+}
+
+/// `compare` of fio's document `fio_doc` and an iomark run of `args` pairs them in one
+/// row with figures on both sides.
+fn pairs_in_compare(dir: &Path, fio_doc: PathBuf, args: &[&str]) {
+    let mine = dir.join("mine.json");
     let o = iomark()
-        .args(["run", "--rw", "randread", "--size", "4m", "-q", "-o"])
+        .args(args)
+        .args(["-q", "-o"])
         .arg(&mine)
-        .arg(dir.path().join("i.dat"))
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let c = compare_json(&[out, mine]);
+    let c = compare_json(&[fio_doc, mine]);
     let rows = c["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "one matched row: {c}");
-    assert!(
-        rows[0]["cells"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|x| !x.is_null())
-    );
+    let cells = rows[0]["cells"].as_array().unwrap();
+    assert!(cells.iter().all(|x| !x.is_null()), "{c}");
 }
 
 // ---- items 3 and 4: block sizes and fio's units -----------------------------------
@@ -264,6 +274,22 @@ fn check_bs(path: &Path, label: &str) {
         }
     }
     assert!(markdown(path).contains(label));
+}
+
+#[test]
+fn an_imported_block_size_mix_pairs_with_iomarks_in_compare() {
+    // fio's bssplit becomes iomark's block-size mix, so `compare` pairs the fio job with
+    // an iomark run of the same mix (before: keyed by the average size, never paired).
+    let fixture = data("fio-bssplit.json");
+    let doc = import(&fixture);
+    let mix = &runs(&doc)[0]["spec"]["bs_mix"];
+    assert_eq!(mix["split"][1]["bs"], 65536, "{mix}");
+    let dir = tmp();
+    let args = [
+        "run", "--engine", "null", "--rw", "randread", "--size", "4m",
+    ];
+    let mix = ["--bssplit", "4k/50:64k/50", "--buffered"];
+    pairs_in_compare(dir.path(), fixture, &[&args[..], &mix].concat());
 }
 
 #[test]

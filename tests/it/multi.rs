@@ -273,7 +273,7 @@ fn a_study_sweeps_the_number_of_targets_and_removes_the_files_it_made() {
             "300ms",
         ])
         .args(["--ramp", "0", "--engine", "io_uring", "--buffered"])
-        .args(["--targets-sweep", "1,3", "-q", "-o"])
+        .args(["--targets-sweep", "1,3", "--stonewall", "-q", "-o"])
         .arg(&doc_path)
         .args(&files)
         .output()
@@ -298,6 +298,8 @@ fn a_study_sweeps_the_number_of_targets_and_removes_the_files_it_made() {
         assert_eq!(r["study"]["param"], "targets");
         assert!(r["study"]["test"].as_str().unwrap().ends_with("qd=2"));
         let rep = &r["repetitions"][0];
+        // --stonewall: a step on one target runs without it (it was refused there).
+        assert_eq!(r["spec"]["stonewall"], n > 1, "stonewall on {n} targets");
         if n == 1 {
             assert!(rep.get("targets").is_none() && r["spec"].get("targets").is_none());
             continue;

@@ -2,6 +2,8 @@
 //! data (progress every MiB, Ctrl-C honoured), then checked against the alignment direct
 //! I/O needs.
 
+use std::os::fd::AsRawFd;
+
 use super::*;
 
 impl Target {
@@ -25,7 +27,6 @@ impl Target {
             .read(true)
             .write(true)
             .create_new(true)
-            .custom_flags(sync_flags(spec))
             .open(&path)
             .map_err(|e| open_error(&path, &e, false, true))?;
         let md = file.metadata().ok();
@@ -76,6 +77,24 @@ impl Target {
             )),
             _ => Error::io(format!("cannot write {}", path.display()), &e),
         })?;
+        if sync_flags(spec) != 0 {
+            // The layout was not synchronous (it is not measured): make it stable now, so
+            // its writeback does not fall in the measured window, and open the same file
+            // again, through its descriptor, with the O_SYNC or O_DSYNC the run asked for
+            // (F_SETFL cannot add them).
+            let reopen = |f: &File| -> io::Result<File> {
+                f.sync_data()?;
+                OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .custom_flags(sync_flags(spec))
+                    .open(format!("/proc/self/fd/{}", f.as_raw_fd()))
+            };
+            let synced = reopen(t.file.as_ref().expect("just opened"))
+                .map_err(|e| Error::io(format!("cannot reopen {}", path.display()), &e))?;
+            t.file = Some(synced);
+        }
+        let f = t.file.as_ref().expect("just opened");
         if spec.direct {
             // Switch the same descriptor to O_DIRECT, rather than reopening by path.
             if let Err(e) = sys::set_direct(f.as_fd()) {

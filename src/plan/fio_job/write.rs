@@ -287,6 +287,11 @@ fn data(w: &mut impl FnMut(String), s: &Spec) {
     }
     if d.refill {
         w("refill_buffers=1".into());
+    } else if d.generated() && d.pool != crate::plan::data::POOL_BYTES as u64 {
+        w(format!(
+            "# data-pool {}: iomark's unit bytes recur after that many bytes; fio reuses its buffers, scrambling a few bytes of each write",
+            d.pool
+        ));
     }
 }
 

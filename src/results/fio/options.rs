@@ -1,6 +1,7 @@
 //! A fio job's options → iomark's workload: the pattern, the block size and the spec.
 
 use super::Opts;
+use crate::plan::bsmix::BsMix;
 use crate::plan::data::DataSpec;
 use crate::plan::fio_job::units::fio_size;
 use crate::plan::spec::{EngineKind, Rw, Spec};
@@ -67,6 +68,35 @@ pub(super) fn job_bs(opts: &Opts, kb: u64, read: &DirStats, write: &DirStats) ->
         return (pair, bs);
     }
     (crate::units::fmt_size_short(r), r)
+}
+
+/// fio's `bssplit` or `bsrange` as iomark's block-size mix, so that an imported job pairs
+/// in `compare` with an iomark run of the same mix: the side (read, write) of the
+/// direction that did most, `None` when the job gives neither, when a mixed job's two
+/// sides differ (one iomark mix cannot say that), or when iomark cannot express it.
+pub(super) fn job_bs_mix(opts: &Opts, kb: u64, rw: Option<Rw>, reads_most: bool) -> Option<BsMix> {
+    let (text, split) = match opts.get("bssplit") {
+        Some(t) => (t, true),
+        None => (
+            opts.get("bsrange")
+                .or_else(|| opts.get("blocksize_range"))?,
+            false,
+        ),
+    };
+    let sides: Vec<&str> = text.split(',').map(str::trim).collect();
+    let read = sides[0];
+    let write = sides.get(1).copied().unwrap_or(read);
+    if rw.is_some_and(Rw::is_mixed) && read != write {
+        return None;
+    }
+    let side = if reads_most { read } else { write };
+    let size = |s: &str| fio_size(s, kb).ok_or(crate::error::Error::usage("not a size"));
+    let mix = if split {
+        BsMix::parse_split(side, size)
+    } else {
+        BsMix::parse_range(side, size)
+    };
+    mix.ok().filter(|m| m.validate(false).is_ok())
 }
 
 /// The workload of a job, from its options (the job's own, else the global ones).

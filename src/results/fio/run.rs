@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::latency::{direction, latency_kind};
-use super::options::{job_bs, job_rw, job_spec};
+use super::options::{job_bs, job_bs_mix, job_rw, job_spec};
 use super::text::TextInfo;
 use super::{JobKey, Opts, num};
 use crate::plan::spec::{Rw, Spec};
@@ -25,6 +25,12 @@ pub(super) fn job_run(
     let mut m = j.measure();
     let (bs_label, bs) = job_bs(opts, j.kb, &m.read, &m.write);
     let mut spec = job_spec(&key.2, opts, j.rw, bs, j.kb);
+    spec.bs_mix = job_bs_mix(
+        opts,
+        j.kb,
+        j.rw,
+        m.read.ios >= m.write.ios && m.read.ios > 0,
+    );
     let mut warnings = vec![format!(
         "imported from fio {version}: every latency figure is {}",
         m.kind.describe()
