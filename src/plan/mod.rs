@@ -12,6 +12,7 @@ pub mod distribution;
 pub mod engine;
 pub mod fio_job;
 pub mod matrix;
+mod option_def;
 pub mod options;
 pub mod resolve;
 mod resolve_pace;
