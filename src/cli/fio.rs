@@ -99,8 +99,8 @@ impl FioArgs {
             .iter()
             .map(|r| &r.plan.spec)
             .filter(|s| s.engine.caps().needs_fd);
-        for t in targets {
-            let path = std::path::Path::new(&t.target);
+        for t in targets.flat_map(|s| s.target_paths()) {
+            let path = std::path::Path::new(t);
             if let Some(o) = out.output.as_deref().or(self.resume.as_deref())
                 && crate::results::store::same_file(o, path)
             {

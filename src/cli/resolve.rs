@@ -196,6 +196,11 @@ impl RunArgs {
             self.out.to_output(),
             sys,
         )?;
+        if plan.spec.file_service.is_some_and(|f| f.split) && targets.len() < 2 {
+            return Err(Error::usage(
+                "--split-targets shares several TARGETs out between the jobs; name several, or drop it",
+            ));
+        }
         if targets.len() > 1 {
             plan.spec.targets = targets;
             plan.spec.validate_targets()?;

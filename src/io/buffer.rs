@@ -19,22 +19,40 @@ unsafe impl Send for BufferPool {}
 
 impl BufferPool {
     /// Allocates zeroed buffers aligned to `align` (a power of two, at least 4096 is used).
+    ///
+    /// Slots of 64 KiB or more lie in huge pages where the kernel gives them (the pool is
+    /// then rounded up to whole 2 MiB pages): a slot is then physically contiguous, so a large transfer is one
+    /// request to a device that limits the segments per request (a 1 MiB read from 4 KiB
+    /// pages is 256 segments: two requests on a loop device or virtio disk, which take
+    /// 128 or 254).
     pub(crate) fn new(slots: usize, slot_len: usize, align: usize) -> io::Result<BufferPool> {
+        const HUGE: usize = 2 << 20;
         let align = align.max(4096).next_power_of_two();
         let slot_len_aligned = slot_len.div_ceil(align) * align;
         let total = slot_len_aligned
             .checked_mul(slots.max(1))
             .ok_or_else(|| io::Error::other("buffer pool size overflows"))?;
+        let huge = slot_len_aligned >= 64 << 10;
+        let (align, total) = match huge {
+            true => (align.max(HUGE), total.next_multiple_of(HUGE)),
+            false => (align, total),
+        };
         let layout = std::alloc::Layout::from_size_align(total, align)
             .map_err(|_| io::Error::other("invalid buffer layout"))?;
         // Safety: `layout` has a non-zero size (slots ≥ 1, slot_len ≥ 1 rounded up to align).
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        let ptr = unsafe { std::alloc::alloc(layout) };
         if ptr.is_null() {
             return Err(io::Error::new(
                 io::ErrorKind::OutOfMemory,
                 format!("cannot allocate {total} bytes of I/O buffers"),
             ));
         }
+        if huge {
+            // Before the first touch, so the pages are huge from the start.
+            crate::io::sys::back_with_huge_pages(ptr, total);
+        }
+        // Safety: `ptr` points to `total` bytes just allocated and not yet shared.
+        unsafe { std::ptr::write_bytes(ptr, 0, total) };
         Ok(BufferPool {
             ptr,
             layout,

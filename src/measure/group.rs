@@ -10,7 +10,8 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::io::env::{CpuTimes, KernelWorkers};
 use crate::io::target::Target;
-use crate::measure::rep::{Lane, Merged, Window, drive};
+use crate::measure::merge::Merged;
+use crate::measure::rep::{Lane, Window, drive};
 use crate::measure::run::{
     RunOutcome, absorb, check_memory, check_target, conclude, new_run, settle,
 };
@@ -182,6 +183,8 @@ fn group_rep(
             // Two jobs of the same shape must not issue the same offsets and data.
             stream: target_stream(spec_stream(spec, rep), i as u32),
             corpus: corpus.as_ref(),
+            jobs: spec.jobs,
+            files: &[],
         })
         .collect();
     let (outs, mut watch) = drive(&lanes, rep, stop, sink);

@@ -16,10 +16,13 @@ use std::sync::atomic::AtomicBool;
 
 use crate::measure::gate::Gate;
 use crate::measure::interval::{LaneTx, Live};
-use crate::measure::worker::{Worker, WorkerOut, worker_data};
+use crate::measure::worker::{Worker, WorkerOut};
+use crate::plan::data::DataSpec;
 use crate::plan::spec::EngineKind;
 use crate::plan::spec::Spec;
 use crate::stop::StopFlag;
+use crate::workload::data::DataGen;
+use crate::workload::seed::{data_stream, job_stream};
 
 /// A failed I/O, as a message that says where and what to try.
 pub(crate) fn io_error(path: &str, op: Op, offset: u64, errno: i32) -> Error {
@@ -56,6 +59,26 @@ enum AnyEngine<'fd> {
     Uring(UringEngine<'fd>),
     Libaio(LibaioEngine<'fd>),
     Mmap(MmapEngine),
+}
+
+/// The data generator of the worker of `ctx`: built before the starting gate, because
+/// building its pool takes time that must not count.
+pub(crate) fn worker_data(ctx: &WorkerCtx) -> DataGen {
+    // A job that never writes data generates none: no pool for it.
+    let refill = DataSpec {
+        refill: true,
+        ..ctx.spec.data.clone()
+    };
+    DataGen::new(
+        if ctx.spec.writes() {
+            &ctx.spec.data
+        } else {
+            &refill
+        },
+        ctx.spec.seed,
+        data_stream(job_stream(ctx.stream, ctx.job)),
+        ctx.corpus.cloned(),
+    )
 }
 
 /// Builds the worker's engine, waits at the gate, runs the loop.
@@ -156,12 +179,17 @@ fn build_engine<'fd>(
             _ => Err(Error::runtime("no file descriptor for a real engine")),
         };
     };
+    // A worker serving several files addresses each request's own (`Request::file`).
+    let fds: Vec<BorrowedFd> = ctx.files.iter().filter_map(|f| f.fd).collect();
+    let several = fds.len() > 1;
     Ok(match spec.engine {
         EngineKind::Null => AnyEngine::Null(NullEngine::new(pool, qd)),
-        EngineKind::Psync => AnyEngine::Psync(PsyncEngine::new(fd, pool, qd)),
-        EngineKind::IoUring => AnyEngine::Uring(
-            UringEngine::new(fd, pool, qd, opts, data_pool).map_err(|e| setup("io_uring", e))?,
-        ),
+        EngineKind::Psync => AnyEngine::Psync(PsyncEngine::new(fd, pool, qd).with_files(&fds)),
+        EngineKind::IoUring => AnyEngine::Uring({
+            let e = UringEngine::new(fd, pool, qd, opts, data_pool);
+            let e = e.and_then(|e| if several { e.with_files(&fds) } else { Ok(e) });
+            e.map_err(|e| setup("io_uring", e))?
+        }),
         EngineKind::Libaio => AnyEngine::Libaio(
             LibaioEngine::new(
                 fd,
@@ -170,22 +198,29 @@ fn build_engine<'fd>(
                 opts.batch_submit as usize,
                 opts.batch_complete as usize,
             )
-            .map_err(|e| setup("libaio (io_setup)", e))?,
+            .map_err(|e| setup("libaio (io_setup)", e))?
+            .with_files(&fds),
         ),
-        EngineKind::Mmap => AnyEngine::Mmap(
-            MmapEngine::new(
-                fd,
-                pool,
-                ctx.base,
-                ctx.span,
-                spec.writes(),
-                spec.rw.is_random(),
-            )
-            .map_err(|e| {
-                Error::runtime(format!("mapping {} failed: {}", ctx.path, describe_io(&e)))
-            })?,
-        ),
+        EngineKind::Mmap => AnyEngine::Mmap(mmap_engine(ctx, fd, pool)?),
     })
+}
+
+/// The mmap engine: a mapping of each file's span.
+fn mmap_engine(ctx: &WorkerCtx, fd: BorrowedFd, pool: BufferPool) -> Result<MmapEngine, Error> {
+    let spec = ctx.spec;
+    let failed = |path: &str, e: std::io::Error| {
+        Error::runtime(format!("mapping {path} failed: {}", describe_io(&e)))
+    };
+    let (writes, random) = (spec.writes(), spec.rw.is_random());
+    let mut e = MmapEngine::new(fd, pool, ctx.base, ctx.span, writes, random)
+        .map_err(|e| failed(ctx.path, e))?;
+    for f in ctx.files.iter().skip(1) {
+        if let Some(fd) = f.fd {
+            e.add_file(fd, f.base, f.span)
+                .map_err(|e| failed(f.path, e))?;
+        }
+    }
+    Ok(e)
 }
 
 /// Everything a worker needs, borrowed from the repetition.
@@ -213,4 +248,18 @@ pub(crate) struct WorkerCtx<'a> {
     pub(crate) tx: LaneTx,
     pub(crate) path: &'a str,
     pub(crate) corpus: Option<&'a Arc<Vec<u8>>>,
+    /// `--file-service`: every file this worker serves (`fd`, `base`, `span` and `path`
+    /// above are the first one's); empty for a worker on one file.
+    pub(crate) files: &'a [WorkFile<'a>],
+}
+
+/// One of the files a worker serves with `--file-service`.
+#[derive(Clone, Copy)]
+pub(crate) struct WorkFile<'a> {
+    pub(crate) fd: Option<BorrowedFd<'a>>,
+    pub(crate) base: u64,
+    pub(crate) span: u64,
+    pub(crate) path: &'a str,
+    /// Its index among the run's targets (whose figures its I/Os count in).
+    pub(crate) target: usize,
 }

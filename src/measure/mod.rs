@@ -9,6 +9,7 @@ mod gate;
 pub mod group;
 mod interval;
 mod launch;
+mod merge;
 mod min_rate;
 mod monitor;
 mod pace;

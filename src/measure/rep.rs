@@ -12,20 +12,20 @@ use crate::error::Error;
 use crate::io::env::{BlockStat, CpuTimes, KernelWorkers};
 use crate::io::target::Target;
 use crate::measure::gate::Gate;
-use crate::measure::interval::{IntervalMsg, IntervalSum, LaneTx, Live, all_lanes, gather, series};
-use crate::measure::launch::WorkerCtx;
+use crate::measure::interval::{IntervalMsg, IntervalSum, LaneTx, Live, all_lanes, gather};
 use crate::measure::launch::run_worker;
+use crate::measure::launch::{WorkFile, WorkerCtx};
+use crate::measure::merge::Merged;
 use crate::measure::monitor::Monitor;
-use crate::measure::targets::{Part, dir_stats, target_reps};
+use crate::measure::targets::target_reps;
 use crate::measure::verify::{GenMap, verify_back};
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::Spec;
 use crate::results::env::DeviceDelta;
-use crate::results::schema::{Cpu, CpuPart, Repetition, Status};
+use crate::results::schema::Repetition;
 use crate::results::sink::Sink;
-use crate::results::stats::{Counter, LatHist};
+use crate::results::stats::LatHist;
 use crate::stop::StopFlag;
-use crate::workload::sampler::Sampler;
 use crate::workload::seed::{spec_stream, target_stream};
 
 /// When a repetition's measured window starts and ends.
@@ -111,6 +111,12 @@ pub(crate) struct Lane<'a> {
     /// The lane's offset and data streams.
     pub(crate) stream: u64,
     pub(crate) corpus: Option<&'a Arc<Vec<u8>>>,
+    /// Its workers: `spec.jobs`, or none for a target served by the first lane's
+    /// workers (`--file-service`).
+    pub(crate) jobs: u32,
+    /// `--file-service`: every target, served by this lane's workers (each its
+    /// `Spec::files_of_job`); empty otherwise.
+    pub(crate) files: &'a [WorkFile<'a>],
 }
 
 /// Runs repetition `rep` (0-based) of `spec` on its opened targets (one, or several
@@ -125,6 +131,7 @@ pub(crate) fn run_rep(
 ) -> RepOutcome {
     let target = &targets[0];
     targets.iter().for_each(Target::drop_cache);
+    let files = work_files(spec, targets);
     let lanes: Vec<Lane> = (targets.iter().enumerate())
         .map(|(t, target)| Lane {
             spec,
@@ -132,16 +139,29 @@ pub(crate) fn run_rep(
             win: Window::of(spec, target.span),
             stream: target_stream(spec_stream(spec, rep), t as u32),
             corpus,
+            // With --file-service the first lane's workers serve every target.
+            jobs: if files.is_empty() || t == 0 {
+                spec.jobs
+            } else {
+                0
+            },
+            files: if t == 0 { &files } else { &[] },
         })
         .collect();
     let (outs, mut watch) = drive(&lanes, rep, stop, sink);
     let cpu = CpuTimes::now().since(watch.cpu_before);
     let io_wq = KernelWorkers::now().since(&watch.kworkers_before);
     let devices = watch.device_deltas(&lanes);
-    let device = match devices.len() {
-        1 => devices[0].clone(),
-        _ => crate::results::targets::device_sum(devices.iter().map(Option::as_ref)),
-    };
+    // Several targets on one device (files in one filesystem: fio's nrfiles) count
+    // its counters once.
+    let mut seen: Vec<&str> = Vec::new();
+    let distinct = devices.iter().map(Option::as_ref).filter(|d| {
+        let Some(d) = d else { return true };
+        let new = !seen.contains(&d.name.as_str());
+        seen.push(&d.name);
+        new
+    });
+    let device = crate::results::targets::device_sum(distinct);
     let mut merged = Merged::of(outs, targets.len());
     let rate_min = watch.rate_min.take().map(|(_, e)| e);
     merged.interrupted |= watch.spawn_error.is_some() || watch.sink_error.is_some();
@@ -179,72 +199,41 @@ pub(crate) fn run_rep(
     }
 }
 
-impl Merged {
-    /// The repetition (0-based `rep`) these outputs make, over their own window: the
-    /// process's CPU time and io_uring's kernel workers' (`cpu`), the device counters,
-    /// the intervals of the series. `verify` and `targets` are left empty.
-    pub(crate) fn repetition(
-        &mut self,
-        spec: &Spec,
-        rep: u32,
-        (cpu, io_wq): (CpuTimes, CpuTimes),
-        device: Option<DeviceDelta>,
-        intervals: &[IntervalSum],
-        stop: &StopFlag,
-    ) -> Repetition {
-        let elapsed_s = (self.end_ns as f64 / 1e9).max(1e-9);
-        let dir = |c: Counter, h: &LatHist| dir_stats(c, h, elapsed_s);
-        let total = self.read.ios + self.write.ios + self.trim.ios;
-        let page_cache_hit_pct =
-            Repetition::measure_page_cache(spec.direct, self.read.bytes, device.as_ref());
-        Repetition {
-            index: rep + 1,
-            status: if self.interrupted {
-                Status::Interrupted
-            } else {
-                Status::Complete
-            },
-            elapsed_s,
-            read: dir(self.read, &self.hist_read),
-            write: dir(self.write, &self.hist_write),
-            trim: dir(self.trim, &self.hist_trim),
-            fsyncs: self.fsyncs,
-            cpu: Cpu {
-                user_s: cpu.user_s,
-                sys_s: cpu.sys_s,
-                per_io_ns: if total > 0 {
-                    (cpu.user_s + cpu.sys_s) * 1e9 / total as f64
-                } else {
-                    0.0
-                },
-                workers: CpuPart::new(self.cpu.user_s, self.cpu.sys_s, total),
-                io_wq: CpuPart::new(io_wq.user_s, io_wq.sys_s, total),
-                other: CpuPart::new(
-                    (cpu.user_s - self.cpu.user_s - io_wq.user_s).max(0.0),
-                    (cpu.sys_s - self.cpu.sys_s - io_wq.sys_s).max(0.0),
-                    total,
-                ),
-            },
-            device,
-            series: series(intervals, spec.interval_s, elapsed_s),
-            // Measuring the samples compresses them (seconds with many jobs): not after a
-            // stop.
-            data: (self.sampler.take())
-                .filter(|_| !stop.is_set())
-                .and_then(|s| s.measure()),
-            verify: None,
-            page_cache_hit_pct,
-            targets: Vec::new(),
-            ranks: Vec::new(),
-            hosts: Vec::new(),
-        }
+/// `--file-service`: every target as a file the workers serve (none otherwise).
+fn work_files<'a>(spec: &Spec, targets: &'a [Target]) -> Vec<WorkFile<'a>> {
+    if !spec.serves_files() || targets.len() < 2 {
+        return Vec::new();
+    }
+    (targets.iter().enumerate())
+        .map(|(t, target)| WorkFile {
+            fd: target.fd(),
+            base: target.base,
+            span: target.span,
+            path: target.path.to_str().unwrap_or("the target"),
+            target: t,
+        })
+        .collect()
+}
+
+/// The window of a worker serving `files` (`--file-service`): a size-based job moves
+/// the whole blocks of all its files once (unless `--io-size` says otherwise).
+fn files_window(spec: &Spec, files: &[WorkFile], win: Window) -> Window {
+    let grain = spec.bs_mix.as_ref().map_or(spec.bs, |m| m.min());
+    let span: u64 = files.iter().map(|f| f.span / grain * grain).sum();
+    Window {
+        ios_per_job: Window::of(spec, span).ios_per_job,
+        ..win
     }
 }
 
 /// The I/Os every job of every lane issues, when all are size-based.
 fn total_ios(lanes: &[Lane]) -> Option<u64> {
+    let per_job = |l: &Lane, j: u32| match l.files.is_empty() {
+        true => l.win.ios_per_job,
+        false => files_window(l.spec, &l.files[l.spec.files_of_job(j)], l.win).ios_per_job,
+    };
     (lanes.iter())
-        .map(|l| (l.win.ios_per_job).map(|n| n.saturating_mul(l.spec.jobs as u64)))
+        .flat_map(|l| (0..l.jobs).map(move |j| per_job(l, j)))
         .sum()
 }
 
@@ -295,7 +284,7 @@ pub(crate) fn drive(
 ) -> (Vec<(usize, WorkerOut)>, Watch) {
     let halt = AtomicBool::new(false);
     let gate = Gate::default();
-    let lane_jobs: Vec<usize> = lanes.iter().map(|l| l.spec.jobs as usize).collect();
+    let lane_jobs: Vec<usize> = lanes.iter().map(|l| l.jobs as usize).collect();
     let live: Vec<Live> = (0..lane_jobs.iter().sum::<usize>())
         .map(|_| Live::default())
         .collect();
@@ -308,23 +297,37 @@ pub(crate) fn drive(
     let outs = std::thread::scope(|scope| {
         let mut handles = Vec::new();
         let every_job =
-            (lanes.iter().enumerate()).flat_map(|(t, l)| (0..l.spec.jobs).map(move |j| (t, j)));
+            (lanes.iter().enumerate()).flat_map(|(t, l)| (0..l.jobs).map(move |j| (t, j)));
         for (n, (t, job)) in every_job.enumerate() {
             let Lane {
                 spec,
                 target,
-                win,
+                mut win,
                 stream,
                 corpus,
+                files,
+                ..
             } = lanes[t];
+            // A worker serving several files: the first is its own.
+            let files = match files.is_empty() {
+                true => files,
+                false => &files[spec.files_of_job(job)],
+            };
+            let (base, span, fd, path) = match files.first() {
+                Some(f) => (f.base, f.span, f.fd, f.path),
+                None => (target.base, target.span, target.fd(), paths[t].as_str()),
+            };
+            if !files.is_empty() {
+                win = files_window(spec, files, win);
+            }
             let ctx = WorkerCtx {
                 spec,
                 job,
                 rep,
                 stream,
-                base: target.base,
-                span: target.span,
-                fd: target.fd(),
+                base,
+                span,
+                fd,
                 align: target.align,
                 ramp_ns: win.ramp_ns,
                 end_ns: win.end_ns,
@@ -338,8 +341,9 @@ pub(crate) fn drive(
                     lane: t,
                     tx: tx.clone(),
                 },
-                path: &paths[t],
+                path,
                 corpus,
+                files,
             };
             let name = match lanes.len() {
                 1 => format!("iomark-job{job}"),
@@ -452,7 +456,8 @@ impl Controls<'_> {
         for (&n, p) in self.lane_jobs.iter().zip(self.paths) {
             let lane = &self.live[from..from + n];
             from += n;
-            if lane.iter().all(|w| w.done.load(Ordering::Relaxed)) {
+            // A lane without workers (its target served by another's) never finishes.
+            if n > 0 && lane.iter().all(|w| w.done.load(Ordering::Relaxed)) {
                 return Some(p);
             }
         }
@@ -522,77 +527,5 @@ fn watch_workers(
             ctl.halt.store(true, Ordering::Relaxed);
             watch.rate_min.get_or_insert(failed);
         }
-    }
-}
-
-/// The workers' outputs added up.
-pub(crate) struct Merged {
-    /// Per target, when there are several.
-    pub(crate) parts: Vec<Part>,
-    pub(crate) read: Counter,
-    pub(crate) write: Counter,
-    pub(crate) hist_read: LatHist,
-    pub(crate) hist_write: LatHist,
-    pub(crate) trim: Counter,
-    pub(crate) hist_trim: LatHist,
-    pub(crate) fsyncs: u64,
-    /// The end of the last worker's window.
-    pub(crate) end_ns: u64,
-    pub(crate) interrupted: bool,
-    /// The first worker error.
-    pub(crate) error: Option<Error>,
-    pub(crate) sampler: Option<Sampler>,
-    pub(crate) gens: Vec<(u64, Vec<u64>)>,
-    /// The job threads' CPU time in their measured windows.
-    pub(crate) cpu: CpuTimes,
-}
-
-impl Merged {
-    pub(crate) fn of(outs: Vec<(usize, WorkerOut)>, targets: usize) -> Merged {
-        let mut m = Merged {
-            parts: match targets {
-                1 => Vec::new(),
-                n => (0..n).map(|_| Part::new()).collect(),
-            },
-            read: Counter::default(),
-            write: Counter::default(),
-            hist_read: LatHist::precise(),
-            hist_write: LatHist::precise(),
-            trim: Counter::default(),
-            hist_trim: LatHist::precise(),
-            fsyncs: 0,
-            end_ns: 0,
-            interrupted: false,
-            error: None,
-            sampler: None,
-            gens: Vec::new(),
-            cpu: CpuTimes::default(),
-        };
-        for (t, o) in outs {
-            if let Some(p) = m.parts.get_mut(t) {
-                p.add(&o);
-            }
-            m.cpu = m.cpu.plus(o.cpu);
-            m.read += o.read;
-            m.write += o.write;
-            m.hist_read += &o.hist_read;
-            m.hist_write += &o.hist_write;
-            m.trim += o.trim;
-            m.hist_trim += &o.hist_trim;
-            m.fsyncs += o.fsyncs;
-            m.end_ns = m.end_ns.max(o.end_ns);
-            m.interrupted |= o.interrupted;
-            if m.error.is_none() {
-                m.error = o.error;
-            }
-            if let Some(s) = o.sampler {
-                match m.sampler.as_mut() {
-                    Some(all) => all.merge(&s),
-                    None => m.sampler = Some(s),
-                }
-            }
-            m.gens.extend(o.gens);
-        }
-        m
     }
 }

@@ -137,6 +137,9 @@ pub(crate) fn check_memory(spec: &Spec, available: Option<u64>) -> Result<()> {
     if m.verify > 0 {
         parts.push(format!("{} of verify maps", fmt_size(m.verify)));
     }
+    if m.per_file > 0 {
+        parts.push(format!("{} of per-file histograms", fmt_size(m.per_file)));
+    }
     let fix = if m.verify > m.buffers {
         "use a larger --bs or a smaller --size"
     } else {

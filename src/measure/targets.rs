@@ -3,6 +3,7 @@
 
 use crate::io::target::Target;
 use crate::measure::worker::WorkerOut;
+use crate::measure::worker_out::FileOut;
 use crate::results::env::DeviceDelta;
 use crate::results::schema::{DirStats, TargetRep};
 use crate::results::stats::{Counter, LatHist};
@@ -43,6 +44,21 @@ impl Part {
         self.hist_trim += &o.hist_trim;
         self.fsyncs += o.fsyncs;
         self.end_ns = self.end_ns.max(o.end_ns);
+    }
+
+    /// One file's share of a worker's figures (`--file-service`); `end_ns` is the end of
+    /// that worker's window, which is the file's too.
+    pub(crate) fn add_file(&mut self, f: &FileOut, end_ns: u64) {
+        self.read += f.read;
+        self.write += f.write;
+        if let Some(h) = &f.hist_read {
+            self.hist_read += h;
+        }
+        if let Some(h) = &f.hist_write {
+            self.hist_write += h;
+        }
+        self.fsyncs += f.fsyncs;
+        self.end_ns = self.end_ns.max(end_ns);
     }
 }
 

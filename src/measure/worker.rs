@@ -18,39 +18,20 @@ use crate::io::env::CpuTimes;
 use crate::measure::interval::{Interval, LiveTotals};
 use crate::measure::launch::{WorkerCtx, io_error};
 use crate::measure::pace::Pace;
-use crate::plan::data::DataSpec;
 use crate::workload::data::{DataGen, Lent};
 use crate::workload::rng::{Mix, Offsets, Rng};
 use crate::workload::sampler::Sampler;
-use crate::workload::seed::{data_stream, job_stream};
+use crate::workload::seed::job_stream;
 use crate::workload::sizes::Sizes;
 
 pub(crate) use crate::measure::worker_out::WorkerOut;
-
-/// The data generator of the worker of `ctx`: built before the starting gate, because
-/// building its pool takes time that must not count.
-pub(crate) fn worker_data(ctx: &WorkerCtx) -> DataGen {
-    // A job that never writes data generates none: no pool for it.
-    let refill = DataSpec {
-        refill: true,
-        ..ctx.spec.data.clone()
-    };
-    DataGen::new(
-        if ctx.spec.writes() {
-            &ctx.spec.data
-        } else {
-            &refill
-        },
-        ctx.spec.seed,
-        data_stream(job_stream(ctx.stream, ctx.job)),
-        ctx.corpus.cloned(),
-    )
-}
 
 /// A request slot: what is in flight on it.
 #[derive(Clone, Copy)]
 struct Slot {
     op: Op,
+    /// The worker's file it goes to (`Request::file`).
+    file: u16,
     offset: u64,
     len: u32,
     /// Bytes already transferred (a short transfer is resumed on the same slot).
@@ -66,6 +47,7 @@ struct Slot {
 impl Slot {
     const IDLE: Slot = Slot {
         op: Op::Read,
+        file: 0,
         offset: 0,
         len: 0,
         done: 0,
@@ -90,7 +72,10 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     t0: Instant,
     /// Nanoseconds since `t0`, read twice per I/O.
     clock: Clock,
+    /// The current file's offsets (the others wait in `files`).
     offsets: Offsets,
+    /// `--file-service`: the files it serves, when several.
+    files: Option<files::Files>,
     sizes: Sizes,
     /// `--rate`, `--rate-iops`.
     pace: Option<Pace>,
@@ -128,30 +113,16 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let spec = ctx.spec;
         let qd = spec.qd as usize;
         let stream = job_stream(ctx.stream, ctx.job);
-        // Random offsets are whole grains: the block size, or a mix's smallest size.
-        let grain = spec.bs_mix.as_ref().map_or(spec.bs, |m| m.min());
-        let blocks = (ctx.span / grain).max(1);
-        let share = |j: u32| (blocks as u128 * j as u128 / spec.jobs as u128) as u64;
-        // Jobs share the span (each starting at its own offset), except with --verify,
-        // where each job owns a region so that no two writes to one block can race.
-        let (region_base, region_blocks, start_block) = if spec.verify && spec.jobs > 1 {
-            let (a, b) = (share(ctx.job), share(ctx.job + 1));
-            (ctx.base + a * grain, (b - a).max(1), 0)
-        } else {
-            (ctx.base, blocks, share(ctx.job))
+        let (offsets, region_base, region_blocks) =
+            files::offsets_of(ctx, ctx.base, ctx.span, stream);
+        let (files, offsets) = match files::Files::of(ctx, stream) {
+            Some((f, first)) => (Some(f), first),
+            None => (None, offsets),
         };
         let clock = Clock::new(t0);
         Worker {
-            offsets: Offsets::new(
-                region_base,
-                region_blocks * grain,
-                grain,
-                spec.rw.is_random(),
-                start_block,
-                Rng::new(spec.seed, stream | 1),
-            )
-            .with_distribution(&spec.random_distribution, spec.seed)
-            .with_runs_of(spec),
+            offsets,
+            files,
             sizes: Sizes::new(
                 spec.bs,
                 spec.bs_mix.as_ref(),
@@ -251,7 +222,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             if spec.fsync > 0 && self.writes_since_sync >= spec.fsync {
                 // Every N writes: let them complete, then fsync alone.
                 if self.inflight == 0 {
-                    self.issue_fsync();
+                    self.issue_fsync(0);
                     self.sync_inflight = true;
                     self.writes_since_sync = 0;
                 }
@@ -283,10 +254,12 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     /// written now (with --verify, every candidate is being written).
     fn issue_io(&mut self, measuring: bool) -> bool {
         let slot = self.free.pop().expect("inflight < qd leaves a free slot");
+        let mut file = 0;
         let (len, mut offset, op) = match self.trimmed_block() {
             Some((offset, len)) => (len, offset, Op::Write),
             None => {
                 let len = self.sizes.next_len();
+                file = self.pick_file(len as u64);
                 let offset = self.offsets.next_offset_len(len as u64);
                 if self.trims.is_some() {
                     return self.trim_now(slot, offset, len, measuring);
@@ -323,6 +296,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         }
         self.slots[slot as usize] = Slot {
             op,
+            file,
             offset,
             len,
             done: 0,
@@ -341,6 +315,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             len,
             buf_off: 0,
             ext,
+            file,
         });
         true
     }
@@ -367,14 +342,15 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.submit_err = self.submit_err.take().or(err);
     }
 
-    /// Issues an fsync on a free slot.
-    fn issue_fsync(&mut self) {
+    /// Issues an fsync of the worker's file `file` on a free slot.
+    fn issue_fsync(&mut self, file: u16) {
         let slot = self
             .free
             .pop()
             .expect("a free slot when nothing is in flight");
         self.slots[slot as usize] = Slot {
             op: Op::Fsync,
+            file,
             ..Slot::IDLE
         };
         self.issue(Request {
@@ -384,6 +360,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             len: 0,
             buf_off: 0,
             ext: None,
+            file,
         });
     }
 
@@ -395,7 +372,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             && !self.interrupted
             && self.ctx.fd.is_some()
         {
-            self.issue_fsync();
+            self.issue_fsync(self.flushing());
             self.end_sync = EndSync::InFlight;
             true
         } else {
@@ -464,7 +441,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let sl = self.slots[c.slot as usize];
         if c.result < 0 {
             self.fail(io_error(
-                self.ctx.path,
+                self.path_of(sl.file),
                 sl.op,
                 sl.offset,
                 (-c.result) as i32,
@@ -476,9 +453,16 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             self.release(c.slot);
             if in_window {
                 self.out.fsyncs += 1;
+                if let Some(f) = self.files.as_mut() {
+                    f.tally(&sl, 0);
+                }
             }
             if self.end_sync == EndSync::InFlight {
-                self.end_sync = EndSync::Done;
+                // With several files, each is flushed in turn.
+                self.end_sync = match self.flushed_one() {
+                    true => EndSync::NotYet,
+                    false => EndSync::Done,
+                };
                 self.last_counted_ns = self.now.saturating_sub(self.ctx.ramp_ns);
             }
             self.sync_inflight = false;
@@ -490,7 +474,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             // End of file or device: the span is larger than the target.
             self.fail(Error::runtime(format!(
                 "{} ended at offset {} before the span did; use a smaller --size",
-                self.ctx.path,
+                self.path_of(sl.file),
                 sl.offset + sl.done as u64
             )));
             self.release(c.slot);
@@ -509,6 +493,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 ext: sl
                     .lent
                     .map(|l| NonNull::from(self.data.lent_bytes(l)).cast()),
+                file: sl.file,
             });
             return;
         }
@@ -558,6 +543,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.iv.sum.hist.record(lat);
         self.live.add(bytes, lat);
         self.last_counted_ns = self.now - self.ctx.ramp_ns;
+        if let Some(f) = self.files.as_mut() {
+            f.tally(&sl, lat);
+        }
     }
 
     /// Closes the last interval and says where the worker's measured window ended.
@@ -583,6 +571,11 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         }
         self.out.sampler = self.sampler.take();
         self.out.gens = self.verify.take().map(|v| (v.base, v.gens));
+        self.out.files = self
+            .files
+            .as_mut()
+            .map(files::Files::take_tally)
+            .unwrap_or_default();
         self.out
     }
 }
@@ -596,4 +589,7 @@ mod trim;
 
 #[path = "worker_write.rs"]
 mod write;
+
+#[path = "worker_files.rs"]
+mod files;
 use write::VerifyTrack;

@@ -28,6 +28,35 @@ pub(crate) struct WorkerOut {
     pub(crate) gens: Option<(u64, Vec<u64>)>,
     /// This thread's CPU time from the start of its measured window to its end.
     pub(crate) cpu: CpuTimes,
+    /// `--file-service`: what each file it served took of the figures above, for that
+    /// target's own figures (empty for a worker on one file).
+    pub(crate) files: Vec<FileOut>,
+}
+
+/// One file's share of a worker's figures (`--file-service`).
+pub(crate) struct FileOut {
+    /// The file's index among the run's targets.
+    pub(crate) target: usize,
+    pub(crate) read: Counter,
+    pub(crate) write: Counter,
+    /// Made at the file's first read or write: a worker serving many files keeps only
+    /// the histograms it fills.
+    pub(crate) hist_read: Option<LatHist>,
+    pub(crate) hist_write: Option<LatHist>,
+    pub(crate) fsyncs: u64,
+}
+
+impl FileOut {
+    pub(crate) fn new(target: usize) -> FileOut {
+        FileOut {
+            target,
+            read: Counter::default(),
+            write: Counter::default(),
+            hist_read: None,
+            hist_write: None,
+            fsyncs: 0,
+        }
+    }
 }
 
 impl WorkerOut {
@@ -46,6 +75,7 @@ impl WorkerOut {
             sampler: None,
             gens: None,
             cpu: CpuTimes::default(),
+            files: Vec::new(),
         }
     }
 }

@@ -126,8 +126,9 @@ fn run_stopped(
         tx: crate::measure::interval::LaneTx::one(tx),
         path: "fake",
         corpus: None,
+        files: &[],
     };
-    let data = super::worker_data(&ctx);
+    let data = crate::measure::launch::worker_data(&ctx);
     let out = Worker::new(eng, &ctx, data, Instant::now()).run();
     drop(ctx);
     (out, rx.try_iter().collect())
@@ -253,8 +254,9 @@ fn every_real_engine_runs_the_worker_to_the_same_counts() {
             tx: crate::measure::interval::LaneTx::one(tx),
             path: "scratch",
             corpus: None,
+            files: &[],
         };
-        let data = super::worker_data(&ctx);
+        let data = crate::measure::launch::worker_data(&ctx);
         Worker::new(eng, &ctx, data, Instant::now()).run()
     }
     let f = tempfile::NamedTempFile::new().unwrap();

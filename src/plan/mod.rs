@@ -10,6 +10,7 @@ pub mod bsmix;
 pub mod data;
 pub mod distribution;
 pub mod engine;
+pub mod files;
 pub mod fio_job;
 pub mod matrix;
 mod option_def;

@@ -113,6 +113,24 @@ pub(crate) const TABLE: &[OptDef] = &[
             "Worker threads. Each job works over the whole span, as fio's jobs do on one file, and moves --io-size on its own; sequential jobs start at evenly spaced offsets so they do not read the same blocks in lockstep.",
         )
     },
+    OptDef {
+        alias: &["file-service-type"],
+        ..value(
+            "file-service",
+            "KIND[:N]",
+            None,
+            Workload,
+            "Several TARGETs served by every job instead of --jobs jobs per target, as fio's jobs serve their files: each I/O goes to the file picked by roundrobin (the next file after every N I/Os, fio's default), sequential (one file until its span is done, then the next) or random (a file drawn every N I/Os). Each file keeps its own offsets (a sequential pattern goes on where it left that file), --size is each file's span and --io-size what each job moves over all its files; the per-target figures count each file's I/Os.",
+        )
+    },
+    OptDef {
+        requires: Some("file-service"),
+        ..switch(
+            "split-targets",
+            Workload,
+            "With --file-service: each job serves its own equal share of the targets, in order (fio's nrfiles: every copy its own files), instead of all of them.",
+        )
+    },
     value(
         "runtime",
         "DURATION",

@@ -280,6 +280,7 @@ impl RunOptions {
         spec.interval_s = duration_opt("--interval", self.text_or_default("interval"))?;
         spec.data = self.data_spec()?;
         spec.verify = self.on("verify");
+        spec.file_service = crate::plan::files::resolve(self)?;
         spec.stonewall = self.on("stonewall");
         spec.pause_s = self
             .text("pause")
@@ -457,7 +458,7 @@ impl RunOptions {
             }
             _ => {}
         }
-        if self.text("data-pool").is_some() && (d.refill || !d.generated()) {
+        if self.given("data-pool") && (d.refill || !d.generated()) {
             return Err(Error::usage(format!(
                 "--data-pool applies to pooled random or compressible data, not to {}; drop --data-pool",
                 if d.refill {

@@ -25,6 +25,8 @@ pub(crate) struct Memory {
     pub sampling: u64,
     /// The generation maps of `--verify`.
     pub verify: u64,
+    /// `--file-service`: each job's latency histograms per file it serves.
+    pub per_file: u64,
 }
 
 impl Memory {
@@ -32,6 +34,7 @@ impl Memory {
         self.buffers
             .saturating_add(self.sampling)
             .saturating_add(self.verify)
+            .saturating_add(self.per_file)
     }
 }
 
@@ -185,6 +188,11 @@ pub struct Spec {
     /// one gate. Empty for a run on one target.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<String>,
+    /// `--file-service`: every job serves all targets (or its share of them, `split`),
+    /// each I/O going to the file the service picks, instead of jobs per target (fio's
+    /// `file_service_type` over `filename=a:b` or `nrfiles`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_service: Option<crate::plan::files::FileService>,
 }
 
 fn one() -> u32 {
@@ -327,6 +335,7 @@ impl Spec {
             rw_sequencer_identical: false,
             hole: None,
             targets: Vec::new(),
+            file_service: None,
         }
     }
 
@@ -349,13 +358,22 @@ impl Spec {
     /// What this run allocates in its process, known before the target is opened.
     pub(crate) fn memory(&self) -> Memory {
         use crate::plan::data::{MAX_UNIT_HASHES, SAMPLE_BUDGET};
-        // Every target has its own jobs.
-        let jobs = self.jobs as u64 * self.target_count() as u64;
+        // Every target has its own jobs, unless the jobs serve the targets
+        // (--file-service).
+        let jobs = match self.serves_files() {
+            true => self.jobs as u64,
+            false => self.jobs as u64 * self.target_count() as u64,
+        };
         // Each job's BufferPool: qd slots of bs rounded up to the alignment (4 KiB at
-        // least; a device may ask for more, which only adds to this).
-        let buffers = jobs
-            .saturating_mul(self.qd as u64)
-            .saturating_mul(self.bs.div_ceil(4096).saturating_mul(4096));
+        // least; a device may ask for more, which only adds to this), in whole 2 MiB huge
+        // pages from 64 KiB slots on.
+        let slot = self.bs.div_ceil(4096).saturating_mul(4096);
+        let per_job = (self.qd as u64).saturating_mul(slot);
+        let per_job = match slot >= 64 << 10 {
+            true => per_job.div_ceil(2 << 20).saturating_mul(2 << 20),
+            false => per_job,
+        };
+        let buffers = jobs.saturating_mul(per_job);
         // Each writing job's Sampler: its compression samples and its unit hashes (two
         // hash map entries with their share of empty buckets: 64 bytes), and its data
         // generator's pool of units (and the words under their stamps).
@@ -372,10 +390,21 @@ impl Spec {
             (true, Some(size)) => (size / self.bs.max(1)).saturating_mul(24),
             _ => 0,
         };
+        // --file-service: a latency histogram per file and direction in every job
+        // (3 significant digits up to an hour: about 270 KiB each).
+        let per_file = match self.file_service {
+            Some(f) if self.targets.len() > 1 => {
+                let files = self.targets.len() as u64 / if f.split { jobs } else { 1 };
+                let dirs = u64::from(self.reads()) + u64::from(self.writes());
+                jobs.saturating_mul(files).saturating_mul(dirs) * (270 << 10)
+            }
+            _ => 0,
+        };
         Memory {
             buffers,
             sampling,
             verify,
+            per_file,
         }
     }
 

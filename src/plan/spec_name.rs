@@ -61,8 +61,11 @@ impl Spec {
             crate::plan::engine::SyncMode::Sync => " O_SYNC",
             crate::plan::engine::SyncMode::Dsync => " O_DSYNC",
         });
-        if spec.targets.len() > 1 {
-            s.push_str(&format!(" on {} targets", spec.targets.len()));
+        match (spec.targets.len(), spec.file_service) {
+            (0 | 1, _) => {}
+            (n, None) => s.push_str(&format!(" on {n} targets")),
+            // One job's I/O spread over the files: another workload.
+            (n, Some(f)) => s.push_str(&format!(" over {n} files {}", f.text())),
         }
         s
     }

@@ -58,6 +58,7 @@ impl Spec {
 
     /// The checks of a run on several targets.
     pub(crate) fn validate_targets(&self) -> Result<()> {
+        self.validate_files()?;
         if self.targets.len() <= 1 {
             return Ok(());
         }

@@ -86,15 +86,27 @@ pub(crate) fn engine_on_target(r: &Run) -> String {
     if r.target.kind == crate::results::schema::TargetKind::None {
         return format!("the {} engine (no I/O)", r.engine_label());
     }
+    let jobs = match r.spec.file_service {
+        None => format!("{} job(s) each", r.spec.jobs),
+        Some(f) if f.split => format!(
+            "{} job(s), each serving its share of the files ({})",
+            r.spec.jobs,
+            f.text()
+        ),
+        Some(f) => format!(
+            "{} job(s), each serving every file ({})",
+            r.spec.jobs,
+            f.text()
+        ),
+    };
     match r.targets.len() {
         0 | 1 => format!("{} on {}", r.engine_label(), r.target.path),
         n => format!(
-            "{} on {n} targets ({}), {} job(s) each",
+            "{} on {n} targets ({}), {jobs}",
             r.engine_label(),
             (r.targets.iter().map(|t| t.target.path.as_str()))
                 .collect::<Vec<_>>()
                 .join(", "),
-            r.spec.jobs
         ),
     }
 }

@@ -25,9 +25,10 @@ impl StudyRunner<'_> {
         // One lifetime per file.
         let mut lives: Vec<(String, TargetLife)> = Vec::new();
         for r in runs.iter().filter(|r| r.plan.spec.engine.caps().needs_fd) {
-            let t = &r.plan.spec.target;
-            if !lives.iter().any(|(p, _)| p == t) {
-                lives.push((t.clone(), TargetLife::new(t, plan.keep)));
+            for t in r.plan.spec.target_paths() {
+                if !lives.iter().any(|(p, _)| p == t) {
+                    lives.push((t.to_string(), TargetLife::new(t, plan.keep)));
+                }
             }
         }
         let started = Instant::now();

@@ -241,6 +241,11 @@ pub(crate) fn preflight_spec(spec: &crate::plan::spec::Spec, policy: &TargetPoli
             "--stonewall ends every target's jobs when the first target finishes, and this run has one target: give several targets, or run it as the ranks of an MPI job (mpirun, a build with --features mpi)",
         ));
     }
+    if spec.stonewall && spec.serves_files() && !crate::study::mpi_launched() {
+        return Err(Error::usage(
+            "--stonewall ends every target's jobs when the first target finishes, and with --file-service every job serves every target: drop one of them, or run it as the ranks of an MPI job",
+        ));
+    }
     spec.per_target()
         .iter()
         .try_for_each(|s| crate::io::target::preflight(s, policy))

@@ -149,6 +149,66 @@ fn sync_mode_makes_every_write_stable() {
 }
 
 #[test]
+fn a_large_direct_transfer_is_one_request_at_the_device() {
+    // A loop device takes at most 128 segments per request: a 1 MiB read into 4 KiB
+    // pages (256 segments) would be split in two. iomark's buffers for large blocks lie
+    // in huge pages, so each 1 MiB read is one request, with every engine that bypasses
+    // the page cache (the kernel's read counter against iomark's I/Os).
+    let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
+    if !require(
+        "transparent huge pages",
+        thp.is_ok_and(|t| !t.contains("[never]")),
+    ) {
+        return;
+    }
+    let Some(dev) = LoopDev::new(64 << 20, true) else {
+        return;
+    };
+    let path = dev.path().to_str().unwrap().to_string();
+    let segments: u64 =
+        std::fs::read_to_string(format!("/sys/block/{}/queue/max_segments", dev.name()))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+    assert!(
+        segments < 256,
+        "a loop device that takes {segments} segments proves nothing"
+    );
+    for engine in real_engines()
+        .into_iter()
+        .filter(|e| e[1] != "mmap" && !e.contains(&"--buffered"))
+    {
+        let before = dev.stat()[0];
+        let mut args = vec![
+            "run",
+            "--rw",
+            "read",
+            "--bs",
+            "1m",
+            "--io-size",
+            "32m",
+            "--direct",
+        ];
+        args.extend(
+            engine
+                .iter()
+                .filter(|a| **a != "--batch-submit" && **a != "2"),
+        );
+        args.push(&path);
+        let doc = run_json(&args);
+        let ios = doc["runs"][0]["repetitions"][0]["read"]["ios"]
+            .as_u64()
+            .unwrap();
+        assert_eq!(
+            dev.stat()[0] - before,
+            ios,
+            "{engine:?}: device reads for {ios} 1 MiB reads"
+        );
+    }
+}
+
+#[test]
 fn sync_mode_leaves_the_layout_of_a_new_file_alone() {
     // A new file is laid out before the run, outside the measured window: that layout is
     // not synchronous, so a run of four O_DSYNC writes on a new 32 MiB file flushes the

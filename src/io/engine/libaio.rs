@@ -17,7 +17,9 @@ use crate::io::sys::{self, AioContext, IoEvent, Iocb};
 
 pub(crate) struct LibaioEngine<'fd> {
     ctx: AioContext,
-    fd: BorrowedFd<'fd>,
+    /// The files a request may name (`Request::file`); one unless the worker serves
+    /// several.
+    fds: Vec<BorrowedFd<'fd>>,
     // Dropped by hand in `Drop`, after every request in flight has completed.
     pool: ManuallyDrop<BufferPool>,
     /// One request block per slot: the kernel reads it during `io_submit`.
@@ -46,7 +48,7 @@ impl<'fd> LibaioEngine<'fd> {
         let ctx = sys::io_setup(slots as u32)?;
         Ok(LibaioEngine {
             ctx,
-            fd,
+            fds: vec![fd],
             pool: ManuallyDrop::new(pool),
             iocbs: vec![Iocb::default(); slots].into_boxed_slice(),
             queued: Vec::with_capacity(slots),
@@ -58,6 +60,15 @@ impl<'fd> LibaioEngine<'fd> {
         })
     }
 
+    /// The engine serving every file of `fds` (`Request::file` indexes them); none
+    /// keeps the one given to `new`.
+    pub(crate) fn with_files(mut self, fds: &[BorrowedFd<'fd>]) -> Self {
+        if !fds.is_empty() {
+            self.fds = fds.to_vec();
+        }
+        self
+    }
+
     /// Hands every queued request to the kernel. A request the kernel refuses outright
     /// (the first of the rest, when `io_submit` fails) completes with that error.
     fn flush(&mut self) -> io::Result<()> {
@@ -67,7 +78,7 @@ impl<'fd> LibaioEngine<'fd> {
             // its buffer lies in the pool, which outlives every request (see `Drop`), or in
             // the units lent for a write (`Request::ext`, kept unchanged until the
             // completion is reaped); the worker leaves a slot alone until its completion
-            // is reaped; `fd` is borrowed
+            // is reaped; every fd is borrowed
             // for the engine's life.
             match unsafe { sys::io_submit(self.ctx, &mut self.queued[taken..]) } {
                 Ok(n) => {
@@ -123,7 +134,7 @@ impl Engine for LibaioEngine<'_> {
             // flush only when nothing else is in flight.
             self.done.push(Completion {
                 slot: req.slot,
-                result: sys::fsync(self.fd),
+                result: sys::fsync(self.fds[req.file as usize]),
             });
             return Ok(Queued::Queued);
         }
@@ -136,7 +147,7 @@ impl Engine for LibaioEngine<'_> {
         *iocb = Iocb {
             data: req.slot as u64,
             opcode,
-            fildes: self.fd.as_raw_fd() as u32,
+            fildes: self.fds[req.file as usize].as_raw_fd() as u32,
             buf: ptr as u64,
             nbytes: req.len as u64,
             offset: req.offset as i64,

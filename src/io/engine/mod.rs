@@ -41,6 +41,9 @@ pub(crate) struct Request {
     /// worker keeps that memory alive and unchanged until the completion is reaped.
     /// Never set on a read.
     pub ext: Option<std::ptr::NonNull<u8>>,
+    /// Which of the engine's files the request goes to (0 unless the worker serves
+    /// several: `--file-service`), an index into the list the engine was given.
+    pub file: u16,
 }
 
 impl Request {
@@ -169,6 +172,7 @@ mod tests {
                 len,
                 buf_off: 0,
                 ext: None,
+                file: 0,
             })
             .unwrap();
         }
@@ -189,6 +193,7 @@ mod tests {
                 len,
                 buf_off: 0,
                 ext: None,
+                file: 0,
             })
             .unwrap();
         }
@@ -284,6 +289,7 @@ mod tests {
             len: 4096,
             buf_off: 0,
             ext: None,
+            file: 0,
         })
         .unwrap();
         e.submit(1).unwrap();
@@ -337,6 +343,7 @@ mod tests {
                 len: 4096,
                 buf_off: 0,
                 ext: None,
+                file: 0,
             })
             .unwrap();
             e.submit(1).unwrap();

@@ -114,8 +114,18 @@ impl<'fd> UringEngine<'fd> {
         })
     }
 
+    /// Registers every file of `fds` in place of the one given to `new`, so that
+    /// `Request::file` numbers them (a worker serving several files, `--file-service`).
+    pub(crate) fn with_files(self, fds: &[BorrowedFd<'fd>]) -> io::Result<Self> {
+        let raw: Vec<i32> = fds.iter().map(|f| f.as_raw_fd()).collect();
+        let sub = self.ring.submitter();
+        sub.unregister_files()?;
+        sub.register_files(&raw)?;
+        Ok(self)
+    }
+
     fn entry(&self, req: &Request) -> squeue::Entry {
-        let file = types::Fixed(0);
+        let file = types::Fixed(req.file as u32);
         let ptr = req.addr(&self.pool);
         // The registered buffer the transfer lies in: its slot's, or the unit pool's.
         let index = match (req.ext, self.extra) {

@@ -124,7 +124,10 @@ impl Target {
                 return Err(io::Error::from_raw_os_error(sys::EINTR));
             }
             let n = left.min(buf.len() as u64) as usize;
-            datagen.fill(&mut buf[..n]);
+            // The whole buffer: the generator makes whole units, and the last piece of
+            // a file whose size is no multiple of one (fio's `size` split between
+            // `nrfiles`) would end inside one.
+            datagen.fill(&mut buf);
             w.write_all(&buf[..n])?;
             left -= n as u64;
         }

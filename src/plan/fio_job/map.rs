@@ -18,8 +18,12 @@ pub struct MappedJob {
     pub name: String,
     /// Where its section starts (`FILE:LINE`).
     pub at: String,
-    /// The file or device (`None`: the null engine without a file).
+    /// The file or device (`None`: the null engine without a file); the first of
+    /// `targets` when the job has several files.
     pub target: Option<String>,
+    /// Every file of a job with several (`filename=a:b`, `nrfiles`; served by its
+    /// threads with `--file-service`); empty for a job on one file.
+    pub targets: Vec<String>,
     /// iomark's run options, in the order set.
     pub opts: Vec<Opt>,
     /// What the reader should know about how an option was taken (fio's sync engine as
@@ -114,7 +118,7 @@ impl Ctx {
         }
     }
     /// A size in bytes, fio's way; a refusal for a percentage or a range.
-    fn bytes(&mut self, key: &str) -> Result<Option<u64>> {
+    pub(super) fn bytes(&mut self, key: &str) -> Result<Option<u64>> {
         let Some(e) = self.get(key).cloned() else {
             return Ok(None);
         };
@@ -179,6 +183,7 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
             name: name.clone(),
             at: def.at.clone(),
             target: None,
+            targets: Vec::new(),
             opts: vec![("name".into(), Some(name))],
             notes: Vec::new(),
             unsupported: Vec::new(),
@@ -250,6 +255,7 @@ const HANDLED: &[&str] = &[
     "filename",
     "directory",
     "nrfiles",
+    "file_service_type",
     "thread",
     "norandommap",
     "description",
@@ -298,32 +304,15 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
     super::pace::rw_suffix(c, pattern.unwrap_or("read"), modifier)?;
     super::blocks::block_sizes(c, pattern.unwrap_or("read"))?;
     super::pace::rates(c, pattern.unwrap_or("read"))?;
-    for (fio, ours) in [
-        ("size", "size"),
-        ("offset", "offset"),
-        ("io_size", "io-size"),
-    ] {
-        // A share of the file or device (fio's size=50%, offset=25%).
-        let pct = c
-            .value(fio)
-            .filter(|v| v.ends_with('%') && fio != "io_size");
+    // `size` and `filesize` are the files' business: see `target`.
+    for (fio, ours) in [("offset", "offset"), ("io_size", "io-size")] {
+        // A share of the file or device (fio's offset=25%).
+        let pct = c.value(fio).filter(|v| v.ends_with('%') && fio == "offset");
         if let Some(p) = pct.map(str::to_string) {
             c.set(ours, p);
         } else if let Some(b) = c.bytes(fio)? {
             c.set(ours, b.to_string());
         }
-    }
-    if let Some(b) = c.bytes("filesize")? {
-        // One file per job: its size is the span; fio then moves the smaller of size
-        // and the file (io_size, when given, decides as usual).
-        if let Some(i) = c.job.opts.iter().position(|(k, _)| k == "size") {
-            let size = c.job.opts.remove(i).1.and_then(|v| v.parse::<u64>().ok());
-            if c.get("io_size").is_none() {
-                let moved = size.unwrap_or(b).min(b);
-                c.job.opts.push(("io-size".into(), Some(moved.to_string())));
-            }
-        }
-        c.set("size", b.to_string());
     }
     let fio_engine = c.value("ioengine").unwrap_or("psync").to_string();
     let engine = match engine_for(&fio_engine) {
@@ -502,44 +491,15 @@ fn pattern_hex(p: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.bytes().map(|b| format!("{b:02x}")).collect())
 }
 
-/// The file: `filename` (fio's `:` list, `\:` for a colon in a name), else fio's own
-/// name `JOB.0.0`, in `directory` when given.
+/// The files: `filename` (fio's `:` list, `\:` for a colon in a name), else fio's own
+/// names `JOB.COPY.FILE` in `directory` (a `:` list: copy j in the j-th, cycling); and
+/// their sizes. See `super::files`.
 fn target(c: &mut Ctx, null: bool) -> Result<()> {
-    let dir = c.value("directory").map(str::to_string);
-    if dir.as_deref().is_some_and(|d| split_colons(d).len() > 1) {
-        c.refuse("directory", "iomark runs one file per job");
-    }
-    if c.value("nrfiles").is_some_and(|n| n != "1") {
-        c.refuse("nrfiles", "iomark runs one file per job");
-    }
-    let file = match c.value("filename").map(split_colons) {
-        Some(files) if files.len() > 1 => {
-            c.refuse("filename", "iomark runs one file per job");
-            files[0].clone()
-        }
-        Some(files) => files.into_iter().next().unwrap_or_default(),
-        None if null => return Ok(()),
-        None => format!("{}.0.0", c.job.name),
-    };
-    // fio's file-name tokens: one file per job, shared by its copies.
-    let file = (file.replace("$jobname", &c.job.name))
-        .replace("$jobnum", "0")
-        .replace("$filenum", "0");
-    if file.contains('$') {
-        c.refuse(
-            "filename",
-            "iomark expands $jobname, $jobnum and $filenum only",
-        );
-    }
-    c.job.target = Some(match dir {
-        Some(d) if !file.starts_with('/') => format!("{}/{file}", d.trim_end_matches('/')),
-        _ => file,
-    });
-    Ok(())
+    super::files::target(c, null)
 }
 
 /// fio's `:`-separated list, where `\:` is a colon inside a name.
-fn split_colons(s: &str) -> Vec<String> {
+pub(super) fn split_colons(s: &str) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut chars = s.chars().peekable();
     while let Some(ch) = chars.next() {

@@ -8,6 +8,7 @@
 //! after another, and every such run says so in its warnings, as `docs/fio.md` does.
 
 mod blocks;
+mod files;
 pub mod ini;
 pub mod map;
 mod pace;
@@ -113,6 +114,9 @@ fn apart_because(group: &[GroupedJob]) -> Option<&'static str> {
     if group.iter().any(|j| opt(j, "verify").is_some()) {
         return Some("a verify job reads its blocks back after its writes, on its own");
     }
+    if group.iter().any(|j| j.job.targets.len() > 1) {
+        return Some("a job with several files runs on its own");
+    }
     let names: Vec<&str> = group.iter().map(|j| j.job.name.as_str()).collect();
     if (group.iter()).any(|j| {
         j.job
@@ -174,6 +178,11 @@ pub fn study_runs(jobs: &[GroupedJob], extra: &[Opt], sys: &System) -> Result<Ve
         let mut plan = RunOptions::from_opts(&opts)
             .and_then(|o| o.resolve(job.target.as_deref(), Output::default(), sys))
             .map_err(named)?;
+        if job.targets.len() > 1 {
+            // A job with several files: its threads serve them all (--file-service).
+            plan.spec.targets = job.targets.clone();
+            plan.spec.validate_targets().map_err(named)?;
+        }
         if !job.notes.is_empty() {
             let all = plan.spec.engine_note.take().into_iter();
             let all: Vec<String> = all.chain(job.notes.iter().cloned()).collect();

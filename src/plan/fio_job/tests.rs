@@ -115,18 +115,17 @@ fn trim_modes_take_the_trim_side_of_bs() {
 
 #[test]
 fn unsupported_options_are_one_error_with_lines() {
-    let text = "[global]\nrate_process=poisson\n[a]\nioscheduler=none\nnrfiles=2\n\
-                [b]\nrw=trimread\nfilename=x:y\nfrobnicate=3\n";
+    let text = "[global]\nrate_process=poisson\n[a]\nioscheduler=none\nfile_service_type=zipf\n\
+                nrfiles=2\n[b]\nrw=trimread\nfilename=x:y\nfrobnicate=3\n";
     let err = plan_jobs(&jobs(text).unwrap(), false, 99)
         .unwrap_err()
         .to_string();
     for needle in [
         "t.fio:2 rate_process=poisson",
         "t.fio:4 ioscheduler=none",
-        "t.fio:5 nrfiles=2",
-        "t.fio:7 rw=trimread",
-        "t.fio:8 filename=x:y",
-        "t.fio:9 frobnicate=3",
+        "t.fio:5 file_service_type=zipf",
+        "t.fio:8 rw=trimread",
+        "t.fio:10 frobnicate=3",
         "--ignore-unsupported",
     ] {
         assert!(err.contains(needle), "{needle} not in {err}");
@@ -138,9 +137,11 @@ fn unsupported_options_are_one_error_with_lines() {
         j[0].job
             .notes
             .iter()
-            .any(|n| n.contains("ignored") && n.contains("nrfiles"))
+            .any(|n| n.contains("ignored") && n.contains("file_service_type"))
     );
     assert_eq!(opt(&j[0], "rw"), Some("read"));
+    // Run without it: fio's default service.
+    assert_eq!(opt(&j[0], "file-service"), Some("roundrobin"));
 }
 
 #[test]
@@ -294,4 +295,66 @@ fn engine_options_under_fios_names() {
         err.to_string().contains("t.fio:2 lat_percentiles=0"),
         "{err}"
     );
+}
+
+#[test]
+fn several_files_per_job_are_fios_names_and_sizes() {
+    let j = planned(
+        "[a]\nrw=write\nnrfiles=3\nsize=3m\nnumjobs=2\ndirectory=/d1:/d2\n\
+         [b]\nrw=randread\nfilename=x:y\\:z\nfilesize=1m\nsize=5m\nnumjobs=2\n\
+         file_service_type=random:4\ndirectory=/d\n\
+         [c]\nrw=read\nnrfiles=2\nfilesize=1m\nsize=1m\nfile_service_type=sequential\n\
+         [d]\nrw=read\nnumjobs=2\ndirectory=/e:/f\nsize=1m\n",
+    );
+    // Each copy its own files, JOB.COPY.FILE, copy j in the j-th directory; size split.
+    assert_eq!(
+        j[0].job.targets,
+        [
+            "/d1/a.0.0",
+            "/d1/a.0.1",
+            "/d1/a.0.2",
+            "/d2/a.1.0",
+            "/d2/a.1.1",
+            "/d2/a.1.2"
+        ]
+    );
+    assert_eq!(opt(&j[0], "size"), Some("1048576"));
+    assert_eq!(opt(&j[0], "file-service"), Some("roundrobin"));
+    assert!(j[0].job.opts.iter().any(|(k, _)| k == "split-targets"));
+    // A list is shared by the copies, in the first directory; filesize sizes each file
+    // and the job moves the smaller of size and its files.
+    assert_eq!(j[1].job.targets, ["/d/x", "/d/y:z"]);
+    assert_eq!(opt(&j[1], "size"), Some("1048576"));
+    assert_eq!(opt(&j[1], "io-size"), Some("2097152"));
+    assert_eq!(opt(&j[1], "file-service"), Some("random:4"));
+    assert!(!j[1].job.opts.iter().any(|(k, _)| k == "split-targets"));
+    assert_eq!(opt(&j[2], "io-size"), Some("1048576"));
+    assert_eq!(opt(&j[2], "file-service"), Some("sequential"));
+    assert_eq!(j[2].job.targets, ["c.0.0", "c.0.1"]);
+    assert_eq!(j[3].job.targets, ["/e/d.0.0", "/f/d.1.0"]);
+    // Resolved: the run serves every file.
+    let sys = System {
+        io_uring: Ok(()),
+        root: false,
+        memory_bytes: 1 << 30,
+    };
+    let runs = study_runs(&j, &[], &sys).unwrap();
+    let s = &runs[0].plan.spec;
+    assert_eq!(s.target_paths().len(), 6);
+    assert_eq!(s.file_service.map(|f| f.split), Some(true));
+    assert_eq!(runs[1].plan.spec.file_service.map(|f| f.every), Some(4));
+    // --as-fio writes the list, the job's size and the service back.
+    let text = write::job_file("test", &runs[1..2]);
+    assert!(text.contains("filename=/d/x:/d/y\\:z\n"), "{text}");
+    // And each copy's own files as fio's nrfiles and directory list.
+    let text = [text, write::job_file("test", &runs[..1])].concat();
+    assert!(text.contains("nrfiles=3\ndirectory=/d1:/d2\n"), "{text}");
+    let back = study_runs(&planned(&text), &[], &sys).unwrap();
+    for (a, b) in [(&runs[1], &back[0]), (&runs[0], &back[1])] {
+        let (a, b) = (&a.plan.spec, &b.plan.spec);
+        assert_eq!(
+            (&a.targets, a.size, a.io_size, a.file_service),
+            (&b.targets, b.size, b.io_size, b.file_service)
+        );
+    }
 }

@@ -68,9 +68,7 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     w("stonewall".into());
     w(format!("name={name}"));
     w(format!("ioengine={}", s.engine.name()));
-    if s.engine.caps().needs_fd {
-        w(format!("filename={}", s.target.replace(':', "\\:")));
-    }
+    files(&mut w, name, s);
     // fio's suffix: a random seek every N I/Os, or N bytes between sequential ones.
     match s.random_run.or(s.hole) {
         Some(n) => w(format!("rw={}:{n}", s.rw.name())),
@@ -100,9 +98,15 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     w(format!("iodepth={}", s.qd));
     w(format!("numjobs={}", s.jobs));
     w(format!("direct={}", u8::from(s.direct)));
+    // fio's size is the job's, split evenly between its files; iomark's is each file's.
+    let files = match s.file_service {
+        Some(f) if f.split => s.target_paths().len() as u64 / u64::from(s.jobs.max(1)),
+        Some(_) => s.target_paths().len() as u64,
+        None => 1,
+    };
     match (s.size, s.size_pct) {
         (_, Some(p)) => w(format!("size={p}%")),
-        (Some(size), None) => w(format!("size={size}")),
+        (Some(size), None) => w(format!("size={}", size * files)),
         (None, None) => w("# size: the whole file or device (a new file is 1 GiB in iomark; fio needs size= for a new file)".into()),
     }
     if let Some(p) = s.offset_pct {
@@ -170,6 +174,68 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
         "# random offsets and data come from fio's generator, not iomark's (seed {} gives other offsets in fio)",
         s.seed
     ));
+}
+
+/// The job's files: `filename` (a `:` list with `--file-service`), or, for jobs that
+/// each serve their own files named as fio names them, `nrfiles` and `directory`; and
+/// `file_service_type`.
+fn files(w: &mut impl FnMut(String), name: &str, s: &Spec) {
+    if !s.engine.caps().needs_fd {
+        return;
+    }
+    let esc = |t: &str| t.replace(':', "\\:");
+    let paths = s.target_paths();
+    match s.file_service {
+        None => w(format!("filename={}", esc(paths[0]))),
+        Some(fs) => {
+            match fs.split.then(|| fio_names(&paths, name, s.jobs)).flatten() {
+                Some((per, dirs)) => {
+                    w(format!("nrfiles={per}"));
+                    if !dirs.is_empty() {
+                        let d: Vec<String> = dirs.iter().map(|d| esc(d)).collect();
+                        w(format!("directory={}", d.join(":")));
+                    }
+                }
+                None => {
+                    let files: Vec<String> = paths.iter().map(|t| esc(t)).collect();
+                    w(format!("filename={}", files.join(":")));
+                    if fs.split {
+                        w("# split-targets: each iomark job serves its own share of these files; fio's copies share a filename list (its nrfiles names each copy's own files JOB.COPY.FILE)".into());
+                    }
+                }
+            }
+            w(format!("file_service_type={}", fs.text()));
+        }
+    }
+}
+
+/// `paths` split between `jobs` jobs as fio's `nrfiles` names them for job `name`
+/// (`DIR/NAME.COPY.FILE`, copy j in the j-th directory, cycling): the files per job and
+/// the directories (none for names without one); `None` when they are other names.
+fn fio_names(paths: &[&str], name: &str, jobs: u32) -> Option<(usize, Vec<String>)> {
+    let jobs = jobs.max(1) as usize;
+    let per = paths.len() / jobs;
+    let mut copy_dirs: Vec<&str> = Vec::new();
+    for (i, p) in paths.iter().enumerate() {
+        let (dir, file) = p.rsplit_once('/').unwrap_or(("", p));
+        if file != format!("{name}.{}.{}", i / per, i % per) {
+            return None;
+        }
+        match copy_dirs.get(i / per) {
+            None => copy_dirs.push(dir),
+            Some(d) if *d == dir => {}
+            Some(_) => return None,
+        }
+    }
+    if copy_dirs.iter().any(|d| d.is_empty()) {
+        return copy_dirs
+            .iter()
+            .all(|d| d.is_empty())
+            .then_some((per, Vec::new()));
+    }
+    // The shortest list that, cycled, gives every copy its directory.
+    let n = (1..=jobs).find(|n| (0..jobs).all(|j| copy_dirs[j] == copy_dirs[j % n]))?;
+    Some((per, copy_dirs[..n].iter().map(|d| d.to_string()).collect()))
 }
 
 /// A job's pacing (rate, thinktime, startdelay) and the shape of its offsets

@@ -1,0 +1,157 @@
+//! The workers' outputs of a repetition added up ([`Merged`]) and the repetition they
+//! make over their own window; a run on several targets keeps each target's part (a
+//! worker serving several files, `--file-service`, gives each file's share to its
+//! target).
+
+use crate::error::Error;
+use crate::io::env::CpuTimes;
+use crate::measure::interval::{IntervalSum, series};
+use crate::measure::targets::{Part, dir_stats};
+use crate::measure::worker::WorkerOut;
+use crate::plan::spec::Spec;
+use crate::results::env::DeviceDelta;
+use crate::results::schema::{Cpu, CpuPart, Repetition, Status};
+use crate::results::stats::{Counter, LatHist};
+use crate::stop::StopFlag;
+use crate::workload::sampler::Sampler;
+
+/// The workers' outputs added up.
+pub(crate) struct Merged {
+    /// Per target, when there are several.
+    pub(crate) parts: Vec<Part>,
+    pub(crate) read: Counter,
+    pub(crate) write: Counter,
+    pub(crate) hist_read: LatHist,
+    pub(crate) hist_write: LatHist,
+    pub(crate) trim: Counter,
+    pub(crate) hist_trim: LatHist,
+    pub(crate) fsyncs: u64,
+    /// The end of the last worker's window.
+    pub(crate) end_ns: u64,
+    pub(crate) interrupted: bool,
+    /// The first worker error.
+    pub(crate) error: Option<Error>,
+    pub(crate) sampler: Option<Sampler>,
+    pub(crate) gens: Vec<(u64, Vec<u64>)>,
+    /// The job threads' CPU time in their measured windows.
+    pub(crate) cpu: CpuTimes,
+}
+
+impl Merged {
+    pub(crate) fn of(outs: Vec<(usize, WorkerOut)>, targets: usize) -> Merged {
+        let mut m = Merged {
+            parts: match targets {
+                1 => Vec::new(),
+                n => (0..n).map(|_| Part::new()).collect(),
+            },
+            read: Counter::default(),
+            write: Counter::default(),
+            hist_read: LatHist::precise(),
+            hist_write: LatHist::precise(),
+            trim: Counter::default(),
+            hist_trim: LatHist::precise(),
+            fsyncs: 0,
+            end_ns: 0,
+            interrupted: false,
+            error: None,
+            sampler: None,
+            gens: Vec::new(),
+            cpu: CpuTimes::default(),
+        };
+        for (t, o) in outs {
+            if !o.files.is_empty() {
+                // Each file's share goes to its own target.
+                for f in &o.files {
+                    if let Some(p) = m.parts.get_mut(f.target) {
+                        p.add_file(f, o.end_ns);
+                    }
+                }
+            } else if let Some(p) = m.parts.get_mut(t) {
+                p.add(&o);
+            }
+            m.cpu = m.cpu.plus(o.cpu);
+            m.read += o.read;
+            m.write += o.write;
+            m.hist_read += &o.hist_read;
+            m.hist_write += &o.hist_write;
+            m.trim += o.trim;
+            m.hist_trim += &o.hist_trim;
+            m.fsyncs += o.fsyncs;
+            m.end_ns = m.end_ns.max(o.end_ns);
+            m.interrupted |= o.interrupted;
+            if m.error.is_none() {
+                m.error = o.error;
+            }
+            if let Some(s) = o.sampler {
+                match m.sampler.as_mut() {
+                    Some(all) => all.merge(&s),
+                    None => m.sampler = Some(s),
+                }
+            }
+            m.gens.extend(o.gens);
+        }
+        m
+    }
+}
+
+impl Merged {
+    /// The repetition (0-based `rep`) these outputs make, over their own window: the
+    /// process's CPU time and io_uring's kernel workers' (`cpu`), the device counters,
+    /// the intervals of the series. `verify` and `targets` are left empty.
+    pub(crate) fn repetition(
+        &mut self,
+        spec: &Spec,
+        rep: u32,
+        (cpu, io_wq): (CpuTimes, CpuTimes),
+        device: Option<DeviceDelta>,
+        intervals: &[IntervalSum],
+        stop: &StopFlag,
+    ) -> Repetition {
+        let elapsed_s = (self.end_ns as f64 / 1e9).max(1e-9);
+        let dir = |c: Counter, h: &LatHist| dir_stats(c, h, elapsed_s);
+        let total = self.read.ios + self.write.ios + self.trim.ios;
+        let page_cache_hit_pct =
+            Repetition::measure_page_cache(spec.direct, self.read.bytes, device.as_ref());
+        Repetition {
+            index: rep + 1,
+            status: if self.interrupted {
+                Status::Interrupted
+            } else {
+                Status::Complete
+            },
+            elapsed_s,
+            read: dir(self.read, &self.hist_read),
+            write: dir(self.write, &self.hist_write),
+            trim: dir(self.trim, &self.hist_trim),
+            fsyncs: self.fsyncs,
+            cpu: Cpu {
+                user_s: cpu.user_s,
+                sys_s: cpu.sys_s,
+                per_io_ns: if total > 0 {
+                    (cpu.user_s + cpu.sys_s) * 1e9 / total as f64
+                } else {
+                    0.0
+                },
+                workers: CpuPart::new(self.cpu.user_s, self.cpu.sys_s, total),
+                io_wq: CpuPart::new(io_wq.user_s, io_wq.sys_s, total),
+                other: CpuPart::new(
+                    (cpu.user_s - self.cpu.user_s - io_wq.user_s).max(0.0),
+                    (cpu.sys_s - self.cpu.sys_s - io_wq.sys_s).max(0.0),
+                    total,
+                ),
+            },
+            device,
+            series: series(intervals, spec.interval_s, elapsed_s),
+            // Measuring the samples compresses them (seconds with many jobs): not after a
+            // stop.
+            data: (self.sampler.take())
+                .filter(|_| !stop.is_set())
+                .and_then(|s| s.measure()),
+            verify: None,
+            page_cache_hit_pct,
+            targets: Vec::new(),
+            ranks: Vec::new(),
+            hosts: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! The files a worker serves: the offsets of a job over one file (every worker's), and
+//! for a worker serving several (`--file-service`, fio's `file_service_type`) which file
+//! each I/O goes to, each file keeping its own offsets (a sequential pattern goes on in
+//! a file where it left it), each file's share of the figures (its target's own figures
+//! are made of them) and the final flush of every file.
+
+use super::{Slot, Worker};
+use crate::io::engine::{Engine, Op};
+use crate::measure::launch::WorkerCtx;
+use crate::measure::worker_out::FileOut;
+use crate::plan::files::Service;
+use crate::results::stats::LatHist;
+use crate::workload::rng::{Offsets, Rng};
+use crate::workload::seed::target_stream;
+
+/// The offsets of the worker of `ctx` over `span` bytes of a file from `base` (`stream`:
+/// the file's own), and the region they cover (its first byte and blocks) for --verify.
+pub(super) fn offsets_of(
+    ctx: &WorkerCtx,
+    base: u64,
+    span: u64,
+    stream: u64,
+) -> (Offsets, u64, u64) {
+    let spec = ctx.spec;
+    // Random offsets are whole grains: the block size, or a mix's smallest size.
+    let grain = spec.bs_mix.as_ref().map_or(spec.bs, |m| m.min());
+    let blocks = (span / grain).max(1);
+    let share = |j: u32| (blocks as u128 * j as u128 / spec.jobs as u128) as u64;
+    // Jobs share the span (each starting at its own offset), except with --verify,
+    // where each job owns a region so that no two writes to one block can race. A job
+    // with files of its own (--split-targets) starts at their beginning, as fio's do.
+    let own = spec.file_service.is_some_and(|f| f.split);
+    let (region_base, region_blocks, start_block) = if spec.verify && spec.jobs > 1 {
+        let (a, b) = (share(ctx.job), share(ctx.job + 1));
+        (base + a * grain, (b - a).max(1), 0)
+    } else {
+        (base, blocks, if own { 0 } else { share(ctx.job) })
+    };
+    let offsets = Offsets::new(
+        region_base,
+        region_blocks * grain,
+        grain,
+        spec.rw.is_random(),
+        start_block,
+        Rng::new(spec.seed, stream | 1),
+    )
+    .with_distribution(&spec.random_distribution, spec.seed)
+    .with_runs_of(spec);
+    (offsets, region_base, region_blocks)
+}
+
+/// Which file comes next, by the service's rule (apart from the files, to be tested
+/// alone).
+pub(super) struct Order {
+    kind: Service,
+    every: u64,
+    n: usize,
+    cur: usize,
+    /// I/Os and bytes issued to the current file since the job came to it.
+    ios_here: u64,
+    bytes_here: u64,
+    started: bool,
+    rng: Rng,
+}
+
+impl Order {
+    pub(super) fn new(kind: Service, every: u32, n: usize, rng: Rng) -> Order {
+        Order {
+            kind,
+            every: every.max(1) as u64,
+            n: n.max(1),
+            cur: 0,
+            ios_here: 0,
+            bytes_here: 0,
+            started: false,
+            rng,
+        }
+    }
+
+    /// The file of the next I/O of `len` bytes; `spans[f]` is file f's span in bytes
+    /// (sequential moves on once the current file's span has been issued).
+    #[inline]
+    pub(super) fn next(&mut self, len: u64, spans: &[u64]) -> usize {
+        let switch = match self.kind {
+            Service::Sequential => self.bytes_here >= spans[self.cur],
+            Service::RoundRobin | Service::Random => self.ios_here >= self.every,
+        };
+        if !self.started || switch {
+            self.cur = match (self.kind, self.started) {
+                (Service::Random, _) => self.rng.below(self.n as u64) as usize,
+                (_, false) => 0,
+                _ => (self.cur + 1) % self.n,
+            };
+            self.started = true;
+            self.ios_here = 0;
+            self.bytes_here = 0;
+        }
+        self.ios_here += 1;
+        self.bytes_here += len;
+        self.cur
+    }
+}
+
+/// A worker's several files.
+pub(super) struct Files {
+    /// Each file's offsets while another is current (the current file's are the
+    /// worker's own `offsets`; its entry here is a stale copy until it is swapped back).
+    parked: Vec<Offsets>,
+    /// Each file's span in bytes (the region its offsets cover).
+    spans: Vec<u64>,
+    cur: usize,
+    order: Order,
+    /// Each file's share of the worker's figures.
+    tally: Vec<FileOut>,
+    /// The final flush: the next file to flush.
+    flush_next: usize,
+}
+
+impl Files {
+    /// The files of the worker of `ctx` and the first one's offsets, when it serves
+    /// several; `None` for a worker on one file.
+    pub(super) fn of(ctx: &WorkerCtx, stream: u64) -> Option<(Files, Offsets)> {
+        let fs = ctx.spec.file_service?;
+        // One file of several targets (--split-targets, a job per target) is tallied
+        // too: its figures are its target's.
+        if ctx.files.is_empty() {
+            return None;
+        }
+        let all: Vec<(Offsets, u64, u64)> = (ctx.files.iter())
+            .map(|f| offsets_of(ctx, f.base, f.span, target_stream(stream, f.target as u32)))
+            .collect();
+        let grain = ctx.spec.bs_mix.as_ref().map_or(ctx.spec.bs, |m| m.min());
+        let first = all[0].0.clone();
+        let order_rng = Rng::new(ctx.spec.seed, stream | 3);
+        Some((
+            Files {
+                spans: all.iter().map(|(_, _, blocks)| blocks * grain).collect(),
+                parked: all.into_iter().map(|(o, _, _)| o).collect(),
+                cur: 0,
+                order: Order::new(fs.kind, fs.every, ctx.files.len(), order_rng),
+                tally: ctx.files.iter().map(|f| FileOut::new(f.target)).collect(),
+                flush_next: 0,
+            },
+            first,
+        ))
+    }
+
+    /// Counts a completed, measured I/O (or flush) of slot `sl` for its file.
+    #[inline]
+    pub(super) fn tally(&mut self, sl: &Slot, lat: u64) {
+        let t = &mut self.tally[sl.file as usize];
+        let (c, h) = match sl.op {
+            Op::Read => (&mut t.read, &mut t.hist_read),
+            Op::Write => (&mut t.write, &mut t.hist_write),
+            Op::Fsync => {
+                t.fsyncs += 1;
+                return;
+            }
+        };
+        c.ios += 1;
+        c.bytes += sl.len as u64;
+        h.get_or_insert_with(LatHist::precise).record(lat);
+    }
+
+    /// Each file's share, for the worker's output.
+    pub(super) fn take_tally(&mut self) -> Vec<FileOut> {
+        std::mem::take(&mut self.tally)
+    }
+}
+
+impl<'a, E: Engine> Worker<'_, 'a, E> {
+    /// The file of the next I/O of `len` bytes (0 for a worker on one file): switches to
+    /// it, making its offsets the worker's.
+    #[inline(always)]
+    pub(super) fn pick_file(&mut self, len: u64) -> u16 {
+        let Some(f) = self.files.as_mut() else {
+            return 0;
+        };
+        let next = f.order.next(len, &f.spans);
+        if next != f.cur {
+            std::mem::swap(&mut self.offsets, &mut f.parked[f.cur]);
+            std::mem::swap(&mut self.offsets, &mut f.parked[next]);
+            f.cur = next;
+        }
+        next as u16
+    }
+
+    /// The path of the worker's file `file`, for messages.
+    pub(super) fn path_of(&self, file: u16) -> &'a str {
+        match self.ctx.files.get(file as usize) {
+            Some(f) => f.path,
+            None => self.ctx.path,
+        }
+    }
+
+    /// `--end-fsync`: the file the final flush is for now.
+    pub(super) fn flushing(&self) -> u16 {
+        self.files.as_ref().map_or(0, |f| f.flush_next as u16)
+    }
+
+    /// `--end-fsync`: a file's final flush completed; whether another file is left.
+    pub(super) fn flushed_one(&mut self) -> bool {
+        self.files.as_mut().is_some_and(|f| {
+            f.flush_next += 1;
+            f.flush_next < f.spans.len()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order(
+        kind: Service,
+        every: u32,
+        n: usize,
+        spans: &[u64],
+        len: u64,
+        ios: usize,
+    ) -> Vec<usize> {
+        let mut o = Order::new(kind, every, n, Rng::new(7, 3));
+        (0..ios).map(|_| o.next(len, spans)).collect()
+    }
+
+    #[test]
+    fn roundrobin_moves_on_after_every_n_ios() {
+        let spans = [1 << 20; 3];
+        assert_eq!(
+            order(Service::RoundRobin, 1, 3, &spans, 4096, 7),
+            [0, 1, 2, 0, 1, 2, 0]
+        );
+        assert_eq!(
+            order(Service::RoundRobin, 2, 3, &spans, 4096, 7),
+            [0, 0, 1, 1, 2, 2, 0]
+        );
+    }
+
+    #[test]
+    fn sequential_finishes_a_file_before_the_next() {
+        // Spans of 2, 3 and 1 blocks of 4 KiB.
+        let spans = [8192, 12288, 4096];
+        assert_eq!(
+            order(Service::Sequential, 1, 3, &spans, 4096, 8),
+            [0, 0, 1, 1, 1, 2, 0, 0]
+        );
+    }
+
+    #[test]
+    fn random_draws_every_file_evenly_and_keeps_runs_of_n() {
+        let spans = [1 << 20; 4];
+        let picks = order(Service::Random, 1, 4, &spans, 4096, 40_000);
+        let mut counts = [0u32; 4];
+        picks.iter().for_each(|&f| counts[f] += 1);
+        // Chi-square with 3 degrees of freedom below 16.3 (p = 0.001).
+        let chi: f64 = counts
+            .iter()
+            .map(|&c| (c as f64 - 10_000.0).powi(2) / 10_000.0)
+            .sum();
+        assert!(chi < 16.3, "{counts:?}");
+        let runs = order(Service::Random, 4, 4, &spans, 4096, 400);
+        assert!(runs.chunks(4).all(|c| c.iter().all(|&f| f == c[0])));
+        assert!(
+            runs.chunks(4).any(|c| c[0] != runs[0]),
+            "never left file {}",
+            runs[0]
+        );
+    }
+}

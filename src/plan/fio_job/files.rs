@@ -1,0 +1,138 @@
+//! A fio job's files and their sizes: `filename` (a `:` list, `\:` for a colon in a
+//! name; every copy of the job shares them), else fio's own names `JOB.COPY.FILE`
+//! (`nrfiles` per copy, each copy its own; `directory` as a `:` list gives copy j the
+//! j-th directory, cycling, as fio does), `size` split evenly between a job's files
+//! unless `filesize` sizes each, and `file_service_type`. A job with several files runs
+//! with `--file-service` (and `--split-targets` when each copy has its own).
+
+use super::map::{Ctx, split_colons};
+use crate::error::{Error, Result};
+use crate::plan::files::FileService;
+
+/// Maps the job's files and sizes; see the module documentation.
+pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
+    let dirs: Vec<String> = c.value("directory").map(split_colons).unwrap_or_default();
+    let nrfiles = count(c, "nrfiles")?.unwrap_or(1);
+    // Resolution checks `numjobs` itself; an unreadable one is taken as 1 here.
+    let copies = c.value("numjobs").and_then(|n| n.parse::<u64>().ok());
+    let copies = copies.unwrap_or(1).max(1);
+    let in_dir = |dir: Option<&String>, file: String| match dir {
+        Some(d) if !file.starts_with('/') => format!("{}/{file}", d.trim_end_matches('/')),
+        _ => file,
+    };
+    let name = c.job.name.clone();
+    let (files, split) = match c.value("filename").map(split_colons) {
+        Some(list) => {
+            if c.value("nrfiles").is_some() && nrfiles != list.len() as u64 {
+                let note = "nrfiles is ignored with filename, as in fio (the list names the files)";
+                c.job.notes.push(note.into());
+            }
+            let expanded: Vec<String> = (list.iter().enumerate())
+                .map(|(i, f)| {
+                    (f.replace("$jobname", &name))
+                        .replace("$jobnum", "0")
+                        .replace("$filenum", &i.to_string())
+                })
+                .collect();
+            if expanded.iter().any(|f| f.contains('$')) {
+                c.refuse(
+                    "filename",
+                    "iomark expands $jobname, $jobnum and $filenum only",
+                );
+            }
+            let files = expanded.into_iter().map(|f| in_dir(dirs.first(), f));
+            (files.collect::<Vec<String>>(), false)
+        }
+        None if null => return sizes(c, 1),
+        // Each copy its own files, as fio names them.
+        None if nrfiles > 1 || (dirs.len() > 1 && copies > 1) => {
+            let all = (0..copies).flat_map(|j| (0..nrfiles).map(move |f| (j, f)));
+            let files = all.map(|(j, f)| {
+                let dir = (!dirs.is_empty()).then(|| &dirs[j as usize % dirs.len()]);
+                in_dir(dir, format!("{name}.{j}.{f}"))
+            });
+            (files.collect(), copies > 1)
+        }
+        // One file, shared by the copies (fio gives each copy its own: docs/fio.md).
+        None => (vec![in_dir(dirs.first(), format!("{name}.0.0"))], false),
+    };
+    let per_job = if split { nrfiles } else { files.len() as u64 };
+    sizes(c, per_job)?;
+    service(c, files.len() > 1, split);
+    c.job.target = files.first().cloned();
+    if files.len() > 1 {
+        c.job.targets = files;
+    }
+    Ok(())
+}
+
+/// `size` (the job's total, split evenly between its `per_job` files) and `filesize`
+/// (each file's size; fio then moves the smaller of `size` and all its files, unless
+/// `io_size` says).
+fn sizes(c: &mut Ctx, per_job: u64) -> Result<()> {
+    // A share of the file or device (fio's size=50%): one file per job only.
+    if let Some(p) = (c.value("size").filter(|v| v.ends_with('%'))).map(str::to_string) {
+        match per_job > 1 || c.get("filesize").is_some() {
+            true => c.refuse(
+                "size",
+                "a percentage with several files per job or a filesize",
+            ),
+            false => c.set("size", p),
+        }
+        return Ok(());
+    }
+    let size = c.bytes("size")?;
+    match c.bytes("filesize")? {
+        Some(fs) => {
+            c.set("size", fs.to_string());
+            if let Some(s) = size.filter(|_| c.get("io_size").is_none()) {
+                c.set("io-size", s.min(fs.saturating_mul(per_job)).to_string());
+            }
+        }
+        None => {
+            if let Some(s) = size {
+                c.set("size", (s / per_job.max(1)).to_string());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `file_service_type` (fio's default `roundrobin`) for a job with several files; with
+/// one it changes nothing, but a kind iomark lacks is refused all the same.
+fn service(c: &mut Ctx, several: bool, split: bool) {
+    let asked = c
+        .value("file_service_type")
+        .unwrap_or("roundrobin")
+        .to_string();
+    // Refused: run without it (--ignore-unsupported), fio's default.
+    let fs = FileService::parse(&asked).unwrap_or_else(|_| {
+        c.refuse(
+            "file_service_type",
+            "iomark serves files by roundrobin, sequential or random (with :N for roundrobin and random)",
+        );
+        FileService::parse("roundrobin").expect("a kind iomark knows")
+    });
+    if !several {
+        return;
+    }
+    c.set("file-service", fs.text());
+    if split {
+        c.job.opts.push(("split-targets".into(), None));
+    }
+}
+
+/// A whole number of at least 1, fio's way.
+fn count(c: &Ctx, key: &str) -> Result<Option<u64>> {
+    let Some(e) = c.get(key) else {
+        return Ok(None);
+    };
+    let v = e.value.as_deref().unwrap_or("").trim();
+    match v.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(Some(n)),
+        _ => Err(Error::usage(format!(
+            "{}: {key}={v} is not a count of files (1 or more)",
+            e.at
+        ))),
+    }
+}
