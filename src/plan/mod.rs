@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use crate::plan::spec::{Spec, TargetPolicy};
 use serde::{Deserialize, Serialize};
 
+mod bounds;
 pub mod bsmix;
 pub mod data;
 pub mod distribution;
