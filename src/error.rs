@@ -4,9 +4,10 @@
 //! a target that cannot be used as given ([`Error::Target`]), a refusal to destroy data
 //! ([`Error::Guard`]), an input document that is not what was expected
 //! ([`Error::Document`]), a failed I/O call ([`Error::Io`], which keeps the
-//! [`std::io::Error`] as its source) and any other failure while running
-//! ([`Error::Runtime`]). The first four are the user's to fix (exit status 2), the last
-//! two happened while running (exit status 1); [`Error::exit_code`] is the one mapping.
+//! [`std::io::Error`] as its source), a job slower than its minimum rate
+//! ([`Error::RateMin`]) and any other failure while running ([`Error::Runtime`]). The
+//! first four are the user's to fix (exit status 2), the others happened while running
+//! (exit status 1); [`Error::exit_code`] is the one mapping.
 //! Every message is one line that names the problem and, where there is one, the fix.
 //! Nothing here prints.
 
@@ -40,6 +41,10 @@ pub enum Error {
     /// device that ended early.
     #[error("{0}")]
     Runtime(String),
+    /// A job's rate fell below its minimum (`--rate-min`, `--rate-iops-min`) over a
+    /// cycle: the run failed.
+    #[error("{0}")]
+    RateMin(String),
     /// Standard output could not be written: full, or a pipe whose reader has gone.
     #[error("cannot write to standard output: {}", describe_io(.0))]
     Stdout(#[source] io::Error),
@@ -69,6 +74,11 @@ impl Error {
     /// Any other failure while running.
     pub fn runtime(msg: impl Into<String>) -> Self {
         Error::Runtime(msg.into())
+    }
+
+    /// Whether this is a job's rate below its minimum (the run is marked failed).
+    pub(crate) fn is_rate_min(&self) -> bool {
+        matches!(self, Error::RateMin(_))
     }
 
     /// A failed I/O call and what was being done. The error is rebuilt from its errno (or

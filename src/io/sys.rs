@@ -532,15 +532,21 @@ pub(crate) fn page_size() -> u64 {
     if p > 0 { p as u64 } else { 4096 }
 }
 
-/// Pins the calling thread to one CPU (`sched_setaffinity`).
-pub(crate) fn pin_thread(cpu: u32) -> io::Result<()> {
-    if cpu as usize >= libc::CPU_SETSIZE as usize {
+/// Pins the calling thread to a set of CPUs (`sched_setaffinity`).
+pub(crate) fn pin_thread(cpus: &[u32]) -> io::Result<()> {
+    if cpus.is_empty()
+        || cpus
+            .iter()
+            .any(|&c| c as usize >= libc::CPU_SETSIZE as usize)
+    {
         return Err(io::Error::from_raw_os_error(EINVAL));
     }
     // SAFETY: an all-zero cpu_set_t is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `cpu` is below CPU_SETSIZE (checked above), so the bit lies in `set`.
-    unsafe { libc::CPU_SET(cpu as usize, &mut set) };
+    for &cpu in cpus {
+        // SAFETY: `cpu` is below CPU_SETSIZE (checked above), so the bit lies in `set`.
+        unsafe { libc::CPU_SET(cpu as usize, &mut set) };
+    }
     // SAFETY: the set we own, its true size; pid 0 is the calling thread.
     check(unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) })
 }

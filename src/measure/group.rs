@@ -216,7 +216,7 @@ fn group_rep(
     let mut merged: Vec<Merged> = by_lane.into_iter().map(|o| Merged::of(o, 1)).collect();
     let mut sum = Sum::default();
     for m in &mut merged {
-        m.interrupted |= shared_error.is_some() || stop.is_set();
+        m.interrupted |= shared_error.is_some() || watch.rate_min.is_some() || stop.is_set();
         sum.add(m);
     }
     let total = sum.read.ios + sum.write.ios + sum.trim.ios;
@@ -236,7 +236,11 @@ fn group_rep(
             ),
             ..sum.cpu(cpu, io_wq, total)
         };
-        let error = shared_error.take().or(m.error.take());
+        let rate_min = watch
+            .rate_min
+            .take_if(|(lane, _)| *lane == i)
+            .map(|(_, e)| e);
+        let error = rate_min.or(shared_error.take()).or(m.error.take());
         reps.push((r, error));
     }
     let elapsed_s = (sum.end_ns as f64 / 1e9).max(1e-9);

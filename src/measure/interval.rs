@@ -49,6 +49,15 @@ impl Live {
         self.lat_ns.store(t.lat_ns, Ordering::Relaxed);
     }
 
+    /// This worker's published totals.
+    pub(crate) fn totals(&self) -> LiveTotals {
+        LiveTotals {
+            ios: self.ios.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
+            lat_ns: self.lat_ns.load(Ordering::Relaxed),
+        }
+    }
+
     /// The sum over every worker's published totals.
     pub(crate) fn sum(live: &[Live]) -> LiveTotals {
         live.iter().fold(LiveTotals::default(), |t, l| LiveTotals {

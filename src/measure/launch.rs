@@ -120,16 +120,24 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
     out
 }
 
-/// Pins the worker's thread to its CPU of `--cpus` (job j: the j-th, cycling).
+/// Pins the worker's thread to its CPU of `--cpus` (job j: the j-th, cycling), or with
+/// `--cpus-policy shared` to all of them.
 fn pin(ctx: &WorkerCtx) -> Result<(), Error> {
-    let cpus = &ctx.spec.engine_opts.cpus;
+    let opts = &ctx.spec.engine_opts;
+    let cpus = &opts.cpus;
     let Some(&cpu) = cpus.get(ctx.job as usize % cpus.len().max(1)) else {
         return Ok(());
     };
-    sys::pin_thread(cpu).map_err(|e| {
+    let set = if opts.cpus_shared {
+        &cpus[..]
+    } else {
+        &[cpu][..]
+    };
+    sys::pin_thread(set).map_err(|e| {
         Error::usage(format!(
-            "--cpus: job {} cannot run on CPU {cpu} ({}); use CPUs this process may use (see taskset -p $$ and nproc)",
+            "--cpus: job {} cannot run on CPU {} ({}); use CPUs this process may use (see taskset -p $$ and nproc)",
             ctx.job,
+            crate::plan::engine::fmt_cpus(set),
             describe_io(&e)
         ))
     })

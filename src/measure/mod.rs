@@ -1,6 +1,6 @@
 //! Measuring: the repetition loop of one run ([`run::run`]), one repetition's threads and
 //! snapshots (`rep`), runs measured together (`group`), the worker loop (`worker`), the start gate, the interval series,
-//! repetition merging, verify read-back, write amplification and warnings. Everything
+//! minimum rates (`min_rate`), repetition merging, verify read-back, write amplification and warnings. Everything
 //! measured leaves through the results schema and a [`crate::results::sink::Sink`]; this
 //! module never prints and never decides where results are saved.
 
@@ -10,6 +10,7 @@ pub mod group;
 mod interval;
 mod launch;
 mod merge;
+mod min_rate;
 mod monitor;
 mod pace;
 mod rep;

@@ -1,9 +1,12 @@
 //! The main thread's clock while a repetition's workers run: when the ramp ends, when
-//! the time-based window is over, and the progress reported a few times a second.
+//! the time-based window is over, the progress reported a few times a second, and the
+//! jobs' minimum rates (`min_rate`).
 
 use std::time::{Duration, Instant};
 
+use crate::error::Error;
 use crate::measure::interval::{Live, LiveTotals};
+use crate::measure::min_rate::MinRates;
 use crate::measure::rep::Window;
 use crate::results::sink::Progress;
 
@@ -19,6 +22,8 @@ pub(crate) struct Monitor {
     last: LiveTotals,
     /// When the main thread first saw the stop (signal, halt or the window's end).
     stop_seen: Option<Instant>,
+    /// `--rate-min`, `--rate-iops-min`.
+    mins: Option<MinRates>,
 }
 
 pub(crate) const TICK: Duration = Duration::from_millis(250);
@@ -33,7 +38,25 @@ impl Monitor {
             last_at: Instant::now(),
             last: LiveTotals::default(),
             stop_seen: None,
+            mins: None,
         }
+    }
+
+    /// Checks the jobs' minimum rates too.
+    pub(crate) fn with_min_rates(mut self, mins: MinRates) -> Monitor {
+        self.mins = Some(mins);
+        self
+    }
+
+    /// A job below its minimum rate over the cycle just ended (its lane, and the error
+    /// that fails the run); none once the run is stopping.
+    pub(crate) fn rate_failure(&mut self, live: &[Live]) -> Option<(usize, Error)> {
+        if self.stop_seen.is_some() {
+            return None;
+        }
+        let now = self.t0.elapsed().as_nanos() as u64;
+        let ramped = self.ramp_snapped;
+        self.mins.as_mut()?.check(live, now, ramped)
     }
 
     /// Whether a time-based window has ended (the workers stop issuing then).

@@ -10,11 +10,17 @@
 //!
 //! Think time is fio's: after `--thinktime-blocks` I/Os (1 by default) have been issued,
 //! the job issues nothing more until they have all completed and `--thinktime` has
-//! passed since (so, as in fio, at most that many I/Os are ever in flight).
+//! passed since (so, as in fio, at most that many I/Os are ever in flight). With
+//! `--thinktime-blocks-type issue` the pause starts as the batch's last I/O is issued
+//! (they complete during it); with `--thinktime-iotime` a batch also ends once the job
+//! has issued I/Os for that long. The first `--thinktime-spin` of a pause is spent
+//! spinning on the CPU (the clock read in a loop), the rest asleep.
 
 use std::time::{Duration, Instant};
 
+use crate::measure::launch::WorkerCtx;
 use crate::plan::spec::Spec;
+use crate::workload::rng::Rng;
 
 /// The least credit a bucket keeps (ns): a late wake-up up to this long is caught up.
 const BURST_NS: f64 = 50e6;
@@ -60,15 +66,35 @@ impl Bucket {
     }
 }
 
-/// Think time: a pause after every `blocks` I/Os, once they have completed.
+/// Think time: a pause after every `blocks` I/Os (or `iotime_ns` of issuing), once they
+/// have completed (or been issued: `on_issue`).
 #[derive(Debug, Clone, Copy)]
 struct Think {
     ns: u64,
+    /// The first part of the pause, spun.
+    spin_ns: u64,
     blocks: u32,
-    /// I/Os issued since the last pause.
+    on_issue: bool,
+    iotime_ns: Option<u64>,
+    /// I/Os issued since the last pause, and when the first of them was.
     issued: u32,
-    /// When the current pause ends (set once the batch has completed).
+    io_from: Option<u64>,
+    /// When the current pause ends (set once the batch has completed, or been issued).
     until: Option<u64>,
+}
+
+impl Think {
+    /// Whether the batch is over at `now`: its I/Os issued, or its time of I/O up.
+    fn tripped(&self, now: u64) -> bool {
+        self.issued >= self.blocks
+            || self.issued > 0
+                && (self.iotime_ns).is_some_and(|io| now >= self.io_from.unwrap_or(now) + io)
+    }
+
+    /// The batch starts again (after a pause).
+    fn reset(&mut self) {
+        (self.issued, self.io_from, self.until) = (0, None, None);
+    }
 }
 
 /// A job's pacing: both caps when both are given, and think time.
@@ -91,10 +117,20 @@ impl Pace {
             let mean = spec.mean_bs();
             buckets.push(Bucket::new(bps as f64 / share, true, mean, spec.qd));
         }
+        // With --thinktime-iotime alone, the time of I/O ends a batch, not its count.
+        let blocks = match (spec.thinktime_blocks, spec.thinktime_iotime_us) {
+            (Some(b), _) => b.max(1),
+            (None, Some(_)) => u32::MAX,
+            (None, None) => 1,
+        };
         let think = spec.thinktime_us.map(|us| Think {
             ns: us * 1000,
-            blocks: spec.thinktime_blocks.unwrap_or(1).max(1),
+            spin_ns: spec.thinktime_spin_us.unwrap_or(0).min(us) * 1000,
+            blocks,
+            on_issue: spec.thinktime_on_issue,
+            iotime_ns: spec.thinktime_iotime_us.map(|us| us * 1000),
             issued: 0,
+            io_from: None,
             until: None,
         });
         (!buckets.is_empty() || think.is_some()).then_some(Pace { buckets, think })
@@ -107,11 +143,11 @@ impl Pace {
         self.buckets.iter().map(Bucket::due).fold(think, u64::max)
     }
 
-    /// Whether the next I/O must wait at `now`: a cap is ahead, or a think-time batch is
-    /// complete (issued) and its pause has not ended.
+    /// Whether the next I/O must wait at `now`: a cap is ahead, a pause is running, or a
+    /// think-time batch is over (issued) and its pause has not ended.
     #[inline]
     pub(crate) fn holds(&self, now: u64) -> bool {
-        self.due() > now || self.think.is_some_and(|t| t.issued >= t.blocks)
+        self.due() > now || self.think.is_some_and(|t| !t.on_issue && t.tripped(now))
     }
 
     /// Pays for an I/O of `len` bytes issued at `now`.
@@ -121,7 +157,15 @@ impl Pace {
             b.charge(now, len);
         }
         if let Some(t) = self.think.as_mut() {
+            if t.on_issue && t.until.is_some_and(|u| u <= now) {
+                t.reset();
+            }
             t.issued += 1;
+            t.io_from.get_or_insert(now);
+            if t.on_issue && t.until.is_none() && t.tripped(now) {
+                // The batch is issued: the pause runs from now, while it completes.
+                t.until = Some(now + t.ns);
+            }
         }
     }
 
@@ -132,13 +176,26 @@ impl Pace {
     pub(crate) fn wait(&mut self, t0: Instant, end: Option<u64>) -> bool {
         let now = t0.elapsed().as_nanos() as u64;
         if let Some(t) = self.think.as_mut()
-            && t.issued >= t.blocks
+            && !t.on_issue
+            && t.tripped(now)
         {
             // The batch has completed: the pause runs from now.
             if now >= *t.until.get_or_insert(now + t.ns) {
-                (t.issued, t.until) = (0, None);
+                t.reset();
                 return true;
             }
+        }
+        if let Some(t) = self.think
+            && let Some(until) = t.until
+            && now < until
+            && now < until - t.ns + t.spin_ns
+        {
+            // The pause's first part: spin (for at most 10 ms before looking again).
+            let spin_end = (until - t.ns + t.spin_ns).min(now + MAX_SLEEP_NS);
+            while (t0.elapsed().as_nanos() as u64) < spin_end {
+                std::hint::spin_loop();
+            }
+            return true;
         }
         if !self.holds(now) {
             return false;
@@ -151,9 +208,10 @@ impl Pace {
 }
 
 /// `--startdelay`: waits until that long after `t0` (the start gate) before the job's
-/// first I/O, in steps of at most 10 ms so that `stopped` is honoured.
-pub(crate) fn start_delay(spec: &Spec, t0: Instant, stopped: impl Fn() -> bool) {
-    let until = (spec.startdelay_s * 1e9) as u64;
+/// first I/O, in steps of at most 10 ms so that `stopped` is honoured. With a range, the
+/// job's own delay ([`job_delay_s`]).
+pub(crate) fn start_delay(ctx: &WorkerCtx, t0: Instant, stopped: impl Fn() -> bool) {
+    let until = (job_delay_s(ctx.spec, ctx.job, ctx.rep) * 1e9) as u64;
     loop {
         let now = t0.elapsed().as_nanos() as u64;
         if now >= until || stopped() {
@@ -163,9 +221,46 @@ pub(crate) fn start_delay(spec: &Spec, t0: Instant, stopped: impl Fn() -> bool) 
     }
 }
 
+/// Job `job`'s delay in repetition `rep` (0-based): `--startdelay`, or with a range a
+/// time drawn uniformly in it, from the run's seed (the same run draws the same delays).
+pub(crate) fn job_delay_s(spec: &Spec, job: u32, rep: u32) -> f64 {
+    let Some(hi) = spec.startdelay_max_s else {
+        return spec.startdelay_s;
+    };
+    let mut rng = Rng::new(
+        spec.seed ^ 0x57A2_7DE1,
+        (u64::from(rep) << 32) | u64::from(job),
+    );
+    let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    spec.startdelay_s + u * (hi - spec.startdelay_s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A range's delays: within it, spread over it, each job its own, the same again for
+    /// the same seed.
+    #[test]
+    fn a_startdelay_range_gives_each_job_its_own_delay() {
+        let mut spec = Spec::new("null");
+        spec.startdelay_s = 1.0;
+        spec.startdelay_max_s = Some(3.0);
+        let d: Vec<f64> = (0..1000).map(|j| job_delay_s(&spec, j, 0)).collect();
+        assert!(d.iter().all(|&x| (1.0..=3.0).contains(&x)));
+        let mean = d.iter().sum::<f64>() / 1000.0;
+        assert!((mean - 2.0).abs() < 0.1, "mean {mean}");
+        let below = d.iter().filter(|&&x| x < 1.5).count();
+        assert!(
+            (200..300).contains(&below),
+            "{below} of 1000 in the first quarter"
+        );
+        assert_ne!(job_delay_s(&spec, 0, 0), job_delay_s(&spec, 1, 0));
+        assert_ne!(job_delay_s(&spec, 0, 0), job_delay_s(&spec, 0, 1));
+        assert_eq!(job_delay_s(&spec, 5, 2), job_delay_s(&spec, 5, 2));
+        spec.startdelay_max_s = None;
+        assert_eq!(job_delay_s(&spec, 7, 0), 1.0);
+    }
 
     /// A simulated clock: issuing whenever allowed, the bucket lets through the cap.
     #[test]
@@ -240,5 +335,85 @@ mod tests {
         }
         // 50 ms at 1000 IOPS, plus the one the clock has reached.
         assert!((50..=51).contains(&burst), "{burst} I/Os at once");
+    }
+
+    /// Issue-type batches start the pause as their last I/O is issued; completion-type
+    /// ones only once they have completed (`wait` with nothing in flight).
+    #[test]
+    fn issue_type_pauses_start_at_issue() {
+        let mut spec = Spec::new("null");
+        spec.thinktime_us = Some(1000);
+        spec.thinktime_blocks = Some(2);
+        let mut p = Pace::of(&spec).unwrap();
+        p.charge(0, 4096);
+        p.charge(10, 4096);
+        assert!(p.holds(20), "complete: held after the batch");
+        assert_eq!(
+            p.due(),
+            0,
+            "but no pause yet: it starts when the batch completes"
+        );
+        spec.thinktime_on_issue = true;
+        let mut p = Pace::of(&spec).unwrap();
+        p.charge(0, 4096);
+        assert!(!p.holds(5));
+        p.charge(10, 4096);
+        assert_eq!(
+            p.due(),
+            1_000_010,
+            "issue: the pause runs from the last issue"
+        );
+        assert!(p.holds(500_000) && !p.holds(1_000_010));
+        p.charge(1_000_020, 4096);
+        assert!(!p.holds(1_000_030), "a new batch");
+    }
+
+    /// `--thinktime-iotime` alone: a batch ends after that much time of issuing, however
+    /// many I/Os; with `--thinktime-blocks`, whichever comes first.
+    #[test]
+    fn iotime_ends_a_batch_by_time() {
+        let mut spec = Spec::new("null");
+        spec.thinktime_us = Some(100);
+        spec.thinktime_iotime_us = Some(1000);
+        let mut p = Pace::of(&spec).unwrap();
+        for i in 0..100 {
+            p.charge(i * 5_000, 4096);
+        }
+        assert!(!p.holds(499_999), "100 I/Os in 0.5 ms: still the batch");
+        assert!(
+            p.holds(1_000_000),
+            "1 ms after its first I/O the batch is over"
+        );
+        spec.thinktime_blocks = Some(3);
+        let mut p = Pace::of(&spec).unwrap();
+        (0..3).for_each(|i| p.charge(i, 4096));
+        assert!(p.holds(10), "3 blocks first");
+    }
+
+    /// The first `--thinktime-spin` of the pause is spun: the thread's CPU time over the
+    /// pause's wall time, against a pause spent asleep (ratios, not times: a loaded
+    /// machine takes the CPU away from a spinning thread, never gives it more).
+    #[test]
+    fn the_spun_part_of_a_pause_uses_the_cpu() {
+        let share = |spin_us: Option<u64>| {
+            let mut spec = Spec::new("null");
+            spec.thinktime_us = Some(100_000);
+            spec.thinktime_spin_us = spin_us;
+            let mut p = Pace::of(&spec).unwrap();
+            let t0 = Instant::now();
+            let c0 = crate::io::env::CpuTimes::thread();
+            p.charge(0, 4096);
+            while p.wait(t0, None) {}
+            let c = crate::io::env::CpuTimes::thread().since(c0);
+            let wall = t0.elapsed().as_secs_f64();
+            assert!(wall >= 0.1, "the whole pause: {wall}");
+            (c.user_s + c.sys_s) / wall
+        };
+        let (spun, slept) = (share(Some(75_000)), share(None));
+        assert!(
+            spun > 0.3,
+            "75 of 100 ms spun: {spun:.2} of the wall time on the CPU"
+        );
+        assert!(slept * 5.0 < spun, "asleep {slept:.3}, spinning {spun:.3}");
     }
 }

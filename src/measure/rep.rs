@@ -42,7 +42,7 @@ impl Window {
     /// Time-based unless only a size was given; with both, whichever comes first ends it.
     pub(crate) fn of(spec: &Spec, span: u64) -> Window {
         // `--startdelay` comes first: no I/O, excluded like the ramp (`pace::start_delay`).
-        let ramp_ns = ((spec.startdelay_s + spec.ramp_s) * 1e9) as u64;
+        let ramp_ns = ((spec.startdelay_end_s() + spec.ramp_s) * 1e9) as u64;
         let end_ns = spec.runtime_s.map(|r| ramp_ns + (r * 1e9) as u64);
         let ios_per_job = if end_ns.is_some() && spec.io_size.is_none() {
             None
@@ -92,6 +92,8 @@ pub(crate) struct Watch {
     pub(crate) kworkers_before: KernelWorkers,
     pub(crate) spawn_error: Option<Error>,
     pub(crate) sink_error: Option<Error>,
+    /// A job below its minimum rate (`measure::min_rate`): its lane, and the error.
+    pub(crate) rate_min: Option<(usize, Error)>,
     /// Seconds from the stop (signal, halt, the window's end) to the last worker's return.
     pub(crate) stop_wait_s: Option<f64>,
     /// `--stonewall`: who finished first (a target here, or another rank), when, and
@@ -173,8 +175,14 @@ pub(crate) fn run_rep(
     });
     let device = crate::results::targets::device_sum(distinct);
     let mut merged = Merged::of(outs, targets.len());
+    let rate_min = watch.rate_min.take().map(|(_, e)| e);
     merged.interrupted |= watch.spawn_error.is_some() || watch.sink_error.is_some();
-    let mut error = watch.spawn_error.take().or(watch.sink_error.take());
+    merged.interrupted |= rate_min.is_some();
+    let mut error = watch
+        .spawn_error
+        .take()
+        .or(watch.sink_error.take())
+        .or(rate_min);
     error = error.or(merged.error.take());
     // Ended by the stonewall, and by nothing else: the repetition ended as planned.
     if watch.walled.is_some() && error.is_none() && !stop.is_set() {
@@ -250,6 +258,7 @@ impl Watch {
             kworkers_before: KernelWorkers::default(),
             spawn_error: None,
             sink_error: None,
+            rate_min: None,
             stop_wait_s: None,
             walled: None,
         }
@@ -374,7 +383,11 @@ pub(crate) fn drive(
         } else {
             gate.open(t0);
         }
-        let mut monitor = Monitor::new(t0, win, total_ios(lanes));
+        let mins = lanes
+            .iter()
+            .map(|l| (l.spec, l.target.path.display().to_string()));
+        let mut monitor = Monitor::new(t0, win, total_ios(lanes))
+            .with_min_rates(crate::measure::min_rate::MinRates::of(mins));
         let ctl = Controls {
             stop,
             halt: &halt,
@@ -512,6 +525,10 @@ fn watch_workers(
                     watch.sink_error.get_or_insert(e);
                 }
             }
+        }
+        if let Some(failed) = monitor.rate_failure(ctl.live) {
+            ctl.halt.store(true, Ordering::Relaxed);
+            watch.rate_min.get_or_insert(failed);
         }
     }
 }

@@ -96,7 +96,7 @@ pub(crate) fn conclude(
     smart_before: Smart,
     stop: &StopFlag,
 ) {
-    if run.repetitions.len() < run.repetitions_planned as usize {
+    if run.repetitions.len() < run.repetitions_planned as usize && run.status != Status::Failed {
         run.status = Status::Interrupted;
         if run.error.is_none() && stop.is_set() {
             run.error = Some(stopped_by(stop));
@@ -168,6 +168,7 @@ pub(crate) fn check_target(spec: &Spec, target: &Target) -> Result<()> {
     if spec.rw.trims() {
         target.check_trim()?;
     }
+    spec.random_distribution.check_span(target.span)?;
     if spec.verify && target.span / spec.bs > crate::measure::verify::MAX_BLOCKS {
         return Err(Error::usage(format!(
             "--verify tracks every block, and {} blocks of {} are too many; use a larger --bs or a smaller --size",
@@ -355,7 +356,7 @@ pub(crate) struct Ended {
 /// waited; `wall`, who stonewalled it), the summary, the run's status and error.
 pub(crate) fn absorb(
     run: &mut Run,
-    rep: crate::results::schema::Repetition,
+    mut rep: crate::results::schema::Repetition,
     error: Option<&Error>,
     (stop_wait_s, wall): (Option<f64>, Option<(String, f64)>),
     last: bool,
@@ -374,7 +375,12 @@ pub(crate) fn absorb(
         run.warnings.push(w);
     }
     let bad_verify = rep.verify.as_ref().is_some_and(|v| v.bad() > 0);
-    let stopped = rep.status == Status::Interrupted;
+    // A job below its minimum rate (--rate-min): the repetition and the run failed.
+    let failed = error.is_some_and(Error::is_rate_min);
+    if failed {
+        rep.status = Status::Failed;
+    }
+    let stopped = rep.status != Status::Complete;
     run.repetitions.push(rep);
     run.summary = Summary::of(&run.repetitions);
     for (i, part) in run.targets.iter_mut().enumerate() {
@@ -382,7 +388,9 @@ pub(crate) fn absorb(
     }
     // Until the last repetition is done, a saved document says the run is not
     // complete: if iomark dies now, that is the truth.
-    run.status = if !stopped && last {
+    run.status = if failed {
+        Status::Failed
+    } else if !stopped && last {
         Status::Complete
     } else {
         Status::Interrupted

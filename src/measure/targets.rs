@@ -14,6 +14,8 @@ pub(crate) struct Part {
     pub(crate) write: Counter,
     pub(crate) hist_read: LatHist,
     pub(crate) hist_write: LatHist,
+    pub(crate) trim: Counter,
+    pub(crate) hist_trim: LatHist,
     pub(crate) fsyncs: u64,
     /// The end of the target's last worker's window.
     pub(crate) end_ns: u64,
@@ -26,6 +28,8 @@ impl Part {
             write: Counter::default(),
             hist_read: LatHist::precise(),
             hist_write: LatHist::precise(),
+            trim: Counter::default(),
+            hist_trim: LatHist::precise(),
             fsyncs: 0,
             end_ns: 0,
         }
@@ -36,6 +40,8 @@ impl Part {
         self.write += o.write;
         self.hist_read += &o.hist_read;
         self.hist_write += &o.hist_write;
+        self.trim += o.trim;
+        self.hist_trim += &o.hist_trim;
         self.fsyncs += o.fsyncs;
         self.end_ns = self.end_ns.max(o.end_ns);
     }
@@ -72,6 +78,7 @@ pub(crate) fn target_reps(
                 elapsed_s,
                 read: dir_stats(p.read, &p.hist_read, elapsed_s),
                 write: dir_stats(p.write, &p.hist_write, elapsed_s),
+                trim: dir_stats(p.trim, &p.hist_trim, elapsed_s),
                 fsyncs: p.fsyncs,
                 device,
             }

@@ -171,7 +171,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     /// until the work is done or the run is stopped.
     pub(crate) fn run(mut self) -> WorkerOut {
         let ctx = self.ctx;
-        crate::measure::pace::start_delay(ctx.spec, self.t0, || {
+        crate::measure::pace::start_delay(ctx, self.t0, || {
             ctx.stop.is_set() || ctx.halt.load(Ordering::Relaxed)
         });
         loop {

@@ -44,8 +44,8 @@ pub(super) fn offsets_of(
         start_block,
         Rng::new(spec.seed, stream | 1),
     )
-    .with_distribution(spec.random_distribution, spec.seed)
-    .with_runs(spec.random_run, spec.hole);
+    .with_distribution(&spec.random_distribution, spec.seed)
+    .with_runs_of(spec);
     (offsets, region_base, region_blocks)
 }
 

@@ -134,6 +134,10 @@ pub struct EngineOpts {
     /// Job `j` runs pinned to CPU `cpus[j % cpus.len()]` (`--cpus`); empty: anywhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cpus: Vec<u32>,
+    /// Every job may run on any CPU of `cpus` (`--cpus-policy shared`, fio's
+    /// `cpus_allowed_policy=shared`) instead of its own one.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cpus_shared: bool,
 }
 
 fn one() -> u32 {
@@ -158,6 +162,7 @@ impl Default for EngineOpts {
             sqpoll_cpu: None,
             hipri: false,
             cpus: Vec::new(),
+            cpus_shared: false,
         }
     }
 }
@@ -255,6 +260,7 @@ impl EngineOpts {
                 .map(parse_cpus)
                 .transpose()?
                 .unwrap_or_default(),
+            cpus_shared: o.text("cpus-policy") == Some("shared"),
         })
     }
 

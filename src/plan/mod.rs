@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use crate::plan::spec::{Spec, TargetPolicy};
 use serde::{Deserialize, Serialize};
 
+mod bounds;
 pub mod bsmix;
 pub mod data;
 pub mod distribution;
@@ -13,8 +14,10 @@ pub mod engine;
 pub mod files;
 pub mod fio_job;
 pub mod matrix;
+mod option_def;
 pub mod options;
 pub mod resolve;
+mod resolve_pace;
 pub mod run_options;
 mod rw;
 pub mod spec;
@@ -106,7 +109,7 @@ pub(crate) fn estimate_s(plan: &RunPlan) -> Option<f64> {
     let s = &plan.spec;
     s.runtime_s.map(|rt| {
         let reps = plan.repeat as f64;
-        reps * (s.startdelay_s + s.ramp_s + rt) + reps * s.pause_s
+        reps * (s.startdelay_end_s() + s.ramp_s + rt) + reps * s.pause_s
     })
 }
 

@@ -10,80 +10,8 @@
 
 pub use crate::plan::run_options::RunOptions;
 
-/// Where an option is listed in `--help`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Group {
-    /// The workload: pattern, sizes, depth, time, engine.
-    Workload,
-    /// What is written.
-    Data,
-    /// What iomark may do to the target.
-    Target,
-}
-
-/// One run option.
-#[derive(Debug)]
-pub(crate) struct OptDef {
-    /// The long name, without dashes.
-    pub name: &'static str,
-    /// fio's names for it, accepted as well (fio's underscores are accepted for every
-    /// option: `ramp_time`, `io_size`).
-    pub alias: &'static [&'static str],
-    /// The value's placeholder (`SIZE`, `N`); `None` for a switch.
-    pub value: Option<&'static str>,
-    /// The value used when the option is not given.
-    pub default: Option<&'static str>,
-    /// The only values accepted, where there is a fixed set.
-    pub choices: &'static [&'static str],
-    /// A switch that contradicts this one: the two are refused together.
-    pub conflicts: Option<&'static str>,
-    /// This option needs that one.
-    pub requires: Option<&'static str>,
-    pub group: Group,
-    /// One paragraph of help.
-    pub help: &'static str,
-}
-
-impl OptDef {
-    /// Whether the option takes a value (otherwise it is a switch).
-    pub(crate) fn takes_value(&self) -> bool {
-        self.value.is_some()
-    }
-}
-
-const fn value(
-    name: &'static str,
-    placeholder: &'static str,
-    default: Option<&'static str>,
-    group: Group,
-    help: &'static str,
-) -> OptDef {
-    OptDef {
-        name,
-        alias: &[],
-        value: Some(placeholder),
-        default,
-        choices: &[],
-        conflicts: None,
-        requires: None,
-        group,
-        help,
-    }
-}
-
-const fn switch(name: &'static str, group: Group, help: &'static str) -> OptDef {
-    OptDef {
-        name,
-        alias: &[],
-        value: None,
-        default: None,
-        choices: &[],
-        conflicts: None,
-        requires: None,
-        group,
-        help,
-    }
-}
+pub(crate) use crate::plan::option_def::{Group, OptDef};
+use crate::plan::option_def::{switch, value};
 
 use Group::{Data, Target, Workload};
 
@@ -156,14 +84,14 @@ pub(crate) const TABLE: &[OptDef] = &[
         "SIZE",
         None,
         Workload,
-        "Span of the target used, from --offset [default: the whole device or existing file; 1g for a new file].",
+        "Span of the target used, from --offset, or a share of an existing file's or device's length such as 50% (fio's size=50%) [default: the whole device or existing file; 1g for a new file].",
     ),
     value(
         "offset",
         "SIZE",
         Some("0"),
         Workload,
-        "Where the span starts in the target.",
+        "Where the span starts in the target, or a share of an existing file's or device's length such as 25% (rounded down to a block).",
     ),
     OptDef {
         alias: &["iodepth"],
@@ -232,11 +160,32 @@ pub(crate) const TABLE: &[OptDef] = &[
         "Cap each job at N I/Os per second, reads and writes together (fio's rate_iops): submissions are paced on the run's clock.",
     ),
     value(
+        "rate-min",
+        "SIZE",
+        None,
+        Workload,
+        "Fail the run when a job moves fewer than SIZE bytes per second over a --rate-cycle, reads and writes together (fio's rate_min): every job stops, the repetitions measured so far are kept, exit status 1.",
+    ),
+    value(
+        "rate-iops-min",
+        "N",
+        None,
+        Workload,
+        "Fail the run when a job does fewer than N I/Os per second over a --rate-cycle (fio's rate_iops_min): every job stops, the repetitions measured so far are kept, exit status 1.",
+    ),
+    value(
+        "rate-cycle",
+        "DURATION",
+        None,
+        Workload,
+        "The cycle over which --rate-min and --rate-iops-min are measured, from the end of the ramp (fio's rate_cycle) [default: 1s].",
+    ),
+    value(
         "random-distribution",
         "DIST",
         None,
         Workload,
-        "How random offsets spread over the span, as fio's random_distribution: random (uniform, the default), zipf:THETA, pareto:H (a share H on the hottest 1-H of the blocks) or normal:SIGMA (% of the span). The hot blocks are scattered over the span.",
+        "How random offsets spread over the span, as fio's random_distribution: random (uniform, the default), zipf:THETA, pareto:H (a share H on the hottest 1-H of the blocks) or normal:SIGMA (% of the span), their hot blocks scattered over the span, each with an optional :CENTER (0-1: the most likely block at that fraction of the span, e.g. zipf:1.2:0.3); or zones in order from the span's start, uniform within each: zoned:60/10:30/20:10/ (60% of the I/Os on the first 10% of the span, 30% on the next 20%, 10% on the rest) or zoned_abs:60/10g:40/90g (sizes, each given).",
     ),
     value(
         "random-run",
@@ -245,6 +194,17 @@ pub(crate) const TABLE: &[OptDef] = &[
         Workload,
         "Random patterns: a new random offset every N I/Os, the others following on (fio's rw=randread:N).",
     ),
+    OptDef {
+        requires: Some("random-run"),
+        choices: &["sequential", "identical"],
+        ..value(
+            "rw-sequencer",
+            "HOW",
+            Some("sequential"),
+            Workload,
+            "How the I/Os of a --random-run follow its random offset: sequential (each after the one before) or identical (the same offset again) (fio's rw_sequencer).",
+        )
+    },
     value(
         "hole",
         "SIZE",
@@ -257,7 +217,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         "DURATION",
         None,
         Workload,
-        "Every job waits this long after the start before its first I/O (fio's startdelay); not measured: the ramp and the runtime begin after it. Before each repetition.",
+        "Every job waits this long after the start before its first I/O (fio's startdelay); with a range such as 1s-3s each job waits its own time drawn from it. Not measured: the ramp and the runtime begin after it (after the range's end). Before each repetition.",
     ),
     value(
         "thinktime",
@@ -273,7 +233,38 @@ pub(crate) const TABLE: &[OptDef] = &[
             "N",
             None,
             Workload,
-            "I/Os issued between --thinktime pauses [default: 1].",
+            "I/Os issued between --thinktime pauses [default: 1, or none with --thinktime-iotime].",
+        )
+    },
+    OptDef {
+        requires: Some("thinktime"),
+        ..value(
+            "thinktime-spin",
+            "DURATION",
+            None,
+            Workload,
+            "Spend this much of each --thinktime pause spinning on the CPU (as if working on the data), and sleep the rest (fio's thinktime_spin).",
+        )
+    },
+    OptDef {
+        requires: Some("thinktime"),
+        choices: &["complete", "issue"],
+        ..value(
+            "thinktime-blocks-type",
+            "WHEN",
+            Some("complete"),
+            Workload,
+            "When the --thinktime-blocks batch starts a pause: once its I/Os have completed (complete: at most N in flight), or once they have been issued (issue: the pause runs while they complete) (fio's thinktime_blocks_type).",
+        )
+    },
+    OptDef {
+        requires: Some("thinktime"),
+        ..value(
+            "thinktime-iotime",
+            "DURATION",
+            None,
+            Workload,
+            "Pause for --thinktime after issuing I/Os for this long (e.g. 9s of I/O, 1s of pause), or after --thinktime-blocks I/Os when that is given too, whichever comes first (fio's thinktime_iotime).",
         )
     },
     OptDef {
@@ -380,8 +371,20 @@ pub(crate) const TABLE: &[OptDef] = &[
         "LIST",
         None,
         Workload,
-        "Pin job j to the j-th CPU of a list such as 0,1 or 0-3 (cycling when there are more jobs than CPUs) [default: no pinning].",
+        "Pin job j to the j-th CPU of a list such as 0,1 or 0-3 (cycling when there are more jobs than CPUs; fio's cpus_allowed with cpus_allowed_policy=split), or every job to all of them with --cpus-policy shared [default: no pinning].",
     ),
+    OptDef {
+        requires: Some("cpus"),
+        choices: &["split", "shared"],
+        alias: &["cpus-allowed-policy"],
+        ..value(
+            "cpus-policy",
+            "POLICY",
+            Some("split"),
+            Workload,
+            "How jobs share the --cpus list: split (job j on the j-th CPU) or shared (every job on any of them; fio's default cpus_allowed_policy).",
+        )
+    },
     value(
         "fsync",
         "N",

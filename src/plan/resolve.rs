@@ -6,7 +6,6 @@
 use crate::error::{Error, Result};
 use crate::plan::bsmix::BsMix;
 use crate::plan::data::{CompressMethod, DataKind, DataSpec};
-use crate::plan::distribution::Distribution;
 use crate::plan::options::RunOptions;
 use crate::plan::spec::{self, EngineKind, EngineOpts, Rw, Spec, TargetPolicy};
 use crate::plan::{Output, RunPlan, StudyPoint, StudyRun, System};
@@ -158,7 +157,31 @@ impl RunOptions {
             }
             spec.bs = m.max();
         }
-        spec.size = match self.text("size") {
+        let pct = |opt: &str, t: &str, zero_ok: bool| -> Result<Option<f64>> {
+            let Some(p) = t.trim().strip_suffix('%') else {
+                return Ok(None);
+            };
+            match p.trim().parse::<f64>() {
+                Ok(v) if v <= 100.0 && (v > 0.0 || zero_ok && v == 0.0) => Ok(Some(v)),
+                _ => Err(Error::usage(format!(
+                    "--{opt} {t}: a percentage of the target's length is above 0 and at most 100 (e.g. 50%)"
+                ))),
+            }
+        };
+        spec.size_pct = self
+            .text("size")
+            .map(|t| pct("size", t, false))
+            .transpose()?
+            .flatten();
+        spec.offset_pct = (self.text("offset").map(|t| pct("offset", t, true)))
+            .transpose()?
+            .flatten();
+        if (spec.size_pct.is_some() || spec.offset_pct.is_some()) && !spec.engine.caps().does_io {
+            return Err(Error::usage(
+                "--size or --offset as a percentage is a share of the target's length; --engine null has no target: give bytes",
+            ));
+        }
+        spec.size = match self.text("size").filter(|_| spec.size_pct.is_none()) {
             Some(t) => Some(match memory_multiple(t, sys)? {
                 Some((bytes, note)) => {
                     notes.push(note);
@@ -168,7 +191,9 @@ impl RunOptions {
             }),
             None => None,
         };
-        spec.offset = size_opt("--offset", self.text_or_default("offset"))?;
+        if spec.offset_pct.is_none() {
+            spec.offset = size_opt("--offset", self.text_or_default("offset"))?;
+        }
         match self.text("io-size") {
             Some(t) if t.trim().ends_with(['x', 'X']) => {
                 let n: f64 = t.trim()[..t.trim().len() - 1].parse().map_err(|_| {
@@ -186,79 +211,6 @@ impl RunOptions {
             other => spec.io_size = other.map(|s| size_opt("--io-size", s)).transpose()?,
         }
         Ok(notes)
-    }
-
-    /// `--rate` and `--rate-iops` (greater than zero when given), `--thinktime`.
-    fn pacing(&self, spec: &mut Spec) -> Result<()> {
-        let zero = |opt: &str| {
-            Error::usage(format!(
-                "--{opt} 0 would never issue an I/O; give a cap greater than zero, or leave --{opt} out for none"
-            ))
-        };
-        if let Some(t) = self.text("rate") {
-            let b = size_opt("--rate", t.trim().trim_end_matches("/s"))?;
-            spec.rate_bps = Some(b)
-                .filter(|b| *b > 0)
-                .ok_or_else(|| zero("rate"))
-                .map(Some)?;
-        }
-        if let Some(t) = self.text("rate-iops") {
-            let n: u64 = count_opt("--rate-iops", t, "a whole number of I/Os per second")?;
-            spec.rate_iops = Some(n)
-                .filter(|n| *n > 0)
-                .ok_or_else(|| zero("rate-iops"))
-                .map(Some)?;
-        }
-        if let Some(t) = self.text("thinktime") {
-            if t.trim().chars().all(|c| c.is_ascii_digit() || c == '.') {
-                return Err(Error::usage(format!(
-                    "--thinktime {t}: give a unit (e.g. 100us, 2ms); fio's bare number is microseconds"
-                )));
-            }
-            let us = (duration_opt("--thinktime", t)? * 1e6).round() as u64;
-            spec.thinktime_us = Some(us).filter(|us| *us > 0);
-        }
-        if let Some(t) = self.text("random-distribution") {
-            spec.random_distribution = Distribution::parse(t)?;
-            if !spec.random_distribution.is_uniform() && !spec.rw.is_random() {
-                return Err(Error::usage(format!(
-                    "--random-distribution spreads random offsets; --rw {} is sequential: drop it or use randread, randwrite or randrw",
-                    spec.rw.name()
-                )));
-            }
-        }
-        if let Some(t) = self.text("random-run") {
-            let n: u64 = count_opt("--random-run", t, "a whole number of I/Os")?;
-            if n == 0 || !spec.rw.is_random() {
-                return Err(Error::usage(format!(
-                    "--random-run {t}: give at least 1 I/O per seek, with a random --rw (not {})",
-                    spec.rw.name()
-                )));
-            }
-            spec.random_run = Some(n);
-        }
-        if let Some(t) = self.text("hole") {
-            if spec.rw.is_random() {
-                return Err(Error::usage(format!(
-                    "--hole leaves gaps between sequential I/Os; --rw {} is random: drop it or use read, write or rw",
-                    spec.rw.name()
-                )));
-            }
-            spec.hole = Some(size_opt("--hole", t)?).filter(|h| *h > 0);
-        }
-        if let Some(t) = self.text("startdelay") {
-            spec.startdelay_s = duration_opt("--startdelay", t)?;
-        }
-        if let Some(t) = self.text("thinktime-blocks") {
-            let n: u32 = count_opt("--thinktime-blocks", t, "a whole number of I/Os")?;
-            if n == 0 {
-                return Err(Error::usage(
-                    "--thinktime-blocks 0: give the I/Os issued between pauses, at least 1",
-                ));
-            }
-            spec.thinktime_blocks = Some(n);
-        }
-        Ok(())
     }
 
     /// Resolves and validates everything, for `target` (none: only with --engine null).

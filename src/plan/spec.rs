@@ -61,6 +61,14 @@ pub struct Spec {
     pub size: Option<u64>,
     /// Where the span starts, in bytes from the start of the target.
     pub offset: u64,
+    /// `--size P%` (fio's `size=P%`): the span is that share of the existing file's or
+    /// device's length (to its end at most), set when the target is opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_pct: Option<f64>,
+    /// `--offset P%`: the span starts at that share of the target's length (rounded
+    /// down to a block), set when the target is opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset_pct: Option<f64>,
     /// I/Os in flight per job.
     pub qd: u32,
     /// Worker threads; each works over the whole span (see `docs/ARCHITECTURE.md`).
@@ -116,10 +124,26 @@ pub struct Spec {
     /// Each job's cap in I/Os per second (`--rate-iops`), reads and writes together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<u64>,
+    /// The least bytes per second each job must move over every `rate_cycle_ms`
+    /// (`--rate-min`, fio's `rate_min`), reads and writes together; the run fails below.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_min_bps: Option<u64>,
+    /// The least I/Os per second each job must do over every `rate_cycle_ms`
+    /// (`--rate-iops-min`, fio's `rate_iops_min`); the run fails below.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops_min: Option<u64>,
+    /// The cycle over which the minimum rates are measured, milliseconds (`--rate-cycle`,
+    /// fio's `rate_cycle`; 1000 when not given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_cycle_ms: Option<u64>,
     /// Random patterns: I/Os per random seek, the others following on (`--random-run`,
     /// fio's `rw=randread:N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_run: Option<u64>,
+    /// A run of `random_run` I/Os repeats its first offset instead of following on
+    /// (`--rw-sequencer identical`, fio's `rw_sequencer=identical`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rw_sequencer_identical: bool,
     /// Sequential patterns: bytes left between one I/O and the next (`--hole`, fio's
     /// `rw=read:SIZE`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -131,6 +155,11 @@ pub struct Spec {
     /// fio's `startdelay`); excluded from every figure, before the ramp.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub startdelay_s: f64,
+    /// With a range (`--startdelay 1s-3s`, fio's `startdelay=1-3`): its high end; each job
+    /// then waits a time drawn uniformly from `startdelay_s` to this, and the measurement
+    /// starts after this (every job has started by then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startdelay_max_s: Option<f64>,
     /// Microseconds each job pauses after `thinktime_blocks` I/Os have completed, before
     /// it issues the next (`--thinktime`, fio's `thinktime`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,6 +167,18 @@ pub struct Spec {
     /// I/Os issued between pauses (`--thinktime-blocks`; 1 when not given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinktime_blocks: Option<u32>,
+    /// Microseconds of each pause spent spinning on the CPU, the rest asleep
+    /// (`--thinktime-spin`, fio's `thinktime_spin`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_spin_us: Option<u64>,
+    /// The pause starts once `thinktime_blocks` I/Os have been issued, not completed
+    /// (`--thinktime-blocks-type issue`, fio's `thinktime_blocks_type=issue`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub thinktime_on_issue: bool,
+    /// Also pause after issuing I/Os for this many microseconds (`--thinktime-iotime`,
+    /// fio's `thinktime_iotime`); then `thinktime_blocks` counts only when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_iotime_us: Option<u64>,
     /// In a size-based run each job moves this many times the span (`--io-size 2x`);
     /// `io_size` takes precedence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -183,65 +224,7 @@ pub struct TargetPolicy {
     pub hold: bool,
 }
 
-/// The allowed range of a whole-number option and what to say outside it: the one place
-/// these ranges are written (resolution checks the typed value, `Spec::validate` the spec).
-pub(crate) struct Bounds {
-    pub opt: &'static str,
-    pub lo: i64,
-    pub hi: i64,
-    pub hint: &'static str,
-}
-
-impl Bounds {
-    /// Refuses a value outside the range.
-    pub(crate) fn check(&self, v: i64) -> Result<()> {
-        if (self.lo..=self.hi).contains(&v) {
-            Ok(())
-        } else {
-            Err(Error::usage(format!(
-                "{} {v} is out of range; {}",
-                self.opt, self.hint
-            )))
-        }
-    }
-}
-
-pub(crate) const QD: Bounds = Bounds {
-    opt: "--qd",
-    lo: 1,
-    hi: 4096,
-    hint: "use 1 to 4096",
-};
-pub(crate) const JOBS: Bounds = Bounds {
-    opt: "--jobs",
-    lo: 1,
-    hi: 1024,
-    hint: "use 1 to 1024",
-};
-pub(crate) const RWMIXREAD: Bounds = Bounds {
-    opt: "--rwmixread",
-    lo: 0,
-    hi: 100,
-    hint: "use a percentage from 0 to 100",
-};
-pub(crate) const RWMIXWRITE: Bounds = Bounds {
-    opt: "--rwmixwrite",
-    lo: 0,
-    hi: 100,
-    hint: "use a percentage from 0 to 100",
-};
-pub(crate) const REPEAT: Bounds = Bounds {
-    opt: "--repeat",
-    lo: 1,
-    hi: 100_000,
-    hint: "use 1 to 100000",
-};
-pub(crate) const FSYNC: Bounds = Bounds {
-    opt: "--fsync",
-    lo: 0,
-    hi: u32::MAX as i64,
-    hint: "use 0 (never) or a positive count of writes",
-};
+pub(crate) use crate::plan::bounds::{FSYNC, JOBS, QD, REPEAT, RWMIXREAD, RWMIXWRITE};
 
 impl Spec {
     /// A spec with iomark's defaults for everything but the target.
@@ -277,11 +260,21 @@ impl Spec {
             io_spans: None,
             rate_bps: None,
             rate_iops: None,
+            rate_min_bps: None,
+            rate_iops_min: None,
+            rate_cycle_ms: None,
             thinktime_us: None,
             thinktime_blocks: None,
+            thinktime_spin_us: None,
+            thinktime_on_issue: false,
+            thinktime_iotime_us: None,
             startdelay_s: 0.0,
+            size_pct: None,
+            offset_pct: None,
+            startdelay_max_s: None,
             random_distribution: Distribution::Uniform,
             random_run: None,
+            rw_sequencer_identical: false,
             hole: None,
             targets: Vec::new(),
             file_service: None,
@@ -289,6 +282,12 @@ impl Spec {
     }
 
     /// Whether any operation of this workload writes.
+    /// Seconds after the start gate by which every job has started (`--startdelay`, the
+    /// high end of a range).
+    pub(crate) fn startdelay_end_s(&self) -> f64 {
+        self.startdelay_max_s.unwrap_or(self.startdelay_s)
+    }
+
     pub(crate) fn writes(&self) -> bool {
         self.rw.read_pct(self.rwmixread) < 100
     }

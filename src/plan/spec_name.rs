@@ -36,7 +36,10 @@ impl Spec {
             s.push_str(&format!(" rate {n} IOPS"));
         }
         if let Some(n) = spec.random_run {
-            s.push_str(&format!(" runs of {n}"));
+            match spec.rw_sequencer_identical {
+                true => s.push_str(&format!(" {n} times each")),
+                false => s.push_str(&format!(" runs of {n}")),
+            }
         }
         if let Some(h) = spec.hole {
             s.push_str(&format!(" holes {}", crate::units::fmt_size_short(h)));
@@ -45,7 +48,9 @@ impl Spec {
             s.push(' ');
             s.push_str(&spec.random_distribution.text());
         }
-        if spec.startdelay_s > 0.0 {
+        if let Some(hi) = spec.startdelay_max_s {
+            s.push_str(&format!(" after {}-{hi}s", spec.startdelay_s));
+        } else if spec.startdelay_s > 0.0 {
             s.push_str(&format!(" after {}s", spec.startdelay_s));
         }
         if let Some(us) = spec.thinktime_us {

@@ -1,5 +1,7 @@
 //! Several targets in one run: the list on a [`Spec`], the workload on each target alone,
-//! and the checks of the list (no I/O; the targets themselves are checked when opened).
+//! and the checks of the list (no I/O; the targets themselves are checked when opened);
+//! and a span given as shares of a target's length (`--size 50%`), taken when it is
+//! opened.
 
 use crate::error::{Error, Result};
 use crate::plan::StudyRun;
@@ -9,6 +11,24 @@ use crate::plan::spec::Spec;
 pub(crate) const MAX_TARGETS: usize = 256;
 
 impl Spec {
+    /// This spec with `--size P%` and `--offset P%` taken as shares of a target of `len`
+    /// bytes, as fio takes them: the offset rounded down to a block, the span to the
+    /// target's end at most; unchanged without percentages.
+    pub(crate) fn with_shares_of(&self, len: u64) -> std::borrow::Cow<'_, Spec> {
+        if self.size_pct.is_none() && self.offset_pct.is_none() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut s = self.clone();
+        let share = |p: f64| (len as f64 * p / 100.0) as u64;
+        if let Some(p) = self.offset_pct {
+            s.offset = share(p) / self.bs.max(1) * self.bs.max(1);
+        }
+        if let Some(p) = self.size_pct {
+            s.size = Some(share(p).min(len.saturating_sub(s.offset)));
+        }
+        std::borrow::Cow::Owned(s)
+    }
+
     /// Every target of the run, in order (one unless `targets` names several).
     pub fn target_paths(&self) -> Vec<&str> {
         if self.targets.is_empty() {

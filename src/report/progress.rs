@@ -18,6 +18,8 @@ use crate::results::sink::{Progress, Sink};
 pub struct TermProgress {
     bar: ProgressBar,
     label: String,
+    /// A fio group's label, shown in place of its first run's name.
+    group: Option<String>,
     run_index: usize,
     runs: usize,
     rep: u32,
@@ -43,6 +45,7 @@ impl TermProgress {
         TermProgress {
             bar,
             label: String::new(),
+            group: None,
             run_index: 1,
             runs: 1,
             rep: 1,
@@ -99,11 +102,16 @@ impl Sink for TermProgress {
 
     fn run_started(&mut self, index: usize, of: usize, _spec: &Spec) -> Result<bool> {
         self.set_run(index + 1, of);
+        self.group = None;
         Ok(true)
     }
 
+    fn group_started(&mut self, label: &str) {
+        self.group = Some(label.to_string());
+    }
+
     fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) -> Result<bool> {
-        self.label = spec.name();
+        self.label = self.group.clone().unwrap_or_else(|| spec.name());
         self.rep = rep;
         self.reps = of;
         let mut pos = String::new();
@@ -146,5 +154,41 @@ impl Sink for TermProgress {
         // Cleared, and reset when the next repetition starts.
         self.bar.finish_and_clear();
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress() -> Progress {
+        Progress {
+            elapsed_s: 1.0,
+            planned_s: Some(2.0),
+            fraction: None,
+            iops: 1000.0,
+            bw_bytes: 4096e3,
+            lat_mean_ns: 1000.0,
+            ramping: false,
+            stopping_s: None,
+        }
+    }
+
+    /// A fio group's line names the group and all its jobs, not its first job's workload;
+    /// the next run on its own has its own name again.
+    #[test]
+    fn a_group_is_named_with_all_its_jobs() {
+        let mut t = TermProgress::new(true);
+        let spec = Spec::new("null");
+        t.run_started(0, 3, &spec).unwrap();
+        t.group_started("group 2: a, b, c");
+        t.rep_started(&spec, 1, 1).unwrap();
+        assert!(
+            t.line(&progress())
+                .starts_with("group 2: a, b, c  1.0/2.0 s")
+        );
+        t.run_started(1, 3, &spec).unwrap();
+        t.rep_started(&spec, 1, 1).unwrap();
+        assert!(t.line(&progress()).starts_with(&spec.name()));
     }
 }

@@ -22,21 +22,23 @@ fn counted(run: &Run) -> Vec<&Repetition> {
     }
 }
 
+/// The I/Os a device's kernel counters moved: reads, writes and discards.
+fn kernel_ios(d: &DeviceDelta) -> u64 {
+    d.read_ios + d.write_ios + d.discard_ios
+}
+
 /// One row: a name, its device, its summary, and the I/Os of the counted repetitions as
 /// iomark and as the kernel counted them.
 fn row(
     name: &str,
     device: &str,
     s: &Summary,
-    dirs: &[(DirStats, DirStats)],
+    dirs: &[[DirStats; 3]],
     devs: &[Option<&DeviceDelta>],
 ) -> Vec<String> {
     let main = s.main();
-    let ios: u64 = dirs.iter().map(|(r, w)| r.ios + w.ios).sum();
-    let kernel: Option<u64> = devs
-        .iter()
-        .map(|d| d.map(|d| d.read_ios + d.write_ios))
-        .sum();
+    let ios: u64 = dirs.iter().flatten().map(|d| d.ios).sum();
+    let kernel: Option<u64> = devs.iter().map(|d| d.map(kernel_ios)).sum();
     vec![
         name.to_string(),
         device.to_string(),
@@ -67,7 +69,7 @@ pub(crate) fn run_targets(run: &Run) -> Option<Table> {
     let reps = counted(run);
     for (i, part) in run.targets.iter().enumerate() {
         let per: Vec<_> = reps.iter().filter_map(|r| r.targets.get(i)).collect();
-        let dirs: Vec<_> = per.iter().map(|p| (p.read, p.write)).collect();
+        let dirs: Vec<_> = per.iter().map(|p| [p.read, p.write, p.trim]).collect();
         let devs: Vec<_> = per.iter().map(|p| p.device.as_ref()).collect();
         let dev = part
             .target
@@ -76,7 +78,7 @@ pub(crate) fn run_targets(run: &Run) -> Option<Table> {
             .map_or(NONE, |d| d.name.as_str());
         t.push(row(&part.target.path, dev, &part.summary, &dirs, &devs));
     }
-    let dirs: Vec<_> = reps.iter().map(|r| (r.read, r.write)).collect();
+    let dirs: Vec<_> = reps.iter().map(|r| [r.read, r.write, r.trim]).collect();
     let devs: Vec<_> = reps.iter().map(|r| r.device.as_ref()).collect();
     let name = format!("all {} (aggregate)", run.targets.len());
     t.push(row(&name, "", &run.summary, &dirs, &devs));
@@ -98,7 +100,7 @@ pub(crate) fn run_group(run: &Run) -> Option<Table> {
         "kernel I/Os",
     ]);
     let reps = counted(run);
-    let dirs: Vec<_> = reps.iter().map(|r| (r.read, r.write)).collect();
+    let dirs: Vec<_> = reps.iter().map(|r| [r.read, r.write, r.trim]).collect();
     let devs: Vec<_> = reps.iter().map(|r| r.device.as_ref()).collect();
     let dev = run.target.device.as_ref().map_or(NONE, |d| d.name.as_str());
     t.push(row(&run.name, dev, &run.summary, &dirs, &devs));
@@ -110,7 +112,7 @@ pub(crate) fn run_group(run: &Run) -> Option<Table> {
     } else {
         complete
     };
-    let dirs: Vec<_> = greps.iter().map(|r| (r.read, r.write)).collect();
+    let dirs: Vec<_> = greps.iter().map(|r| [r.read, r.write, r.trim]).collect();
     let devs: Vec<_> = greps.iter().map(|r| r.device.as_ref()).collect();
     let name = format!("group: {} (sum)", g.runs.join(" + "));
     t.push(row(&name, "", &g.summary, &dirs, &devs));
@@ -154,7 +156,11 @@ pub(crate) fn run_ranks(run: &Run) -> Option<Table> {
         let p = per(i);
         p.iter().map(|(t, w)| f(t, *w)).sum::<f64>() / p.len().max(1) as f64
     };
-    let mbps = |i: usize| mean(i, &|p, _| p.read.bw_bytes + p.write.bw_bytes);
+    let mbps = |i: usize| {
+        mean(i, &|p, _| {
+            p.read.bw_bytes + p.write.bw_bytes + p.trim.bw_bytes
+        })
+    };
     let by = |a: &usize, b: &usize| mbps(*a).total_cmp(&mbps(*b));
     let slowest = (0..n).min_by(by);
     let fastest = (0..n).max_by(by);
@@ -164,14 +170,16 @@ pub(crate) fn run_ranks(run: &Run) -> Option<Table> {
             continue;
         };
         let main = |p: &TargetRep| {
-            if p.read.ios >= p.write.ios {
+            if p.trim.ios > p.read.ios && p.trim.ios > p.write.ios {
+                p.trim
+            } else if p.read.ios >= p.write.ios {
                 p.read
             } else {
                 p.write
             }
         };
         let kernel: Option<u64> = (p.iter())
-            .map(|(t, _)| t.device.as_ref().map(|d| d.read_ios + d.write_ios))
+            .map(|(t, _)| t.device.as_ref().map(kernel_ios))
             .sum();
         let mark = match (n > 1, Some(i) == slowest, Some(i) == fastest) {
             (true, true, _) => "slowest",
@@ -182,11 +190,11 @@ pub(crate) fn run_ranks(run: &Run) -> Option<Table> {
             first.rank.map_or(NONE.into(), |r| r.to_string()),
             first.host.clone().unwrap_or_else(|| NONE.into()),
             first.path.clone(),
-            fmt_count(mean(i, &|p, _| p.read.iops + p.write.iops)),
+            fmt_count(mean(i, &|p, _| p.read.iops + p.write.iops + p.trim.iops)),
             fmt_mbps(mbps(i)),
             fmt_ns(mean(i, &|p, _| main(p).lat_ns.p99 as f64)),
             format!("{:.0}%", mean(i, &|p, w| 100.0 * p.elapsed_s / w.max(1e-9))),
-            (p.iter().map(|(t, _)| t.read.ios + t.write.ios))
+            (p.iter().map(|(t, _)| t.read.ios + t.write.ios + t.trim.ios))
                 .sum::<u64>()
                 .to_string(),
             kernel.map_or(NONE.into(), |k| k.to_string()),
@@ -263,7 +271,7 @@ pub(crate) fn rank_chart(run: &Run) -> Option<String> {
         .filter(|n| *n > 0)?;
     let share = |r: &Repetition, i: usize| {
         r.ranks.get(i).map_or(0.0, |t| {
-            (t.read.bytes + t.write.bytes) as f64 / r.elapsed_s.max(1e-9) / 1e6
+            (t.read.bytes + t.write.bytes + t.trim.bytes) as f64 / r.elapsed_s.max(1e-9) / 1e6
         })
     };
     Some(stacked_bars(&StackChart {
@@ -295,7 +303,7 @@ pub(crate) fn stacked_chart(run: &Run) -> Option<String> {
     }
     let share = |r: &Repetition, i: usize| {
         r.targets.get(i).map_or(0.0, |t| {
-            (t.read.bytes + t.write.bytes) as f64 / r.elapsed_s.max(1e-9) / 1e6
+            (t.read.bytes + t.write.bytes + t.trim.bytes) as f64 / r.elapsed_s.max(1e-9) / 1e6
         })
     };
     Some(stacked_bars(&StackChart {

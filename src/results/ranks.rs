@@ -223,6 +223,7 @@ pub fn aggregate(parts: &[RankPart], direct: bool) -> Repetition {
                 elapsed_s: p.rep.elapsed_s,
                 read: p.rep.read,
                 write: p.rep.write,
+                trim: p.rep.trim,
                 fsyncs: p.rep.fsyncs,
                 device: p.rep.device.clone(),
             })

@@ -68,8 +68,9 @@ pub enum Status {
     /// Stopped early (a signal or an error), or still running when the document was
     /// saved; the figures cover what did run.
     Interrupted,
-    /// Imported from fio: the job ended with an error (fio's `error` was not 0); `error`
-    /// says which, and the figures cover what ran before it.
+    /// A job fell below its minimum rate (`--rate-min`, `--rate-iops-min`), or, imported
+    /// from fio, the job ended with an error (fio's `error` was not 0); `error` says which,
+    /// and the figures cover what ran before it.
     Failed,
     /// Imported from fio: a job iomark cannot represent (a trim workload); no figures,
     /// `error` says what it was.

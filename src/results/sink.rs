@@ -43,6 +43,10 @@ pub trait Sink {
     fn plan_position(&mut self, _started: std::time::Instant, _left_s: f64) {}
     /// A new file is being laid out: `done` of `total` bytes written (every MiB).
     fn layout(&mut self, _done: u64, _total: u64) {}
+    /// The runs about to be measured together (a fio group), after `run_started`: a
+    /// label naming them all (`group 2: a, b, c`), for a display to show in place of the
+    /// first run's name.
+    fn group_started(&mut self, _label: &str) {}
     /// A repetition (1-based `rep` of `of`) is about to start.
     fn rep_started(&mut self, _spec: &Spec, _rep: u32, _of: u32) -> Result<bool> {
         Ok(true)
@@ -117,6 +121,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn layout(&mut self, done: u64, total: u64) {
         (**self).layout(done, total)
+    }
+    fn group_started(&mut self, label: &str) {
+        (**self).group_started(label)
     }
     fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) -> Result<bool> {
         (**self).rep_started(spec, rep, of)

@@ -28,6 +28,9 @@ pub struct TargetRep {
     pub read: DirStats,
     /// This target's writes.
     pub write: DirStats,
+    /// This target's trims (discards).
+    #[serde(default)]
+    pub trim: DirStats,
     /// fsync calls issued on this target in the measured window.
     #[serde(default)]
     pub fsyncs: u64,
@@ -100,7 +103,14 @@ pub(crate) fn target_summary(reps: &[Repetition], i: usize) -> Summary {
         .iter()
         .filter_map(|r| r.targets.get(i).map(|t| (r.status, t.read, t.write)))
         .collect();
-    Summary::of_dirs(&items)
+    let mut s = Summary::of_dirs(&items);
+    let trims: Vec<_> = (reps.iter())
+        .filter_map(|r| r.targets.get(i).map(|t| (r.status, t.trim, t.trim)))
+        .collect();
+    if trims.iter().any(|(_, t, _)| t.ios > 0) {
+        s.trim = Summary::of_dirs(&trims).read;
+    }
+    s
 }
 
 /// Statistics across the complete repetitions of a group's figures.

@@ -96,6 +96,9 @@ impl StudyRunner<'_> {
         let members: Vec<(&Spec, &TargetPolicy)> =
             runs.iter().map(|r| &r.plan.spec).zip(&policies).collect();
         self.progress.run_started(at.start, of, members[0].0)?;
+        let names: Vec<&str> = runs.iter().map(|r| r.point.test.as_str()).collect();
+        let label = format!("group {}: {}", runs[0].point.value, names.join(", "));
+        self.progress.group_started(&label);
         let mut filing = Filing {
             store: &mut self.store,
             idx: at.start,

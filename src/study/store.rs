@@ -161,6 +161,9 @@ impl Sink for Filing<'_> {
     fn layout(&mut self, done: u64, total: u64) {
         self.next.layout(done, total)
     }
+    fn group_started(&mut self, label: &str) {
+        self.next.group_started(label)
+    }
     fn rep_started(&mut self, spec: &Spec, rep: u32, of: u32) -> Result<bool> {
         self.next.rep_started(spec, rep, of)
     }

@@ -8,9 +8,12 @@
 //! F(x) = x^a over the fraction x of blocks by rank, with a = ln h / ln(1 - h), so that
 //! F(1 - h) = h. Normal uses the Box–Muller transform. The scattering is a permutation of
 //! [0, 2^k) (odd multiplications and xor-shifts, each a bijection) walked until it lands
-//! below the number of blocks (cycle walking keeps it a bijection of [0, n)).
+//! below the number of blocks (cycle walking keeps it a bijection of [0, n)). A center
+//! (fio's second parameter) rotates the scattered blocks so that the most likely one
+//! sits at that fraction of the span, as fio does. Zones (`zoned`, `zoned_abs`) are not
+//! scattered: a zone is drawn by its share of the I/Os, then a block uniformly within it.
 
-use crate::plan::distribution::Distribution;
+use crate::plan::distribution::{Distribution, Zone};
 use crate::workload::rng::Rng;
 
 /// Draws blocks in `0..n` for one job; every job of a run scatters the same way (the
@@ -22,6 +25,8 @@ pub(crate) struct Skew {
     /// Scattering: bits of the power-of-two domain, and a seed-derived key.
     bits: u32,
     key: u64,
+    /// Added (mod n) to a scattered block: puts the most likely block at the center.
+    shift: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -31,6 +36,52 @@ enum Kind {
     Pareto(f64),
     /// Standard deviation in blocks.
     Normal(f64),
+    Zoned(Zones),
+}
+
+/// Zones of the span: the cumulative share of the I/Os (out of 100) up to and including
+/// each zone, and each zone's first block and number of blocks.
+#[derive(Debug, Clone)]
+struct Zones {
+    upto: Vec<u64>,
+    start: Vec<u64>,
+    len: Vec<u64>,
+}
+
+impl Zones {
+    /// `zones` over `n` blocks of `grain` bytes (`abs`: zone lengths in bytes, otherwise
+    /// in % of the span); a length of 0 is the rest of the span. A zone that gets I/Os
+    /// has at least one block.
+    fn new(zones: &[Zone], abs: bool, n: u64, grain: u64) -> Zones {
+        let (mut upto, mut start, mut len) = (vec![], vec![], vec![]);
+        // Where the zones so far end: I/O share, block, and (for `zoned`) percent of the
+        // span, so that rounding does not add up over the zones.
+        let (mut access, mut at, mut pct) = (0u64, 0u64, 0u64);
+        for z in zones {
+            access += z.access as u64;
+            let end = match (z.len, abs) {
+                (0, _) => n,
+                (b, true) => at + b / grain,
+                (p, false) => {
+                    pct += p;
+                    pct * n / 100
+                }
+            };
+            let first = at.min(n - 1);
+            let blocks = end.min(n).saturating_sub(first);
+            upto.push(access);
+            start.push(first);
+            len.push(if z.access > 0 { blocks.max(1) } else { blocks });
+            at = end.max(at);
+        }
+        Zones { upto, start, len }
+    }
+
+    fn draw(&self, rng: &mut Rng) -> u64 {
+        let r = rng.below(100);
+        let i = self.upto.iter().position(|u| r < *u).unwrap_or(0);
+        self.start[i] + rng.below(self.len[i].max(1))
+    }
 }
 
 /// Rejection-inversion constants for exponent `s` over ranks 1..=n.
@@ -106,18 +157,40 @@ fn unit(rng: &mut Rng) -> f64 {
 
 impl Skew {
     /// `None` for the uniform distribution (drawn as before, without this).
-    pub(crate) fn new(d: Distribution, n: u64, seed: u64) -> Option<Skew> {
+    /// `None` for the uniform distribution (drawn as before, without this). `n` blocks of
+    /// `grain` bytes.
+    pub(crate) fn new(d: &Distribution, n: u64, grain: u64, seed: u64) -> Option<Skew> {
         let n = n.max(1);
-        let kind = match d {
+        let (kind, center) = match d {
             Distribution::Uniform => return None,
-            Distribution::Zipf(s) => Kind::Zipf(Zipf::new(s, n)),
+            Distribution::Zipf(s, c) => (Kind::Zipf(Zipf::new(*s, n)), *c),
             // 1/a, with a = ln h / ln(1 - h).
-            Distribution::Pareto(h) => Kind::Pareto((1.0 - h).ln() / h.ln()),
-            Distribution::Normal(pct) => Kind::Normal(pct / 100.0 * n as f64),
+            Distribution::Pareto(h, c) => (Kind::Pareto((1.0 - h).ln() / h.ln()), *c),
+            Distribution::Normal(pct, c) => (Kind::Normal(pct / 100.0 * n as f64), *c),
+            Distribution::Zoned(z) => (Kind::Zoned(Zones::new(z, false, n, grain)), None),
+            Distribution::ZonedAbs(z) => (Kind::Zoned(Zones::new(z, true, n, grain)), None),
         };
         let bits = (64 - (n - 1).leading_zeros()).max(2);
         let key = crate::workload::rng::splitmix64(&mut (seed ^ 0x5CA7_7E42));
-        Some(Skew { kind, n, bits, key })
+        let mut skew = Skew {
+            kind,
+            n,
+            bits,
+            key,
+            shift: 0,
+        };
+        if let Some(c) = center {
+            // The most likely rank (normal's is the middle; pareto's with h < 0.5 the last,
+            // its density growing with the rank), scattered, moved to c × n.
+            let peak = match skew.kind {
+                Kind::Normal(_) => n / 2,
+                Kind::Pareto(inv_a) if inv_a < 1.0 => n - 1,
+                _ => 0,
+            };
+            let want = ((c * n as f64) as u64).min(n - 1);
+            skew.shift = (want + n - skew.scatter(peak)) % n;
+        }
+        Some(skew)
     }
 
     /// The block's rank (0 the hottest; for normal, 0 the middle of the span before
@@ -135,13 +208,25 @@ impl Skew {
                     break b as u64;
                 }
             },
+            Kind::Zoned(z) => z.draw(rng),
         }
     }
 
-    /// A block in `0..n`: a drawn rank, scattered.
+    /// A block in `0..n`: a drawn rank, scattered (and moved to the center); a zoned
+    /// distribution's block as drawn.
     #[inline]
     pub(crate) fn block(&mut self, rng: &mut Rng) -> u64 {
-        self.scatter(self.rank(rng))
+        match self.kind {
+            Kind::Zoned(_) => self.rank(rng),
+            _ => self.place(self.rank(rng)),
+        }
+    }
+
+    /// Where a rank lands: scattered, then moved by the center's shift.
+    #[inline]
+    fn place(&self, rank: u64) -> u64 {
+        let b = self.scatter(rank) + self.shift;
+        if b >= self.n { b - self.n } else { b }
     }
 
     /// The fixed bijection of `0..n` that spreads ranks over the span.
@@ -169,7 +254,7 @@ mod tests {
     use super::*;
 
     fn counts(d: Distribution, n: u64, draws: u64) -> Vec<u64> {
-        let mut s = Skew::new(d, n, 7).unwrap();
+        let mut s = Skew::new(&d, n, 4096, 7).unwrap();
         let mut rng = Rng::new(1, 2);
         let mut c = vec![0u64; n as usize];
         for _ in 0..draws {
@@ -194,7 +279,7 @@ mod tests {
         for theta in [0.8, 1.0, 1.2] {
             let h = |m: u64| (1..=m).map(|k| (k as f64).powf(-theta)).sum::<f64>();
             let want = h(n / 10) / h(n);
-            let got = hot_share(counts(Distribution::Zipf(theta), n, 1_000_000), 0.1);
+            let got = hot_share(counts(Distribution::Zipf(theta, None), n, 1_000_000), 0.1);
             assert!(
                 (got - want).abs() < 0.02,
                 "zipf:{theta}: {got:.3} against {want:.3}"
@@ -206,13 +291,13 @@ mod tests {
     fn pareto_and_normal_hot_shares_match_theory() {
         let n = 10_000u64;
         // pareto:h puts a share h on the hottest 1 - h of the blocks.
-        let got = hot_share(counts(Distribution::Pareto(0.8), n, 1_000_000), 0.2);
+        let got = hot_share(counts(Distribution::Pareto(0.8, None), n, 1_000_000), 0.2);
         assert!(
             (got - 0.8).abs() < 0.02,
             "pareto:0.8: {got:.3} on the hottest 20%"
         );
         // normal:σ%: ±1σ around the middle (2σ of the span) holds 68.3%.
-        let got = hot_share(counts(Distribution::Normal(5.0), n, 1_000_000), 0.1);
+        let got = hot_share(counts(Distribution::Normal(5.0, None), n, 1_000_000), 0.1);
         assert!(
             (got - 0.683).abs() < 0.02,
             "normal:5: {got:.3} on the hottest 10%"
@@ -222,7 +307,7 @@ mod tests {
     #[test]
     fn the_hot_set_is_scattered_and_the_scatter_a_bijection() {
         let n = 1000u64;
-        let s = Skew::new(Distribution::Zipf(1.2), n, 3).unwrap();
+        let s = Skew::new(&Distribution::Zipf(1.2, None), n, 4096, 3).unwrap();
         let mut seen = vec![false; n as usize];
         for r in 0..n {
             let b = s.scatter(r) as usize;
@@ -238,7 +323,7 @@ mod tests {
     fn uniform_stays_uniform() {
         // Uniform draws do not go through Skew: the offsets' own chi-square test covers
         // them; here the hottest 10% of a uniform run hold about 10%.
-        assert!(Skew::new(Distribution::Uniform, 100, 0).is_none());
+        assert!(Skew::new(&Distribution::Uniform, 100, 4096, 0).is_none());
         let mut o =
             crate::workload::rng::Offsets::new(0, 10_000 * 512, 512, true, 0, Rng::new(5, 1));
         let mut c = vec![0u64; 10_000];
@@ -247,5 +332,89 @@ mod tests {
         }
         let got = hot_share(c, 0.1);
         assert!(got < 0.13, "uniform: {got:.3} on the hottest 10%");
+    }
+
+    /// Pearson's chi-square of `got` against `want` (expected counts).
+    fn chi2(got: &[u64], want: &[f64]) -> f64 {
+        got.iter()
+            .zip(want)
+            .map(|(g, w)| (*g as f64 - w).powi(2) / w)
+            .sum()
+    }
+
+    #[test]
+    fn zones_get_their_share_uniformly_in_order() {
+        // zoned:60/10:30/20:10/70 over 10,000 blocks: each zone split in halves, six
+        // cells, expected counts from the shares; chi-square with 5 degrees of freedom
+        // below 20.5 (p = 0.001).
+        let (n, draws) = (10_000u64, 600_000u64);
+        let d = Distribution::parse("zoned:60/10:30/20:10/70").unwrap();
+        let c = counts(d, n, draws);
+        let cells = [0, 500, 1000, 2000, 3000, 6500, 10_000];
+        let got: Vec<u64> = cells
+            .windows(2)
+            .map(|w| c[w[0]..w[1]].iter().sum())
+            .collect();
+        let want: Vec<f64> = [30.0, 30.0, 15.0, 15.0, 5.0, 5.0]
+            .iter()
+            .map(|p| p / 100.0 * draws as f64)
+            .collect();
+        let x = chi2(&got, &want);
+        assert!(x < 20.5, "chi-square {x:.1}: {got:?} against {want:?}");
+        // The first zone's share is 60%, within a point.
+        let first = got[0] + got[1];
+        assert!((first as f64 / draws as f64 - 0.6).abs() < 0.01, "{got:?}");
+    }
+
+    #[test]
+    fn zones_short_of_the_span_leave_the_rest_alone_and_absolute_zones_are_bytes() {
+        let n = 1000u64;
+        let c = counts(
+            Distribution::parse("zoned:60/10:40/20").unwrap(),
+            n,
+            100_000,
+        );
+        assert_eq!(
+            c[300..].iter().sum::<u64>(),
+            0,
+            "no I/O past 30% of the span"
+        );
+        assert!(c[..100].iter().sum::<u64>() > 58_000);
+        // zoned_abs:75/1m:25/2m over 1000 blocks of 4 KiB: the first 256 blocks get 75%,
+        // the next 512 the rest, the last 232 nothing.
+        let c = counts(
+            Distribution::parse("zoned_abs:75/1m:25/2m").unwrap(),
+            n,
+            100_000,
+        );
+        let first: u64 = c[..256].iter().sum();
+        assert!((first as f64 / 1e5 - 0.75).abs() < 0.01, "{first}");
+        assert!(
+            c[256..768].iter().all(|&k| k > 0),
+            "the second zone is all used"
+        );
+        assert_eq!(c[768..].iter().sum::<u64>(), 0);
+    }
+
+    #[test]
+    fn a_center_puts_the_most_likely_block_there() {
+        let n = 10_000u64;
+        for (t, at) in [
+            ("zipf:1.2:0.3", 3000usize),
+            ("pareto:0.9:0.7", 7000),
+            ("zipf:1.2:1", 9999),
+        ] {
+            let c = counts(Distribution::parse(t).unwrap(), n, 200_000);
+            let top = (0..c.len()).max_by_key(|&i| c[i]).unwrap();
+            assert_eq!(top, at, "{t}: the most drawn block");
+            // Still the same skew: a rotation of the scattered blocks.
+            let plain = t.rsplit_once(':').unwrap().0;
+            let a = hot_share(c, 0.1);
+            let b = hot_share(counts(Distribution::parse(plain).unwrap(), n, 200_000), 0.1);
+            assert!((a - b).abs() < 0.02, "{t}: {a:.3} against {plain}'s {b:.3}");
+        }
+        // normal's peak (the middle rank) is too flat to find by counting: where it lands.
+        let s = Skew::new(&Distribution::parse("normal:5:0.25").unwrap(), n, 4096, 7).unwrap();
+        assert_eq!(s.place(n / 2), 2500);
     }
 }

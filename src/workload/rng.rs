@@ -101,6 +101,11 @@ pub(crate) struct Offsets {
     /// following on; and how many of the current run are left.
     run: u64,
     run_left: u64,
+    /// fio's `rw_sequencer=identical`: a run repeats its first offset instead of
+    /// following on (`--rw-sequencer identical`).
+    identical: bool,
+    /// Where the current run began, in bytes from `base`.
+    run_at: u64,
     /// Sequential: bytes left between I/Os (`--hole`, fio's `rw=read:SIZE`).
     hole: u64,
 }
@@ -128,6 +133,8 @@ impl Offsets {
             skew: None,
             run: 1,
             run_left: 0,
+            identical: false,
+            run_at: 0,
             hole: 0,
         }
     }
@@ -140,9 +147,16 @@ impl Offsets {
         self
     }
 
+    /// A job's `rw` suffix and sequencer as its spec says (`--random-run`,
+    /// `--rw-sequencer`, `--hole`).
+    pub(crate) fn with_runs_of(mut self, spec: &crate::plan::spec::Spec) -> Self {
+        self.identical = spec.rw_sequencer_identical;
+        self.with_runs(spec.random_run, spec.hole)
+    }
+
     /// Random blocks drawn from `d` (scattered with `seed`) instead of uniformly.
-    pub(crate) fn with_distribution(mut self, d: Distribution, seed: u64) -> Self {
-        self.skew = Skew::new(d, self.blocks, seed);
+    pub(crate) fn with_distribution(mut self, d: &Distribution, seed: u64) -> Self {
+        self.skew = Skew::new(d, self.blocks, self.grain, seed);
         self
     }
 
@@ -159,7 +173,12 @@ impl Offsets {
     pub(crate) fn next_offset_len(&mut self, len: u64) -> u64 {
         let end = self.blocks * self.grain;
         if self.random {
-            if self.run_left > 0 && self.next + len <= end {
+            if self.run_left > 0 && self.identical && self.run_at + len <= end {
+                // Within an identical run: the run's offset again.
+                self.run_left -= 1;
+                return self.base + self.run_at;
+            }
+            if self.run_left > 0 && !self.identical && self.next + len <= end {
                 // Within a run: the I/O follows the previous one.
                 self.run_left -= 1;
                 let at = self.next;
@@ -173,6 +192,7 @@ impl Offsets {
                 Some(s) => s.block(&mut self.rng).min(fits - 1),
             };
             self.run_left = self.run - 1;
+            self.run_at = b * self.grain;
             self.next = b * self.grain + len;
             return self.base + b * self.grain;
         }
@@ -300,6 +320,25 @@ mod tests {
             Offsets::new(0, 10 * 4096, 4096, false, 0, Rng::new(0, 0)).with_runs(None, Some(8192));
         let got: Vec<u64> = (0..5).map(|_| o.next_offset() / 4096).collect();
         assert_eq!(got, [0, 3, 6, 9, 0]);
+    }
+
+    #[test]
+    fn identical_runs_repeat_their_offset() {
+        // randread:4 with rw_sequencer=identical: each random offset four times.
+        let mut spec = crate::plan::spec::Spec::new("t");
+        spec.random_run = Some(4);
+        spec.rw_sequencer_identical = true;
+        let mut o = Offsets::new(0, 1 << 30, 4096, true, 0, Rng::new(2, 2)).with_runs_of(&spec);
+        let got: Vec<u64> = (0..400).map(|_| o.next_offset()).collect();
+        for run in got.chunks(4) {
+            assert!(run.iter().all(|&x| x == run[0]), "{run:?}");
+        }
+        let distinct: std::collections::HashSet<u64> = got.iter().copied().collect();
+        assert!(
+            distinct.len() >= 95,
+            "{} offsets in 100 runs",
+            distinct.len()
+        );
     }
 
     #[test]

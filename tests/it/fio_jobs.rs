@@ -98,7 +98,7 @@ fn both(dir: &Path, files: &[(&str, &str)]) -> (Value, Value) {
 }
 
 /// Runs both tools and checks the shapes are equal and size-based jobs moved the same.
-fn same_as_fio(files: &[(&str, &str)], size_based: &[&str]) -> Value {
+pub(crate) fn same_as_fio(files: &[(&str, &str)], size_based: &[&str]) -> Value {
     let dir = tmp();
     let (ours, theirs) = both(dir.path(), files);
     assert_eq!(iomark_shape(&ours["runs"]), fio_shape(&theirs));
@@ -246,8 +246,8 @@ fn unsupported_options_are_one_error_naming_each_line() {
     let job = dir.path().join("odd.fio");
     std::fs::write(
         &job,
-        "[global]\nrate_iops_min=100\nsize=1m\n[a]\nrw_sequencer=identical\nopenfiles=4\n\
-         [b]\nrw=randtrim\nthinktime_spin=10\nfile_service_type=pareto\nfrobnicate\n",
+        "[global]\nrate_process=poisson\nsize=1m\n[a]\nioscheduler=none\nopenfiles=4\n\
+         [b]\nrw=randtrim\ninvalidate=0\nfile_service_type=pareto\nfrobnicate\n",
     )
     .unwrap();
     let out = iomark().arg("fio").arg(&job).output().unwrap();
@@ -256,10 +256,10 @@ fn unsupported_options_are_one_error_naming_each_line() {
     // randtrim is iomark's too now: not listed.
     assert!(!err.contains("rw=randtrim"), "{err}");
     for (line, what) in [
-        (2, "rate_iops_min=100"),
-        (5, "rw_sequencer=identical"),
+        (2, "rate_process=poisson"),
+        (5, "ioscheduler=none"),
         (6, "openfiles=4"),
-        (9, "thinktime_spin=10"),
+        (9, "invalidate=0"),
         (10, "file_service_type=pareto"),
         (11, "frobnicate"),
     ] {
@@ -284,7 +284,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     let doc = read_json(&res);
     let w = doc["runs"][0]["warnings"].to_string();
     assert!(
-        w.contains("odd.fio:6 openfiles") && w.contains("odd.fio:2 rate_iops_min"),
+        w.contains("odd.fio:6 openfiles") && w.contains("odd.fio:2 rate_process"),
         "{w}"
     );
     assert!(!dir.path().join("a.0.0").exists() && !dir.path().join("b.0.0").exists());
@@ -1086,8 +1086,8 @@ fn startdelay_delays_the_job_and_is_not_measured() {
 
 /// `random_distribution` (issue 14, item 14): zipf, pareto and normal run under both
 /// tools with the same structure, iomark records the distribution, and `--as-fio` writes
-/// it back; a sequential job's distribution is ignored with a note, as fio ignores it;
-/// zones are refused. (The shares of the hottest blocks are checked against theory in
+/// it back; a sequential job's distribution is ignored with a note, as fio ignores it.
+/// (Zones and centers: `fio_options.rs`.) (The shares of the hottest blocks are checked against theory in
 /// `workload::dist`'s unit tests.)
 #[test]
 fn random_distributions_run_under_both_tools() {
@@ -1139,7 +1139,7 @@ fn random_distributions_run_under_both_tools() {
         ),
         (
             &["--rw", "randread", "--random-distribution", "zoned:50/5"][..],
-            "not a distribution",
+            "add up to 50%",
         ),
     ] {
         let out = iomark()

@@ -17,6 +17,7 @@ mod fio_groups;
 mod fio_habits;
 mod fio_import;
 mod fio_jobs;
+mod fio_options;
 mod fuzz;
 mod ground_truth;
 mod guard;

@@ -276,3 +276,51 @@ fn a_file_whose_filesystem_cannot_punch_holes_is_refused() {
         "untouched"
     );
 }
+
+/// Trims on several targets: each target's figures have their trims (counted as its
+/// device's kernel discards), its summary a trim direction, and the per-target table
+/// counts them (iomark's I/Os and the kernel's, discards included).
+#[test]
+fn each_targets_trims_are_its_own_and_its_kernels() {
+    let (Some(a), Some(b)) = (LoopDev::new(16 << 20, true), LoopDev::new(16 << 20, true)) else {
+        return;
+    };
+    let before = [discards(&a.name()), discards(&b.name())];
+    let dir = tmp();
+    let res = dir.path().join("r.json");
+    let out = iomark()
+        .args([
+            "run", "--rw", "randtrim", "--size", "4m", "--engine", "psync",
+        ])
+        .args(["--allow-write-device", "-o"])
+        .arg(&res)
+        .arg(a.path())
+        .arg(b.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let after = [discards(&a.name()), discards(&b.name())];
+    let doc = read_json(&res);
+    let run = &doc["runs"][0];
+    let rep = &run["repetitions"][0];
+    for (i, t) in rep["targets"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(t["trim"]["ios"], 1024, "target {i}: 4 MiB of 4 KiB trims");
+        assert_eq!(
+            t["trim"]["ios"],
+            after[i].0 - before[i].0,
+            "target {i}: kernel"
+        );
+        assert!(t["trim"]["lat_ns"]["p50"].as_u64() > Some(0));
+        let s = &run["targets"][i]["summary"]["trim"]["iops"];
+        assert_eq!(s["n"], 1, "target {i}: its summary has the trims");
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("/dev/loop")).collect();
+    assert!(
+        rows.iter()
+            .filter(|l| l.matches("1024").count() >= 2)
+            .count()
+            >= 2,
+        "each target's row counts 1024 trims, by iomark and by the kernel: {text}"
+    );
+}

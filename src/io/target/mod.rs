@@ -144,6 +144,12 @@ pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
             }
             Ok(())
         }
+        Err(_) if spec.size_pct.is_some() || spec.offset_pct.is_some() => {
+            Err(Error::usage(format!(
+                "--size or --offset as a percentage is a share of an existing file or device, and {} does not exist; give bytes (e.g. --size 1g), as fio needs size= for a new file",
+                path.display()
+            )))
+        }
         Err(_) => {
             let dir = crate::results::store::directory_of(path);
             let Ok(free) = sys::free_bytes(dir) else {
@@ -404,6 +410,7 @@ impl Target {
         } else {
             "file"
         };
+        let spec = &spec.with_shares_of(len);
         if spec.offset >= len && !(kind == TargetKind::File && writes) {
             return Err(Error::target(format!(
                 "--offset {} is at or past the end of {} ({}); use a smaller --offset",

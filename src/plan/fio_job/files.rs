@@ -70,6 +70,17 @@ pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
 /// (each file's size; fio then moves the smaller of `size` and all its files, unless
 /// `io_size` says).
 fn sizes(c: &mut Ctx, per_job: u64) -> Result<()> {
+    // A share of the file or device (fio's size=50%): one file per job only.
+    if let Some(p) = (c.value("size").filter(|v| v.ends_with('%'))).map(str::to_string) {
+        match per_job > 1 || c.get("filesize").is_some() {
+            true => c.refuse(
+                "size",
+                "a percentage with several files per job or a filesize",
+            ),
+            false => c.set("size", p),
+        }
+        return Ok(());
+    }
     let size = c.bytes("size")?;
     match c.bytes("filesize")? {
         Some(fs) => {

@@ -210,12 +210,7 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
         .get("wait_for")
         .map(|e| (e.value.clone().unwrap_or_default(), e.at.clone()));
     for k in keys.iter().filter(|k| !HANDLED.contains(&k.as_str())) {
-        let why = match k.as_str() {
-            "rate_min" | "rate_iops_min" => "iomark has no minimum rate",
-            "thinktime_spin" => "iomark sleeps through its think time, it does not spin",
-            _ => "not an option iomark knows",
-        };
-        c.refuse(k, why);
+        c.refuse(k, "not an option iomark knows");
     }
     Ok(c.job)
 }
@@ -225,6 +220,7 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
 /// are drawn without a map, and a description is text.
 const HANDLED: &[&str] = &[
     "rw",
+    "rw_sequencer",
     "bs",
     "bssplit",
     "bsrange",
@@ -272,8 +268,14 @@ const HANDLED: &[&str] = &[
     "startdelay",
     "thinktime",
     "thinktime_blocks",
+    "thinktime_spin",
+    "thinktime_blocks_type",
+    "thinktime_iotime",
     "rate",
     "rate_iops",
+    "rate_min",
+    "rate_iops_min",
+    "rate_cycle",
     "lat_percentiles",
     "sync",
     "iodepth_batch_submit",
@@ -281,6 +283,8 @@ const HANDLED: &[&str] = &[
     "sqthread_poll",
     "sqthread_poll_cpu",
     "hipri",
+    "cpus_allowed",
+    "cpus_allowed_policy",
 ];
 
 /// The workload options; returns iomark's engine name.
@@ -302,7 +306,11 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
     super::pace::rates(c, pattern.unwrap_or("read"))?;
     // `size` and `filesize` are the files' business: see `target`.
     for (fio, ours) in [("offset", "offset"), ("io_size", "io-size")] {
-        if let Some(b) = c.bytes(fio)? {
+        // A share of the file or device (fio's offset=25%).
+        let pct = c.value(fio).filter(|v| v.ends_with('%') && fio == "offset");
+        if let Some(p) = pct.map(str::to_string) {
+            c.set(ours, p);
+        } else if let Some(b) = c.bytes(fio)? {
             c.set(ours, b.to_string());
         }
     }
@@ -353,12 +361,9 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         let why = "iomark's percentiles are always submission to completion (lat)";
         c.refuse("lat_percentiles", why);
     }
-    super::pace::distribution(c, pattern.unwrap_or("read"));
+    super::pace::distribution(c, pattern.unwrap_or("read"))?;
     match c.value("startdelay").map(str::to_string) {
-        Some(v) if v.contains('-') => c.refuse(
-            "startdelay",
-            "a range gives each of fio's copies its own delay; iomark's jobs start together",
-        ),
+        Some(v) if v.contains('-') => super::pace::startdelay_range(c, &v)?,
         Some(_) => {
             if let Some(s) = c.seconds("startdelay")?.filter(|s| *s > 0.0) {
                 c.set("startdelay", format!("{s}s"));
@@ -385,6 +390,16 @@ fn engine_opts(c: &mut Ctx) -> Result<()> {
         if c.on(fio)? == Some(true) {
             c.set(ours, "1");
         }
+    }
+    // fio's default policy is shared; iomark's is split.
+    let policy = c.value("cpus_allowed_policy").map(str::to_string);
+    if let Some(list) = c.value("cpus_allowed").map(str::to_string) {
+        c.set("cpus", list);
+        c.set("cpus-policy", policy.unwrap_or_else(|| "shared".into()));
+    } else if let Some(p) = policy {
+        let note =
+            format!("cpus_allowed_policy={p} without cpus_allowed changes nothing, as in fio");
+        c.job.notes.push(note);
     }
     Ok(())
 }

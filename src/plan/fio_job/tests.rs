@@ -115,14 +115,14 @@ fn trim_modes_take_the_trim_side_of_bs() {
 
 #[test]
 fn unsupported_options_are_one_error_with_lines() {
-    let text = "[global]\nrate_min=1m\n[a]\nrw_sequencer=identical\nfile_service_type=zipf\n\
+    let text = "[global]\nrate_process=poisson\n[a]\nioscheduler=none\nfile_service_type=zipf\n\
                 nrfiles=2\n[b]\nrw=trimread\nfilename=x:y\nfrobnicate=3\n";
     let err = plan_jobs(&jobs(text).unwrap(), false, 99)
         .unwrap_err()
         .to_string();
     for needle in [
-        "t.fio:2 rate_min=1m",
-        "t.fio:4 rw_sequencer=identical",
+        "t.fio:2 rate_process=poisson",
+        "t.fio:4 ioscheduler=none",
         "t.fio:5 file_service_type=zipf",
         "t.fio:8 rw=trimread",
         "t.fio:10 frobnicate=3",
@@ -131,7 +131,7 @@ fn unsupported_options_are_one_error_with_lines() {
         assert!(err.contains(needle), "{needle} not in {err}");
     }
     // The global rate is listed once, not once per job.
-    assert_eq!(err.matches("rate_min=1m").count(), 1);
+    assert_eq!(err.matches("rate_process=poisson").count(), 1);
     let j = plan_jobs(&jobs(text).unwrap(), true, 99).unwrap();
     assert!(
         j[0].job

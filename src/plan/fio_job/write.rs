@@ -74,6 +74,9 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
         Some(n) => w(format!("rw={}:{n}", s.rw.name())),
         None => w(format!("rw={}", s.rw.name())),
     }
+    if s.rw_sequencer_identical {
+        w("rw_sequencer=identical".into());
+    }
     if s.rw.trims() {
         w("# fio trims block devices only (BLKDISCARD; on a regular file its trims fail with ENOTTY); iomark punches holes in files".into());
     }
@@ -101,11 +104,14 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
         Some(_) => s.target_paths().len() as u64,
         None => 1,
     };
-    match s.size {
-        Some(size) => w(format!("size={}", size * files)),
-        None => w("# size: the whole file or device (a new file is 1 GiB in iomark; fio needs size= for a new file)".into()),
+    match (s.size, s.size_pct) {
+        (_, Some(p)) => w(format!("size={p}%")),
+        (Some(size), None) => w(format!("size={}", size * files)),
+        (None, None) => w("# size: the whole file or device (a new file is 1 GiB in iomark; fio needs size= for a new file)".into()),
     }
-    if s.offset > 0 {
+    if let Some(p) = s.offset_pct {
+        w(format!("offset={p}%"));
+    } else if s.offset > 0 {
         w(format!("offset={}", s.offset));
     }
     match (s.io_size, s.io_spans, s.size) {
@@ -242,11 +248,12 @@ fn timing_and_offsets(w: &mut impl FnMut(String), s: &Spec, repeat: u32) {
             s.random_distribution.text()
         ));
     }
-    if s.startdelay_s > 0.0 {
-        w(format!(
-            "startdelay={}ms",
-            (s.startdelay_s * 1000.0).round() as u64
-        ));
+    if s.startdelay_end_s() > 0.0 {
+        let ms = |v: f64| (v * 1000.0).round() as u64;
+        match s.startdelay_max_s {
+            Some(hi) => w(format!("startdelay={}ms-{}ms", ms(s.startdelay_s), ms(hi))),
+            None => w(format!("startdelay={}ms", ms(s.startdelay_s))),
+        }
         if repeat > 1 {
             w(
                 "# startdelay: iomark waits before every repetition, fio once before the job"
@@ -256,6 +263,15 @@ fn timing_and_offsets(w: &mut impl FnMut(String), s: &Spec, repeat: u32) {
     }
     if let Some(us) = s.thinktime_us {
         w(format!("thinktime={us}"));
+        if let Some(spin) = s.thinktime_spin_us {
+            w(format!("thinktime_spin={spin}"));
+        }
+        if s.thinktime_on_issue {
+            w("thinktime_blocks_type=issue".into());
+        }
+        if let Some(io) = s.thinktime_iotime_us {
+            w(format!("thinktime_iotime={io}us"));
+        }
         if let Some(b) = s.thinktime_blocks {
             w(format!("thinktime_blocks={b}"));
         }
@@ -289,12 +305,14 @@ fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts) {
         w("hipri=1".into());
     }
     if !o.cpus.is_empty() {
-        let list: Vec<String> = o.cpus.iter().map(u32::to_string).collect();
         w(format!(
-            "# cpus {}: iomark pins job j to the j-th CPU; fio: cpus_allowed={} with cpus_allowed_policy=split",
-            list.join(","),
-            list.join(",")
+            "cpus_allowed={}",
+            crate::plan::engine::fmt_cpus(&o.cpus)
         ));
+        match o.cpus_shared {
+            true => w("cpus_allowed_policy=shared".into()),
+            false => w("cpus_allowed_policy=split".into()),
+        }
     }
 }
 
@@ -343,9 +361,19 @@ fn data(w: &mut impl FnMut(String), s: &Spec) {
     }
 }
 
-/// `--rate`, `--rate-iops`: fio caps each direction, so a mix's cap is split by its mix.
+/// `--rate`, `--rate-iops`, `--rate-min`, `--rate-iops-min` (and `--rate-cycle`): fio
+/// holds each direction to its own, so a mix's value is split by its mix.
 fn rates(w: &mut impl FnMut(String), s: &Spec) {
-    for (key, cap) in [("rate", s.rate_bps), ("rate_iops", s.rate_iops)] {
+    let all = [
+        ("rate", s.rate_bps),
+        ("rate_iops", s.rate_iops),
+        ("rate_min", s.rate_min_bps),
+        ("rate_iops_min", s.rate_iops_min),
+    ];
+    if let Some(ms) = s.rate_cycle_ms {
+        w(format!("rate_cycle={ms}"));
+    }
+    for (key, cap) in all {
         let Some(cap) = cap else { continue };
         let side = |pct: u64| (cap * pct / 100).max(1);
         if s.rw == crate::plan::spec::Rw::TrimWrite {
@@ -359,7 +387,7 @@ fn rates(w: &mut impl FnMut(String), s: &Spec) {
                 let r = u64::from(s.rwmixread);
                 w(format!("{key}={},{}", side(r), side(100 - r)));
                 w(format!(
-                    "# {key}: iomark caps reads and writes together at {cap}; fio caps each direction, so the cap is split by the mix"
+                    "# {key}: iomark holds reads and writes together to {cap}; fio holds each direction, so the value is split by the mix"
                 ));
             }
         }

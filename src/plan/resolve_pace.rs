@@ -1,0 +1,176 @@
+//! Resolution of the pacing options: `--rate`, `--rate-iops`, their minimums
+//! (`--rate-min`, `--rate-iops-min`, `--rate-cycle`), `--thinktime`, the random
+//! distribution, `--random-run`, `--hole`, `--startdelay` (part of `resolve`).
+
+use crate::error::{Error, Result};
+use crate::plan::distribution::Distribution;
+use crate::plan::options::RunOptions;
+use crate::plan::resolve::{count_opt, duration_opt, size_opt};
+use crate::plan::spec::Spec;
+
+impl RunOptions {
+    /// `--rate-min`, `--rate-iops-min` (greater than zero, and not above a cap of the same
+    /// kind) and `--rate-cycle` (with one of them).
+    fn min_rates(&self, spec: &mut Spec) -> Result<()> {
+        let zero = |opt: &str| {
+            Error::usage(format!(
+                "--{opt} 0 asks for no minimum; give a rate greater than zero, or leave --{opt} out"
+            ))
+        };
+        if let Some(t) = self.text("rate-min") {
+            let b = size_opt("--rate-min", t.trim().trim_end_matches("/s"))?;
+            spec.rate_min_bps = Some(Some(b).filter(|b| *b > 0).ok_or_else(|| zero("rate-min"))?);
+        }
+        if let Some(t) = self.text("rate-iops-min") {
+            let n: u64 = count_opt("--rate-iops-min", t, "a whole number of I/Os per second")?;
+            spec.rate_iops_min = Some(
+                Some(n)
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| zero("rate-iops-min"))?,
+            );
+        }
+        for (min, cap, name) in [
+            (spec.rate_min_bps, spec.rate_bps, "rate"),
+            (spec.rate_iops_min, spec.rate_iops, "rate-iops"),
+        ] {
+            if let (Some(m), Some(c)) = (min, cap)
+                && m > c
+            {
+                return Err(Error::usage(format!(
+                    "--{name}-min {m} is above --{name} {c}: the cap would fail every run; lower the minimum or raise the cap"
+                )));
+            }
+        }
+        if let Some(t) = self.text("rate-cycle") {
+            if spec.rate_min_bps.is_none() && spec.rate_iops_min.is_none() {
+                return Err(Error::usage(
+                    "--rate-cycle is the cycle of --rate-min and --rate-iops-min; give one of them, or drop it",
+                ));
+            }
+            let ms = (duration_opt("--rate-cycle", t)? * 1e3).round() as u64;
+            if ms == 0 {
+                return Err(Error::usage(format!(
+                    "--rate-cycle {t}: give a cycle of at least 1ms (e.g. 500ms)"
+                )));
+            }
+            spec.rate_cycle_ms = Some(ms);
+        }
+        Ok(())
+    }
+
+    /// `--rate` and `--rate-iops` (greater than zero when given), `--thinktime`.
+    pub(super) fn pacing(&self, spec: &mut Spec) -> Result<()> {
+        let zero = |opt: &str| {
+            Error::usage(format!(
+                "--{opt} 0 would never issue an I/O; give a cap greater than zero, or leave --{opt} out for none"
+            ))
+        };
+        if let Some(t) = self.text("rate") {
+            let b = size_opt("--rate", t.trim().trim_end_matches("/s"))?;
+            spec.rate_bps = Some(b)
+                .filter(|b| *b > 0)
+                .ok_or_else(|| zero("rate"))
+                .map(Some)?;
+        }
+        if let Some(t) = self.text("rate-iops") {
+            let n: u64 = count_opt("--rate-iops", t, "a whole number of I/Os per second")?;
+            spec.rate_iops = Some(n)
+                .filter(|n| *n > 0)
+                .ok_or_else(|| zero("rate-iops"))
+                .map(Some)?;
+        }
+        self.min_rates(spec)?;
+        if let Some(t) = self.text("thinktime") {
+            if t.trim().chars().all(|c| c.is_ascii_digit() || c == '.') {
+                return Err(Error::usage(format!(
+                    "--thinktime {t}: give a unit (e.g. 100us, 2ms); fio's bare number is microseconds"
+                )));
+            }
+            let us = (duration_opt("--thinktime", t)? * 1e6).round() as u64;
+            spec.thinktime_us = Some(us).filter(|us| *us > 0);
+        }
+        if let Some(t) = self.text("random-distribution") {
+            spec.random_distribution = Distribution::parse(t)?;
+            if !spec.random_distribution.is_uniform() && !spec.rw.is_random() {
+                return Err(Error::usage(format!(
+                    "--random-distribution spreads random offsets; --rw {} is sequential: drop it or use randread, randwrite or randrw",
+                    spec.rw.name()
+                )));
+            }
+        }
+        if let Some(t) = self.text("random-run") {
+            let n: u64 = count_opt("--random-run", t, "a whole number of I/Os")?;
+            if n == 0 || !spec.rw.is_random() {
+                return Err(Error::usage(format!(
+                    "--random-run {t}: give at least 1 I/O per seek, with a random --rw (not {})",
+                    spec.rw.name()
+                )));
+            }
+            spec.random_run = Some(n);
+        }
+        spec.rw_sequencer_identical = self.text("rw-sequencer") == Some("identical");
+        if let Some(t) = self.text("hole") {
+            if spec.rw.is_random() {
+                return Err(Error::usage(format!(
+                    "--hole leaves gaps between sequential I/Os; --rw {} is random: drop it or use read, write or rw",
+                    spec.rw.name()
+                )));
+            }
+            spec.hole = Some(size_opt("--hole", t)?).filter(|h| *h > 0);
+        }
+        if let Some(t) = self.text("startdelay") {
+            match t.split_once('-') {
+                None => spec.startdelay_s = duration_opt("--startdelay", t)?,
+                Some((lo, hi)) => {
+                    let (lo, hi) = (
+                        duration_opt("--startdelay", lo)?,
+                        duration_opt("--startdelay", hi)?,
+                    );
+                    if lo > hi {
+                        return Err(Error::usage(format!(
+                            "--startdelay {t}: the range's low end is above its high end; give LOW-HIGH (e.g. 1s-3s)"
+                        )));
+                    }
+                    spec.startdelay_s = lo;
+                    spec.startdelay_max_s = Some(hi).filter(|h| *h > lo);
+                }
+            }
+        }
+        if let Some(t) = self.text("thinktime-blocks") {
+            let n: u32 = count_opt("--thinktime-blocks", t, "a whole number of I/Os")?;
+            if n == 0 {
+                return Err(Error::usage(
+                    "--thinktime-blocks 0: give the I/Os issued between pauses, at least 1",
+                ));
+            }
+            spec.thinktime_blocks = Some(n);
+        }
+        self.think_more(spec)
+    }
+
+    /// `--thinktime-spin` (at most the pause), `--thinktime-blocks-type`,
+    /// `--thinktime-iotime` (greater than zero).
+    fn think_more(&self, spec: &mut Spec) -> Result<()> {
+        let think = spec.thinktime_us.unwrap_or(0);
+        if let Some(t) = self.text("thinktime-spin") {
+            let us = (duration_opt("--thinktime-spin", t)? * 1e6).round() as u64;
+            if us > think {
+                return Err(Error::usage(format!(
+                    "--thinktime-spin {t} is longer than the --thinktime pause ({think}us); spin at most the whole pause"
+                )));
+            }
+            spec.thinktime_spin_us = Some(us).filter(|us| *us > 0);
+        }
+        spec.thinktime_on_issue = self.text("thinktime-blocks-type") == Some("issue");
+        if let Some(t) = self.text("thinktime-iotime") {
+            let us = (duration_opt("--thinktime-iotime", t)? * 1e6).round() as u64;
+            if us == 0 {
+                return Err(Error::usage(format!(
+                    "--thinktime-iotime {t}: give the time of I/O between pauses (e.g. 9s)"
+                )));
+            }
+            spec.thinktime_iotime_us = Some(us);
+        }
+        Ok(())
+    }
+}
