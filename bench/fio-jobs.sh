@@ -37,7 +37,7 @@ ramp_time=1"
 printf '[global]\n%s\n[fiojobs-sync]\nrw=randread\nbs=4k\n' "$common" >"$TMP/sync.fio"
 printf '[global]\n%s\n[fiojobs-uring]\nrw=randread\nbs=4k\nioengine=io_uring\niodepth=16\ndirect=1\n' "$common" >"$TMP/uring.fio"
 printf '[global]\n%s\n[fiojobs-aio]\nrw=write\nbs=128k\nioengine=libaio\niodepth=8\ndirect=1\n' "$common" >"$TMP/aio.fio"
-printf '[global]\n%s\n[fiojobs-mix]\nrw=randrw\nrwmixread=70\nbs=4k\ndirect=1\nnumjobs=2\nfilename=%s/fiojobs-mix.0.0\ngroup_reporting\n' "$common" "$DIR" >"$TMP/mix.fio"
+printf '[global]\n%s\n[fiojobs-mix]\nrw=randrw\nrwmixread=70\nbs=4k\ndirect=1\nnumjobs=2\nfilename=fiojobs-mix.0.0\ngroup_reporting\n' "$common" >"$TMP/mix.fio"
 
 # IOPS (reads + writes) of the one job in a result file.
 iops() {

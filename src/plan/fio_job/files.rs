@@ -16,9 +16,11 @@ pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
     // Resolution checks `numjobs` itself; an unreadable one is taken as 1 here.
     let copies = c.value("numjobs").and_then(|n| n.parse::<u64>().ok());
     let copies = copies.unwrap_or(1).max(1);
+    // fio puts a file in `directory` even when its name is absolute (measured with fio
+    // 3.33: directory=/a and filename=/b/f make /a/b/f).
     let in_dir = |dir: Option<&String>, file: String| match dir {
-        Some(d) if !file.starts_with('/') => format!("{}/{file}", d.trim_end_matches('/')),
-        _ => file,
+        Some(d) => format!("{}/{}", d.trim_end_matches('/'), file.trim_start_matches('/')),
+        None => file,
     };
     let name = c.job.name.clone();
     let (files, split) = match c.value("filename").map(split_colons) {

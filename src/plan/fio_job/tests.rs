@@ -304,7 +304,8 @@ fn several_files_per_job_are_fios_names_and_sizes() {
          [b]\nrw=randread\nfilename=x:y\\:z\nfilesize=1m\nsize=5m\nnumjobs=2\n\
          file_service_type=random:4\ndirectory=/d\n\
          [c]\nrw=read\nnrfiles=2\nfilesize=1m\nsize=1m\nfile_service_type=sequential\n\
-         [d]\nrw=read\nnumjobs=2\ndirectory=/e:/f\nsize=1m\n",
+         [d]\nrw=read\nnumjobs=2\ndirectory=/e:/f\nsize=1m\n\
+         [e]\nrw=read\ndirectory=/g/\nfilename=/abs/f\nsize=1m\n",
     );
     // Each copy its own files, JOB.COPY.FILE, copy j in the j-th directory; size split.
     assert_eq!(
@@ -332,6 +333,8 @@ fn several_files_per_job_are_fios_names_and_sizes() {
     assert_eq!(opt(&j[2], "file-service"), Some("sequential"));
     assert_eq!(j[2].job.targets, ["c.0.0", "c.0.1"]);
     assert_eq!(j[3].job.targets, ["/e/d.0.0", "/f/d.1.0"]);
+    // An absolute name goes in the directory too, as fio puts it.
+    assert_eq!(j[4].job.target.as_deref(), Some("/g/abs/f"));
     // Resolved: the run serves every file.
     let sys = System {
         io_uring: Ok(()),
