@@ -19,7 +19,11 @@ pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
     // fio puts a file in `directory` even when its name is absolute (measured with fio
     // 3.33: directory=/a and filename=/b/f make /a/b/f).
     let in_dir = |dir: Option<&String>, file: String| match dir {
-        Some(d) => format!("{}/{}", d.trim_end_matches('/'), file.trim_start_matches('/')),
+        Some(d) => format!(
+            "{}/{}",
+            d.trim_end_matches('/'),
+            file.trim_start_matches('/')
+        ),
         None => file,
     };
     let name = c.job.name.clone();
