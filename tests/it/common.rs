@@ -796,3 +796,15 @@ pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
+
+/// fio itself reads the job file `job` (`fio --parse-only`, in the file's directory, where
+/// fio keeps a verify job's state file) without an error.
+pub fn assert_fio_parses(job: &Path) {
+    let out = Command::new("fio")
+        .current_dir(job.parent().unwrap_or(Path::new(".")))
+        .arg("--parse-only")
+        .arg(job)
+        .output()
+        .unwrap();
+    assert_success(&out);
+}

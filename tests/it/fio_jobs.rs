@@ -637,14 +637,7 @@ fn every_preset_round_trips_and_fio_parses_it() {
         };
         assert_eq!(key(&plan["runs"]), key(&back["runs"]), "suite {study}");
         if fio {
-            let out = std::process::Command::new("fio")
-                // fio saves a verify job's state file in its working directory.
-                .current_dir(job.parent().unwrap())
-                .arg("--parse-only")
-                .arg(&job)
-                .output()
-                .unwrap();
-            assert_success(&out);
+            assert_fio_parses(&job);
         }
     }
     require_tool("fio", "fio (apt-get install fio), to parse the job files");
@@ -791,13 +784,7 @@ fn block_size_mixes_round_trip_and_average_their_mean() {
         assert_eq!(mixes(&plan), mixes(&back));
         assert!(mixes(&plan).iter().all(|m| m.is_object()), "{plan}");
         if require_tool("fio", "fio (apt-get install fio)") {
-            let out = std::process::Command::new("fio")
-                .current_dir(dir.path())
-                .arg("--parse-only")
-                .arg(&job)
-                .output()
-                .unwrap();
-            assert_success(&out);
+            assert_fio_parses(&job);
         }
     }
     // The null engine: bytes ÷ I/Os is the mix's mean (200k+ draws: within 1%).

@@ -151,15 +151,7 @@ fn zones_and_centers_map_and_round_trip() {
             "{dist}: {want} not in the plan read back"
         );
         if have("fio") {
-            let out = std::process::Command::new("fio")
-                .args(["--parse-only", back.to_str().unwrap()])
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "fio --parse-only: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert_fio_parses(&back);
         }
     }
     // zoned_abs zones longer than the span are refused before any I/O.
@@ -458,12 +450,7 @@ fn thinktime_spin_uses_the_cpu() {
     let back = dir.path().join("back.fio");
     std::fs::write(&back, text.as_bytes()).unwrap();
     for file in [&job, &back] {
-        let parse = std::process::Command::new("fio")
-            .arg("--parse-only")
-            .arg(file)
-            .output()
-            .unwrap();
-        assert_success(&parse);
+        assert_fio_parses(file);
     }
 }
 
@@ -645,12 +632,7 @@ fn cpus_allowed_shared_and_split_pin_the_job_threads() {
         let dir = tmp();
         let back = dir.path().join("back.fio");
         std::fs::write(&back, text.as_bytes()).unwrap();
-        let parse = std::process::Command::new("fio")
-            .arg("--parse-only")
-            .arg(&back)
-            .output()
-            .unwrap();
-        assert_success(&parse);
+        assert_fio_parses(&back);
     }
 }
 
@@ -709,12 +691,7 @@ fn a_startdelay_range_delays_each_job_and_the_window_after_it() {
     if require_tool("fio", "fio (apt-get install fio)") {
         let back = dir.path().join("back.fio");
         std::fs::write(&back, text.as_bytes()).unwrap();
-        let parse = std::process::Command::new("fio")
-            .arg("--parse-only")
-            .arg(&back)
-            .output()
-            .unwrap();
-        assert_success(&parse);
+        assert_fio_parses(&back);
     }
 }
 
