@@ -230,7 +230,7 @@ fn work_files<'a>(spec: &Spec, targets: &'a [Target]) -> Vec<WorkFile<'a>> {
 /// The window of a worker serving `files` (`--file-service`): a size-based job moves
 /// the whole blocks of all its files once (unless `--io-size` says otherwise).
 fn files_window(spec: &Spec, files: &[WorkFile], win: Window) -> Window {
-    let grain = spec.bs_mix.as_ref().map_or(spec.bs, |m| m.min());
+    let grain = spec.grain();
     let span: u64 = files.iter().map(|f| f.span / grain * grain).sum();
     Window {
         ios_per_job: Window::of(spec, span).ios_per_job,

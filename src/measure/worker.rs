@@ -126,6 +126,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             sizes: Sizes::new(
                 spec.bs,
                 spec.bs_mix.as_ref(),
+                spec.write_bs.as_ref(),
                 Rng::new(!spec.seed, stream | 1),
             ),
             pace: Pace::of(spec),
@@ -258,13 +259,14 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let (len, mut offset, op) = match self.trimmed_block() {
             Some((offset, len)) => (len, offset, Op::Write),
             None => {
-                let len = self.sizes.next_len();
+                // The direction first: a mix's reads and writes may differ in size.
+                let read = self.mix.is_read();
+                let len = self.sizes.next_len(read);
                 file = self.pick_file(len as u64);
                 let offset = self.offsets.next_offset_len(len as u64);
                 if self.trims.is_some() {
                     return self.trim_now(slot, offset, len, measuring);
                 }
-                let read = self.mix.is_read();
                 (len, offset, if read { Op::Read } else { Op::Write })
             }
         };

@@ -23,7 +23,7 @@ pub(super) fn offsets_of(
 ) -> (Offsets, u64, u64) {
     let spec = ctx.spec;
     // Random offsets are whole grains: the block size, or a mix's smallest size.
-    let grain = spec.bs_mix.as_ref().map_or(spec.bs, |m| m.min());
+    let grain = spec.grain();
     let blocks = (span / grain).max(1);
     let share = |j: u32| (blocks as u128 * j as u128 / spec.jobs as u128) as u64;
     // Jobs share the span (each starting at its own offset), except with --verify,
@@ -129,7 +129,7 @@ impl Files {
         let all: Vec<(Offsets, u64, u64)> = (ctx.files.iter())
             .map(|f| offsets_of(ctx, f.base, f.span, target_stream(stream, f.target as u32)))
             .collect();
-        let grain = ctx.spec.bs_mix.as_ref().map_or(ctx.spec.bs, |m| m.min());
+        let grain = ctx.spec.grain();
         let first = all[0].0.clone();
         let order_rng = Rng::new(ctx.spec.seed, stream | 3);
         Some((

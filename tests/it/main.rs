@@ -18,6 +18,7 @@ mod fio_habits;
 mod fio_import;
 mod fio_jobs;
 mod fio_options;
+mod fio_sizes;
 mod fuzz;
 mod ground_truth;
 mod guard;

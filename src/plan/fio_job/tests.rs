@@ -162,12 +162,17 @@ fn block_size_mixes_take_the_side_the_pattern_uses() {
     assert_eq!(opt(&j[1], "bsrange"), Some("1000-4096"));
     assert_eq!(opt(&j[2], "bssplit"), Some("4096/50:8192/50"));
     assert_eq!(opt(&j[2], "bsrange"), None);
-    let err = plan_jobs(&jobs("[m]\nrw=randrw\nbssplit=4k,8k\n").unwrap(), false, 1);
-    assert!(
-        err.unwrap_err()
-            .to_string()
-            .contains("t.fio:3 bssplit=4k,8k")
+    // A mix whose sides differ: the reads' side, and the writes' as --write-bs.
+    let j = planned(
+        "[m]\nrw=randrw\nbssplit=4k,8k/50:16k/50\n[n]\nrw=rw\nbs=4k,64k\n[o]\nrw=rw\nbs=4k,4k\n",
     );
+    assert_eq!(opt(&j[0], "bssplit"), Some("4096"));
+    assert_eq!(opt(&j[0], "write-bs"), Some("8192/50:16384/50"));
+    assert_eq!(
+        (opt(&j[1], "bs"), opt(&j[1], "write-bs")),
+        (Some("4096"), Some("65536"))
+    );
+    assert_eq!(opt(&j[2], "write-bs"), None);
 }
 
 #[test]
