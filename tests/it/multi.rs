@@ -190,6 +190,26 @@ fn files_in_one_run_add_up_and_the_reports_show_each_target() {
     assert!(text.contains("all 2 (aggregate)"), "{text}");
     let doc = crate::common::read_json(&doc_path);
     let run = &doc["runs"][0];
+    // Both files are on one device: each row says its kernel count is the device's, for
+    // both targets (it showed the whole count as each target's own), and the write
+    // amplification names the device once (it said "vda+vda").
+    match run["target"]["device"]["name"].as_str() {
+        Some(dev) => {
+            let rows: Vec<&str> = text
+                .lines()
+                .filter(|l| l.starts_with('/') && l.contains(".dat "))
+                .collect();
+            assert_eq!(rows.len(), 2, "{text}");
+            for r in rows {
+                assert!(r.ends_with(&format!("({dev}, all 2 targets)")), "{r}");
+            }
+            assert!(!text.contains(&format!("{dev}+{dev}")), "{text}");
+        }
+        None => eprintln!(
+            "skipped the device columns: no block device under {}",
+            dir.path().display()
+        ),
+    }
     assert!(run["name"].as_str().unwrap().ends_with("on 2 targets"));
     assert_eq!(run["spec"]["targets"].as_array().unwrap().len(), 2);
     for rep in run["repetitions"].as_array().unwrap() {
