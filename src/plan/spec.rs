@@ -312,14 +312,13 @@ impl Spec {
             false => self.jobs as u64 * self.target_count() as u64,
         };
         // Each job's BufferPool: qd slots of bs rounded up to the alignment (4 KiB at
-        // least; a device may ask for more, which only adds to this), in whole 2 MiB huge
-        // pages from 64 KiB slots on.
-        let slot = self.buf_bs().div_ceil(4096).saturating_mul(4096);
-        let per_job = (self.qd as u64).saturating_mul(slot);
-        let per_job = match slot >= 64 << 10 {
-            true => per_job.div_ceil(2 << 20).saturating_mul(2 << 20),
-            false => per_job,
-        };
+        // least; a device may ask for more, which only adds to this).
+        let per_job = crate::plan::engine::buffer_shape(
+            self.qd as usize,
+            usize::try_from(self.buf_bs()).unwrap_or(usize::MAX),
+            4096,
+        )
+        .map_or(u64::MAX, |b| b.total as u64);
         let buffers = jobs.saturating_mul(per_job);
         // Each writing job's Sampler: its compression samples and its unit hashes (two
         // hash map entries with their share of empty buckets: 64 bytes), and its data
