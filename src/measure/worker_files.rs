@@ -28,9 +28,10 @@ pub(super) fn offsets_of(
     let share = |j: u32| (blocks as u128 * j as u128 / spec.jobs as u128) as u64;
     // Jobs share the span (each starting at its own offset), except with --verify,
     // where each job owns a region so that no two writes to one block can race. A job
-    // with files of its own (--split-targets) starts at their beginning, as fio's do.
+    // with files of its own (--split-targets) starts at their beginning, as fio's do,
+    // and owns them whole.
     let own = spec.file_service.is_some_and(|f| f.split);
-    let (region_base, region_blocks, start_block) = if spec.verify && spec.jobs > 1 {
+    let (region_base, region_blocks, start_block) = if spec.verify && spec.jobs > 1 && !own {
         let (a, b) = (share(ctx.job), share(ctx.job + 1));
         (base + a * grain, (b - a).max(1), 0)
     } else {
@@ -114,6 +115,8 @@ pub(super) struct Files {
     tally: Vec<FileOut>,
     /// The final flush: the next file to flush.
     flush_next: usize,
+    /// Each file's region for --verify: its first byte and blocks.
+    pub(super) regions: Vec<(u64, u64)>,
 }
 
 impl Files {
@@ -135,6 +138,10 @@ impl Files {
         Some((
             Files {
                 spans: all.iter().map(|(_, _, blocks)| blocks * grain).collect(),
+                regions: all
+                    .iter()
+                    .map(|(_, base, blocks)| (*base, *blocks))
+                    .collect(),
                 parked: all.into_iter().map(|(o, _, _)| o).collect(),
                 cur: 0,
                 order: Order::new(fs.kind, fs.every, ctx.files.len(), order_rng),
@@ -162,6 +169,14 @@ impl Files {
         h.get_or_insert_with(LatHist::precise).record(lat);
     }
 
+    /// Counts a measured trim of `len` bytes in file `file`.
+    pub(super) fn tally_trim(&mut self, file: u16, len: u32, lat: u64) {
+        let t = &mut self.tally[file as usize];
+        t.trim.ios += 1;
+        t.trim.bytes += len as u64;
+        (t.hist_trim.get_or_insert_with(LatHist::precise)).record(lat);
+    }
+
     /// Each file's share, for the worker's output.
     pub(super) fn take_tally(&mut self) -> Vec<FileOut> {
         std::mem::take(&mut self.tally)
@@ -183,6 +198,12 @@ impl<'a, E: Engine> Worker<'_, 'a, E> {
             f.cur = next;
         }
         next as u16
+    }
+
+    /// The file the last I/O went to (0 for a worker on one file).
+    #[inline(always)]
+    pub(super) fn current_file(&self) -> u16 {
+        self.files.as_ref().map_or(0, |f| f.cur as u16)
     }
 
     /// The path of the worker's file `file`, for messages.

@@ -129,17 +129,6 @@ impl Spec {
                 self.jobs
             )));
         }
-        if self.rw.trims() {
-            return Err(Error::usage(format!(
-                "--rw {} with --file-service: trims go to one file per job in iomark; run each target alone, or drop --file-service",
-                self.rw.name()
-            )));
-        }
-        if self.fsync > 0 && n > 1 {
-            return Err(Error::usage(
-                "--fsync N with --file-service: iomark flushes one file per job every N writes; use --end-fsync (every file flushed at the end) or drop --file-service",
-            ));
-        }
         Ok(())
     }
 }

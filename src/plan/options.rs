@@ -390,7 +390,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         "N",
         Some("0"),
         Workload,
-        "fsync after every N writes of each job (0: never).",
+        "fsync after every N writes of each job, before its next I/O (0: never). With --file-service, of the file the service gives that turn, as fio does.",
     ),
     switch(
         "end-fsync",
