@@ -428,3 +428,49 @@ fn skewed_file_services_spread_the_writes_as_their_distribution() {
         }
     }
 }
+
+/// `openfiles`: with as many open files as the job has, a job runs as without it, under
+/// fio and `iomark fio` alike (the same writes on each device); with fewer, which fio
+/// serves a few files at a time, `iomark fio` refuses the job (exit 2, one line naming
+/// the option, its line and the fix) before writing anything.
+#[test]
+fn openfiles_as_many_as_the_files_runs_and_fewer_is_refused() {
+    let (Some(a), Some(b)) = (LoopDev::new(16 << 20, true), LoopDev::new(16 << 20, true)) else {
+        return;
+    };
+    let devs = [&a, &b];
+    let dir = tmp();
+    let job = |n: u32| {
+        format!(
+            "[o]\nfilename=${{A}}:${{B}}\nrw=randwrite\nbs=4k\nsize=8m\nio_size=4m\n\
+             openfiles={n}\ndirect=1\nioengine=psync\n"
+        )
+    };
+    std::fs::write(dir.path().join("j.fio"), job(1)).unwrap();
+    let c = during(&devs, || {
+        let out = iomark_process()
+            .env("A", &a.dev)
+            .env("B", &b.dev)
+            .arg("fio")
+            .arg(dir.path().join("j.fio"))
+            .args(["--allow-write-device", "--quiet"])
+            .output()
+            .unwrap();
+        assert_refused(
+            &out,
+            "j.fio:7 openfiles=1 (iomark keeps all of a job's files open",
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("give openfiles=2 or more"));
+    });
+    assert_eq!(c, vec![[0, 0, 0], [0, 0, 0]], "nothing written");
+    std::fs::write(dir.path().join("j.fio"), job(2)).unwrap();
+    let mut ran = false;
+    let theirs = during(&devs, || ran = fio(dir.path(), &job(2), &a, &b));
+    let ours = during(&devs, || {
+        iomark_fio(dir.path(), &a, &b);
+    });
+    assert_eq!(ours, vec![[512, 0, 0], [512, 0, 0]]);
+    if ran {
+        assert_eq!(theirs, ours, "fio against iomark fio");
+    }
+}

@@ -63,6 +63,7 @@ pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
         None => (vec![in_dir(dirs.first(), format!("{name}.0.0"))], false),
     };
     let per_job = if split { nrfiles } else { files.len() as u64 };
+    open_files(c, per_job)?;
     sizes(c, per_job)?;
     service(c, files.len() > 1, split);
     c.job.target = files.first().cloned();
@@ -141,6 +142,23 @@ fn service(c: &mut Ctx, several: bool, split: bool) {
     if split {
         c.job.opts.push(("split-targets".into(), None));
     }
+}
+
+/// `openfiles=N`: iomark keeps every file of a job open for the whole run, which is what
+/// fio does with N at least the job's `per_job` files (N then changes nothing); with
+/// fewer, fio serves its files a few at a time (opening the next when one is done, on
+/// the clock), which iomark does not do: refused.
+fn open_files(c: &mut Ctx, per_job: u64) -> Result<()> {
+    match count(c, "openfiles")? {
+        Some(n) if n < per_job => c.refuse(
+            "openfiles",
+            &format!(
+                "iomark keeps all of a job's files open, and fio with openfiles below the job's {per_job} files serves them a few at a time; give openfiles={per_job} or more, or drop it"
+            ),
+        ),
+        _ => {}
+    }
+    Ok(())
 }
 
 /// A whole number of at least 1, fio's way.

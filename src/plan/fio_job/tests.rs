@@ -164,6 +164,34 @@ fn skewed_file_services_map_with_fios_meaning() {
 }
 
 #[test]
+fn openfiles_below_the_jobs_files_is_refused() {
+    // As many open files as the job has (each copy its own two with nrfiles): taken.
+    let j = planned(
+        "[a]\nrw=read\nfilename=a:b:c\nopenfiles=3\n\
+         [b]\nrw=read\nnrfiles=2\nnumjobs=2\nopenfiles=2\nsize=1m\n",
+    );
+    assert_eq!(opt(&j[0], "file-service"), Some("roundrobin"));
+    assert_eq!(j[1].job.targets.len(), 4);
+    let text = "[a]\nrw=read\nfilename=a:b:c\nopenfiles=2\n";
+    let err = plan_jobs(&jobs(text).unwrap(), false, 99)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("t.fio:4 openfiles=2"), "{err}");
+    assert!(err.contains("give openfiles=3 or more"), "{err}");
+    let err = plan_jobs(
+        &jobs("[a]\nfilename=a:b\nopenfiles=0\n").unwrap(),
+        false,
+        99,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("openfiles=0 is not a count"), "{err}");
+    // --ignore-unsupported: every file open, as without it.
+    let j = plan_jobs(&jobs(text).unwrap(), true, 99).unwrap();
+    assert_eq!(j[0].job.targets.len(), 3);
+}
+
+#[test]
 fn block_size_mixes_take_the_side_the_pattern_uses() {
     let j = planned(
         "[a]\nrw=randwrite\nbssplit=4k/50:64k/50,8k\nbs=16k\n\
