@@ -219,7 +219,8 @@ fn trims_go_to_the_file_the_service_picks() {
 }
 
 /// `--verify` over two devices: a clean run of two jobs reads every block written on
-/// each device back good (each target's own report, the repetition's their sum); two
+/// each device back good (each target's own report, the repetition's their sum), also
+/// with a device per job (`--split-targets`, each job moving 2 MiB over its own); two
 /// devices over overlapping parts of one file, written one after the other
 /// (sequential service), lose the first's last 16 blocks to the second's first writes:
 /// the run fails (exit 1) naming the first device, whose report has the 16 misplaced
@@ -255,6 +256,16 @@ fn verify_reads_back_each_file_and_names_the_one_that_lost_writes() {
     assert!(
         each.iter().all(|&n| n > 150),
         "random writes touch most blocks: {each:?}"
+    );
+    // A device per job (--split-targets): each job owns its device whole.
+    let split = [&args[..], &["--split-targets"]].concat();
+    let (code, err, doc) = run(&[&a, &b], &split);
+    assert_eq!(code, 0, "{err}");
+    let each = each_target(&doc, "verify.blocks");
+    assert_eq!(each_target(&doc, "verify.good"), each);
+    assert!(
+        each.iter().all(|&n| n > 200),
+        "2 MiB over each 1 MiB device: {each:?}"
     );
 
     // One file in /dev/shm under two devices: the second starts 64 KiB before the
