@@ -32,7 +32,8 @@ pub(crate) struct Merged {
     /// The first worker error.
     pub(crate) error: Option<Error>,
     pub(crate) sampler: Option<Sampler>,
-    pub(crate) gens: Vec<(u64, Vec<u64>)>,
+    /// With --verify: each worker's regions, as (target, first byte, generations).
+    pub(crate) gens: Vec<(usize, u64, Vec<u64>)>,
     /// The job threads' CPU time in their measured windows.
     pub(crate) cpu: CpuTimes,
 }
@@ -88,7 +89,12 @@ impl Merged {
                     None => m.sampler = Some(s),
                 }
             }
-            m.gens.extend(o.gens);
+            // A worker's regions are its files' (in the order of `files`), or its lane's
+            // target's.
+            let target_of = |i: usize| o.files.get(i).map_or(t, |f| f.target);
+            let gens = o.gens.into_iter().enumerate();
+            m.gens
+                .extend(gens.map(|(i, (base, g))| (target_of(i), base, g)));
         }
         m
     }

@@ -57,6 +57,10 @@ impl Part {
         if let Some(h) = &f.hist_write {
             self.hist_write += h;
         }
+        self.trim += f.trim;
+        if let Some(h) = &f.hist_trim {
+            self.hist_trim += h;
+        }
         self.fsyncs += f.fsyncs;
         self.end_ns = self.end_ns.max(end_ns);
     }
@@ -81,6 +85,7 @@ pub(crate) fn target_reps(
                 trim: dir_stats(p.trim, &p.hist_trim, elapsed_s),
                 fsyncs: p.fsyncs,
                 device,
+                verify: None,
             }
         })
         .collect()

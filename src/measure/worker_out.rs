@@ -23,9 +23,10 @@ pub(crate) struct WorkerOut {
     pub(crate) error: Option<Error>,
     /// What the worker saw of the data it wrote.
     pub(crate) sampler: Option<Sampler>,
-    /// With --verify: the first byte of the worker's region and the generation last
-    /// written to each of its blocks (0: never).
-    pub(crate) gens: Option<(u64, Vec<u64>)>,
+    /// With --verify: for each of its files (one, or those of `files` in that order),
+    /// the first byte of the worker's region and the generation last written to each of
+    /// its blocks (0: never).
+    pub(crate) gens: Vec<(u64, Vec<u64>)>,
     /// This thread's CPU time from the start of its measured window to its end.
     pub(crate) cpu: CpuTimes,
     /// `--file-service`: what each file it served took of the figures above, for that
@@ -43,6 +44,8 @@ pub(crate) struct FileOut {
     /// the histograms it fills.
     pub(crate) hist_read: Option<LatHist>,
     pub(crate) hist_write: Option<LatHist>,
+    pub(crate) trim: Counter,
+    pub(crate) hist_trim: Option<LatHist>,
     pub(crate) fsyncs: u64,
 }
 
@@ -54,6 +57,8 @@ impl FileOut {
             write: Counter::default(),
             hist_read: None,
             hist_write: None,
+            trim: Counter::default(),
+            hist_trim: None,
             fsyncs: 0,
         }
     }
@@ -73,7 +78,7 @@ impl WorkerOut {
             interrupted: error.is_some(),
             error,
             sampler: None,
-            gens: None,
+            gens: Vec::new(),
             cpu: CpuTimes::default(),
             files: Vec::new(),
         }

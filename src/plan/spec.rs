@@ -331,9 +331,12 @@ impl Spec {
             0
         };
         // --verify: 8 bytes per block, three times (the jobs' maps, the repetition's
-        // map, the run's); counted when the span is known up front.
+        // map, the run's), for each target (several with --file-service); counted when
+        // the span is known up front.
         let verify = match (self.verify, self.size) {
-            (true, Some(size)) => (size / self.bs.max(1)).saturating_mul(24),
+            (true, Some(size)) => (size / self.bs.max(1))
+                .saturating_mul(24)
+                .saturating_mul(self.target_count() as u64),
             _ => 0,
         };
         // --file-service: a latency histogram per file and direction in every job

@@ -85,9 +85,9 @@ impl Spec {
                 )));
             }
         }
-        if self.verify {
+        if self.verify && !self.serves_files() {
             return Err(Error::usage(
-                "--verify reads back one target; run it on each target alone",
+                "--verify reads back what each job wrote, and without --file-service every target has its own jobs; add --file-service, or run each target alone",
             ));
         }
         if !self.engine.caps().needs_fd {

@@ -246,8 +246,8 @@ fn unsupported_options_are_one_error_naming_each_line() {
     let job = dir.path().join("odd.fio");
     std::fs::write(
         &job,
-        "[global]\nrate_process=poisson\nsize=1m\n[a]\nioscheduler=none\nopenfiles=4\n\
-         [b]\nrw=randtrim\ninvalidate=0\nfile_service_type=pareto\nfrobnicate\n",
+        "[global]\nrate_process=poisson\nsize=1m\n[a]\nioscheduler=none\nfilename_format=f\n\
+         [b]\nrw=randtrim\ninvalidate=0\nfile_service_type=normal\nfrobnicate\n",
     )
     .unwrap();
     let out = iomark().arg("fio").arg(&job).output().unwrap();
@@ -258,9 +258,9 @@ fn unsupported_options_are_one_error_naming_each_line() {
     for (line, what) in [
         (2, "rate_process=poisson"),
         (5, "ioscheduler=none"),
-        (6, "openfiles=4"),
+        (6, "filename_format=f"),
         (9, "invalidate=0"),
-        (10, "file_service_type=pareto"),
+        (10, "file_service_type=normal"),
         (11, "frobnicate"),
     ] {
         assert!(
@@ -284,7 +284,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     let doc = read_json(&res);
     let w = doc["runs"][0]["warnings"].to_string();
     assert!(
-        w.contains("odd.fio:6 openfiles") && w.contains("odd.fio:2 rate_process"),
+        w.contains("odd.fio:6 filename_format") && w.contains("odd.fio:2 rate_process"),
         "{w}"
     );
     assert!(!dir.path().join("a.0.0").exists() && !dir.path().join("b.0.0").exists());

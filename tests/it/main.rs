@@ -12,6 +12,7 @@ mod dirty;
 mod engines;
 mod faultfs;
 mod faults;
+mod files_service;
 mod fio_files;
 mod fio_groups;
 mod fio_habits;

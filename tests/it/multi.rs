@@ -264,7 +264,7 @@ fn several_targets_refuse_what_they_cannot_do() {
     assert_refused(&run(&[&a, &a]), "named twice");
     assert_refused(
         &run(&["--verify", &a, &b]),
-        "--verify reads back one target",
+        "without --file-service every target has its own jobs",
     );
     assert_refused(&run(&["--engine", "null", &a, &b]), "--engine null");
     // A foreign file as the second target: refused before the first is created.

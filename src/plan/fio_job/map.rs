@@ -256,6 +256,7 @@ const HANDLED: &[&str] = &[
     "directory",
     "nrfiles",
     "file_service_type",
+    "openfiles",
     "thread",
     "norandommap",
     "description",

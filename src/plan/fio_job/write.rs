@@ -194,7 +194,7 @@ fn files(w: &mut impl FnMut(String), name: &str, s: &Spec) {
                     }
                 }
             }
-            w(format!("file_service_type={}", fs.text()));
+            w(format!("file_service_type={}", fs.fio_text()));
         }
     }
 }
