@@ -206,7 +206,7 @@ pub(crate) fn run_rep(
         error,
         gens,
         stop_wait_s: watch.stop_wait_s,
-        hists: (merged.hist_read, merged.hist_write),
+        hists: (merged.all.hist_read, merged.all.hist_write),
         wall: (watch.walled).filter(|w| w.2).map(|(by, at, _)| (by, at)),
     }
 }

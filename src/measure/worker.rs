@@ -455,7 +455,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         if sl.op == Op::Fsync {
             self.release(c.slot);
             if in_window {
-                self.out.fsyncs += 1;
+                self.out.tally.fsyncs += 1;
                 if let Some(f) = self.files.as_mut() {
                     f.tally(&sl, 0);
                 }
@@ -526,14 +526,14 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let bytes = sl.len as u64;
         let (total, hist, iv) = if sl.op == Op::Read {
             (
-                &mut self.out.read,
-                &mut self.out.hist_read,
+                &mut self.out.tally.read,
+                &mut self.out.tally.hist_read,
                 &mut self.iv.sum.read,
             )
         } else {
             (
-                &mut self.out.write,
-                &mut self.out.hist_write,
+                &mut self.out.tally.write,
+                &mut self.out.tally.hist_write,
                 &mut self.iv.sum.write,
             )
         };
@@ -557,7 +557,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let ctx = self.ctx;
         let measured_now = self.now.saturating_sub(ctx.ramp_ns);
         let size_done = ctx.ios_per_job.is_some_and(|n| self.issued_measured >= n);
-        self.out.end_ns = match (ctx.end_ns, self.interrupted) {
+        self.out.tally.end_ns = match (ctx.end_ns, self.interrupted) {
             // Moved all it had to before the runtime ran out.
             (Some(_), false) if size_done => self.last_counted_ns,
             // Time-based and complete: the window is the runtime, plus the final flush.

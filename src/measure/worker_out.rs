@@ -3,21 +3,15 @@
 
 use crate::error::Error;
 use crate::io::env::CpuTimes;
+use crate::measure::tally::Tally;
 use crate::results::stats::{Counter, LatHist};
 use crate::workload::sampler::Sampler;
 
 /// What a worker returns.
 pub(crate) struct WorkerOut {
-    pub(crate) read: Counter,
-    pub(crate) write: Counter,
-    pub(crate) hist_read: LatHist,
-    pub(crate) hist_write: LatHist,
-    /// Trims (discards), their own direction.
-    pub(crate) trim: Counter,
-    pub(crate) hist_trim: LatHist,
-    pub(crate) fsyncs: u64,
-    /// Nanoseconds from measurement start to the end of the worker's measured window.
-    pub(crate) end_ns: u64,
+    /// Its counts, over its measured window (`end_ns`: from measurement start to the end
+    /// of that window).
+    pub(crate) tally: Tally,
     /// Whether the worker stopped before its planned end (signal, halt, error).
     pub(crate) interrupted: bool,
     pub(crate) error: Option<Error>,
@@ -67,14 +61,7 @@ impl FileOut {
 impl WorkerOut {
     pub(crate) fn empty(error: Option<Error>) -> WorkerOut {
         WorkerOut {
-            read: Counter::default(),
-            write: Counter::default(),
-            hist_read: LatHist::precise(),
-            hist_write: LatHist::precise(),
-            trim: Counter::default(),
-            hist_trim: LatHist::precise(),
-            fsyncs: 0,
-            end_ns: 0,
+            tally: Tally::new(),
             interrupted: error.is_some(),
             error,
             sampler: None,

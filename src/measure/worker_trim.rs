@@ -100,9 +100,9 @@ impl<E: Engine> Worker<'_, '_, E> {
         let in_window = now >= ramp && self.ctx.end_ns.is_none_or(|end| now <= end);
         if measuring && in_window {
             let lat = now.saturating_sub(start);
-            self.out.trim.ios += 1;
-            self.out.trim.bytes += len as u64;
-            self.out.hist_trim.record(lat);
+            self.out.tally.trim.ios += 1;
+            self.out.tally.trim.bytes += len as u64;
+            self.out.tally.hist_trim.record(lat);
             self.iv.sum.trim.ios += 1;
             self.iv.sum.trim.bytes += len as u64;
             self.iv.sum.lat_sum_ns += lat as u128;
