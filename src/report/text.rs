@@ -178,6 +178,11 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
     }
     if let Some(v) = &rep.verify {
         let _ = writeln!(out, "  {}", v.describe());
+        // Several files verified apart: each one's own finding under the sum.
+        for t in rep.targets.iter().filter(|t| t.verify.is_some()) {
+            let tv = t.verify.as_ref().expect("filtered");
+            let _ = writeln!(out, "    {}: {}", t.path, tv.describe());
+        }
     }
     if let Some(hit) = rep.page_cache_hit_pct {
         match rep

@@ -34,7 +34,7 @@ fn during(devs: &[&LoopDev], f: impl FnOnce()) -> Vec<[u64; 3]> {
 
 /// `iomark run A B ARGS --allow-write-device` (with `--jobs 1` and `--file-service
 /// roundrobin` unless ARGS say otherwise): its exit code, stderr and results document.
-fn run(devs: &[&LoopDev], args: &[&str]) -> (i32, String, Value) {
+fn run(devs: &[&LoopDev], args: &[&str]) -> (i32, String, Value, String) {
     let dir = tmp();
     let res = dir.path().join("r.json");
     let unless = |opt: &str, default: &'static [&'static str]| match args.contains(&opt) {
@@ -56,7 +56,8 @@ fn run(devs: &[&LoopDev], args: &[&str]) -> (i32, String, Value) {
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or(Value::Null);
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out.status.code().unwrap_or(-1), err, doc)
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.code().unwrap_or(-1), err, doc, text)
 }
 
 /// Each target's `field` (e.g. `fsyncs`, `trim.ios`) in a document's first repetition.
@@ -133,7 +134,7 @@ fn fsync_every_n_writes_and_end_fsync_flush_each_file() {
         let mut doc = Value::Null;
         let c = during(&devs, || {
             let args = [&common[..], &["--engine", engine, "--qd", qd]].concat();
-            let (code, err, d) = run(&devs, &[&args[..], &["--fsync", "4"]].concat());
+            let (code, err, d, _) = run(&devs, &[&args[..], &["--fsync", "4"]].concat());
             assert_eq!(code, 0, "{err}");
             doc = d;
         });
@@ -149,7 +150,7 @@ fn fsync_every_n_writes_and_end_fsync_flush_each_file() {
     let mut doc = Value::Null;
     let c = during(&devs, || {
         let args = ["--fsync", "4", "--file-service", "random"];
-        let (code, err, d) = run(&devs, &[&common[..], &args[..]].concat());
+        let (code, err, d, _) = run(&devs, &[&common[..], &args[..]].concat());
         assert_eq!(code, 0, "{err}");
         doc = d;
     });
@@ -158,7 +159,7 @@ fn fsync_every_n_writes_and_end_fsync_flush_each_file() {
     assert!(c.iter().all(|d| d[2] > 64), "both flushed: {c:?}");
     assert_eq!(each_target(&doc, "fsyncs"), [c[0][2], c[1][2]]);
     let c = during(&devs, || {
-        let (code, err, _) = run(&devs, &[&common[..], &["--end-fsync"]].concat());
+        let (code, err, _, _) = run(&devs, &[&common[..], &["--end-fsync"]].concat());
         assert_eq!(code, 0, "{err}");
     });
     assert_eq!(c, vec![[512, 0, 1], [512, 0, 1]], "end_fsync");
@@ -191,7 +192,7 @@ fn trims_go_to_the_file_the_service_picks() {
     let common = ["--bs", "64k", "--size", "8m", "--io-size", "4m"];
     let mut doc = Value::Null;
     let c = during(&devs, || {
-        let (code, err, d) = run(&devs, &[&common[..], &["--rw", "randtrim"]].concat());
+        let (code, err, d, _) = run(&devs, &[&common[..], &["--rw", "randtrim"]].concat());
         assert_eq!(code, 0, "{err}");
         doc = d;
     });
@@ -200,7 +201,7 @@ fn trims_go_to_the_file_the_service_picks() {
     assert_eq!(each_target(&doc, "trim.bytes"), [32 << 16, 32 << 16]);
     let c = during(&devs, || {
         let args = ["--rw", "trimwrite", "--file-service", "random"];
-        let (code, err, d) = run(&devs, &[&common[..], &args[..]].concat());
+        let (code, err, d, _) = run(&devs, &[&common[..], &args[..]].concat());
         assert_eq!(code, 0, "{err}");
         doc = d;
     });
@@ -245,7 +246,7 @@ fn verify_reads_back_each_file_and_names_the_one_that_lost_writes() {
         "--jobs",
         "2",
     ];
-    let (code, err, doc) = run(&[&a, &b], &args);
+    let (code, err, doc, _) = run(&[&a, &b], &args);
     assert_eq!(code, 0, "{err}");
     let rep = &doc["runs"][0]["repetitions"][0];
     let v = &rep["verify"];
@@ -259,7 +260,7 @@ fn verify_reads_back_each_file_and_names_the_one_that_lost_writes() {
     );
     // A device per job (--split-targets): each job owns its device whole.
     let split = [&args[..], &["--split-targets"]].concat();
-    let (code, err, doc) = run(&[&a, &b], &split);
+    let (code, err, doc, _) = run(&[&a, &b], &split);
     assert_eq!(code, 0, "{err}");
     let each = each_target(&doc, "verify.blocks");
     assert_eq!(each_target(&doc, "verify.good"), each);
@@ -287,8 +288,18 @@ fn verify_reads_back_each_file_and_names_the_one_that_lost_writes() {
         "--file-service",
         "sequential",
     ];
-    let (code, err, doc) = run(&[&first, &second], &args);
+    let (code, err, doc, text) = run(&[&first, &second], &args);
     assert_eq!(code, 1, "{err}");
+    // The summary gives each file's own finding under the sum.
+    let line = |dev: &LoopDev, what: &str| {
+        let head = format!("    {}: ", dev.dev.display());
+        text.lines()
+            .any(|l| l.starts_with(&head) && l.contains(what))
+    };
+    assert!(
+        line(&first, "16 misplaced") && line(&second, "256 good"),
+        "{text}"
+    );
     let named = format!("on {};", first.dev.display());
     assert!(
         err.contains(&named) && err.contains("16 misplaced"),
@@ -358,7 +369,8 @@ fn skewed_file_services_spread_the_writes_as_their_distribution() {
     ] {
         let mut doc = Value::Null;
         let got = shares(&refs, || {
-            let (code, err, d) = run(&refs, &[&common[..], &["--file-service", service]].concat());
+            let (code, err, d, _) =
+                run(&refs, &[&common[..], &["--file-service", service]].concat());
             assert_eq!(code, 0, "{err}");
             doc = d;
         });
