@@ -56,7 +56,7 @@ PY
 
 echo "machine: $(uname -r), $(nproc) CPUs, files in $DIR ($(df -T "$DIR" | awk 'NR==2 {print $2}'))"
 echo "iomark: $("$IOMARK" --version), $(fio --version)"
-for job in sync uring aio mix; do
+for job in ${JOBS:-sync uring aio mix}; do
   ratios=()
   for round in $(seq 1 "$ROUNDS"); do
     "$IOMARK" fio "$TMP/$job.fio" --quiet --json >"$TMP/$job-iomark.json"

@@ -238,6 +238,30 @@ pub(crate) fn drop_file_cache(fd: BorrowedFd, start: u64, len: u64) {
     }
 }
 
+/// Advises the kernel that `start..start+len` of the file is read at random
+/// (`POSIX_FADV_RANDOM`: no readahead) or sequentially (`POSIX_FADV_SEQUENTIAL`: a
+/// larger readahead window). The advice holds for the open file description, so every
+/// worker using this descriptor gets it.
+pub(crate) fn fadvise(fd: BorrowedFd, start: u64, len: u64, random: bool) -> io::Result<()> {
+    let advice = match random {
+        true => libc::POSIX_FADV_RANDOM,
+        false => libc::POSIX_FADV_SEQUENTIAL,
+    };
+    // SAFETY: posix_fadvise takes no memory; the borrow keeps the descriptor open.
+    let rc = unsafe {
+        libc::posix_fadvise(
+            fd.as_raw_fd(),
+            start as libc::off_t,
+            len as libc::off_t,
+            advice,
+        )
+    };
+    match rc {
+        0 => Ok(()),
+        e => Err(io::Error::from_raw_os_error(e)),
+    }
+}
+
 /// Writes every dirty page of the system out (`sync`).
 pub(crate) fn sync_all() {
     // Safety: sync has no preconditions.

@@ -261,6 +261,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 let len = self.sizes.next_len();
                 file = self.pick_file(len as u64);
                 let offset = self.offsets.next_offset_len(len as u64);
+                if self.offsets.take_pass_end() {
+                    self.drop_pass(file);
+                }
                 if self.trims.is_some() {
                     return self.trim_now(slot, offset, len, measuring);
                 }

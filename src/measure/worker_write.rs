@@ -51,4 +51,17 @@ impl<E: Engine> Worker<'_, '_, E> {
         }
         None
     }
+
+    /// `--invalidate pass`: a new pass over file `file` begins; its cached pages are
+    /// dropped first, as fio does in a time-based buffered job.
+    pub(super) fn drop_pass(&mut self, file: u16) {
+        let ctx = self.ctx;
+        let (fd, base, span) = match ctx.files.get(file as usize) {
+            Some(f) => (f.fd, f.base, f.span),
+            None => (ctx.fd, ctx.base, ctx.span),
+        };
+        if let Some(fd) = fd {
+            crate::io::sys::drop_file_cache(fd, base, span);
+        }
+    }
 }

@@ -520,6 +520,18 @@ impl Target {
         }
     }
 
+    /// Gets the target ready for a repetition of `spec`: drops its cached pages (unless
+    /// `--invalidate off`) and gives the kernel the run's `--fadvise` advice over the
+    /// span (best effort, as fio: a refusal changes nothing but readahead).
+    pub(crate) fn prepare_cache(&self, spec: &crate::plan::spec::Spec) {
+        if spec.cache.invalidate != crate::plan::cache::Invalidate::Off {
+            self.drop_cache();
+        }
+        if let (Some(f), Some(random)) = (&self.file, spec.cache.advice(spec.rw.is_random())) {
+            let _ = sys::fadvise(f.as_fd(), self.base, self.span, random);
+        }
+    }
+
     /// Closes the target and removes the file if iomark created it and `--keep` is off.
     pub(crate) fn finish(mut self) -> Result<()> {
         let done = self.remove_created();
