@@ -12,6 +12,7 @@ mod dirty;
 mod engines;
 mod faultfs;
 mod faults;
+mod fio_buffers;
 mod fio_cache;
 mod fio_files;
 mod fio_groups;

@@ -146,7 +146,7 @@ impl Ctx {
             ))
         })
     }
-    fn on(&self, key: &str) -> Result<Option<bool>> {
+    pub(super) fn on(&self, key: &str) -> Result<Option<bool>> {
         self.get(key).map(flag).transpose()
     }
 }
@@ -449,12 +449,7 @@ fn data(c: &mut Ctx) -> Result<()> {
     if c.on("zero_buffers")? == Some(true) {
         c.set("data", "zeros");
     }
-    if c.on("scramble_buffers")? == Some(false) {
-        c.refuse(
-            "scramble_buffers",
-            "iomark makes every written unit unique; it cannot reuse one buffer unchanged",
-        );
-    }
+    super::buffers::unscrambled(c)?;
     if let Some(p) = c.value("buffer_pattern").map(str::to_string) {
         match pattern_hex(&p) {
             Some(hex) => c.set("data", format!("pattern:{hex}")),
