@@ -12,8 +12,11 @@
 #   aio.fio    128 KiB sequential write, libaio, iodepth 8, direct
 #   mix.fio    4 KiB randrw 70/30, psync, direct, numjobs 2, group_reporting
 #
-# Every job is time based with a 1 s ramp. Needs fio and python3. Run it on a quiet
-# machine; it prints the machine it ran on.
+# Every job is time based with a 1 s ramp. JOBS="sync uring" runs only those. Each round
+# prints both tools' IOPS and CPU time per I/O; DEVSTATS=1 adds what each asked of the
+# block device under the files (/sys/class/block/DEV/stat: requests, sectors per
+# request, merges). Needs fio and python3. Run it on a quiet machine; it prints the
+# machine it ran on.
 set -euo pipefail
 ROUNDS=${1:-3}
 SECS=${2:-3}
@@ -26,7 +29,7 @@ command -v python3 >/dev/null || { echo "fio-jobs: python3 is needed to read the
 [ -x "$IOMARK" ] || (cd "$HERE" && cargo build --release --quiet)
 
 TMP=$(mktemp -d)
-cleanup() { rm -rf "$TMP" "$DIR"/fiojobs-*.0.0 "$DIR"/fiojobs-*.1.0; }
+cleanup() { rm -rf "$TMP" "$DIR"/fiojobs-*; }
 trap cleanup EXIT
 
 common="directory=$DIR
@@ -39,7 +42,9 @@ printf '[global]\n%s\n[fiojobs-uring]\nrw=randread\nbs=4k\nioengine=io_uring\nio
 printf '[global]\n%s\n[fiojobs-aio]\nrw=write\nbs=128k\nioengine=libaio\niodepth=8\ndirect=1\n' "$common" >"$TMP/aio.fio"
 printf '[global]\n%s\n[fiojobs-mix]\nrw=randrw\nrwmixread=70\nbs=4k\ndirect=1\nnumjobs=2\nfilename=fiojobs-mix.0.0\ngroup_reporting\n' "$common" >"$TMP/mix.fio"
 
-# IOPS (reads + writes) of the one job in a result file.
+# IOPS (reads + writes) of the jobs in a result file, and CPU microseconds per I/O
+# (iomark: each job's threads over the measured window; fio: each job's usr+sys share of
+# its runtime, ramp included).
 iops() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -47,11 +52,29 @@ tool, path = sys.argv[1], sys.argv[2]
 text = open(path).read()
 d = json.loads(text[text.index("{"):])
 if tool == "iomark":
-    rep = d["runs"][0]["repetitions"][0]
-    print(rep["read"]["iops"] + rep["write"]["iops"])
+    reps = [r["repetitions"][0] for r in d["runs"] if r.get("repetitions")]
+    iops = sum(r["read"]["iops"] + r["write"]["iops"] for r in reps)
+    ios = sum(r["read"]["ios"] + r["write"]["ios"] for r in reps)
+    # Each run's own threads (the process's CPU is its group's).
+    cpu = sum(r["cpu"]["workers"]["user_s"] + r["cpu"]["workers"]["sys_s"] for r in reps)
 else:
-    print(sum(j["read"]["iops"] + j["write"]["iops"] for j in d["jobs"]))
+    jobs = d["jobs"]
+    iops = sum(j["read"]["iops"] + j["write"]["iops"] for j in jobs)
+    ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in jobs)
+    cpu = sum((j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] / 1000 for j in jobs)
+print(iops, cpu * 1e6 / max(ios, 1))
 PY
+}
+
+# The block device under $DIR and its counters (reads, read merges, read sectors, writes,
+# write merges, write sectors), to show what each tool asked of the device.
+DEV=$(basename "$(df --output=source "$DIR" | tail -1)")
+STAT=/sys/class/block/$DEV/stat
+devstat() { [ -r "$STAT" ] && awk '{print $1, $2, $3, $5, $6, $7}' "$STAT" || echo "0 0 0 0 0 0"; }
+devdelta() {
+  python3 -c "
+a=list(map(int,'$1'.split())); b=list(map(int,'$2'.split())); r,rm,rs,w,wm,ws=[y-x for x,y in zip(a,b)]
+print(f'{r} reads ({rs/max(r,1):.1f} sectors, {rm} merged), {w} writes ({ws/max(w,1):.1f} sectors, {wm} merged)')"
 }
 
 echo "machine: $(uname -r), $(nproc) CPUs, files in $DIR ($(df -T "$DIR" | awk 'NR==2 {print $2}'))"
@@ -59,14 +82,21 @@ echo "iomark: $("$IOMARK" --version), $(fio --version)"
 for job in ${JOBS:-sync uring aio mix}; do
   ratios=()
   for round in $(seq 1 "$ROUNDS"); do
+    s0=$(devstat)
     "$IOMARK" fio "$TMP/$job.fio" --quiet --json >"$TMP/$job-iomark.json"
+    s1=$(devstat)
     fio --output-format=json "$TMP/$job.fio" >"$TMP/$job-fio.json"
-    rm -f "$DIR"/fiojobs-*.0.0 "$DIR"/fiojobs-*.1.0
-    a=$(iops iomark "$TMP/$job-iomark.json")
-    b=$(iops fio "$TMP/$job-fio.json")
+    s2=$(devstat)
+    rm -f "$DIR"/fiojobs-*
+    read -r a acpu < <(iops iomark "$TMP/$job-iomark.json")
+    read -r b bcpu < <(iops fio "$TMP/$job-fio.json")
     r=$(python3 -c "print(f'{$a / $b:.3f}')")
     ratios+=("$r")
-    printf '%-6s round %d: iomark %10.0f IOPS  fio %10.0f IOPS  ratio %s\n' "$job" "$round" "$a" "$b" "$r"
+    printf '%-8s round %d: iomark %10.0f IOPS %6.1f us CPU/IO  fio %10.0f IOPS %6.1f us CPU/IO  ratio %s\n' "$job" "$round" "$a" "$acpu" "$b" "$bcpu" "$r"
+    if [ -n "${DEVSTATS:-}" ]; then
+      echo "    $DEV under iomark: $(devdelta "$s0" "$s1")"
+      echo "    $DEV under fio:    $(devdelta "$s1" "$s2")"
+    fi
   done
   median=$(printf '%s\n' "${ratios[@]}" | sort -n | python3 -c "import sys; v=[float(x) for x in sys.stdin]; print(v[len(v)//2])")
   echo "$job: median IOPS ratio iomark/fio $median"
