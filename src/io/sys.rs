@@ -223,12 +223,15 @@ pub(crate) fn flush_device_cache(fd: BorrowedFd) {
     unsafe { libc::ioctl(fd.as_raw_fd(), BLKFLSBUF as _, 0) };
 }
 
-/// Writes a file's dirty pages and drops its cached pages in `start..start+len`; best
-/// effort.
-pub(crate) fn drop_file_cache(fd: BorrowedFd, start: u64, len: u64) {
+/// Drops a file's cached pages in `start..start+len`, after writing its dirty pages out
+/// when `sync` (without, dirty pages are only queued for writeback and stay, as with
+/// fio's invalidation); best effort.
+pub(crate) fn drop_file_cache(fd: BorrowedFd, start: u64, len: u64, sync: bool) {
     // Safety: plain system calls on a descriptor the borrow keeps open.
     unsafe {
-        libc::fdatasync(fd.as_raw_fd());
+        if sync {
+            libc::fdatasync(fd.as_raw_fd());
+        }
         libc::posix_fadvise(
             fd.as_raw_fd(),
             start as libc::off_t,

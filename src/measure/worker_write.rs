@@ -52,8 +52,9 @@ impl<E: Engine> Worker<'_, '_, E> {
         None
     }
 
-    /// `--invalidate pass`: a new pass over file `file` begins; its cached pages are
-    /// dropped first, as fio does in a time-based buffered job.
+    /// `--invalidate pass`: a new pass over file `file` begins; its clean cached pages
+    /// are dropped first (dirty ones queued for writeback, not waited for), as fio does
+    /// in a time-based buffered job.
     pub(super) fn drop_pass(&mut self, file: u16) {
         let ctx = self.ctx;
         let (fd, base, span) = match ctx.files.get(file as usize) {
@@ -61,7 +62,7 @@ impl<E: Engine> Worker<'_, '_, E> {
             None => (ctx.fd, ctx.base, ctx.span),
         };
         if let Some(fd) = fd {
-            crate::io::sys::drop_file_cache(fd, base, span);
+            crate::io::sys::drop_file_cache(fd, base, span, false);
         }
     }
 }

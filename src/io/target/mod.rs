@@ -516,7 +516,7 @@ impl Target {
         let Some(f) = &self.file else { return };
         match self.kind {
             TargetKind::BlockDevice => sys::flush_device_cache(f.as_fd()),
-            _ => sys::drop_file_cache(f.as_fd(), self.base, self.span),
+            _ => sys::drop_file_cache(f.as_fd(), self.base, self.span, true),
         }
     }
 
