@@ -147,3 +147,33 @@ fn unscrambled_buffers_map_or_are_refused_with_the_reason() {
         assert_refused(&out, why);
     }
 }
+
+/// fio's io_uring `fixedbufs` and `registerfiles` are what iomark's io_uring engine does
+/// anyway: `=1` runs; `=0`, or either with another engine, is refused with the reason.
+#[test]
+fn registered_buffers_and_files_are_io_uring_s() {
+    let dir = tmp();
+    let job = dir.path().join("r.fio");
+    let run = |text: &str| {
+        std::fs::write(&job, text).unwrap();
+        iomark()
+            .arg("fio")
+            .arg(&job)
+            .arg("--dry-run")
+            .env("DIR", dir.path())
+            .output()
+            .unwrap()
+    };
+    let head = "[a]\nfilename=${DIR}/r.dat\nsize=1m\ndirect=1\n";
+    assert_success(&run(&format!(
+        "{head}ioengine=io_uring\nfixedbufs\nregisterfiles=1\n"
+    )));
+    assert_refused(
+        &run(&format!("{head}ioengine=io_uring\nregisterfiles=0\n")),
+        "registerfiles=0 (iomark's io_uring always registers its file and buffers)",
+    );
+    assert_refused(
+        &run(&format!("{head}ioengine=libaio\nfixedbufs\n")),
+        "fixedbufs (an option of fio's io_uring engine only)",
+    );
+}

@@ -57,3 +57,25 @@ pub(super) fn unscrambled(c: &mut Ctx) -> Result<()> {
     ));
     Ok(())
 }
+
+/// fio's io_uring options `fixedbufs` and `registerfiles`: iomark's io_uring engine
+/// always registers its file and buffers (`docs/engines.md`), so `=1` is what it does
+/// anyway; `=0` cannot be asked of it, and either with another engine is not an option
+/// of that engine.
+pub(super) fn registered(c: &mut Ctx) -> Result<()> {
+    let uring = (c.job.opts.iter().rev())
+        .find(|(k, _)| k == "engine")
+        .is_some_and(|(_, v)| v.as_deref() == Some("io_uring"));
+    for key in ["fixedbufs", "registerfiles"] {
+        match c.on(key)? {
+            None => {}
+            Some(_) if !uring => c.refuse(key, "an option of fio's io_uring engine only"),
+            Some(true) => {}
+            Some(false) => c.refuse(
+                key,
+                "iomark's io_uring always registers its file and buffers",
+            ),
+        }
+    }
+    Ok(())
+}

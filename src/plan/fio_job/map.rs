@@ -197,6 +197,7 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
     let engine = workload(&mut c)?;
     engine_opts(&mut c)?;
     super::cache::page_cache(&mut c)?;
+    super::buffers::registered(&mut c)?;
     if c.on("randrepeat")? == Some(false) && c.get("randseed").is_none() {
         c.set("seed", fresh_seed.to_string());
         let note = format!("randrepeat=0: seed {fresh_seed}, taken from the clock");
@@ -261,6 +262,8 @@ const HANDLED: &[&str] = &[
     "norandommap",
     "fadvise_hint",
     "invalidate",
+    "fixedbufs",
+    "registerfiles",
     "description",
     "stonewall",
     "new_group",
