@@ -33,7 +33,7 @@ ROUNDS=${1:-3}
 SECS=${2:-3}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 IOMARK=${IOMARK:-$HERE/target/release/iomark}
-DIR=${IOMARK_BENCH_DIR:-$PWD}
+DIR=$(cd "${IOMARK_BENCH_DIR:-$PWD}" && pwd)
 
 command -v fio >/dev/null || { echo "fio-jobs: fio is not installed (apt-get install fio)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "fio-jobs: python3 is needed to read the JSON" >&2; exit 2; }
@@ -109,7 +109,8 @@ for job in ${JOBS:-sync uring aio mix bssplit rate think zipf files verify group
     s0=$(devstat)
     "$IOMARK" fio "$TMP/$job.fio" --quiet --json >"$TMP/$job-iomark.json"
     s1=$(devstat)
-    fio --output-format=json "$TMP/$job.fio" >"$TMP/$job-fio.json"
+    # In $TMP: a verify job leaves its verify state file in the current directory.
+    (cd "$TMP" && fio --output-format=json "$TMP/$job.fio" >"$TMP/$job-fio.json")
     s2=$(devstat)
     rm -f "$DIR"/fiojobs-*
     read -r a acpu < <(iops iomark "$TMP/$job-iomark.json" "$job")
