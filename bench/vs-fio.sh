@@ -35,6 +35,10 @@
 #   aio-rw4k-qd32 4 KiB randwrite, QD 32, libaio
 #   aio-w128k-qd8 128 KiB sequential write, QD 8, libaio
 #
+# PIN=N pins the job threads of both tools to CPU N (iomark --cpus N, fio
+# --cpus_allowed=N), so that neither gets a better placement by chance beside the kernel
+# threads that complete its I/O (the loop device's worker, io_uring's); default: unpinned.
+#
 # CPU per I/O is that of the threads doing the I/O: iomark's job threads (cpu.workers in
 # its results; io_uring's kernel workers and the main thread are reported apart, as fio
 # does not count them either) against fio's jobs (usr_cpu + sys_cpu, summed over jobs).
@@ -48,6 +52,9 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 IOMARK=${IOMARK:-$HERE/target/release/iomark}
 DIR=${IOMARK_BENCH_DIR:-$PWD}
 DEVICES=${DEVICES:-null loop zram disk}
+PIN=${PIN:-}
+PIN_IOMARK=""; PIN_FIO=""
+if [ -n "$PIN" ]; then PIN_IOMARK="--cpus $PIN"; PIN_FIO="--cpus_allowed=$PIN"; fi
 JOBS=${JOBS:-null-r4k null-w4k null-w128k rr4k-qd1 rr4k-qd8 rr4k-qd32 rr4k-qd128 rr4k-qd32-j2 rw4k-qd1 rw4k-qd32 w128k-qd8 w128k-qd8-p1m r1m-qd8 mix70-qd16 aio-rr4k-qd1 aio-rr4k-qd32 aio-rw4k-qd32 aio-w128k-qd8}
 
 command -v fio >/dev/null || { echo "vs-fio: fio is not installed (apt-get install fio)" >&2; exit 2; }
@@ -92,9 +99,9 @@ PY
 }
 
 # shellcheck disable=SC2086
-run_iomark() { "$IOMARK" run $1 --runtime "${SECS}s" --json --quiet > "$TMP/i.json"; }
+run_iomark() { "$IOMARK" run $1 $PIN_IOMARK --runtime "${SECS}s" --json --quiet > "$TMP/i.json"; }
 # shellcheck disable=SC2086
-run_fio() { fio --name=vsfio $1 --time_based --runtime="$SECS" --output-format=json > "$TMP/f.json" 2>/dev/null; }
+run_fio() { fio --name=vsfio $1 $PIN_FIO --time_based --runtime="$SECS" --output-format=json > "$TMP/f.json" 2>/dev/null; }
 
 # run_pair DEVICE JOB "iomark args" "fio args"
 declare -A RATIO_IOPS RATIO_CPU
@@ -168,7 +175,7 @@ device_jobs() {
 }
 
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, kernel $(uname -r)"
-echo "iomark: $("$IOMARK" --version), $(fio --version); $ROUNDS rounds of ${SECS}s per tool and job"
+echo "iomark: $("$IOMARK" --version), $(fio --version); $ROUNDS rounds of ${SECS}s per tool and job${PIN:+; job threads pinned to CPU $PIN}"
 
 if has_device null; then
   run_pair null null-r4k "--engine null --size 1g --rw randread --bs 4k --qd 1" \

@@ -26,17 +26,10 @@ impl BufferPool {
     /// pages is 256 segments: two requests on a loop device or virtio disk, which take
     /// 128 or 254).
     pub(crate) fn new(slots: usize, slot_len: usize, align: usize) -> io::Result<BufferPool> {
-        const HUGE: usize = 2 << 20;
-        let align = align.max(4096).next_power_of_two();
-        let slot_len_aligned = slot_len.div_ceil(align) * align;
-        let total = slot_len_aligned
-            .checked_mul(slots.max(1))
+        let shape = crate::plan::engine::buffer_shape(slots, slot_len, align)
             .ok_or_else(|| io::Error::other("buffer pool size overflows"))?;
-        let huge = slot_len_aligned >= 64 << 10;
-        let (align, total) = match huge {
-            true => (align.max(HUGE), total.next_multiple_of(HUGE)),
-            false => (align, total),
-        };
+        let (slot_len_aligned, align, total, huge) =
+            (shape.slot, shape.align, shape.total, shape.huge);
         let layout = std::alloc::Layout::from_size_align(total, align)
             .map_err(|_| io::Error::other("invalid buffer layout"))?;
         // Safety: `layout` has a non-zero size (slots ≥ 1, slot_len ≥ 1 rounded up to align).

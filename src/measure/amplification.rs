@@ -34,10 +34,19 @@ pub(crate) fn write_amplification(
         device_bytes: dev,
         ratio: ratio(Some(host), dev),
         note: match targets.iter().map(|t| t.device.as_ref()).collect::<Option<Vec<_>>>() {
-            Some(ds) => format!(
-                "bytes iomark wrote against bytes the kernel sent to {} (filesystem metadata, journal and other writers included)",
-                ds.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join("+")
-            ),
+            Some(ds) => {
+                // Each device once, however many targets it holds.
+                let mut names: Vec<&str> = Vec::new();
+                for d in ds {
+                    if !names.contains(&d.name.as_str()) {
+                        names.push(&d.name);
+                    }
+                }
+                format!(
+                    "bytes iomark wrote against bytes the kernel sent to {} (filesystem metadata, journal and other writers included)",
+                    names.join("+")
+                )
+            }
             None => "not reported: no block device visible under the target".into(),
         },
     });

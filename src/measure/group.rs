@@ -15,13 +15,13 @@ use crate::measure::rep::{Lane, Window, drive};
 use crate::measure::run::{
     RunOutcome, absorb, check_memory, check_target, conclude, new_run, settle,
 };
+use crate::measure::tally::Tally;
 use crate::measure::targets::dir_stats;
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::{Spec, TargetPolicy};
 use crate::results::env::DeviceDelta;
 use crate::results::schema::{Cpu, CpuPart, GroupRep, Repetition, Run, RunGroup, Status};
 use crate::results::sink::Sink;
-use crate::results::stats::{Counter, LatHist};
 use crate::stop::StopFlag;
 use crate::workload::corpus::load_for;
 use crate::workload::data::DataGen;
@@ -219,7 +219,7 @@ fn group_rep(
         m.interrupted |= shared_error.is_some() || watch.rate_min.is_some() || stop.is_set();
         sum.add(m);
     }
-    let total = sum.read.ios + sum.write.ios + sum.trim.ios;
+    let total = sum.all.ios();
     let mut reps = Vec::new();
     for (i, m) in merged.iter_mut().enumerate() {
         let device = (same_ramp && !shared[i])
@@ -229,11 +229,7 @@ fn group_rep(
         let mut r = m.repetition(lanes[i].spec, rep, times, device, &watch.intervals[i], stop);
         // The process's CPU time is the group's: each run's own is its workers'.
         r.cpu = Cpu {
-            workers: CpuPart::new(
-                m.cpu.user_s,
-                m.cpu.sys_s,
-                m.read.ios + m.write.ios + m.trim.ios,
-            ),
+            workers: CpuPart::new(m.cpu.user_s, m.cpu.sys_s, m.all.ios()),
             ..sum.cpu(cpu, io_wq, total)
         };
         let rate_min = watch
@@ -243,7 +239,7 @@ fn group_rep(
         let error = rate_min.or(shared_error.take()).or(m.error.take());
         reps.push((r, error));
     }
-    let elapsed_s = (sum.end_ns as f64 / 1e9).max(1e-9);
+    let elapsed_s = (sum.all.end_ns as f64 / 1e9).max(1e-9);
     let group = GroupRep {
         index: rep + 1,
         status: if merged.iter().any(|m| m.interrupted) {
@@ -252,9 +248,9 @@ fn group_rep(
             Status::Complete
         },
         elapsed_s,
-        read: dir_stats(sum.read, &sum.hist_read, elapsed_s),
-        write: dir_stats(sum.write, &sum.hist_write, elapsed_s),
-        trim: dir_stats(sum.trim, &sum.hist_trim, elapsed_s),
+        read: dir_stats(sum.all.read, &sum.all.hist_read, elapsed_s),
+        write: dir_stats(sum.all.write, &sum.all.hist_write, elapsed_s),
+        trim: dir_stats(sum.all.trim, &sum.all.hist_trim, elapsed_s),
         device: group_device,
     };
     GroupOutcome {
@@ -266,26 +262,15 @@ fn group_rep(
 
 /// The lanes' figures added up.
 struct Sum {
-    read: Counter,
-    write: Counter,
-    hist_read: LatHist,
-    hist_write: LatHist,
-    trim: Counter,
-    hist_trim: LatHist,
-    end_ns: u64,
+    /// Every lane's counts (`end_ns`: the last lane's end).
+    all: Tally,
     workers: CpuTimes,
 }
 
 impl Default for Sum {
     fn default() -> Self {
         Sum {
-            read: Counter::default(),
-            write: Counter::default(),
-            hist_read: LatHist::precise(),
-            hist_write: LatHist::precise(),
-            trim: Counter::default(),
-            hist_trim: LatHist::precise(),
-            end_ns: 0,
+            all: Tally::new(),
             workers: CpuTimes::default(),
         }
     }
@@ -293,13 +278,7 @@ impl Default for Sum {
 
 impl Sum {
     fn add(&mut self, m: &Merged) {
-        self.read += m.read;
-        self.write += m.write;
-        self.hist_read += &m.hist_read;
-        self.hist_write += &m.hist_write;
-        self.trim += m.trim;
-        self.hist_trim += &m.hist_trim;
-        self.end_ns = self.end_ns.max(m.end_ns);
+        self.all.add(&m.all);
         self.workers = self.workers.plus(m.cpu);
     }
 

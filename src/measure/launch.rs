@@ -96,7 +96,7 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
         sys::back_with_huge_pages(ptr, len);
     }
     let engine = pin(ctx).and_then(|()| {
-        BufferPool::new(qd, spec.bs as usize, ctx.align as usize)
+        BufferPool::new(qd, spec.buf_bs() as usize, ctx.align as usize)
             .map_err(|e| Error::io("allocating I/O buffers", &e))
             .and_then(|pool| build_engine(ctx, pool, data.pool_region()))
     });

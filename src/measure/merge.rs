@@ -6,7 +6,8 @@
 use crate::error::Error;
 use crate::io::env::CpuTimes;
 use crate::measure::interval::{IntervalSum, series};
-use crate::measure::targets::{Part, dir_stats};
+use crate::measure::tally::Tally;
+use crate::measure::targets::dir_stats;
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::Spec;
 use crate::results::env::DeviceDelta;
@@ -18,21 +19,15 @@ use crate::workload::sampler::Sampler;
 /// The workers' outputs added up.
 pub(crate) struct Merged {
     /// Per target, when there are several.
-    pub(crate) parts: Vec<Part>,
-    pub(crate) read: Counter,
-    pub(crate) write: Counter,
-    pub(crate) hist_read: LatHist,
-    pub(crate) hist_write: LatHist,
-    pub(crate) trim: Counter,
-    pub(crate) hist_trim: LatHist,
-    pub(crate) fsyncs: u64,
-    /// The end of the last worker's window.
-    pub(crate) end_ns: u64,
+    pub(crate) parts: Vec<Tally>,
+    /// Every worker's counts (`end_ns`: the end of the last worker's window).
+    pub(crate) all: Tally,
     pub(crate) interrupted: bool,
     /// The first worker error.
     pub(crate) error: Option<Error>,
     pub(crate) sampler: Option<Sampler>,
-    pub(crate) gens: Vec<(u64, Vec<u64>)>,
+    /// With --verify: each worker's regions, as (target, first byte, generations).
+    pub(crate) gens: Vec<(usize, u64, Vec<u64>)>,
     /// The job threads' CPU time in their measured windows.
     pub(crate) cpu: CpuTimes,
 }
@@ -42,16 +37,9 @@ impl Merged {
         let mut m = Merged {
             parts: match targets {
                 1 => Vec::new(),
-                n => (0..n).map(|_| Part::new()).collect(),
+                n => (0..n).map(|_| Tally::new()).collect(),
             },
-            read: Counter::default(),
-            write: Counter::default(),
-            hist_read: LatHist::precise(),
-            hist_write: LatHist::precise(),
-            trim: Counter::default(),
-            hist_trim: LatHist::precise(),
-            fsyncs: 0,
-            end_ns: 0,
+            all: Tally::new(),
             interrupted: false,
             error: None,
             sampler: None,
@@ -63,21 +51,14 @@ impl Merged {
                 // Each file's share goes to its own target.
                 for f in &o.files {
                     if let Some(p) = m.parts.get_mut(f.target) {
-                        p.add_file(f, o.end_ns);
+                        p.add_file(f, o.tally.end_ns);
                     }
                 }
             } else if let Some(p) = m.parts.get_mut(t) {
-                p.add(&o);
+                p.add(&o.tally);
             }
             m.cpu = m.cpu.plus(o.cpu);
-            m.read += o.read;
-            m.write += o.write;
-            m.hist_read += &o.hist_read;
-            m.hist_write += &o.hist_write;
-            m.trim += o.trim;
-            m.hist_trim += &o.hist_trim;
-            m.fsyncs += o.fsyncs;
-            m.end_ns = m.end_ns.max(o.end_ns);
+            m.all.add(&o.tally);
             m.interrupted |= o.interrupted;
             if m.error.is_none() {
                 m.error = o.error;
@@ -88,7 +69,12 @@ impl Merged {
                     None => m.sampler = Some(s),
                 }
             }
-            m.gens.extend(o.gens);
+            // A worker's regions are its files' (in the order of `files`), or its lane's
+            // target's.
+            let target_of = |i: usize| o.files.get(i).map_or(t, |f| f.target);
+            let gens = o.gens.into_iter().enumerate();
+            m.gens
+                .extend(gens.map(|(i, (base, g))| (target_of(i), base, g)));
         }
         m
     }
@@ -107,11 +93,11 @@ impl Merged {
         intervals: &[IntervalSum],
         stop: &StopFlag,
     ) -> Repetition {
-        let elapsed_s = (self.end_ns as f64 / 1e9).max(1e-9);
+        let elapsed_s = (self.all.end_ns as f64 / 1e9).max(1e-9);
         let dir = |c: Counter, h: &LatHist| dir_stats(c, h, elapsed_s);
-        let total = self.read.ios + self.write.ios + self.trim.ios;
+        let total = self.all.read.ios + self.all.write.ios + self.all.trim.ios;
         let page_cache_hit_pct =
-            Repetition::measure_page_cache(spec.direct, self.read.bytes, device.as_ref());
+            Repetition::measure_page_cache(spec.direct, self.all.read.bytes, device.as_ref());
         Repetition {
             index: rep + 1,
             status: if self.interrupted {
@@ -120,10 +106,10 @@ impl Merged {
                 Status::Complete
             },
             elapsed_s,
-            read: dir(self.read, &self.hist_read),
-            write: dir(self.write, &self.hist_write),
-            trim: dir(self.trim, &self.hist_trim),
-            fsyncs: self.fsyncs,
+            read: dir(self.all.read, &self.all.hist_read),
+            write: dir(self.all.write, &self.all.hist_write),
+            trim: dir(self.all.trim, &self.all.hist_trim),
+            fsyncs: self.all.fsyncs,
             cpu: Cpu {
                 user_s: cpu.user_s,
                 sys_s: cpu.sys_s,

@@ -16,6 +16,7 @@ mod pace;
 mod rep;
 pub mod run;
 pub mod stream;
+mod tally;
 mod targets;
 pub mod verify;
 mod warnings;

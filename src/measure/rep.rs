@@ -22,7 +22,7 @@ use crate::measure::verify::{GenMap, verify_back};
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::Spec;
 use crate::results::env::DeviceDelta;
-use crate::results::schema::Repetition;
+use crate::results::schema::{Repetition, VerifyReport};
 use crate::results::sink::Sink;
 use crate::results::stats::LatHist;
 use crate::stop::StopFlag;
@@ -141,7 +141,6 @@ pub(crate) fn run_rep(
     stop: &StopFlag,
     sink: &mut dyn Sink,
 ) -> RepOutcome {
-    let target = &targets[0];
     targets.iter().for_each(|t| t.prepare_cache(spec));
     let files = work_files(spec, targets);
     let lanes: Vec<Lane> = (targets.iter().enumerate())
@@ -188,11 +187,9 @@ pub(crate) fn run_rep(
     if watch.walled.is_some() && error.is_none() && !stop.is_set() {
         merged.interrupted = false;
     }
-    let (gens, verify) = if spec.verify {
-        let gens = std::mem::take(&mut merged.gens);
-        verify_back(spec, target, gens, &mut error, (stop, sink))
-    } else {
-        (None, None)
+    let (gens, verify, each) = match spec.verify {
+        true => verify_all(spec, targets, &mut merged, &mut error, (stop, sink)),
+        false => (None, None, Vec::new()),
     };
     // Stopped while writing or reading back: the repetition did not end as planned.
     merged.interrupted |= stop.is_set();
@@ -201,14 +198,57 @@ pub(crate) fn run_rep(
     let mut rep = merged.repetition(spec, rep, (cpu, io_wq), device, &intervals, stop);
     rep.verify = verify;
     rep.targets = target_reps(targets, &parts, devices);
+    for (t, v) in rep.targets.iter_mut().zip(each) {
+        t.verify = v;
+    }
     RepOutcome {
         rep,
         error,
         gens,
         stop_wait_s: watch.stop_wait_s,
-        hists: (merged.hist_read, merged.hist_write),
+        hists: (merged.all.hist_read, merged.all.hist_write),
         wall: (watch.walled).filter(|w| w.2).map(|(by, at, _)| (by, at)),
     }
+}
+
+/// `--verify`: reads back what the workers wrote, target by target (several with
+/// `--file-service`). Returns the blocks' map (one target only: it is what
+/// `--verify-state` saves), the repetition's report (the targets' added up) and each
+/// target's own when there are several.
+fn verify_all(
+    spec: &Spec,
+    targets: &[Target],
+    merged: &mut Merged,
+    error: &mut Option<Error>,
+    (stop, sink): (&StopFlag, &mut dyn Sink),
+) -> (
+    Option<GenMap>,
+    Option<VerifyReport>,
+    Vec<Option<VerifyReport>>,
+) {
+    let mut all = std::mem::take(&mut merged.gens);
+    let mut each = Vec::new();
+    let mut maps = Vec::new();
+    for (t, target) in targets.iter().enumerate() {
+        let (mine, rest) = all.into_iter().partition(|g| g.0 == t);
+        all = rest;
+        let gens = mine.into_iter().map(|(_, base, g)| (base, g)).collect();
+        let (map, report) = verify_back(spec, target, gens, error, (stop, &mut *sink));
+        maps.push(map);
+        each.push(report);
+    }
+    let total = (each.iter().flatten()).fold(None, |sum: Option<VerifyReport>, r| {
+        Some(sum.map_or_else(|| r.clone(), |s| s.plus(r)))
+    });
+    let map = if targets.len() == 1 {
+        maps.pop().flatten()
+    } else {
+        None
+    };
+    if targets.len() == 1 {
+        each.clear();
+    }
+    (map, total, each)
 }
 
 /// `--file-service`: every target as a file the workers serve (none otherwise).
@@ -230,7 +270,7 @@ fn work_files<'a>(spec: &Spec, targets: &'a [Target]) -> Vec<WorkFile<'a>> {
 /// The window of a worker serving `files` (`--file-service`): a size-based job moves
 /// the whole blocks of all its files once (unless `--io-size` says otherwise).
 fn files_window(spec: &Spec, files: &[WorkFile], win: Window) -> Window {
-    let grain = spec.bs_mix.as_ref().map_or(spec.bs, |m| m.min());
+    let grain = spec.grain();
     let span: u64 = files.iter().map(|f| f.span / grain * grain).sum();
     Window {
         ios_per_job: Window::of(spec, span).ios_per_job,

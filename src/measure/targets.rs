@@ -2,50 +2,14 @@
 //! the aggregate, and turned into the target's own figures over its own window.
 
 use crate::io::target::Target;
-use crate::measure::worker::WorkerOut;
+use crate::measure::tally::Tally;
 use crate::measure::worker_out::FileOut;
 use crate::results::env::DeviceDelta;
 use crate::results::schema::{DirStats, TargetRep};
 use crate::results::stats::{Counter, LatHist};
 
-/// One target's workers' outputs added up (a run on several targets).
-pub(crate) struct Part {
-    pub(crate) read: Counter,
-    pub(crate) write: Counter,
-    pub(crate) hist_read: LatHist,
-    pub(crate) hist_write: LatHist,
-    pub(crate) trim: Counter,
-    pub(crate) hist_trim: LatHist,
-    pub(crate) fsyncs: u64,
-    /// The end of the target's last worker's window.
-    pub(crate) end_ns: u64,
-}
-
-impl Part {
-    pub(crate) fn new() -> Part {
-        Part {
-            read: Counter::default(),
-            write: Counter::default(),
-            hist_read: LatHist::precise(),
-            hist_write: LatHist::precise(),
-            trim: Counter::default(),
-            hist_trim: LatHist::precise(),
-            fsyncs: 0,
-            end_ns: 0,
-        }
-    }
-
-    pub(crate) fn add(&mut self, o: &WorkerOut) {
-        self.read += o.read;
-        self.write += o.write;
-        self.hist_read += &o.hist_read;
-        self.hist_write += &o.hist_write;
-        self.trim += o.trim;
-        self.hist_trim += &o.hist_trim;
-        self.fsyncs += o.fsyncs;
-        self.end_ns = self.end_ns.max(o.end_ns);
-    }
-
+/// A target's counts (a run on several targets) are a [`Tally`] of its workers'.
+impl Tally {
     /// One file's share of a worker's figures (`--file-service`); `end_ns` is the end of
     /// that worker's window, which is the file's too.
     pub(crate) fn add_file(&mut self, f: &FileOut, end_ns: u64) {
@@ -57,6 +21,10 @@ impl Part {
         if let Some(h) = &f.hist_write {
             self.hist_write += h;
         }
+        self.trim += f.trim;
+        if let Some(h) = &f.hist_trim {
+            self.hist_trim += h;
+        }
         self.fsyncs += f.fsyncs;
         self.end_ns = self.end_ns.max(end_ns);
     }
@@ -65,7 +33,7 @@ impl Part {
 /// Each target's figures in a repetition on several (none for one target).
 pub(crate) fn target_reps(
     targets: &[Target],
-    parts: &[Part],
+    parts: &[Tally],
     devices: Vec<Option<DeviceDelta>>,
 ) -> Vec<TargetRep> {
     (targets.iter().zip(parts).zip(devices))
@@ -81,6 +49,7 @@ pub(crate) fn target_reps(
                 trim: dir_stats(p.trim, &p.hist_trim, elapsed_s),
                 fsyncs: p.fsyncs,
                 device,
+                verify: None,
             }
         })
         .collect()

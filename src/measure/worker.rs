@@ -115,17 +115,20 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let stream = job_stream(ctx.stream, ctx.job);
         let (offsets, region_base, region_blocks) =
             files::offsets_of(ctx, ctx.base, ctx.span, stream);
+        let region = (region_base, region_blocks);
         let (files, offsets) = match files::Files::of(ctx, stream) {
             Some((f, first)) => (Some(f), first),
             None => (None, offsets),
         };
         let clock = Clock::new(t0);
+        let verify = (spec.verify).then(|| VerifyTrack::new(files.as_ref(), region, qd));
         Worker {
             offsets,
             files,
             sizes: Sizes::new(
                 spec.bs,
                 spec.bs_mix.as_ref(),
+                spec.write_bs.as_ref(),
                 Rng::new(!spec.seed, stream | 1),
             ),
             pace: Pace::of(spec),
@@ -136,12 +139,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             ),
             data,
             sampler: (spec.writes() && spec.rw.writes_data()).then(|| Sampler::new(&spec.data)),
-            verify: spec.verify.then(|| VerifyTrack {
-                base: region_base,
-                gens: vec![0; region_blocks as usize],
-                writing: vec![u64::MAX; qd],
-                writes_issued: 0,
-            }),
+            verify,
             slots: vec![Slot::IDLE; qd],
             free: (0..qd as u32).rev().collect(),
             comps: Vec::with_capacity(qd * 2),
@@ -219,21 +217,24 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.pace_held = false;
         while !self.stopping && self.inflight < spec.qd as usize && !self.sync_inflight {
             let measuring = self.now >= self.ctx.ramp_ns;
-            if spec.fsync > 0 && self.writes_since_sync >= spec.fsync {
-                // Every N writes: let them complete, then fsync alone.
-                if self.inflight == 0 {
-                    self.issue_fsync(0);
-                    self.sync_inflight = true;
-                    self.writes_since_sync = 0;
-                }
-                break;
-            }
             if measuring
                 && self
                     .ctx
                     .ios_per_job
                     .is_some_and(|n| self.issued_measured >= n)
             {
+                break;
+            }
+            if spec.fsync > 0 && self.writes_since_sync >= spec.fsync {
+                // Every N writes, before the next I/O (none after the last, as in fio):
+                // let them complete, then fsync alone; with several files, the one the
+                // service gives next (fio's sync takes its turn).
+                if self.inflight == 0 {
+                    let file = self.pick_file(0);
+                    self.issue_fsync(file);
+                    self.sync_inflight = true;
+                    self.writes_since_sync = 0;
+                }
                 break;
             }
             if self
@@ -254,20 +255,20 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     /// written now (with --verify, every candidate is being written).
     fn issue_io(&mut self, measuring: bool) -> bool {
         let slot = self.free.pop().expect("inflight < qd leaves a free slot");
-        let mut file = 0;
+        // A trimwrite's write goes to the file just trimmed.
+        let mut file = self.current_file();
         let (len, mut offset, op) = match self.trimmed_block() {
             Some((offset, len)) => (len, offset, Op::Write),
             None => {
-                let len = self.sizes.next_len();
+                // The direction first: a mix's reads and writes may differ in size.
+                let read = self.mix.is_read();
+                let len = self.sizes.next_len(read);
                 file = self.pick_file(len as u64);
                 let offset = self.offsets.next_offset_len(len as u64);
-                if self.offsets.take_pass_end() {
-                    self.drop_pass(file);
-                }
+                self.on_pass_end(file);
                 if self.trims.is_some() {
                     return self.trim_now(slot, offset, len, measuring);
                 }
-                let read = self.mix.is_read();
                 (len, offset, if read { Op::Read } else { Op::Write })
             }
         };
@@ -275,16 +276,16 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             && let Some(v) = self.verify.as_mut()
         {
             let mut tries = 0;
-            while v.writing.contains(&offset) && tries < 16 {
+            while v.writing.contains(&(file, offset)) && tries < 16 {
                 offset = self.offsets.next_offset();
                 tries += 1;
             }
-            if v.writing.contains(&offset) {
+            if v.writing.contains(&(file, offset)) {
                 // Every candidate is being written: wait for a completion.
                 self.free.push(slot);
                 return false;
             }
-            v.writing[slot as usize] = offset;
+            v.writing[slot as usize] = (file, offset);
         }
         if let Some(p) = self.pace.as_mut() {
             p.charge(self.clock.now_ns(), len as u64);
@@ -455,7 +456,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         if sl.op == Op::Fsync {
             self.release(c.slot);
             if in_window {
-                self.out.fsyncs += 1;
+                self.out.tally.fsyncs += 1;
                 if let Some(f) = self.files.as_mut() {
                     f.tally(&sl, 0);
                 }
@@ -502,7 +503,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         }
         self.release(c.slot);
         if let Some(v) = self.verify.as_mut() {
-            v.writing[c.slot as usize] = u64::MAX;
+            v.writing[c.slot as usize] = write::NOT_WRITING;
         }
         if sl.counts && in_window {
             self.record(sl);
@@ -526,14 +527,14 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let bytes = sl.len as u64;
         let (total, hist, iv) = if sl.op == Op::Read {
             (
-                &mut self.out.read,
-                &mut self.out.hist_read,
+                &mut self.out.tally.read,
+                &mut self.out.tally.hist_read,
                 &mut self.iv.sum.read,
             )
         } else {
             (
-                &mut self.out.write,
-                &mut self.out.hist_write,
+                &mut self.out.tally.write,
+                &mut self.out.tally.hist_write,
                 &mut self.iv.sum.write,
             )
         };
@@ -557,7 +558,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let ctx = self.ctx;
         let measured_now = self.now.saturating_sub(ctx.ramp_ns);
         let size_done = ctx.ios_per_job.is_some_and(|n| self.issued_measured >= n);
-        self.out.end_ns = match (ctx.end_ns, self.interrupted) {
+        self.out.tally.end_ns = match (ctx.end_ns, self.interrupted) {
             // Moved all it had to before the runtime ran out.
             (Some(_), false) if size_done => self.last_counted_ns,
             // Time-based and complete: the window is the runtime, plus the final flush.
@@ -573,7 +574,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             self.out.cpu = CpuTimes::thread().since(start);
         }
         self.out.sampler = self.sampler.take();
-        self.out.gens = self.verify.take().map(|v| (v.base, v.gens));
+        self.out.gens = self.verify.take().map(|v| v.regions).unwrap_or_default();
         self.out.files = self
             .files
             .as_mut()

@@ -8,8 +8,9 @@ use super::{Slot, Worker};
 use crate::io::engine::{Engine, Op};
 use crate::measure::launch::WorkerCtx;
 use crate::measure::worker_out::FileOut;
-use crate::plan::files::Service;
+use crate::plan::files::{FileService, SLOTS_PER_FILE, Service};
 use crate::results::stats::LatHist;
+use crate::workload::dist::Skew;
 use crate::workload::rng::{Offsets, Rng};
 use crate::workload::seed::target_stream;
 
@@ -23,14 +24,15 @@ pub(super) fn offsets_of(
 ) -> (Offsets, u64, u64) {
     let spec = ctx.spec;
     // Random offsets are whole grains: the block size, or a mix's smallest size.
-    let grain = spec.bs_mix.as_ref().map_or(spec.bs, |m| m.min());
+    let grain = spec.grain();
     let blocks = (span / grain).max(1);
     let share = |j: u32| (blocks as u128 * j as u128 / spec.jobs as u128) as u64;
     // Jobs share the span (each starting at its own offset), except with --verify,
     // where each job owns a region so that no two writes to one block can race. A job
-    // with files of its own (--split-targets) starts at their beginning, as fio's do.
+    // with files of its own (--split-targets) starts at their beginning, as fio's do,
+    // and owns them whole.
     let own = spec.file_service.is_some_and(|f| f.split);
-    let (region_base, region_blocks, start_block) = if spec.verify && spec.jobs > 1 {
+    let (region_base, region_blocks, start_block) = if spec.verify && spec.jobs > 1 && !own {
         let (a, b) = (share(ctx.job), share(ctx.job + 1));
         (base + a * grain, (b - a).max(1), 0)
     } else {
@@ -61,6 +63,8 @@ pub(super) struct Order {
     bytes_here: u64,
     started: bool,
     rng: Rng,
+    /// The skewed kinds: the distribution over the files' slots.
+    skew: Option<Skew>,
 }
 
 impl Order {
@@ -74,7 +78,17 @@ impl Order {
             bytes_here: 0,
             started: false,
             rng,
+            skew: None,
         }
+    }
+
+    /// A skewed service (zipf, pareto, normal) draws every I/O's file from its
+    /// distribution over `n × SLOTS_PER_FILE` ranks, unscattered: a rank's file is
+    /// rank / SLOTS_PER_FILE (the first files the hottest; normal's the middle ones).
+    pub(super) fn with_skew(mut self, fs: &FileService, seed: u64) -> Order {
+        self.skew = (fs.distribution())
+            .and_then(|d| Skew::new(&d, self.n as u64 * SLOTS_PER_FILE, 1, seed));
+        self
     }
 
     /// The file of the next I/O of `len` bytes; `spans[f]` is file f's span in bytes
@@ -83,8 +97,12 @@ impl Order {
     pub(super) fn next(&mut self, len: u64, spans: &[u64]) -> usize {
         let switch = match self.kind {
             Service::Sequential => self.bytes_here >= spans[self.cur],
-            Service::RoundRobin | Service::Random => self.ios_here >= self.every,
+            _ => self.ios_here >= self.every,
         };
+        if let Some(s) = &self.skew {
+            self.cur = (s.rank(&mut self.rng) / SLOTS_PER_FILE) as usize;
+            return self.cur;
+        }
         if !self.started || switch {
             self.cur = match (self.kind, self.started) {
                 (Service::Random, _) => self.rng.below(self.n as u64) as usize,
@@ -114,6 +132,8 @@ pub(super) struct Files {
     tally: Vec<FileOut>,
     /// The final flush: the next file to flush.
     flush_next: usize,
+    /// Each file's region for --verify: its first byte and blocks.
+    pub(super) regions: Vec<(u64, u64)>,
 }
 
 impl Files {
@@ -129,15 +149,20 @@ impl Files {
         let all: Vec<(Offsets, u64, u64)> = (ctx.files.iter())
             .map(|f| offsets_of(ctx, f.base, f.span, target_stream(stream, f.target as u32)))
             .collect();
-        let grain = ctx.spec.bs_mix.as_ref().map_or(ctx.spec.bs, |m| m.min());
+        let grain = ctx.spec.grain();
         let first = all[0].0.clone();
         let order_rng = Rng::new(ctx.spec.seed, stream | 3);
         Some((
             Files {
                 spans: all.iter().map(|(_, _, blocks)| blocks * grain).collect(),
+                regions: all
+                    .iter()
+                    .map(|(_, base, blocks)| (*base, *blocks))
+                    .collect(),
                 parked: all.into_iter().map(|(o, _, _)| o).collect(),
                 cur: 0,
-                order: Order::new(fs.kind, fs.every, ctx.files.len(), order_rng),
+                order: Order::new(fs.kind, fs.every, ctx.files.len(), order_rng)
+                    .with_skew(&fs, ctx.spec.seed),
                 tally: ctx.files.iter().map(|f| FileOut::new(f.target)).collect(),
                 flush_next: 0,
             },
@@ -162,6 +187,14 @@ impl Files {
         h.get_or_insert_with(LatHist::precise).record(lat);
     }
 
+    /// Counts a measured trim of `len` bytes in file `file`.
+    pub(super) fn tally_trim(&mut self, file: u16, len: u32, lat: u64) {
+        let t = &mut self.tally[file as usize];
+        t.trim.ios += 1;
+        t.trim.bytes += len as u64;
+        (t.hist_trim.get_or_insert_with(LatHist::precise)).record(lat);
+    }
+
     /// Each file's share, for the worker's output.
     pub(super) fn take_tally(&mut self) -> Vec<FileOut> {
         std::mem::take(&mut self.tally)
@@ -183,6 +216,12 @@ impl<'a, E: Engine> Worker<'_, 'a, E> {
             f.cur = next;
         }
         next as u16
+    }
+
+    /// The file the last I/O went to (0 for a worker on one file).
+    #[inline(always)]
+    pub(super) fn current_file(&self) -> u16 {
+        self.files.as_ref().map_or(0, |f| f.cur as u16)
     }
 
     /// The path of the worker's file `file`, for messages.
@@ -244,6 +283,59 @@ mod tests {
             order(Service::Sequential, 1, 3, &spans, 4096, 8),
             [0, 0, 1, 1, 1, 2, 0, 0]
         );
+    }
+
+    /// Each file's share of `draws` I/Os under the skewed service `text` over `n` files.
+    fn shares(text: &str, n: usize, draws: usize) -> Vec<f64> {
+        let fs = FileService::parse(text).unwrap();
+        let mut o = Order::new(fs.kind, fs.every, n, Rng::new(7, 3)).with_skew(&fs, 7);
+        let mut counts = vec![0u32; n];
+        (0..draws).for_each(|_| counts[o.next(4096, &[1 << 20; 8][..n])] += 1);
+        counts.iter().map(|&c| c as f64 / draws as f64).collect()
+    }
+
+    #[test]
+    fn skewed_services_give_each_file_its_share_in_theory() {
+        // zipf:θ over 4 × 1024 ranks: file k gets ranks 1024k + 1 ..= 1024(k + 1).
+        let h = |n: u64, s: f64| (1..=n).map(|k| (k as f64).powf(-s)).sum::<f64>();
+        let zipf: Vec<f64> = (0..4)
+            .map(|k| (h(1024 * (k + 1), 1.2) - h(1024 * k, 1.2)) / h(4096, 1.2))
+            .collect();
+        // pareto:0.8: P(rank < t) = t^(ln 0.8 / ln 0.2) at the files' bounds.
+        let c = 0.8f64.ln() / 0.2f64.ln();
+        let cdf = |t: f64| t.powf(c);
+        let pareto: Vec<f64> = (0..4)
+            .map(|k| cdf((k + 1) as f64 / 4.0) - cdf(k as f64 / 4.0))
+            .collect();
+        // normal:20: σ = 0.2 × 4 files around the middle, cut to the files.
+        let phi = |z: f64| 0.5 * (1.0 + erf(z / std::f64::consts::SQRT_2));
+        let inside = phi(2.0 / 0.8) - phi(-2.0 / 0.8);
+        let normal: Vec<f64> = (0..4)
+            .map(|k| (phi((k as f64 - 1.0) / 0.8) - phi((k as f64 - 2.0) / 0.8)) / inside)
+            .collect();
+        for (text, want) in [
+            ("zipf:1.2", zipf),
+            ("pareto:0.8", pareto),
+            ("normal:20", normal),
+        ] {
+            let got = shares(text, 4, 100_000);
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() < 0.006, "{text}: {got:?} against {want:?}");
+            }
+        }
+        // The first file the hottest.
+        assert!(shares("zipf", 3, 10_000)[0] > 0.8);
+    }
+
+    /// The error function (Abramowitz and Stegun 7.1.26, error below 1.5e-7).
+    fn erf(x: f64) -> f64 {
+        let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
+        let p = t
+            * (0.254_829_592
+                + t * (-0.284_496_736
+                    + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+        let y = 1.0 - p * (-x * x).exp();
+        if x < 0.0 { -y } else { y }
     }
 
     #[test]

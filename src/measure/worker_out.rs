@@ -3,29 +3,24 @@
 
 use crate::error::Error;
 use crate::io::env::CpuTimes;
+use crate::measure::tally::Tally;
 use crate::results::stats::{Counter, LatHist};
 use crate::workload::sampler::Sampler;
 
 /// What a worker returns.
 pub(crate) struct WorkerOut {
-    pub(crate) read: Counter,
-    pub(crate) write: Counter,
-    pub(crate) hist_read: LatHist,
-    pub(crate) hist_write: LatHist,
-    /// Trims (discards), their own direction.
-    pub(crate) trim: Counter,
-    pub(crate) hist_trim: LatHist,
-    pub(crate) fsyncs: u64,
-    /// Nanoseconds from measurement start to the end of the worker's measured window.
-    pub(crate) end_ns: u64,
+    /// Its counts, over its measured window (`end_ns`: from measurement start to the end
+    /// of that window).
+    pub(crate) tally: Tally,
     /// Whether the worker stopped before its planned end (signal, halt, error).
     pub(crate) interrupted: bool,
     pub(crate) error: Option<Error>,
     /// What the worker saw of the data it wrote.
     pub(crate) sampler: Option<Sampler>,
-    /// With --verify: the first byte of the worker's region and the generation last
-    /// written to each of its blocks (0: never).
-    pub(crate) gens: Option<(u64, Vec<u64>)>,
+    /// With --verify: for each of its files (one, or those of `files` in that order),
+    /// the first byte of the worker's region and the generation last written to each of
+    /// its blocks (0: never).
+    pub(crate) gens: Vec<(u64, Vec<u64>)>,
     /// This thread's CPU time from the start of its measured window to its end.
     pub(crate) cpu: CpuTimes,
     /// `--file-service`: what each file it served took of the figures above, for that
@@ -43,6 +38,8 @@ pub(crate) struct FileOut {
     /// the histograms it fills.
     pub(crate) hist_read: Option<LatHist>,
     pub(crate) hist_write: Option<LatHist>,
+    pub(crate) trim: Counter,
+    pub(crate) hist_trim: Option<LatHist>,
     pub(crate) fsyncs: u64,
 }
 
@@ -54,6 +51,8 @@ impl FileOut {
             write: Counter::default(),
             hist_read: None,
             hist_write: None,
+            trim: Counter::default(),
+            hist_trim: None,
             fsyncs: 0,
         }
     }
@@ -62,18 +61,11 @@ impl FileOut {
 impl WorkerOut {
     pub(crate) fn empty(error: Option<Error>) -> WorkerOut {
         WorkerOut {
-            read: Counter::default(),
-            write: Counter::default(),
-            hist_read: LatHist::precise(),
-            hist_write: LatHist::precise(),
-            trim: Counter::default(),
-            hist_trim: LatHist::precise(),
-            fsyncs: 0,
-            end_ns: 0,
+            tally: Tally::new(),
             interrupted: error.is_some(),
             error,
             sampler: None,
-            gens: None,
+            gens: Vec::new(),
             cpu: CpuTimes::default(),
             files: Vec::new(),
         }

@@ -2,6 +2,8 @@
 //! its own thread (BLKDISCARD on a block device, a punched hole in a file), as fio's
 //! engines do their trims synchronously; each is counted as its own direction with its
 //! latency. With `trimwrite` the block just trimmed is written next, through the engine.
+//! A worker serving several files (`--file-service`) trims in the file the service gave
+//! the I/O, and counts the trim in that file's share.
 
 use super::Worker;
 use crate::error::{Error, describe_io};
@@ -11,8 +13,9 @@ use crate::plan::spec::Rw;
 
 /// A trimming job's state.
 pub(super) struct Trims {
-    /// Whether the target is a block device (BLKDISCARD) rather than a file.
-    device: bool,
+    /// Whether each of the worker's files (its one target, or every file it serves) is a
+    /// block device (BLKDISCARD) rather than a file.
+    device: Vec<bool>,
     /// `trimwrite`: the block just trimmed (offset, length), to write next.
     pub(super) then_write: Option<(u64, u32)>,
 }
@@ -20,8 +23,12 @@ pub(super) struct Trims {
 impl Trims {
     /// The state of a job whose pattern trims; `None` otherwise.
     pub(super) fn of(ctx: &WorkerCtx) -> Option<Trims> {
+        let block = |fd: Option<_>| fd.is_some_and(crate::io::sys::is_block_device);
         ctx.spec.rw.trims().then(|| Trims {
-            device: ctx.fd.is_some_and(crate::io::sys::is_block_device),
+            device: match ctx.files.is_empty() {
+                true => vec![block(ctx.fd)],
+                false => ctx.files.iter().map(|f| block(f.fd)).collect(),
+            },
             then_write: None,
         })
     }
@@ -50,8 +57,9 @@ impl<E: Engine> Worker<'_, '_, E> {
         self.trims.as_mut().and_then(|t| t.then_write.take())
     }
 
-    /// Trims `len` bytes at `offset` now (the slot is only borrowed for it) and counts
-    /// it when `measuring` and it completed inside the window. False when it failed.
+    /// Trims `len` bytes at `offset` of the current file now (the slot is only borrowed
+    /// for it) and counts it when `measuring` and it completed inside the window. False
+    /// when it failed.
     pub(super) fn trim_now(&mut self, slot: u32, offset: u64, len: u32, measuring: bool) -> bool {
         self.free.push(slot);
         if let Some(p) = self.pace.as_mut() {
@@ -60,15 +68,20 @@ impl<E: Engine> Worker<'_, '_, E> {
         if measuring {
             self.issued_measured += 1;
         }
-        let device = self.trims.as_ref().is_some_and(|t| t.device);
+        let file = self.current_file();
+        let device = (self.trims.as_ref()).is_some_and(|t| t.device[file as usize]);
+        let fd = match self.ctx.files.get(file as usize) {
+            Some(f) => f.fd,
+            None => self.ctx.fd,
+        };
         let start = self.clock.now_ns();
-        let done = match self.ctx.fd {
+        let done = match fd {
             Some(fd) => crate::io::sys::trim(fd, device, offset, len as u64),
             None => Ok(()), // the null engine: nothing to trim
         };
         self.now = self.clock.now_ns();
         if let Err(e) = done {
-            self.fail(trim_error(self.ctx.path, offset, &e));
+            self.fail(trim_error(self.path_of(file), offset, &e));
             return false;
         }
         if self.ctx.spec.rw == Rw::TrimWrite
@@ -87,15 +100,18 @@ impl<E: Engine> Worker<'_, '_, E> {
         let in_window = now >= ramp && self.ctx.end_ns.is_none_or(|end| now <= end);
         if measuring && in_window {
             let lat = now.saturating_sub(start);
-            self.out.trim.ios += 1;
-            self.out.trim.bytes += len as u64;
-            self.out.hist_trim.record(lat);
+            self.out.tally.trim.ios += 1;
+            self.out.tally.trim.bytes += len as u64;
+            self.out.tally.hist_trim.record(lat);
             self.iv.sum.trim.ios += 1;
             self.iv.sum.trim.bytes += len as u64;
             self.iv.sum.lat_sum_ns += lat as u128;
             self.iv.sum.hist.record(lat);
             self.live.add(len as u64, lat);
             self.ctx.live.publish(self.live);
+            if let Some(f) = self.files.as_mut() {
+                f.tally_trim(file, len, lat);
+            }
             self.last_counted_ns = now - ramp;
         }
         self.check_stop();

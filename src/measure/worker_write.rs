@@ -2,19 +2,39 @@
 //! verify header under `--verify`), and shown to the job's sampler.
 
 use super::Worker;
+use super::files::Files;
 use crate::io::engine::Engine;
 use crate::workload::data::Lent;
 
 /// With `--verify`: what the worker wrote where.
 pub(super) struct VerifyTrack {
-    /// First byte of the worker's region.
-    pub(super) base: u64,
-    /// Generation last written to each block of the region.
-    pub(super) gens: Vec<u64>,
-    /// The block each slot is writing (`u64::MAX`: none), so that a block is never
-    /// written twice at once (the newer write must be the one that lands).
-    pub(super) writing: Vec<u64>,
+    /// Each of the worker's files (one, or every file it serves): the first byte of its
+    /// region and the generation last written to each block of the region.
+    pub(super) regions: Vec<(u64, Vec<u64>)>,
+    /// The block each slot is writing, as (file, offset) (`NOT_WRITING`: none), so that
+    /// a block is never written twice at once (the newer write must be the one that
+    /// lands).
+    pub(super) writing: Vec<(u16, u64)>,
     pub(super) writes_issued: u64,
+}
+
+/// A slot that writes no block (`VerifyTrack::writing`).
+pub(super) const NOT_WRITING: (u16, u64) = (u16::MAX, u64::MAX);
+
+impl VerifyTrack {
+    /// The track of a worker with `qd` slots over its `files` (their regions), or over
+    /// one file's `region` (first byte, blocks).
+    pub(super) fn new(files: Option<&Files>, region: (u64, u64), qd: usize) -> VerifyTrack {
+        let one = [region];
+        let regions = files.map_or(&one[..], |f| &f.regions);
+        VerifyTrack {
+            regions: (regions.iter())
+                .map(|&(base, blocks)| (base, vec![0; blocks as usize]))
+                .collect(),
+            writing: vec![NOT_WRITING; qd],
+            writes_issued: 0,
+        }
+    }
 }
 
 impl<E: Engine> Worker<'_, '_, E> {
@@ -28,6 +48,7 @@ impl<E: Engine> Worker<'_, '_, E> {
         measuring: bool,
     ) -> Option<Lent> {
         let spec = self.ctx.spec;
+        let file = self.current_file() as usize;
         // Safety: `slot` came off the free list, so no request on it is in flight: it is
         // pushed back only after its completion has been reaped.
         let buf = unsafe { &mut self.eng.buffer(slot)[..len as usize] };
@@ -44,7 +65,8 @@ impl<E: Engine> Worker<'_, '_, E> {
             let generation = ((self.ctx.rep as u64 + 1) << 40)
                 | (v.writes_issued * spec.jobs as u64 + self.ctx.job as u64);
             crate::measure::verify::stamp(buf, offset, spec.seed, generation);
-            v.gens[((offset - v.base) / spec.bs) as usize] = generation;
+            let (base, gens) = &mut v.regions[file];
+            gens[((offset - *base) / spec.bs) as usize] = generation;
         }
         if measuring && let Some(s) = self.sampler.as_mut() {
             s.observe(buf);
@@ -52,10 +74,13 @@ impl<E: Engine> Worker<'_, '_, E> {
         None
     }
 
-    /// `--invalidate pass`: a new pass over file `file` begins; its clean cached pages
-    /// are dropped first (dirty ones queued for writeback, not waited for), as fio does
-    /// in a time-based buffered job.
-    pub(super) fn drop_pass(&mut self, file: u16) {
+    /// `--invalidate pass`: when the offset just picked begins a new pass over file
+    /// `file`, its clean cached pages are dropped first (dirty ones queued for writeback,
+    /// not waited for), as fio does in a time-based buffered job.
+    pub(super) fn on_pass_end(&mut self, file: u16) {
+        if !self.offsets.take_pass_end() {
+            return;
+        }
         let ctx = self.ctx;
         let (fd, base, span) = match ctx.files.get(file as usize) {
             Some(f) => (f.fd, f.base, f.span),

@@ -32,9 +32,14 @@ impl BsMix {
     /// `--bssplit SIZE/PCT:SIZE/PCT…`; a size without a percentage shares what the others
     /// leave of 100 equally (as fio). `size` parses one size.
     pub(crate) fn parse_split(text: &str, size: impl Fn(&str) -> Result<u64>) -> Result<BsMix> {
+        Self::parse_split_as("--bssplit", text, size)
+    }
+
+    /// [`BsMix::parse_split`] for option `opt` (named in the errors).
+    fn parse_split_as(opt: &str, text: &str, size: impl Fn(&str) -> Result<u64>) -> Result<BsMix> {
         let bad = |why: &str| {
             Error::usage(format!(
-                "--bssplit {text}: {why} (e.g. --bssplit 4k/50:64k/30:1m/20)"
+                "{opt} {text}: {why} (e.g. {opt} 4k/50:64k/30:1m/20)"
             ))
         };
         if text.contains(',') {
@@ -87,15 +92,20 @@ impl BsMix {
 
     /// `--bsrange LO-HI`.
     pub(crate) fn parse_range(text: &str, size: impl Fn(&str) -> Result<u64>) -> Result<BsMix> {
+        Self::parse_range_as("--bsrange", text, size)
+    }
+
+    /// [`BsMix::parse_range`] for option `opt` (named in the errors).
+    fn parse_range_as(opt: &str, text: &str, size: impl Fn(&str) -> Result<u64>) -> Result<BsMix> {
         let Some((lo, hi)) = text.split_once('-') else {
             return Err(Error::usage(format!(
-                "--bsrange {text}: give LOW-HIGH (e.g. --bsrange 4k-64k)"
+                "{opt} {text}: give LOW-HIGH (e.g. {opt} 4k-64k)"
             )));
         };
         let (lo, hi) = (size(lo.trim())?, size(hi.trim())?);
         if lo == 0 || hi < lo || !hi.is_multiple_of(lo) {
             return Err(Error::usage(format!(
-                "--bsrange {text}: the high end must be a multiple of the low end, which must be greater than zero (e.g. 4k-64k)"
+                "{opt} {text}: the high end must be a multiple of the low end, which must be greater than zero (e.g. 4k-64k)"
             )));
         }
         Ok(BsMix::Range { lo, hi })
@@ -148,17 +158,20 @@ impl BsMix {
     /// The checks that need no target: sizes within 1 byte..1 GiB, and multiples of 512
     /// for direct I/O (the device's own alignment is checked when it is opened).
     pub(crate) fn validate(&self, direct: bool) -> Result<()> {
+        self.validate_as(direct, &self.opt())
+    }
+
+    /// [`BsMix::validate`], naming the option as `opt` (`--write-bs 4k/50:64k/50`).
+    fn validate_as(&self, direct: bool, opt: &str) -> Result<()> {
         for bs in self.sizes() {
             if bs == 0 || bs > 1 << 30 {
                 return Err(Error::usage(format!(
-                    "{}: every size must be between 1 byte and 1 GiB",
-                    self.opt()
+                    "{opt}: every size must be between 1 byte and 1 GiB"
                 )));
             }
             if direct && !bs.is_multiple_of(512) {
                 return Err(Error::usage(format!(
-                    "{} has {bs} bytes, not a multiple of 512 bytes, the smallest unit direct I/O accepts; use multiples of 512 (the device may need 4096) or --buffered",
-                    self.opt()
+                    "{opt} has {bs} bytes, not a multiple of 512 bytes, the smallest unit direct I/O accepts; use multiples of 512 (the device may need 4096) or --buffered"
                 )));
             }
         }
@@ -171,6 +184,82 @@ impl BsMix {
             BsMix::Split(_) => format!("--bssplit {}", self.text()),
             BsMix::Range { .. } => format!("--bsrange {}", self.text()),
         }
+    }
+}
+
+/// The writes' sizes in a mix whose reads and writes differ (`--write-bs`, fio's
+/// `bs=4k,64k` and the write side of `bssplit`/`bsrange`): one size, or a mix.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteBs {
+    /// Bytes per write; the largest when they vary.
+    pub bs: u64,
+    /// Sizes that vary from write to write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<BsMix>,
+}
+
+impl WriteBs {
+    /// `--write-bs`: a size (`64k`), a split (`4k/50:64k/50`) or a range (`4k-64k`).
+    pub(crate) fn parse(text: &str, size: impl Fn(&str) -> Result<u64>) -> Result<WriteBs> {
+        let t = text.trim();
+        let mix = if t.contains('/') || t.contains(':') {
+            BsMix::parse_split_as("--write-bs", t, size)?
+        } else if t.contains('-') {
+            BsMix::parse_range_as("--write-bs", t, size)?
+        } else {
+            let bs = size(t)?;
+            if bs == 0 {
+                return Err(Error::usage(
+                    "--write-bs must be greater than zero (e.g. --write-bs 64k)",
+                ));
+            }
+            return Ok(WriteBs { bs, mix: None });
+        };
+        Ok(WriteBs::of(mix.max(), Some(mix)))
+    }
+
+    /// `bs` and `mix` as a spec keeps them (a split of one size is that size).
+    pub(crate) fn of(bs: u64, mix: Option<BsMix>) -> WriteBs {
+        match mix {
+            Some(BsMix::Split(p)) if p.len() == 1 => WriteBs {
+                bs: p[0].bs,
+                mix: None,
+            },
+            Some(BsMix::Range { lo, hi }) if lo == hi => WriteBs { bs: lo, mix: None },
+            mix => WriteBs { bs, mix },
+        }
+    }
+
+    /// The smallest write.
+    pub(crate) fn min(&self) -> u64 {
+        self.mix.as_ref().map_or(self.bs, BsMix::min)
+    }
+
+    /// The expected size of one write.
+    pub(crate) fn mean(&self) -> f64 {
+        self.mix.as_ref().map_or(self.bs as f64, BsMix::mean)
+    }
+
+    /// Every size a write can take, for the alignment checks.
+    pub(crate) fn sizes(&self) -> Vec<u64> {
+        self.mix.as_ref().map_or(vec![self.bs], BsMix::sizes)
+    }
+
+    /// As shown: `64k`, `4k/50:64k/50`, `4k-64k`.
+    pub(crate) fn text(&self) -> String {
+        self.mix
+            .as_ref()
+            .map_or_else(|| fmt_size_short(self.bs), BsMix::text)
+    }
+
+    /// The checks that need no target, as [`BsMix::validate`].
+    pub(crate) fn validate(&self, direct: bool) -> Result<()> {
+        let whole = BsMix::Split(vec![BsPart {
+            bs: self.bs,
+            pct: 100,
+        }]);
+        let mix = self.mix.as_ref().unwrap_or(&whole);
+        mix.validate_as(direct, &format!("--write-bs {}", self.text()))
     }
 }
 

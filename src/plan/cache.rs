@@ -130,8 +130,11 @@ pub(crate) fn resolve(o: &RunOptions, spec: &mut Spec) -> Result<()> {
     if spec.random_map {
         let why = if !spec.rw.is_random() {
             Some(format!("--rw {} is sequential", spec.rw.name()))
-        } else if spec.bs_mix.is_some() {
-            Some("a block-size mix (--bssplit, --bsrange) has I/Os of several sizes".into())
+        } else if spec.bs_mix.is_some() || spec.write_bs.is_some() {
+            Some(
+                "a block-size mix (--bssplit, --bsrange, --write-bs) has I/Os of several sizes"
+                    .into(),
+            )
         } else if !spec.random_distribution.is_uniform() {
             Some("--random-distribution draws blocks unevenly".into())
         } else if spec.random_run.is_some() {

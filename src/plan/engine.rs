@@ -310,6 +310,45 @@ impl EngineOpts {
     }
 }
 
+/// How a job's I/O buffers are laid out (`io::buffer::BufferPool`), written once for the
+/// pool and for a plan's memory estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BufferShape {
+    /// A slot's length, rounded up to the alignment.
+    pub(crate) slot: usize,
+    /// The allocation's alignment.
+    pub(crate) align: usize,
+    /// The allocation's size.
+    pub(crate) total: usize,
+    /// Whether it lies in 2 MiB huge pages (slots of 64 KiB or more, whole pages): a
+    /// slot is then physically contiguous, so a large transfer is one request to a
+    /// device that limits its segments per request.
+    pub(crate) huge: bool,
+}
+
+/// The buffers of `slots` slots of `slot_len` bytes aligned to `align` (a power of two is
+/// used, 4096 at least); `None` when the size overflows.
+pub(crate) fn buffer_shape(slots: usize, slot_len: usize, align: usize) -> Option<BufferShape> {
+    const HUGE: usize = 2 << 20;
+    let align = align.max(4096).next_power_of_two();
+    let slot = slot_len.div_ceil(align).checked_mul(align)?;
+    let total = slot.checked_mul(slots.max(1))?;
+    Some(match slot >= 64 << 10 {
+        true => BufferShape {
+            slot,
+            align: align.max(HUGE),
+            total: total.checked_next_multiple_of(HUGE)?,
+            huge: true,
+        },
+        false => BufferShape {
+            slot,
+            align,
+            total,
+            huge: false,
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,15 +19,31 @@ pub enum Service {
     Sequential,
     /// A file drawn at random (uniformly) every `every` I/Os.
     Random,
+    /// A file drawn for every I/O by a skewed distribution over the files, as
+    /// `--random-distribution` draws blocks (`FileService::param`): the first file the
+    /// hottest, then the next ones (zipf, pareto), or the middle ones (normal).
+    Zipf,
+    Pareto,
+    Normal,
 }
 
+/// Slots per file a skewed service draws over (fio's way: the distribution is drawn
+/// over `files × SLOTS` ranks, and a rank's file is rank / SLOTS, so few files still
+/// follow the continuous shape).
+pub(crate) const SLOTS_PER_FILE: u64 = 1024;
+
 /// `--file-service KIND[:N]` and `--split-targets`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct FileService {
     pub kind: Service,
     /// I/Os issued to a file before the job switches (roundrobin and random; 1 unless
-    /// `:N` was given).
+    /// `:N` was given; 1 for the skewed kinds, which draw a file for every I/O).
     pub every: u32,
+    /// The skewed kinds' parameter, with `--random-distribution`'s meaning: zipf's θ,
+    /// pareto's h (the hottest 1 − h of the files get a share h), normal's σ (a
+    /// percentage of the files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub param: Option<f64>,
     /// Each job serves its own share of the targets (job j of J: targets j×N/J to
     /// (j+1)×N/J − 1), as fio's copies each have their own `nrfiles` files; otherwise
     /// every job serves every target (fio's `filename=a:b`, shared by the copies).
@@ -36,7 +52,8 @@ pub struct FileService {
 }
 
 impl FileService {
-    /// Reads `roundrobin`, `sequential` or `random`, with `:N` on the first and last.
+    /// Reads `roundrobin`, `sequential` or `random`, with `:N` on the first and last;
+    /// `zipf[:θ]` (θ 1.1 unless given, fio's default), `pareto:h`, `normal:σ` (`gauss`).
     pub fn parse(text: &str) -> Result<FileService> {
         let (kind, n) = match text.trim().split_once(':') {
             Some((k, n)) => (k, Some(n)),
@@ -46,12 +63,18 @@ impl FileService {
             "roundrobin" => Service::RoundRobin,
             "sequential" => Service::Sequential,
             "random" => Service::Random,
+            "zipf" => Service::Zipf,
+            "pareto" => Service::Pareto,
+            "normal" | "gauss" => Service::Normal,
             _ => {
                 return Err(Error::usage(format!(
-                    "--file-service {text}: use roundrobin, sequential or random (with :N for roundrobin and random: switch after N I/Os)"
+                    "--file-service {text}: use roundrobin, sequential or random (with :N for roundrobin and random: switch after N I/Os), or zipf:THETA, pareto:H, normal:SIGMA"
                 )));
             }
         };
+        if matches!(kind, Service::Zipf | Service::Pareto | Service::Normal) {
+            return Self::skewed(text, kind, n);
+        }
         let every = match n {
             None => 1,
             Some(_) if kind == Service::Sequential => {
@@ -68,22 +91,105 @@ impl FileService {
         Ok(FileService {
             kind,
             every,
+            param: None,
             split: false,
         })
     }
 
-    /// The text `parse` reads (and fio's `file_service_type` value).
+    /// A skewed kind and its parameter `p` (checked as `--random-distribution` checks
+    /// it; zipf's θ may be left out).
+    fn skewed(text: &str, kind: Service, p: Option<&str>) -> Result<FileService> {
+        let bad = |why: &str| Error::usage(format!("--file-service {text}: {why}"));
+        let v = match (kind, p) {
+            (Service::Zipf, None) => 1.1,
+            (_, None) => {
+                return Err(bad(
+                    "give the distribution's parameter, e.g. pareto:0.8 or normal:20",
+                ));
+            }
+            (_, Some(p)) => (p.trim().parse::<f64>().ok())
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| bad(&format!("'{p}' is not a number")))?,
+        };
+        match kind {
+            Service::Zipf if !(v > 0.0 && v <= 100.0) => Err(bad("θ must be above 0")),
+            Service::Pareto if !(v > 0.0 && v < 1.0) => Err(bad("h must be between 0 and 1")),
+            Service::Normal if !(v > 0.0 && v <= 100.0) => Err(bad(
+                "σ is a percentage of the files, above 0 and at most 100",
+            )),
+            _ => Ok(FileService {
+                kind,
+                every: 1,
+                param: Some(v),
+                split: false,
+            }),
+        }
+    }
+
+    /// The skewed kinds' distribution over the files' slots (`SLOTS_PER_FILE` each).
+    pub(crate) fn distribution(&self) -> Option<crate::plan::distribution::Distribution> {
+        use crate::plan::distribution::Distribution as D;
+        let p = self.param?;
+        match self.kind {
+            Service::Zipf => Some(D::Zipf(p, None)),
+            Service::Pareto => Some(D::Pareto(p, None)),
+            Service::Normal => Some(D::Normal(p, None)),
+            _ => None,
+        }
+    }
+
+    /// The text `parse` reads.
     pub fn text(&self) -> String {
         let kind = match self.kind {
             Service::RoundRobin => "roundrobin",
             Service::Sequential => "sequential",
             Service::Random => "random",
+            Service::Zipf => "zipf",
+            Service::Pareto => "pareto",
+            Service::Normal => "normal",
         };
-        match self.every {
-            1 => kind.to_string(),
-            n => format!("{kind}:{n}"),
+        match (self.param, self.every) {
+            (Some(p), _) => format!("{kind}:{p}"),
+            (None, 1) => kind.to_string(),
+            (None, n) => format!("{kind}:{n}"),
         }
     }
+
+    /// fio's `file_service_type` for it: the same but for pareto, whose h is the other
+    /// way round in fio's file choice (fio's `pareto:h` draws ranks as x^(ln h /
+    /// ln(1 − h)), hottest first: iomark's `pareto:1-h`; measured, see docs/fio.md).
+    pub fn fio_text(&self) -> String {
+        match (self.kind, self.param) {
+            (Service::Pareto, Some(h)) => format!("pareto:{}", round6(1.0 - h)),
+            _ => self.text(),
+        }
+    }
+
+    /// Reads fio's `file_service_type` value: `parse`, but fio's `pareto[:h]` (h 0.2
+    /// unless given) is iomark's `pareto:1-h`, and `sequential:N` is `sequential` (fio
+    /// 3.33 stays on a file to its end whatever N says).
+    pub(crate) fn from_fio(text: &str) -> Result<FileService> {
+        let t = text.trim();
+        if let Some(h) = t.strip_prefix("pareto") {
+            let h = match h.strip_prefix(':') {
+                Some(h) => h.trim().parse::<f64>().unwrap_or(f64::NAN),
+                None if h.is_empty() => 0.2,
+                None => f64::NAN,
+            };
+            return Self::parse(&format!("pareto:{}", round6(1.0 - h)));
+        }
+        match t.split_once(':') {
+            Some(("sequential", n)) if n.trim().parse::<u32>().is_ok_and(|n| n >= 1) => {
+                Self::parse("sequential")
+            }
+            _ => Self::parse(t),
+        }
+    }
+}
+
+/// `v` to six decimals (1 − 0.8 is 0.19999999999999996 in binary).
+fn round6(v: f64) -> f64 {
+    (v * 1e6).round() / 1e6
 }
 
 /// `--file-service` and `--split-targets` as given.
@@ -129,17 +235,6 @@ impl Spec {
                 self.jobs
             )));
         }
-        if self.rw.trims() {
-            return Err(Error::usage(format!(
-                "--rw {} with --file-service: trims go to one file per job in iomark; run each target alone, or drop --file-service",
-                self.rw.name()
-            )));
-        }
-        if self.fsync > 0 && n > 1 {
-            return Err(Error::usage(
-                "--fsync N with --file-service: iomark flushes one file per job every N writes; use --end-fsync (every file flushed at the end) or drop --file-service",
-            ));
-        }
         Ok(())
     }
 }
@@ -160,7 +255,28 @@ mod tests {
             assert_eq!((fs.kind, fs.every), (kind, every), "{text}");
             assert_eq!(fs.text(), text);
         }
-        for bad in ["zipf", "roundrobin:0", "random:x", "sequential:2", ""] {
+        for (text, kind, p) in [
+            ("zipf", Service::Zipf, 1.1),
+            ("zipf:1.2", Service::Zipf, 1.2),
+            ("pareto:0.8", Service::Pareto, 0.8),
+            ("gauss:20", Service::Normal, 20.0),
+        ] {
+            let fs = FileService::parse(text).unwrap();
+            assert_eq!((fs.kind, fs.param, fs.every), (kind, Some(p), 1), "{text}");
+            assert_eq!(FileService::parse(&fs.text()).unwrap(), fs);
+        }
+        // fio's pareto:h is iomark's pareto:1-h, fio's default h 0.2; sequential:N is
+        // fio's sequential.
+        let fio = |t: &str| FileService::from_fio(t).unwrap();
+        assert_eq!(fio("pareto").text(), "pareto:0.8");
+        assert_eq!(fio("pareto:0.3").text(), "pareto:0.7");
+        assert_eq!(fio("pareto:0.3").fio_text(), "pareto:0.3");
+        assert_eq!(fio("sequential:4").text(), "sequential");
+        assert_eq!(fio("zipf:1.2").fio_text(), "zipf:1.2");
+        for bad in ["pareto:1", "normal", "normal:0", "zipf:-1", "pareto:x"] {
+            assert!(FileService::parse(bad).is_err(), "{bad}");
+        }
+        for bad in ["zipf:", "roundrobin:0", "random:x", "sequential:2", ""] {
             let e = FileService::parse(bad).unwrap_err();
             assert!(matches!(e, Error::Usage(_)), "{bad}: {e}");
         }

@@ -80,6 +80,13 @@ pub(crate) const TABLE: &[OptDef] = &[
         )
     },
     value(
+        "write-bs",
+        "SIZE|SPLIT|RANGE",
+        None,
+        Workload,
+        "The writes' sizes in a mix (--rw rw or randrw) when they differ from the reads' (--bs, --bssplit or --bsrange), as fio's bs=4k,64k: a size (64k), a split (4k/50:64k/50) or a range (4k-64k). A pattern of one direction takes that direction's size: a writing one this, a reading one --bs.",
+    ),
+    value(
         "size",
         "SIZE",
         None,
@@ -120,7 +127,7 @@ pub(crate) const TABLE: &[OptDef] = &[
             "KIND[:N]",
             None,
             Workload,
-            "Several TARGETs served by every job instead of --jobs jobs per target, as fio's jobs serve their files: each I/O goes to the file picked by roundrobin (the next file after every N I/Os, fio's default), sequential (one file until its span is done, then the next) or random (a file drawn every N I/Os). Each file keeps its own offsets (a sequential pattern goes on where it left that file), --size is each file's span and --io-size what each job moves over all its files; the per-target figures count each file's I/Os.",
+            "Several TARGETs served by every job instead of --jobs jobs per target, as fio's jobs serve their files: each I/O goes to the file picked by roundrobin (the next file after every N I/Os, fio's default), sequential (one file until its span is done, then the next), random (a file drawn every N I/Os), or a file drawn for every I/O by zipf:THETA, pareto:H or normal:SIGMA over the files (as --random-distribution over blocks: the first file the hottest, normal's the middle ones; SIGMA a percentage of the files). Each file keeps its own offsets (a sequential pattern goes on where it left that file), --size is each file's span and --io-size what each job moves over all its files; the per-target figures count each file's I/Os.",
         )
     },
     OptDef {
@@ -390,7 +397,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         "N",
         Some("0"),
         Workload,
-        "fsync after every N writes of each job (0: never).",
+        "fsync after every N writes of each job, before its next I/O (0: never). With --file-service, of the file the service gives that turn, as fio does.",
     ),
     switch(
         "end-fsync",
@@ -441,7 +448,6 @@ pub(crate) const TABLE: &[OptDef] = &[
         "Drop the kernel's page cache before each buffered repetition (needs root).",
     ),
     OptDef {
-        alias: &["fadvise-hint"],
         choices: &["none", "auto", "random", "sequential"],
         ..value(
             "fadvise",

@@ -4,7 +4,7 @@
 //! `DataSpec::validate`). No I/O on targets: what the system offers comes in a [`System`].
 
 use crate::error::{Error, Result};
-use crate::plan::bsmix::BsMix;
+use crate::plan::bsmix::{BsMix, WriteBs};
 use crate::plan::data::{CompressMethod, DataKind, DataSpec};
 use crate::plan::options::RunOptions;
 use crate::plan::spec::{self, EngineKind, EngineOpts, Rw, Spec, TargetPolicy};
@@ -127,6 +127,11 @@ impl RunOptions {
     /// Block size, span, offset and I/O size into `spec` (whose engine is set); the notes
     /// saying what a size resolved to (`2xmem`, a decimal block size).
     fn sizes(&self, spec: &mut Spec, sys: &System) -> Result<Vec<String>> {
+        if let Some((r, w)) = self.text_or_default("bs").split_once(',') {
+            return Err(Error::usage(format!(
+                "--bs {r},{w}: one size per run; for writes of another size in a mix give --write-bs (e.g. --bs {r} --write-bs {w}); iomark suite sweeps a list"
+            )));
+        }
         spec.bs = size_opt("--bs", self.text_or_default("bs"))?;
         let mut notes = Vec::new();
         if let Some(note) = decimal_block(self.text_or_default("bs"), spec.bs) {
@@ -155,7 +160,23 @@ impl RunOptions {
                     m.opt()
                 )));
             }
-            spec.bs = m.max();
+            // A split of one size, or a range of one, is that size (as fio's bssplit=4k/100).
+            let one = WriteBs::of(m.max(), Some(m.clone()));
+            (spec.bs, spec.bs_mix) = (one.bs, one.mix);
+        }
+        if let Some(t) = self.text("write-bs") {
+            let w = WriteBs::parse(t, |s| size_opt("--write-bs", s))?;
+            match spec.rw {
+                // A mix: the writes' own sizes, unless they are the reads'.
+                rw if rw.is_mixed() => {
+                    let same = w.mix == spec.bs_mix && w.bs == spec.bs;
+                    spec.write_bs = (!same).then_some(w);
+                }
+                // One direction: a writing pattern takes the writes' sizes (fio's second
+                // side), a reading one keeps --bs.
+                rw if rw.writes_data() || rw.trims() => (spec.bs, spec.bs_mix) = (w.bs, w.mix),
+                _ => {}
+            }
         }
         let pct = |opt: &str, t: &str, zero_ok: bool| -> Result<Option<f64>> {
             let Some(p) = t.trim().strip_suffix('%') else {

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::plan::bsmix::BsMix;
+use crate::plan::bsmix::{BsMix, WriteBs};
 use crate::plan::cache::PageCache;
 use crate::plan::data::DataSpec;
 use crate::plan::distribution::Distribution;
@@ -57,6 +57,10 @@ pub struct Spec {
     /// largest of them (the size of every buffer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bs_mix: Option<BsMix>,
+    /// The writes' sizes in a mix (`rw`, `randrw`) whose reads and writes differ
+    /// (`--write-bs`, fio's `bs=4k,64k`); `bs` and `bs_mix` are then the reads'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_bs: Option<WriteBs>,
     /// Span in bytes, as asked (`--size`); `None` means the whole device, the existing
     /// file's length, or 1 GiB for a new file. The span actually used is in the run.
     pub size: Option<u64>,
@@ -244,6 +248,7 @@ impl Spec {
             rwmixread: 50,
             bs: 4096,
             bs_mix: None,
+            write_bs: None,
             size: None,
             offset: 0,
             qd: 1,
@@ -317,14 +322,13 @@ impl Spec {
             false => self.jobs as u64 * self.target_count() as u64,
         };
         // Each job's BufferPool: qd slots of bs rounded up to the alignment (4 KiB at
-        // least; a device may ask for more, which only adds to this), in whole 2 MiB huge
-        // pages from 64 KiB slots on.
-        let slot = self.bs.div_ceil(4096).saturating_mul(4096);
-        let per_job = (self.qd as u64).saturating_mul(slot);
-        let per_job = match slot >= 64 << 10 {
-            true => per_job.div_ceil(2 << 20).saturating_mul(2 << 20),
-            false => per_job,
-        };
+        // least; a device may ask for more, which only adds to this).
+        let per_job = crate::plan::engine::buffer_shape(
+            self.qd as usize,
+            usize::try_from(self.buf_bs()).unwrap_or(usize::MAX),
+            4096,
+        )
+        .map_or(u64::MAX, |b| b.total as u64);
         let buffers = jobs.saturating_mul(per_job);
         // Each writing job's Sampler: its compression samples and its unit hashes (two
         // hash map entries with their share of empty buckets: 64 bytes), and its data
@@ -337,9 +341,12 @@ impl Spec {
             0
         };
         // --verify: 8 bytes per block, three times (the jobs' maps, the repetition's
-        // map, the run's); counted when the span is known up front.
+        // map, the run's), for each target (several with --file-service); counted when
+        // the span is known up front.
         let verify = match (self.verify, self.size) {
-            (true, Some(size)) => (size / self.bs.max(1)).saturating_mul(24),
+            (true, Some(size)) => (size / self.bs.max(1))
+                .saturating_mul(24)
+                .saturating_mul(self.target_count() as u64),
             _ => 0,
         };
         // --file-service: a latency histogram per file and direction in every job
@@ -401,11 +408,15 @@ impl Spec {
         }
         self.validate_trim()?;
         if let Some(size) = self.size
-            && self.bs > size
+            && self.buf_bs() > size
         {
+            let opt = match self.buf_bs() > self.bs {
+                true => "--write-bs",
+                false => "--bs",
+            };
             return Err(Error::usage(format!(
-                "--bs {} is larger than the span --size {}; use a smaller --bs or a larger --size",
-                fmt_size(self.bs),
+                "{opt} {} is larger than the span --size {}; use a smaller {opt} or a larger --size",
+                fmt_size(self.buf_bs()),
                 fmt_size(size)
             )));
         }
@@ -467,6 +478,9 @@ impl Spec {
         self.validate_targets()?;
         // Checked for reads too: a new file is laid out with the data options.
         self.data.validate(self.bs)?;
+        if let Some(w) = &self.write_bs {
+            self.data.validate(w.bs)?;
+        }
         if self.engine == EngineKind::IoUring && self.qd > 32768 {
             return Err(Error::usage(
                 "--qd is too deep for io_uring; use at most 4096",
@@ -498,6 +512,20 @@ impl Spec {
             if !self.engine.caps().needs_fd {
                 return Err(Error::usage(
                     "--verify reads back what was written; --engine null writes nothing",
+                ));
+            }
+        }
+        if let Some(w) = &self.write_bs {
+            w.validate(self.direct && self.engine.caps().does_io)?;
+            if !self.rw.is_mixed() {
+                return Err(Error::usage(format!(
+                    "--write-bs sizes the writes of a mix; --rw {} has one direction: give its size with --bs",
+                    self.rw.name()
+                )));
+            }
+            if self.verify {
+                return Err(Error::usage(
+                    "--verify checks fixed-size blocks; drop --write-bs or --verify",
                 ));
             }
         }

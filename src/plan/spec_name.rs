@@ -70,16 +70,42 @@ impl Spec {
         s
     }
 
-    /// The block size as shown: `4k`, or the mix (`4k/50:64k/50`, `4k-64k`).
+    /// The block size as shown: `4k`, or the mix (`4k/50:64k/50`, `4k-64k`); reads' then
+    /// writes' (`4k,64k`) when a mix's differ (`--write-bs`).
     pub(crate) fn bs_text(&self) -> String {
-        match &self.bs_mix {
+        let reads = match &self.bs_mix {
             Some(m) => m.text(),
             None => crate::units::fmt_size_short(self.bs),
+        };
+        match &self.write_bs {
+            Some(w) => format!("{reads},{}", w.text()),
+            None => reads,
         }
     }
 
-    /// The expected bytes of one I/O: `bs`, or the mix's mean.
+    /// The expected bytes of one I/O: `bs`, or the mix's mean; with `--write-bs`, the
+    /// reads' and the writes' weighted by the mix.
     pub(crate) fn mean_bs(&self) -> f64 {
-        self.bs_mix.as_ref().map_or(self.bs as f64, BsMix::mean)
+        let reads = self.bs_mix.as_ref().map_or(self.bs as f64, BsMix::mean);
+        match &self.write_bs {
+            Some(w) => {
+                let r = self.rwmixread as f64 / 100.0;
+                reads * r + w.mean() * (1.0 - r)
+            }
+            None => reads,
+        }
+    }
+
+    /// The largest I/O of either direction: the size of every buffer.
+    pub(crate) fn buf_bs(&self) -> u64 {
+        self.write_bs
+            .as_ref()
+            .map_or(self.bs, |w| w.bs.max(self.bs))
+    }
+
+    /// The smallest I/O of either direction: random offsets are aligned to it.
+    pub(crate) fn grain(&self) -> u64 {
+        let reads = self.bs_mix.as_ref().map_or(self.bs, BsMix::min);
+        self.write_bs.as_ref().map_or(reads, |w| w.min().min(reads))
     }
 }

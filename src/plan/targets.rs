@@ -21,7 +21,7 @@ impl Spec {
         let mut s = self.clone();
         let share = |p: f64| (len as f64 * p / 100.0) as u64;
         if let Some(p) = self.offset_pct {
-            s.offset = share(p) / self.bs.max(1) * self.bs.max(1);
+            s.offset = share(p) / self.buf_bs().max(1) * self.buf_bs().max(1);
         }
         if let Some(p) = self.size_pct {
             s.size = Some(share(p).min(len.saturating_sub(s.offset)));
@@ -85,9 +85,9 @@ impl Spec {
                 )));
             }
         }
-        if self.verify {
+        if self.verify && !self.serves_files() {
             return Err(Error::usage(
-                "--verify reads back one target; run it on each target alone",
+                "--verify reads back what each job wrote, and without --file-service every target has its own jobs; add --file-service, or run each target alone",
             ));
         }
         if !self.engine.caps().needs_fd {
@@ -370,7 +370,7 @@ impl Spec {
                     "the ranks share one target, split into a segment each: give --size (the whole span), or name a file per rank with {rank}",
                 )
             })?;
-            let seg = span / at.size as u64 / self.bs * self.bs;
+            let seg = span / at.size as u64 / self.buf_bs() * self.buf_bs();
             if seg == 0 {
                 return Err(Error::usage(format!(
                     "--size {} split between {} ranks leaves less than one --bs block each; use a larger --size",

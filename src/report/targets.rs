@@ -67,16 +67,27 @@ pub(crate) fn run_targets(run: &Run) -> Option<Table> {
         "kernel I/Os",
     ]);
     let reps = counted(run);
+    let device_of = |i: usize| {
+        run.targets[i]
+            .target
+            .device
+            .as_ref()
+            .map(|d| d.name.as_str())
+    };
     for (i, part) in run.targets.iter().enumerate() {
         let per: Vec<_> = reps.iter().filter_map(|r| r.targets.get(i)).collect();
         let dirs: Vec<_> = per.iter().map(|p| [p.read, p.write, p.trim]).collect();
         let devs: Vec<_> = per.iter().map(|p| p.device.as_ref()).collect();
-        let dev = part
-            .target
-            .device
-            .as_ref()
-            .map_or(NONE, |d| d.name.as_str());
-        t.push(row(&part.target.path, dev, &part.summary, &dirs, &devs));
+        let dev = device_of(i).unwrap_or(NONE);
+        let mut cells = row(&part.target.path, dev, &part.summary, &dirs, &devs);
+        // A device under several targets: its counters are all of theirs, not this one's.
+        let sharing = (0..run.targets.len())
+            .filter(|&j| device_of(j).is_some_and(|d| d == dev))
+            .count();
+        if sharing > 1 && cells[7] != NONE {
+            cells[7] = format!("{} ({dev}, all {sharing} targets)", cells[7]);
+        }
+        t.push(cells);
     }
     let dirs: Vec<_> = reps.iter().map(|r| [r.read, r.write, r.trim]).collect();
     let devs: Vec<_> = reps.iter().map(|r| r.device.as_ref()).collect();

@@ -226,6 +226,7 @@ pub fn aggregate(parts: &[RankPart], direct: bool) -> Repetition {
                 trim: p.rep.trim,
                 fsyncs: p.rep.fsyncs,
                 device: p.rep.device.clone(),
+                verify: None,
             })
             .collect(),
     }

@@ -37,6 +37,10 @@ pub struct TargetRep {
     /// The kernel's block counters of the device under this target, after minus before;
     /// `null` when it has no block device iomark can see.
     pub device: Option<DeviceDelta>,
+    /// With `--verify` on several files (`--file-service`): what reading this target's
+    /// written blocks back found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::results::verify::VerifyReport>,
 }
 
 /// One target of a run on several: `runs[].targets[]`.

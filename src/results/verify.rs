@@ -59,6 +59,21 @@ impl VerifyReport {
         }
     }
 
+    /// This report and `other`'s added up (several targets' or ranks'): the counts
+    /// summed, the first bad blocks of both (offsets in their own targets).
+    pub fn plus(mut self, other: &VerifyReport) -> VerifyReport {
+        self.blocks += other.blocks;
+        self.good += other.good;
+        self.corrupt += other.corrupt;
+        self.misplaced += other.misplaced;
+        self.stale += other.stale;
+        self.bytes_read += other.bytes_read;
+        let room = 10usize.saturating_sub(self.first_bad.len());
+        self.first_bad
+            .extend(other.first_bad.iter().copied().take(room));
+        self
+    }
+
     /// One line for the terminal.
     pub fn describe(&self) -> String {
         let mut s = format!(

@@ -368,7 +368,7 @@ fn agree(comm: &Comm, pulse: &mut Pulse, mine: &Result<Vec<StudyRun>>) -> Result
 }
 
 fn run_rank(comm: &Comm, job: &Job, stop: &StopFlag) -> Result<MpiOutcome> {
-    let mut pulse = Pulse::new(comm, Vec::new());
+    let mut pulse = Pulse::new(comm, Vec::new(), stop);
     pulse.hosts = hosts(comm, &mut pulse)?;
     let hosts = pulse.hosts.clone();
     let wire = match comm.rank {

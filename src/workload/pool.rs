@@ -132,9 +132,16 @@ impl UnitPool {
         &self.orig[slot * n..][..n]
     }
 
-    /// Unique unit `id`, copied into `unit` (`unit_len` bytes).
+    /// Unique unit `id`, copied into `unit` (`unit_len` bytes, or fewer: the start of the
+    /// unit, for a write whose size is not a multiple of the unit).
     #[inline]
     pub fn copy_unit(&self, id: u64, unit: &mut [u8]) {
+        if unit.len() < self.unit_len {
+            let mut whole = vec![0; self.unit_len];
+            self.copy_unit(id, &mut whole);
+            unit.copy_from_slice(&whole[..unit.len()]);
+            return;
+        }
         let at = self.start + self.slot_of(id) * self.unit_len;
         unit.copy_from_slice(&self.bytes[at..at + self.unit_len]);
         let orig = self.orig_of(self.slot_of(id));

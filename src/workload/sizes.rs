@@ -1,13 +1,16 @@
 //! The size of each I/O: fixed (`--bs`), or drawn from a mix (`--bssplit`, `--bsrange`)
-//! with the job's own seeded generator, so the same seed gives the same sizes.
+//! with the job's own seeded generator, so the same seed gives the same sizes; the writes'
+//! their own when a mix's differ (`--write-bs`).
 
-use crate::plan::bsmix::BsMix;
+use crate::plan::bsmix::{BsMix, WriteBs};
 use crate::workload::rng::Rng;
 
 /// Draws the size of every I/O of one job.
 #[derive(Debug, Clone)]
 pub(crate) struct Sizes {
-    kind: Kind,
+    reads: Kind,
+    /// The writes' when they differ (`--write-bs`); otherwise `reads` serves both.
+    writes: Option<Kind>,
     rng: Rng,
 }
 
@@ -23,10 +26,9 @@ enum Kind {
     },
 }
 
-impl Sizes {
-    /// Sizes of `bs` bytes, or drawn from `mix`.
-    pub(crate) fn new(bs: u64, mix: Option<&BsMix>, rng: Rng) -> Sizes {
-        let kind = match mix {
+impl Kind {
+    fn new(bs: u64, mix: Option<&BsMix>) -> Kind {
+        match mix {
             None => Kind::Fixed(bs as u32),
             Some(BsMix::Split(parts)) => {
                 let mut acc = 0;
@@ -43,20 +45,38 @@ impl Sizes {
                 lo: *lo as u32,
                 steps: hi / lo,
             },
-        };
-        Sizes { kind, rng }
+        }
     }
 
-    /// The next I/O's size in bytes.
     #[inline(always)]
-    pub(crate) fn next_len(&mut self) -> u32 {
-        match &self.kind {
+    fn draw(&self, rng: &mut Rng) -> u32 {
+        match self {
             Kind::Fixed(bs) => *bs,
             Kind::Split(cum) => {
-                let r = self.rng.below(100) as u32;
+                let r = rng.below(100) as u32;
                 cum.iter().find(|(c, _)| r < *c).map_or(cum[0].1, |p| p.1)
             }
-            Kind::Range { lo, steps } => lo * (1 + self.rng.below(*steps) as u32),
+            Kind::Range { lo, steps } => lo * (1 + rng.below(*steps) as u32),
+        }
+    }
+}
+
+impl Sizes {
+    /// Sizes of `bs` bytes, or drawn from `mix`; the writes' from `writes` when given.
+    pub(crate) fn new(bs: u64, mix: Option<&BsMix>, writes: Option<&WriteBs>, rng: Rng) -> Sizes {
+        Sizes {
+            reads: Kind::new(bs, mix),
+            writes: writes.map(|w| Kind::new(w.bs, w.mix.as_ref())),
+            rng,
+        }
+    }
+
+    /// The next I/O's size in bytes, for a read or a write.
+    #[inline(always)]
+    pub(crate) fn next_len(&mut self, read: bool) -> u32 {
+        match (&self.writes, read) {
+            (Some(w), false) => w.draw(&mut self.rng),
+            _ => self.reads.draw(&mut self.rng),
         }
     }
 }
@@ -73,12 +93,12 @@ mod tests {
             BsMix::parse_split("512/10:8k/90", size).unwrap(),
             BsMix::parse_range("4k-64k", size).unwrap(),
         ] {
-            let mut s = Sizes::new(mix.max(), Some(&mix), Rng::new(3, 4));
+            let mut s = Sizes::new(mix.max(), Some(&mix), None, Rng::new(3, 4));
             let n = 200_000;
             let mut counts = std::collections::BTreeMap::new();
             let mut total = 0u64;
             for _ in 0..n {
-                let l = s.next_len() as u64;
+                let l = s.next_len(true) as u64;
                 assert!(mix.sizes().contains(&l) || matches!(mix, BsMix::Range { .. }));
                 assert!(l >= mix.min() && l <= mix.max() && l.is_multiple_of(mix.min()));
                 *counts.entry(l).or_insert(0u64) += 1;
@@ -98,6 +118,31 @@ mod tests {
                 assert_eq!(counts.len(), 16, "every multiple of 4k up to 64k");
             }
         }
-        assert_eq!(Sizes::new(8192, None, Rng::new(0, 0)).next_len(), 8192);
+        assert_eq!(
+            Sizes::new(8192, None, None, Rng::new(0, 0)).next_len(false),
+            8192
+        );
+    }
+
+    #[test]
+    fn writes_take_their_own_sizes_and_reads_theirs() {
+        let size = |s: &str| crate::plan::resolve::size_opt("--write-bs", s);
+        let w = WriteBs::parse("64k/50:128k/50", size).unwrap();
+        let mut s = Sizes::new(4096, None, Some(&w), Rng::new(5, 6));
+        let (mut w64, mut w128) = (0, 0);
+        for i in 0..20_000 {
+            let read = i % 3 == 0;
+            match (read, s.next_len(read)) {
+                (true, l) => assert_eq!(l, 4096),
+                (false, 65536) => w64 += 1,
+                (false, 131072) => w128 += 1,
+                (false, l) => panic!("a write of {l} bytes"),
+            }
+        }
+        let share = w64 as f64 / (w64 + w128) as f64;
+        assert!((share - 0.5).abs() < 0.02, "64k share {share}");
+        // Without a write side, writes take the reads' sizes.
+        let mut s = Sizes::new(8192, None, None, Rng::new(5, 6));
+        assert_eq!((s.next_len(true), s.next_len(false)), (8192, 8192));
     }
 }

@@ -808,3 +808,14 @@ pub fn assert_fio_parses(job: &Path) {
         .unwrap();
     assert_success(&out);
 }
+
+/// The plan of `iomark fio JOB --dry-run --json` (expects success).
+pub fn fio_plan(job: &Path) -> Value {
+    let out = stdout_of(&[
+        OsStr::new("fio"),
+        job.as_os_str(),
+        "--dry-run".as_ref(),
+        "--json".as_ref(),
+    ]);
+    serde_json::from_slice(&out).expect("stdout is the plan")
+}

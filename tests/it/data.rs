@@ -176,6 +176,26 @@ fn data_stream_is_what_a_write_run_writes() {
 }
 
 #[test]
+fn a_block_size_not_a_multiple_of_the_unit_writes_the_data_stream() {
+    // A write of 6000 bytes is one whole 4 KiB unit and the start of the next: it used to
+    // panic in the pool's copy (a source of 4096 bytes into 1904).
+    let dir = tmp();
+    let f = dir.path().join("odd.dat");
+    let shape = ["--bs", "6000", "--size", "600000", "--seed", "4"];
+    let args = [
+        &["run", "--rw", "write", "--buffered", "--keep"][..],
+        &shape,
+        &[f.to_str().unwrap()],
+    ]
+    .concat();
+    run_json(&args);
+    let written = std::fs::read(&f).unwrap();
+    let stream = data_stream(&shape);
+    assert_eq!(written.len(), 600000);
+    assert!(written == stream, "the file differs from `iomark data`");
+}
+
+#[test]
 fn writes_sent_from_the_pool_are_the_data_stream() {
     // Without dedup or verify, writes are sent straight from the data pool (stamped in
     // place): with queue depth 8 on io_uring and libaio, over 40 MiB (two and a half

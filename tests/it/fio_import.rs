@@ -253,19 +253,29 @@ fn pairs_in_compare(dir: &Path, fio_doc: PathBuf, args: &[&str]) {
 
 // ---- items 3 and 4: block sizes and fio's units -----------------------------------
 
-/// `spec.bs` is the average transfer fio did (bytes ÷ I/Os of the main direction), and
-/// the block-size label is `label`.
+/// `spec.bs` is the average transfer fio did (bytes ÷ I/Os of the main direction; of the
+/// reads, and `spec.write_bs` of the writes, in a mix whose sizes differ), and the
+/// block-size label is `label`.
 fn check_bs(path: &Path, label: &str) {
     let doc = import(path);
     let run = &runs(&doc)[0];
     let job = &fio_jobs(path)[0];
-    let main = if job["read"]["total_ios"].as_u64() >= job["write"]["total_ios"].as_u64() {
+    let avg =
+        |d: &Value| (d["io_bytes"].as_f64().unwrap() / d["total_ios"].as_f64().unwrap()).round();
+    let pair = run["spec"].get("write_bs").is_some();
+    let main = if pair || job["read"]["total_ios"].as_u64() >= job["write"]["total_ios"].as_u64() {
         &job["read"]
     } else {
         &job["write"]
     };
-    let avg = (main["io_bytes"].as_f64().unwrap() / main["total_ios"].as_f64().unwrap()).round();
-    assert_eq!(run["spec"]["bs"].as_f64(), Some(avg), "{label}");
+    assert_eq!(run["spec"]["bs"].as_f64(), Some(avg(main)), "{label}");
+    if pair {
+        assert_eq!(
+            run["spec"]["write_bs"]["bs"].as_f64(),
+            Some(avg(&job["write"])),
+            "{label}"
+        );
+    }
     let got = run["fio"]["bs"].as_str().unwrap();
     assert!(got.starts_with(label), "{got} should start with {label}");
     for d in ["read", "write"] {

@@ -246,8 +246,8 @@ fn unsupported_options_are_one_error_naming_each_line() {
     let job = dir.path().join("odd.fio");
     std::fs::write(
         &job,
-        "[global]\nrate_process=poisson\nsize=1m\n[a]\nioscheduler=none\nopenfiles=4\n\
-         [b]\nrw=randtrim\npre_read=1\nfile_service_type=pareto\nfrobnicate\n",
+        "[global]\nrate_process=poisson\nsize=1m\n[a]\nioscheduler=none\nfilename_format=f\n\
+         [b]\nrw=randtrim\npre_read=1\nfile_service_type=normal\nfrobnicate\n",
     )
     .unwrap();
     let out = iomark().arg("fio").arg(&job).output().unwrap();
@@ -258,9 +258,9 @@ fn unsupported_options_are_one_error_naming_each_line() {
     for (line, what) in [
         (2, "rate_process=poisson"),
         (5, "ioscheduler=none"),
-        (6, "openfiles=4"),
+        (6, "filename_format=f"),
         (9, "pre_read=1"),
-        (10, "file_service_type=pareto"),
+        (10, "file_service_type=normal"),
         (11, "frobnicate"),
     ] {
         assert!(
@@ -284,7 +284,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     let doc = read_json(&res);
     let w = doc["runs"][0]["warnings"].to_string();
     assert!(
-        w.contains("odd.fio:6 openfiles") && w.contains("odd.fio:2 rate_process"),
+        w.contains("odd.fio:6 filename_format") && w.contains("odd.fio:2 rate_process"),
         "{w}"
     );
     assert!(!dir.path().join("a.0.0").exists() && !dir.path().join("b.0.0").exists());
@@ -341,13 +341,7 @@ fn as_fio_round_trips_through_iomark_fio() {
     let text = stdout_of(&[&["suite"][..], &args, &["--dry-run", "--as-fio"]].concat());
     let job = dir.path().join("qd.fio");
     std::fs::write(&job, &text).unwrap();
-    let back: Value = serde_json::from_slice(&stdout_of(&[
-        "fio",
-        job.to_str().unwrap(),
-        "--dry-run",
-        "--json",
-    ]))
-    .unwrap();
+    let back: Value = fio_plan(&job);
     let strip = |runs: &Value| -> Vec<(String, u64, u64, u64, Value, bool)> {
         (runs.as_array().unwrap().iter())
             .map(|r| {
@@ -429,13 +423,7 @@ fn fio_runs_what_as_fio_wrote() {
     ]);
     let job = dir.path().join("qd.fio");
     std::fs::write(&job, &text).unwrap();
-    let plan: Value = serde_json::from_slice(&stdout_of(&[
-        "fio",
-        job.to_str().unwrap(),
-        "--dry-run",
-        "--json",
-    ]))
-    .unwrap();
+    let plan: Value = fio_plan(&job);
     let fio_out = std::process::Command::new("fio")
         // fio saves a verify job's state file in its working directory.
         .current_dir(job.parent().unwrap())
@@ -612,13 +600,7 @@ fn every_preset_round_trips_and_fio_parses_it() {
         let text = stdout_of(&[&["suite"][..], &args, &["--dry-run", "--as-fio"]].concat());
         let job = dir.path().join(format!("{study}.fio"));
         std::fs::write(&job, &text).unwrap();
-        let back: Value = serde_json::from_slice(&stdout_of(&[
-            "fio",
-            job.to_str().unwrap(),
-            "--dry-run",
-            "--json",
-        ]))
-        .unwrap();
+        let back: Value = fio_plan(&job);
         let key = |runs: &Value| -> Vec<(Value, Value, Value, Value, Value, Value)> {
             (runs.as_array().unwrap().iter())
                 .map(|r| {
@@ -769,13 +751,7 @@ fn block_size_mixes_round_trip_and_average_their_mean() {
         assert!(text.lines().any(|l| l == "norandommap"));
         let job = dir.path().join("mix.fio");
         std::fs::write(&job, &text).unwrap();
-        let back: Value = serde_json::from_slice(&stdout_of(&[
-            "fio",
-            job.to_str().unwrap(),
-            "--dry-run",
-            "--json",
-        ]))
-        .unwrap();
+        let back: Value = fio_plan(&job);
         let mixes = |p: &Value| -> Vec<Value> {
             (p["runs"].as_array().unwrap().iter())
                 .map(|r| r["spec"]["bs_mix"].clone())

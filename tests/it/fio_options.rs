@@ -137,13 +137,7 @@ fn zones_and_centers_map_and_round_trip() {
         );
         let back = dir.path().join("back.fio");
         std::fs::write(&back, &text).unwrap();
-        let plan: Value = serde_json::from_slice(&stdout_of(&[
-            "fio",
-            back.to_str().unwrap(),
-            "--dry-run",
-            "--json",
-        ]))
-        .unwrap();
+        let plan: Value = fio_plan(&back);
         let got = plan.to_string();
         let want = serde_json::to_string(&d_of(dist)).unwrap();
         assert!(

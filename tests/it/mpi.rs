@@ -370,19 +370,17 @@ pub(crate) fn rank_pid(marker: &str, rank: u32) -> Option<i32> {
     })
 }
 
-#[test]
-fn a_rank_that_stops_answering_ends_the_job_within_the_watchdogs_bound() {
-    let _alone = crate::common::exclusive();
-    let Some(bin) = ready(false) else { return };
-    let dir = tmp();
-    let template = dir.path().join("w{rank}.dat").display().to_string();
+/// Three ranks of a 2 s buffered random-read run on files in `dir`; rank 2 is frozen
+/// (SIGSTOP, as a hung node) 1.5 s into the run. The job and rank 2's pid.
+fn three_ranks_with_rank_2_frozen(bin: &Path, dir: &Path) -> (std::process::Child, i32) {
+    let template = dir.join("w{rank}.dat").display().to_string();
     let child = Command::new("mpirun")
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
         .env_remove("RUST_BACKTRACE")
         .args(["-np", "3"])
-        .arg(&bin)
+        .arg(bin)
         .args([
             "run",
             "--rw",
@@ -397,8 +395,7 @@ fn a_rank_that_stops_answering_ends_the_job_within_the_watchdogs_bound() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Rank 2 is stopped (as a hung or frozen node would be) once the run is under way.
-    let marker = dir.path().display().to_string();
+    let marker = dir.display().to_string();
     let t0 = Instant::now();
     let pid = loop {
         if let Some(p) = rank_pid(&marker, 2) {
@@ -413,6 +410,15 @@ fn a_rank_that_stops_answering_ends_the_job_within_the_watchdogs_bound() {
     std::thread::sleep(Duration::from_millis(1500));
     // SAFETY: a signal to a process this test's mpirun started; no memory is involved.
     unsafe { libc::kill(pid, libc::SIGSTOP) };
+    (child, pid)
+}
+
+#[test]
+fn a_rank_that_stops_answering_ends_the_job_within_the_watchdogs_bound() {
+    let _alone = crate::common::exclusive();
+    let Some(bin) = ready(false) else { return };
+    let dir = tmp();
+    let (child, pid) = three_ranks_with_rank_2_frozen(&bin, dir.path());
     let stopped_at = Instant::now();
     let out = child.wait_with_output().unwrap();
     let took = stopped_at.elapsed();
@@ -427,13 +433,51 @@ fn a_rank_that_stops_answering_ends_the_job_within_the_watchdogs_bound() {
     assert!(err.contains("no word from the other ranks"), "{err}");
     // 2 s of runtime, the watchdog's 30 s slack, a few seconds for the launcher.
     assert!(took < Duration::from_secs(45), "took {took:?}");
-    // The rank whose watchdog fired removed its file; the launcher killed the others
-    // (SIGKILL after SIGTERM, while they waited inside MPI), so theirs stay, marked with
-    // their dead processes: a later run takes them over (see docs/scale-out.md).
-    assert!(
-        !dir.path().join("w0.dat").exists(),
-        "rank 0's file left behind"
-    );
+    // The rank whose watchdog fired removed its file; rank 1, waiting too, removed its
+    // own when the launcher's SIGTERM came (before, it waited on inside MPI until the
+    // SIGKILL, and its file stayed). Rank 2 was frozen: its file stays, marked with its
+    // dead process, and a later run takes it over (see docs/scale-out.md).
+    for r in [0, 1] {
+        assert!(
+            !dir.path().join(format!("w{r}.dat")).exists(),
+            "rank {r}'s file left behind: {err}"
+        );
+    }
+}
+
+#[test]
+fn waiting_ranks_stopped_by_sigterm_end_at_once_and_remove_their_files() {
+    // A cut while ranks 0 and 1 wait for a frozen rank 2 (the launcher's SIGTERM, sent
+    // here to each): they end within the grace of 3 s instead of the watchdog's 30, say
+    // why, and leave no file behind (the launcher's SIGKILL used to find them still
+    // waiting inside MPI).
+    let _alone = crate::common::exclusive();
+    let Some(bin) = ready(false) else { return };
+    let dir = tmp();
+    let (child, pid) = three_ranks_with_rank_2_frozen(&bin, dir.path());
+    // Ranks 0 and 1 finish their 2 s and wait for rank 2's figures.
+    std::thread::sleep(Duration::from_millis(1500));
+    let marker = dir.path().display().to_string();
+    let cut = Instant::now();
+    for r in [0, 1] {
+        let p = rank_pid(&marker, r).expect("ranks 0 and 1 wait");
+        // SAFETY: a signal to a process this test's mpirun started; no memory is involved.
+        unsafe { libc::kill(p, libc::SIGTERM) };
+    }
+    let out = child.wait_with_output().unwrap();
+    let took = cut.elapsed();
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("stopped by SIGTERM"), "{err}");
+    assert!(took < Duration::from_secs(15), "took {took:?}: {err}");
+    for r in [0, 1] {
+        assert!(
+            !dir.path().join(format!("w{r}.dat")).exists(),
+            "rank {r}'s file left behind: {err}"
+        );
+    }
 }
 
 /// A stonewalled repetition: the first finisher (part 0, not held back) moved all its

@@ -190,6 +190,26 @@ fn files_in_one_run_add_up_and_the_reports_show_each_target() {
     assert!(text.contains("all 2 (aggregate)"), "{text}");
     let doc = crate::common::read_json(&doc_path);
     let run = &doc["runs"][0];
+    // Both files are on one device: each row says its kernel count is the device's, for
+    // both targets (it showed the whole count as each target's own), and the write
+    // amplification names the device once (it said "vda+vda").
+    match run["target"]["device"]["name"].as_str() {
+        Some(dev) => {
+            let rows: Vec<&str> = text
+                .lines()
+                .filter(|l| l.starts_with('/') && l.contains(".dat "))
+                .collect();
+            assert_eq!(rows.len(), 2, "{text}");
+            for r in rows {
+                assert!(r.ends_with(&format!("({dev}, all 2 targets)")), "{r}");
+            }
+            assert!(!text.contains(&format!("{dev}+{dev}")), "{text}");
+        }
+        None => eprintln!(
+            "skipped the device columns: no block device under {}",
+            dir.path().display()
+        ),
+    }
     assert!(run["name"].as_str().unwrap().ends_with("on 2 targets"));
     assert_eq!(run["spec"]["targets"].as_array().unwrap().len(), 2);
     for rep in run["repetitions"].as_array().unwrap() {
@@ -244,7 +264,7 @@ fn several_targets_refuse_what_they_cannot_do() {
     assert_refused(&run(&[&a, &a]), "named twice");
     assert_refused(
         &run(&["--verify", &a, &b]),
-        "--verify reads back one target",
+        "without --file-service every target has its own jobs",
     );
     assert_refused(&run(&["--engine", "null", &a, &b]), "--engine null");
     // A foreign file as the second target: refused before the first is created.

@@ -137,10 +137,10 @@ impl Target {
 
     /// Checks block size, offset and span against the target's direct-I/O alignment.
     pub(super) fn check_geometry(&mut self, spec: &Spec) -> Result<()> {
-        if spec.bs > self.span {
+        if spec.buf_bs() > self.span {
             return Err(Error::target(format!(
                 "--bs {} is larger than the span of {} ({}); use a smaller --bs or a larger --size",
-                fmt_size(spec.bs),
+                fmt_size(spec.buf_bs()),
                 self.path.display(),
                 fmt_size(self.span)
             )));
@@ -172,14 +172,19 @@ impl Target {
                 self.path.display()
             )));
         }
-        if let Some(m) = &spec.bs_mix
-            && let Some(bad) = m.sizes().into_iter().find(|b| !b.is_multiple_of(a))
-        {
-            return Err(Error::target(format!(
-                "{} has {bad} bytes, not a multiple of {a} bytes, the alignment direct I/O needs on {}; use multiples of {a} or --buffered",
-                m.opt(),
-                self.path.display()
-            )));
+        let mixes = (spec
+            .bs_mix
+            .as_ref()
+            .map(|m| (m.opt(), m.sizes()))
+            .into_iter())
+        .chain((spec.write_bs.as_ref()).map(|w| (format!("--write-bs {}", w.text()), w.sizes())));
+        for (opt, sizes) in mixes {
+            if let Some(bad) = sizes.into_iter().find(|b| !b.is_multiple_of(a)) {
+                return Err(Error::target(format!(
+                    "{opt} has {bad} bytes, not a multiple of {a} bytes, the alignment direct I/O needs on {}; use multiples of {a} or --buffered",
+                    self.path.display()
+                )));
+            }
         }
         if !spec.offset.is_multiple_of(a) {
             return Err(Error::target(format!(

@@ -27,40 +27,44 @@ pub(super) fn block_sizes(c: &mut Ctx, pattern: &str) -> Result<()> {
     bs(c, pattern)
 }
 
-/// The side of a `read,write` value the pattern uses; `None` (refused) for a mix whose
-/// two sides differ.
-fn side<'t>(c: &mut Ctx, key: &str, text: &'t str, pattern: &str) -> Option<&'t str> {
+/// The sides of a `read,write,trim` value: a side not given takes the one before it.
+fn sides(text: &str) -> (&str, &str, &str) {
     let sides: Vec<&str> = text.split(',').map(str::trim).collect();
     let read = sides[0];
     let write = sides.get(1).copied().unwrap_or(read);
     let trim = sides.get(2).copied().unwrap_or(write);
-    let mixed = pattern == "rw" || pattern == "randrw";
-    if (mixed && read != write) || (pattern == "trimwrite" && trim != write) {
-        c.refuse(key, &differ(pattern));
-        return None;
-    }
-    Some(match pattern {
-        "write" | "randwrite" | "trimwrite" => write,
-        "trim" | "randtrim" => trim,
-        _ => read,
-    })
+    (read, write, trim)
 }
 
-/// Why a mixed pattern's two sides cannot differ.
-fn differ(pattern: &str) -> String {
+/// The side the pattern uses, and a mix's writes' side when it differs from its reads'
+/// (iomark's `--write-bs`); `None` (refused) for a trimwrite whose sides differ.
+fn pick<T: PartialEq + Copy>(
+    c: &mut Ctx,
+    key: &str,
+    pattern: &str,
+    (read, write, trim): (T, T, T),
+) -> Option<(T, Option<T>)> {
     match pattern {
-        "trimwrite" => "different trim and write block sizes in trimwrite are not in iomark",
-        _ => "different read and write block sizes in one mix are not in iomark",
+        "trimwrite" if trim != write => {
+            c.refuse(
+                key,
+                "different trim and write block sizes in trimwrite are not in iomark",
+            );
+            None
+        }
+        "write" | "randwrite" | "trimwrite" => Some((write, None)),
+        "trim" | "randtrim" => Some((trim, None)),
+        "rw" | "randrw" => Some((read, (write != read).then_some(write))),
+        _ => Some((read, None)),
     }
-    .to_string()
 }
 
 /// `bssplit` (`SIZE/PCT:…`, `sep` '/') or `bsrange` (`LOW-HIGH`, `sep` '-'), its sizes in
-/// bytes, for iomark's option of the same name.
+/// bytes, for iomark's option of the same name (and `--write-bs` for a mix's writes).
 fn mix(c: &mut Ctx, key: &str, sep: char, pattern: &str) -> Result<()> {
     let e = c.get(key).cloned().expect("checked by the caller");
     let text = e.value.clone().unwrap_or_default();
-    let Some(side) = side(c, key, &text, pattern) else {
+    let Some((side, write)) = pick(c, key, pattern, sides(&text)) else {
         return Ok(());
     };
     let bad = |s: &str| {
@@ -69,34 +73,41 @@ fn mix(c: &mut Ctx, key: &str, sep: char, pattern: &str) -> Result<()> {
             e.at
         ))
     };
-    let mut out = Vec::new();
-    for part in side.split(':').filter(|p| !p.trim().is_empty()) {
-        let mut pieces = part.splitn(2, sep);
-        let s = pieces.next().unwrap_or("").trim();
-        let bytes = fio_size(s, c.kb_base).ok_or_else(|| bad(s))?;
-        out.push(match pieces.next() {
-            Some(rest) if key == "bsrange" => {
-                let hi = fio_size(rest.trim(), c.kb_base).ok_or_else(|| bad(rest))?;
-                format!("{bytes}-{hi}")
-            }
-            Some(pct) => format!("{bytes}/{}", pct.trim()),
-            None => bytes.to_string(),
-        });
+    let bytes = |side: &str| -> Result<String> {
+        let mut out = Vec::new();
+        for part in side.split(':').filter(|p| !p.trim().is_empty()) {
+            let mut pieces = part.splitn(2, sep);
+            let s = pieces.next().unwrap_or("").trim();
+            let b = fio_size(s, c.kb_base).ok_or_else(|| bad(s))?;
+            out.push(match pieces.next() {
+                Some(rest) if key == "bsrange" => {
+                    let hi = fio_size(rest.trim(), c.kb_base).ok_or_else(|| bad(rest))?;
+                    format!("{b}-{hi}")
+                }
+                Some(pct) => format!("{b}/{}", pct.trim()),
+                None => b.to_string(),
+            });
+        }
+        match out.is_empty() {
+            true => Err(bad(side)),
+            false => Ok(out.join(":")),
+        }
+    };
+    let (side, write) = (bytes(side)?, write.map(bytes).transpose()?);
+    c.set(key, side);
+    if let Some(w) = write {
+        c.set("write-bs", w);
     }
-    if out.is_empty() {
-        return Err(bad(side));
-    }
-    c.set(key, out.join(":"));
     Ok(())
 }
 
-/// `bs`, with fio's read,write pairs: the side the pattern uses.
+/// `bs`, with fio's read,write pairs: the side the pattern uses (and `--write-bs` for a
+/// mix whose writes' size differs).
 fn bs(c: &mut Ctx, pattern: &str) -> Result<()> {
     let Some(e) = c.get("bs").cloned() else {
         return Ok(());
     };
     let text = e.value.clone().unwrap_or_default();
-    let sides: Vec<&str> = text.split(',').map(str::trim).collect();
     let size = |s: &str| -> Result<u64> {
         if s.is_empty() {
             return Ok(4096); // fio's default for a side left empty
@@ -108,25 +119,14 @@ fn bs(c: &mut Ctx, pattern: &str) -> Result<()> {
             ))
         })
     };
-    let read = size(sides[0])?;
-    let write = match sides.get(1) {
-        Some(w) => size(w)?,
-        None => read,
-    };
-    let trim = match sides.get(2) {
-        Some(t) => size(t)?,
-        None => write,
-    };
-    let mixed = pattern == "rw" || pattern == "randrw";
-    if (mixed && read != write) || (pattern == "trimwrite" && trim != write) {
-        c.refuse("bs", &differ(pattern));
+    let (r, w, t) = sides(&text);
+    let all = (size(r)?, size(w)?, size(t)?);
+    let Some((b, write)) = pick(c, "bs", pattern, all) else {
         return Ok(());
-    }
-    let b = match pattern {
-        "write" | "randwrite" | "trimwrite" => write,
-        "trim" | "randtrim" => trim,
-        _ => read,
     };
     c.set("bs", b.to_string());
+    if let Some(w) = write {
+        c.set("write-bs", w.to_string());
+    }
     Ok(())
 }

@@ -7,7 +7,8 @@ use crate::error::{Error, Result};
 /// Maps `fadvise_hint` (fio's default `1`: advice by the pattern), `invalidate` (fio's
 /// default `1`: the file's pages dropped as the job opens it and, time-based, at each
 /// new pass) and the random map of a random job (fio's default, unless `norandommap`,
-/// a block-size mix, a skewed distribution or `:N` runs, which iomark draws without one).
+/// a block-size mix or other sizes for writes, a skewed distribution or `:N` runs,
+/// which iomark draws without one).
 pub(super) fn page_cache(c: &mut Ctx) -> Result<()> {
     let hint = match c.value("fadvise_hint") {
         None | Some("1") => "auto",
@@ -40,7 +41,13 @@ pub(super) fn page_cache(c: &mut Ctx) -> Result<()> {
         .and_then(|(_, v)| v.as_deref())
         .is_some_and(|d| d != "random" && d != "uniform");
     let norandommap = c.get("norandommap").map(super::map::flag).transpose()? == Some(true);
-    if random && !norandommap && !skewed && !set("bssplit") && !set("bsrange") && !set("random-run")
+    if random
+        && !norandommap
+        && !skewed
+        && !set("bssplit")
+        && !set("bsrange")
+        && !set("write-bs")
+        && !set("random-run")
     {
         c.set("random-map", "1");
     }

@@ -63,6 +63,7 @@ pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
         None => (vec![in_dir(dirs.first(), format!("{name}.0.0"))], false),
     };
     let per_job = if split { nrfiles } else { files.len() as u64 };
+    open_files(c, per_job)?;
     sizes(c, per_job)?;
     service(c, files.len() > 1, split);
     c.job.target = files.first().cloned();
@@ -112,20 +113,52 @@ fn service(c: &mut Ctx, several: bool, split: bool) {
         .unwrap_or("roundrobin")
         .to_string();
     // Refused: run without it (--ignore-unsupported), fio's default.
-    let fs = FileService::parse(&asked).unwrap_or_else(|_| {
+    let fs = FileService::from_fio(&asked).unwrap_or_else(|_| {
         c.refuse(
             "file_service_type",
-            "iomark serves files by roundrobin, sequential or random (with :N for roundrobin and random)",
+            "iomark serves files by roundrobin, sequential or random (with :N), zipf[:θ], pareto[:h] or normal:σ (gauss:σ); normal needs its σ",
         );
         FileService::parse("roundrobin").expect("a kind iomark knows")
     });
     if !several {
         return;
     }
+    let kind = asked.split(':').next().unwrap_or("").trim();
+    let note = match kind {
+        "pareto" => Some(format!(
+            "file_service_type={asked} is iomark's pareto:{} (fio's h counts the other way in its file choice; the same shares per file)",
+            fs.param.unwrap_or_default()
+        )),
+        "sequential" if asked.contains(':') => Some(format!(
+            "file_service_type={asked}: fio 3.33 stays on each file to its end whatever N says, and so does iomark"
+        )),
+        "normal" | "gauss" => Some(format!(
+            "file_service_type={asked}: iomark's σ is a percentage of the files (fio's draws narrower: normal:20 put 99% of fio's I/Os on the middle two of four files, 79% of iomark's)"
+        )),
+        _ => None,
+    };
+    c.job.notes.extend(note);
     c.set("file-service", fs.text());
     if split {
         c.job.opts.push(("split-targets".into(), None));
     }
+}
+
+/// `openfiles=N`: iomark keeps every file of a job open for the whole run, which is what
+/// fio does with N at least the job's `per_job` files (N then changes nothing); with
+/// fewer, fio serves its files a few at a time (opening the next when one is done, on
+/// the clock), which iomark does not do: refused.
+fn open_files(c: &mut Ctx, per_job: u64) -> Result<()> {
+    match count(c, "openfiles")? {
+        Some(n) if n < per_job => c.refuse(
+            "openfiles",
+            &format!(
+                "iomark keeps all of a job's files open, and fio with openfiles below the job's {per_job} files serves them a few at a time; give openfiles={per_job} or more, or drop it"
+            ),
+        ),
+        _ => {}
+    }
+    Ok(())
 }
 
 /// A whole number of at least 1, fio's way.

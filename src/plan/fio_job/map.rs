@@ -258,6 +258,7 @@ const HANDLED: &[&str] = &[
     "directory",
     "nrfiles",
     "file_service_type",
+    "openfiles",
     "thread",
     "norandommap",
     "fadvise_hint",
@@ -440,9 +441,15 @@ fn data(c: &mut Ctx) -> Result<()> {
         c.set("compress-chunk", chunk.to_string());
     }
     if let Some(p) = c.value("dedupe_percentage").map(str::to_string) {
-        // fio dedupes whole blocks.
-        let bs = c.job.opts.iter().rev().find(|(k, _)| k == "bs");
-        let unit = bs.and_then(|(_, v)| v.clone()).unwrap_or("4096".into());
+        // fio dedupes whole blocks: the writes' (a mix's own when its writes differ).
+        let fixed = |k: &str| {
+            let v = c.job.opts.iter().rev().find(|(key, _)| key == k);
+            v.and_then(|(_, v)| v.clone())
+                .filter(|v| v.bytes().all(|b| b.is_ascii_digit()))
+        };
+        let unit = fixed("write-bs")
+            .or_else(|| fixed("bs"))
+            .unwrap_or("4096".into());
         c.set("dedup", p);
         c.set("dedup-unit", unit);
     }

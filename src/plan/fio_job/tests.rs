@@ -115,7 +115,7 @@ fn trim_modes_take_the_trim_side_of_bs() {
 
 #[test]
 fn unsupported_options_are_one_error_with_lines() {
-    let text = "[global]\nrate_process=poisson\n[a]\nioscheduler=none\nfile_service_type=zipf\n\
+    let text = "[global]\nrate_process=poisson\n[a]\nioscheduler=none\nfile_service_type=normal\n\
                 nrfiles=2\n[b]\nrw=trimread\nfilename=x:y\nfrobnicate=3\n";
     let err = plan_jobs(&jobs(text).unwrap(), false, 99)
         .unwrap_err()
@@ -123,7 +123,8 @@ fn unsupported_options_are_one_error_with_lines() {
     for needle in [
         "t.fio:2 rate_process=poisson",
         "t.fio:4 ioscheduler=none",
-        "t.fio:5 file_service_type=zipf",
+        "t.fio:5 file_service_type=normal",
+        "normal needs its σ",
         "t.fio:8 rw=trimread",
         "t.fio:10 frobnicate=3",
         "--ignore-unsupported",
@@ -145,6 +146,52 @@ fn unsupported_options_are_one_error_with_lines() {
 }
 
 #[test]
+fn skewed_file_services_map_with_fios_meaning() {
+    let j = planned(
+        "[z]\nrw=randread\nfilename=a:b:c\nfile_service_type=zipf\n\
+         [p]\nrw=randread\nfilename=a:b:c\nfile_service_type=pareto:0.3\n\
+         [n]\nrw=randread\nfilename=a:b:c\nfile_service_type=gauss:20\n\
+         [s]\nrw=read\nfilename=a:b:c\nfile_service_type=sequential:4\n",
+    );
+    let want = ["zipf:1.1", "pareto:0.7", "normal:20", "sequential"];
+    for (j, want) in j.iter().zip(want) {
+        assert_eq!(opt(j, "file-service"), Some(want), "{}", j.job.name);
+    }
+    let noted = |j: &GroupedJob, what: &str| j.job.notes.iter().any(|n| n.contains(what));
+    assert!(noted(&j[1], "iomark's pareto:0.7"));
+    assert!(noted(&j[2], "percentage of the files"));
+    assert!(noted(&j[3], "whatever N says"));
+}
+
+#[test]
+fn openfiles_below_the_jobs_files_is_refused() {
+    // As many open files as the job has (each copy its own two with nrfiles): taken.
+    let j = planned(
+        "[a]\nrw=read\nfilename=a:b:c\nopenfiles=3\n\
+         [b]\nrw=read\nnrfiles=2\nnumjobs=2\nopenfiles=2\nsize=1m\n",
+    );
+    assert_eq!(opt(&j[0], "file-service"), Some("roundrobin"));
+    assert_eq!(j[1].job.targets.len(), 4);
+    let text = "[a]\nrw=read\nfilename=a:b:c\nopenfiles=2\n";
+    let err = plan_jobs(&jobs(text).unwrap(), false, 99)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("t.fio:4 openfiles=2"), "{err}");
+    assert!(err.contains("give openfiles=3 or more"), "{err}");
+    let err = plan_jobs(
+        &jobs("[a]\nfilename=a:b\nopenfiles=0\n").unwrap(),
+        false,
+        99,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("openfiles=0 is not a count"), "{err}");
+    // --ignore-unsupported: every file open, as without it.
+    let j = plan_jobs(&jobs(text).unwrap(), true, 99).unwrap();
+    assert_eq!(j[0].job.targets.len(), 3);
+}
+
+#[test]
 fn block_size_mixes_take_the_side_the_pattern_uses() {
     let j = planned(
         "[a]\nrw=randwrite\nbssplit=4k/50:64k/50,8k\nbs=16k\n\
@@ -162,12 +209,17 @@ fn block_size_mixes_take_the_side_the_pattern_uses() {
     assert_eq!(opt(&j[1], "bsrange"), Some("1000-4096"));
     assert_eq!(opt(&j[2], "bssplit"), Some("4096/50:8192/50"));
     assert_eq!(opt(&j[2], "bsrange"), None);
-    let err = plan_jobs(&jobs("[m]\nrw=randrw\nbssplit=4k,8k\n").unwrap(), false, 1);
-    assert!(
-        err.unwrap_err()
-            .to_string()
-            .contains("t.fio:3 bssplit=4k,8k")
+    // A mix whose sides differ: the reads' side, and the writes' as --write-bs.
+    let j = planned(
+        "[m]\nrw=randrw\nbssplit=4k,8k/50:16k/50\n[n]\nrw=rw\nbs=4k,64k\n[o]\nrw=rw\nbs=4k,4k\n",
     );
+    assert_eq!(opt(&j[0], "bssplit"), Some("4096"));
+    assert_eq!(opt(&j[0], "write-bs"), Some("8192/50:16384/50"));
+    assert_eq!(
+        (opt(&j[1], "bs"), opt(&j[1], "write-bs")),
+        (Some("4096"), Some("65536"))
+    );
+    assert_eq!(opt(&j[2], "write-bs"), None);
 }
 
 #[test]

@@ -84,17 +84,7 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     if s.rw.is_mixed() {
         w(format!("rwmixread={}", s.rwmixread));
     }
-    match &s.bs_mix {
-        None => w(format!("bs={}", s.bs)),
-        Some(BsMix::Split(parts)) => {
-            let p: Vec<String> = parts
-                .iter()
-                .map(|p| format!("{}/{}", p.bs, p.pct))
-                .collect();
-            w(format!("bssplit={}", p.join(":")));
-        }
-        Some(BsMix::Range { lo, hi }) => w(format!("bsrange={lo}-{hi}")),
-    }
+    block_sizes(&mut w, s);
     timing_and_offsets(&mut w, s, repeat);
     w(format!("iodepth={}", s.qd));
     w(format!("numjobs={}", s.jobs));
@@ -205,7 +195,7 @@ fn files(w: &mut impl FnMut(String), name: &str, s: &Spec) {
                     }
                 }
             }
-            w(format!("file_service_type={}", fs.text()));
+            w(format!("file_service_type={}", fs.fio_text()));
         }
     }
 }
@@ -277,7 +267,7 @@ fn timing_and_offsets(w: &mut impl FnMut(String), s: &Spec, repeat: u32) {
             w(format!("thinktime_blocks={b}"));
         }
     }
-    if s.bs_mix.is_some() && s.rw.is_random() {
+    if (s.bs_mix.is_some() || s.write_bs.is_some()) && s.rw.is_random() {
         // With its random map fio shortens an I/O to the free blocks where it lands.
         w("norandommap".into());
         w("# norandommap: iomark keeps no random map for a block-size mix; with one, fio shortens mixed-size I/Os to the free blocks they land on".into());
@@ -304,6 +294,74 @@ fn page_cache(w: &mut impl FnMut(String), s: &Spec) {
         ),
         Invalidate::Rep => {}
     }
+}
+
+/// `bs`, `bssplit` or `bsrange`; with `--write-bs`, fio's `read,write` sides.
+fn block_sizes(w: &mut impl FnMut(String), s: &Spec) {
+    // One side as each of fio's three options writes it; `None` where it cannot.
+    let as_bs = |bs: u64, mix: Option<&BsMix>| mix.is_none().then(|| bs.to_string());
+    let as_split = |bs: u64, mix: Option<&BsMix>| match mix {
+        None => Some(format!("{bs}/100")),
+        Some(BsMix::Split(parts)) => Some(
+            (parts.iter().map(|p| format!("{}/{}", p.bs, p.pct)))
+                .collect::<Vec<_>>()
+                .join(":"),
+        ),
+        Some(BsMix::Range { .. }) => None,
+    };
+    let as_range = |bs: u64, mix: Option<&BsMix>| match mix {
+        None => Some(format!("{bs}-{bs}")),
+        Some(BsMix::Range { lo, hi }) => Some(format!("{lo}-{hi}")),
+        Some(BsMix::Split(_)) => None,
+    };
+    let reads = (s.bs, s.bs_mix.as_ref());
+    let Some(wb) = &s.write_bs else {
+        match reads.1 {
+            None => w(format!("bs={}", s.bs)),
+            Some(BsMix::Split(_)) => w(format!(
+                "bssplit={}",
+                as_split(reads.0, reads.1).unwrap_or_default()
+            )),
+            Some(BsMix::Range { lo, hi }) => w(format!("bsrange={lo}-{hi}")),
+        }
+        return;
+    };
+    let writes = (wb.bs, wb.mix.as_ref());
+    let line = (as_bs(reads.0, reads.1).zip(as_bs(writes.0, writes.1)))
+        .map(|(r, w)| format!("bs={r},{w}"))
+        .or_else(|| {
+            Some(format!(
+                "bssplit={},{}",
+                as_split(reads.0, reads.1)?,
+                as_split(writes.0, writes.1)?
+            ))
+        })
+        .or_else(|| {
+            Some(format!(
+                "bsrange={},{}",
+                as_range(reads.0, reads.1)?,
+                as_range(writes.0, writes.1)?
+            ))
+        });
+    if let Some(line) = line {
+        w(line);
+        return;
+    }
+    // A split on one side and a range on the other: fio takes bssplit over bsrange, so
+    // the range is written as a split of its sizes in equal shares.
+    let range_as_split = |mix: Option<&BsMix>| match mix {
+        Some(BsMix::Range { lo, hi }) => (1..=hi / lo)
+            .map(|k| (k * lo).to_string())
+            .collect::<Vec<_>>()
+            .join(":"),
+        _ => as_split(0, mix).unwrap_or_default(),
+    };
+    w(format!(
+        "bssplit={},{}",
+        range_as_split(reads.1),
+        range_as_split(writes.1)
+    ));
+    w("# bssplit: fio has no bsrange side beside a bssplit side; the range is written as its sizes in equal shares (fio rounds the shares to whole percentages)".into());
 }
 
 fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts) {
@@ -362,7 +420,7 @@ fn data(w: &mut impl FnMut(String), s: &Spec) {
     }
     if d.dedup > 0.0 {
         w(format!("dedupe_percentage={}", d.dedup.round()));
-        if d.dedup_unit != s.bs {
+        if d.dedup_unit != s.write_bs.as_ref().map_or(s.bs, |w| w.bs) {
             w(format!(
                 "# dedup unit: iomark's is {} bytes, fio's is the block size",
                 d.dedup_unit

@@ -1,7 +1,7 @@
 //! A fio job's options → iomark's workload: the pattern, the block size and the spec.
 
 use super::Opts;
-use crate::plan::bsmix::BsMix;
+use crate::plan::bsmix::{BsMix, WriteBs};
 use crate::plan::data::DataSpec;
 use crate::plan::fio_job::units::fio_size;
 use crate::plan::spec::{EngineKind, Rw, Spec};
@@ -72,24 +72,57 @@ pub(super) fn job_bs(opts: &Opts, kb: u64, read: &DirStats, write: &DirStats) ->
 
 /// fio's `bssplit` or `bsrange` as iomark's block-size mix, so that an imported job pairs
 /// in `compare` with an iomark run of the same mix: the side (read, write) of the
-/// direction that did most, `None` when the job gives neither, when a mixed job's two
-/// sides differ (one iomark mix cannot say that), or when iomark cannot express it.
+/// direction that did most, or a mixed job's reads' side; `None` when the job gives
+/// neither or iomark cannot express it.
 pub(super) fn job_bs_mix(opts: &Opts, kb: u64, rw: Option<Rw>, reads_most: bool) -> Option<BsMix> {
-    let (text, split) = match opts.get("bssplit") {
-        Some(t) => (t, true),
-        None => (
+    let (text, split) = mix_text(opts)?;
+    let (read, write) = two_sides(text);
+    let side = match rw.is_some_and(Rw::is_mixed) || reads_most {
+        true => read,
+        false => write,
+    };
+    mix_side(side, split, kb)
+}
+
+/// A mixed job's writes' sizes when they differ from its reads' (fio's `bs=4k,64k`, or
+/// the sides of `bssplit`/`bsrange`), as iomark's `--write-bs`; with the reads' size
+/// when both sides are one size each.
+pub(super) fn job_write_bs(opts: &Opts, kb: u64, rw: Option<Rw>) -> Option<(Option<u64>, WriteBs)> {
+    if !rw.is_some_and(Rw::is_mixed) {
+        return None;
+    }
+    if let Some((text, split)) = mix_text(opts) {
+        let (read, write) = two_sides(text);
+        let (r, w) = (mix_side(read, split, kb)?, mix_side(write, split, kb)?);
+        return (r != w).then(|| (None, WriteBs::of(w.max(), Some(w))));
+    }
+    let text = opts.get("bs").or_else(|| opts.get("blocksize"))?;
+    let (read, write) = two_sides(text);
+    let (r, w) = (fio_size(read, kb)?, fio_size(write, kb)?);
+    (r != w).then_some((Some(r), WriteBs { bs: w, mix: None }))
+}
+
+/// The text of `bssplit` (true) or `bsrange` (false).
+fn mix_text<'a>(opts: &'a Opts<'a>) -> Option<(&'a str, bool)> {
+    match opts.get("bssplit") {
+        Some(t) => Some((t, true)),
+        None => Some((
             opts.get("bsrange")
                 .or_else(|| opts.get("blocksize_range"))?,
             false,
-        ),
-    };
-    let sides: Vec<&str> = text.split(',').map(str::trim).collect();
-    let read = sides[0];
-    let write = sides.get(1).copied().unwrap_or(read);
-    if rw.is_some_and(Rw::is_mixed) && read != write {
-        return None;
+        )),
     }
-    let side = if reads_most { read } else { write };
+}
+
+/// The read and write sides of a `read,write` value (a side not given takes the one
+/// before it).
+fn two_sides(text: &str) -> (&str, &str) {
+    let sides: Vec<&str> = text.split(',').map(str::trim).collect();
+    (sides[0], sides.get(1).copied().unwrap_or(sides[0]))
+}
+
+/// One side of `bssplit` (`split`) or `bsrange` as a mix iomark can run.
+fn mix_side(side: &str, split: bool, kb: u64) -> Option<BsMix> {
     let size = |s: &str| fio_size(s, kb).ok_or(crate::error::Error::usage("not a size"));
     let mix = if split {
         BsMix::parse_split(side, size)

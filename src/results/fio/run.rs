@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::latency::{direction, latency_kind};
-use super::options::{job_bs, job_bs_mix, job_rw, job_spec};
+use super::options::{job_bs, job_bs_mix, job_rw, job_spec, job_write_bs};
 use super::text::TextInfo;
 use super::{JobKey, Opts, num};
 use crate::plan::spec::{Rw, Spec};
@@ -31,6 +31,11 @@ pub(super) fn job_run(
         j.rw,
         m.read.ios >= m.write.ios && m.read.ios > 0,
     );
+    if let Some((read_bs, w)) = job_write_bs(opts, j.kb, j.rw) {
+        // A mix whose writes' sizes differ: `bs` is the reads' (`4k,64k`).
+        spec.bs = read_bs.unwrap_or(spec.bs);
+        spec.write_bs = Some(w);
+    }
     let mut warnings = vec![format!(
         "imported from fio {version}: every latency figure is {}",
         m.kind.describe()

@@ -15,6 +15,7 @@ use mpi::request::{Request, Scope};
 use mpi::traits::*;
 
 use super::Comm;
+use crate::stop::StopFlag;
 
 /// The tag of a heartbeat (no content).
 const BEAT: i32 = 3;
@@ -24,6 +25,14 @@ const BEAT_EVERY: Duration = Duration::from_secs(2);
 pub(super) const SILENCE: Duration = Duration::from_secs(30);
 /// How often a waiting rank tests its requests.
 const POLL: Duration = Duration::from_millis(10);
+/// How long a rank stopped by a signal (SIGTERM from the launcher, SIGINT) still waits
+/// for a rank that is silent: the others, stopped too, deliver their figures within a
+/// heartbeat or so; a frozen one would hold it until the launcher's SIGKILL.
+const GRACE: Duration = Duration::from_secs(3);
+/// How long a stopped rank waits before it removes the files it made: the others,
+/// stopped by the same signal, deliver well within it; OpenMPI's SIGKILL follows its
+/// SIGTERM after about 2 s, and a file left then would stay.
+const CUT: Duration = Duration::from_millis(500);
 
 /// This rank's heartbeats and what it heard of the others.
 pub(super) struct Pulse {
@@ -33,6 +42,7 @@ pub(super) struct Pulse {
     /// Every rank's host, once they are known (empty before).
     pub(super) hosts: Vec<String>,
     bound: Duration,
+    stop: StopFlag,
 }
 
 /// Whether `req` has completed (taken then); `true` once it is gone.
@@ -47,12 +57,13 @@ pub(super) fn tested<'a, D: ?Sized, S: Scope<'a>>(req: &mut Option<Request<'a, D
 }
 
 impl Pulse {
-    pub(super) fn new(comm: &Comm, hosts: Vec<String>) -> Pulse {
+    pub(super) fn new(comm: &Comm, hosts: Vec<String>, stop: &StopFlag) -> Pulse {
         Pulse {
             sent: Instant::now(),
             heard: vec![Instant::now(); comm.size as usize],
             hosts,
             bound: SILENCE + Duration::from_secs(5 * u64::from(comm.rank != 0)),
+            stop: stop.clone(),
         }
     }
 
@@ -90,7 +101,9 @@ impl Pulse {
 
     /// Waits until `ready` (which may strike ranks off `pending` as they deliver) says
     /// so, beating and hearing; ends the job when a rank still pending has been silent
-    /// longer than the bound since the wait began.
+    /// longer than the bound since the wait began. Once this rank is stopped by a signal
+    /// it waits for a silent rank only [`GRACE`] more, and removes the files it made
+    /// after [`CUT`] (before the launcher's SIGKILL, which follows its SIGTERM).
     pub(super) fn wait(
         &mut self,
         comm: &Comm,
@@ -99,26 +112,49 @@ impl Pulse {
         mut ready: impl FnMut(&mut Vec<bool>) -> bool,
     ) {
         let began = Instant::now();
+        let mut stopped: Option<Instant> = None;
+        let mut removed = false;
         loop {
             if ready(&mut pending) {
                 return;
             }
+            if stopped.is_none() && self.stop.is_set() {
+                stopped = Some(Instant::now());
+            }
+            if stopped.is_some_and(|t| t.elapsed() >= CUT) && !removed {
+                // The others, stopped too, have not delivered: the job is ending.
+                crate::io::target::remove_unfinished();
+                removed = true;
+            }
             self.beat(comm);
             self.hear(comm);
+            let since = stopped.unwrap_or(began);
+            let bound = stopped.map_or(self.bound, |_| GRACE);
             let silent = (0..comm.size as usize)
                 .filter(|&r| pending[r])
-                .map(|r| (r, self.heard[r].max(began).elapsed()))
+                .map(|r| (r, self.heard[r].max(since).elapsed()))
                 .max_by_key(|&(_, s)| s);
-            if let Some((r, s)) = silent.filter(|&(_, s)| s > self.bound) {
+            if let Some((r, s)) = silent.filter(|&(_, s)| s > bound) {
                 let host = self
                     .hosts
                     .get(r)
                     .map_or("a host not yet known", String::as_str);
+                let me = Comm::name(comm.rank, &comm.host);
+                if stopped.is_some() {
+                    eprintln!(
+                        "iomark: {me}: stopped by {} {what}; rank {r} on {host} silent for {:.1} s since; ending the job (the repetitions finished before are kept)",
+                        self.stop.signal_name(),
+                        s.as_secs_f64()
+                    );
+                    std::process::exit(match self.stop.signal() {
+                        crate::stop::STOP_REQUESTED => 1,
+                        sig => 128 + sig as i32,
+                    });
+                }
                 eprintln!(
-                    "iomark: {}: no word from the other ranks, {what}: rank {r} on {host} silent for {:.1} s (the bound is {} s); ending the job",
-                    Comm::name(comm.rank, &comm.host),
+                    "iomark: {me}: no word from the other ranks, {what}: rank {r} on {host} silent for {:.1} s (the bound is {} s); ending the job",
                     s.as_secs_f64(),
-                    self.bound.as_secs()
+                    bound.as_secs()
                 );
                 crate::io::target::remove_unfinished();
                 std::process::exit(1);
