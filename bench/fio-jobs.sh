@@ -3,7 +3,8 @@
 # ROUNDS times in one invocation so both see the same machine state; prints each job's
 # IOPS under both tools per round and the median ratio iomark/fio.
 #
-#   bench/fio-jobs.sh [ROUNDS] [SECONDS]        (defaults: 3 rounds, 3 s per job)
+#   bench/fio-jobs.sh [ROUNDS] [SECONDS]        (defaults: 3 rounds, 3 s per job;
+#                                               all twelve jobs: about 8 minutes)
 #
 # Job files (written to a temporary directory; the files they use go to
 # $IOMARK_BENCH_DIR, default the current directory, 64 MiB each, removed afterwards):
@@ -11,22 +12,35 @@
 #   uring.fio  4 KiB randread, io_uring, iodepth 16, direct
 #   aio.fio    128 KiB sequential write, libaio, iodepth 8, direct
 #   mix.fio    4 KiB randrw 70/30, psync, direct, numjobs 2, group_reporting
+# and, with libaio at iodepth 8, direct:
+#   bssplit.fio  random reads of 4k/50:64k/30:256k/20 (norandommap)
+#   rate.fio     4 KiB random reads capped at rate_iops=2000 (psync)
+#   think.fio    4 KiB random reads, thinktime=500 (us) after every 4 (thinktime_blocks)
+#   zipf.fio     4 KiB random reads, random_distribution=zipf:1.2
+#   files.fio    4 KiB random writes over nrfiles=4 files, file_service_type=random
+#   verify.fio   256 MiB of 16 KiB writes with verify=crc32c (size-based; the write
+#                phase's IOPS: fio's read figures are its verify pass)
+#   group.fio    4 KiB random reads, numjobs=4 with group_reporting
+#   stonewall.fio  4 KiB random reads, then (stonewall) 4 KiB random writes
 #
-# Every job is time based with a 1 s ramp. Needs fio and python3. Run it on a quiet
-# machine; it prints the machine it ran on.
+# Every job is time based with a 1 s ramp. JOBS="sync uring" runs only those. Each round
+# prints both tools' IOPS and CPU time per I/O; DEVSTATS=1 adds what each asked of the
+# block device under the files (/sys/class/block/DEV/stat: requests, sectors per
+# request, merges). Needs fio and python3. Run it on a quiet machine; it prints the
+# machine it ran on.
 set -euo pipefail
 ROUNDS=${1:-3}
 SECS=${2:-3}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 IOMARK=${IOMARK:-$HERE/target/release/iomark}
-DIR=${IOMARK_BENCH_DIR:-$PWD}
+DIR=$(cd "${IOMARK_BENCH_DIR:-$PWD}" && pwd)
 
 command -v fio >/dev/null || { echo "fio-jobs: fio is not installed (apt-get install fio)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "fio-jobs: python3 is needed to read the JSON" >&2; exit 2; }
 [ -x "$IOMARK" ] || (cd "$HERE" && cargo build --release --quiet)
 
 TMP=$(mktemp -d)
-cleanup() { rm -rf "$TMP" "$DIR"/fiojobs-*.0.0 "$DIR"/fiojobs-*.1.0; }
+cleanup() { rm -rf "$TMP" "$DIR"/fiojobs-*; }
 trap cleanup EXIT
 
 common="directory=$DIR
@@ -38,35 +52,76 @@ printf '[global]\n%s\n[fiojobs-sync]\nrw=randread\nbs=4k\n' "$common" >"$TMP/syn
 printf '[global]\n%s\n[fiojobs-uring]\nrw=randread\nbs=4k\nioengine=io_uring\niodepth=16\ndirect=1\n' "$common" >"$TMP/uring.fio"
 printf '[global]\n%s\n[fiojobs-aio]\nrw=write\nbs=128k\nioengine=libaio\niodepth=8\ndirect=1\n' "$common" >"$TMP/aio.fio"
 printf '[global]\n%s\n[fiojobs-mix]\nrw=randrw\nrwmixread=70\nbs=4k\ndirect=1\nnumjobs=2\nfilename=fiojobs-mix.0.0\ngroup_reporting\n' "$common" >"$TMP/mix.fio"
+direct="ioengine=libaio
+iodepth=8
+direct=1"
+printf '[global]\n%s\n%s\n[fiojobs-bssplit]\nrw=randread\nbssplit=4k/50:64k/30:256k/20\nnorandommap\n' "$common" "$direct" >"$TMP/bssplit.fio"
+printf '[global]\n%s\n[fiojobs-rate]\nrw=randread\nbs=4k\ndirect=1\nrate_iops=2000\n' "$common" >"$TMP/rate.fio"
+printf '[global]\n%s\n%s\n[fiojobs-think]\nrw=randread\nbs=4k\nthinktime=500\nthinktime_blocks=4\n' "$common" "$direct" >"$TMP/think.fio"
+printf '[global]\n%s\n%s\n[fiojobs-zipf]\nrw=randread\nbs=4k\nrandom_distribution=zipf:1.2\n' "$common" "$direct" >"$TMP/zipf.fio"
+printf '[global]\n%s\n%s\n[fiojobs-files]\nrw=randwrite\nbs=4k\nnrfiles=4\nfile_service_type=random\n' "$common" "$direct" >"$TMP/files.fio"
+printf '[global]\ndirectory=%s\nsize=256m\n%s\n[fiojobs-verify]\nrw=write\nbs=16k\nverify=crc32c\n' "$DIR" "$direct" >"$TMP/verify.fio"
+printf '[global]\n%s\n%s\nbs=4k\nnumjobs=4\ngroup_reporting\n[fiojobs-group]\nrw=randread\n' "$common" "$direct" >"$TMP/group.fio"
+printf '[global]\n%s\n%s\nbs=4k\n[fiojobs-first]\nrw=randread\n[fiojobs-second]\nstonewall\nrw=randwrite\n' "$common" "$direct" >"$TMP/stonewall.fio"
 
-# IOPS (reads + writes) of the one job in a result file.
+# IOPS (reads + writes) of the jobs in a result file, and CPU microseconds per I/O
+# (iomark: each job's threads over the measured window; fio: each job's usr+sys share of
+# its runtime, ramp included).
 iops() {
-  python3 - "$1" "$2" <<'PY'
+  python3 - "$1" "$2" "${3:-}" <<'PY'
 import json, sys
-tool, path = sys.argv[1], sys.argv[2]
+tool, path, job = sys.argv[1], sys.argv[2], sys.argv[3]
+# A verify job: the write phase (fio's read figures are its verify pass).
+dirs = ["write"] if job == "verify" else ["read", "write"]
 text = open(path).read()
 d = json.loads(text[text.index("{"):])
 if tool == "iomark":
-    rep = d["runs"][0]["repetitions"][0]
-    print(rep["read"]["iops"] + rep["write"]["iops"])
+    reps = [r["repetitions"][0] for r in d["runs"] if r.get("repetitions")]
+    iops = sum(r[k]["iops"] for r in reps for k in dirs)
+    ios = sum(r[k]["ios"] for r in reps for k in dirs)
+    # Each run's own threads (the process's CPU is its group's).
+    cpu = sum(r["cpu"]["workers"]["user_s"] + r["cpu"]["workers"]["sys_s"] for r in reps)
 else:
-    print(sum(j["read"]["iops"] + j["write"]["iops"] for j in d["jobs"]))
+    jobs = d["jobs"]
+    iops = sum(j[k]["iops"] for j in jobs for k in dirs)
+    ios = sum(j[k]["total_ios"] for j in jobs for k in dirs)
+    cpu = sum((j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] / 1000 for j in jobs)
+print(iops, cpu * 1e6 / max(ios, 1))
 PY
+}
+
+# The block device under $DIR and its counters (reads, read merges, read sectors, writes,
+# write merges, write sectors), to show what each tool asked of the device.
+DEV=$(basename "$(df --output=source "$DIR" | tail -1)")
+STAT=/sys/class/block/$DEV/stat
+devstat() { [ -r "$STAT" ] && awk '{print $1, $2, $3, $5, $6, $7}' "$STAT" || echo "0 0 0 0 0 0"; }
+devdelta() {
+  python3 -c "
+a=list(map(int,'$1'.split())); b=list(map(int,'$2'.split())); r,rm,rs,w,wm,ws=[y-x for x,y in zip(a,b)]
+print(f'{r} reads ({rs/max(r,1):.1f} sectors, {rm} merged), {w} writes ({ws/max(w,1):.1f} sectors, {wm} merged)')"
 }
 
 echo "machine: $(uname -r), $(nproc) CPUs, files in $DIR ($(df -T "$DIR" | awk 'NR==2 {print $2}'))"
 echo "iomark: $("$IOMARK" --version), $(fio --version)"
-for job in sync uring aio mix; do
+for job in ${JOBS:-sync uring aio mix bssplit rate think zipf files verify group stonewall}; do
   ratios=()
   for round in $(seq 1 "$ROUNDS"); do
+    s0=$(devstat)
     "$IOMARK" fio "$TMP/$job.fio" --quiet --json >"$TMP/$job-iomark.json"
-    fio --output-format=json "$TMP/$job.fio" >"$TMP/$job-fio.json"
-    rm -f "$DIR"/fiojobs-*.0.0 "$DIR"/fiojobs-*.1.0
-    a=$(iops iomark "$TMP/$job-iomark.json")
-    b=$(iops fio "$TMP/$job-fio.json")
+    s1=$(devstat)
+    # In $TMP: a verify job leaves its verify state file in the current directory.
+    (cd "$TMP" && fio --output-format=json "$TMP/$job.fio" >"$TMP/$job-fio.json")
+    s2=$(devstat)
+    rm -f "$DIR"/fiojobs-*
+    read -r a acpu < <(iops iomark "$TMP/$job-iomark.json" "$job")
+    read -r b bcpu < <(iops fio "$TMP/$job-fio.json" "$job")
     r=$(python3 -c "print(f'{$a / $b:.3f}')")
     ratios+=("$r")
-    printf '%-6s round %d: iomark %10.0f IOPS  fio %10.0f IOPS  ratio %s\n' "$job" "$round" "$a" "$b" "$r"
+    printf '%-8s round %d: iomark %10.0f IOPS %6.1f us CPU/IO  fio %10.0f IOPS %6.1f us CPU/IO  ratio %s\n' "$job" "$round" "$a" "$acpu" "$b" "$bcpu" "$r"
+    if [ -n "${DEVSTATS:-}" ]; then
+      echo "    $DEV under iomark: $(devdelta "$s0" "$s1")"
+      echo "    $DEV under fio:    $(devdelta "$s1" "$s2")"
+    fi
   done
   median=$(printf '%s\n' "${ratios[@]}" | sort -n | python3 -c "import sys; v=[float(x) for x in sys.stdin]; print(v[len(v)//2])")
   echo "$job: median IOPS ratio iomark/fio $median"

@@ -223,18 +223,45 @@ pub(crate) fn flush_device_cache(fd: BorrowedFd) {
     unsafe { libc::ioctl(fd.as_raw_fd(), BLKFLSBUF as _, 0) };
 }
 
-/// Writes a file's dirty pages and drops its cached pages in `start..start+len`; best
-/// effort.
-pub(crate) fn drop_file_cache(fd: BorrowedFd, start: u64, len: u64) {
+/// Drops a file's cached pages in `start..start+len`, after writing its dirty pages out
+/// when `sync` (without, dirty pages are only queued for writeback and stay, as with
+/// fio's invalidation); best effort.
+pub(crate) fn drop_file_cache(fd: BorrowedFd, start: u64, len: u64, sync: bool) {
     // Safety: plain system calls on a descriptor the borrow keeps open.
     unsafe {
-        libc::fdatasync(fd.as_raw_fd());
+        if sync {
+            libc::fdatasync(fd.as_raw_fd());
+        }
         libc::posix_fadvise(
             fd.as_raw_fd(),
             start as libc::off_t,
             len as libc::off_t,
             libc::POSIX_FADV_DONTNEED,
         );
+    }
+}
+
+/// Advises the kernel that `start..start+len` of the file is read at random
+/// (`POSIX_FADV_RANDOM`: no readahead) or sequentially (`POSIX_FADV_SEQUENTIAL`: a
+/// larger readahead window). The advice holds for the open file description, so every
+/// worker using this descriptor gets it.
+pub(crate) fn fadvise(fd: BorrowedFd, start: u64, len: u64, random: bool) -> io::Result<()> {
+    let advice = match random {
+        true => libc::POSIX_FADV_RANDOM,
+        false => libc::POSIX_FADV_SEQUENTIAL,
+    };
+    // SAFETY: posix_fadvise takes no memory; the borrow keeps the descriptor open.
+    let rc = unsafe {
+        libc::posix_fadvise(
+            fd.as_raw_fd(),
+            start as libc::off_t,
+            len as libc::off_t,
+            advice,
+        )
+    };
+    match rc {
+        0 => Ok(()),
+        e => Err(io::Error::from_raw_os_error(e)),
     }
 }
 

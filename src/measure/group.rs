@@ -174,7 +174,7 @@ fn group_rep(
     stop: &StopFlag,
     sink: &mut dyn Sink,
 ) -> GroupOutcome {
-    targets.iter().for_each(Target::drop_cache);
+    (targets.iter().zip(members)).for_each(|(t, (spec, _))| t.prepare_cache(spec));
     let lanes: Vec<Lane> = (members.iter().zip(targets).zip(corpora).enumerate())
         .map(|(i, (((spec, _), target), corpus))| Lane {
             spec,

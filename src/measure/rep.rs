@@ -141,7 +141,7 @@ pub(crate) fn run_rep(
     stop: &StopFlag,
     sink: &mut dyn Sink,
 ) -> RepOutcome {
-    targets.iter().for_each(Target::drop_cache);
+    targets.iter().for_each(|t| t.prepare_cache(spec));
     let files = work_files(spec, targets);
     let lanes: Vec<Lane> = (targets.iter().enumerate())
         .map(|(t, target)| Lane {

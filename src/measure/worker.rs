@@ -265,6 +265,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 let len = self.sizes.next_len(read);
                 file = self.pick_file(len as u64);
                 let offset = self.offsets.next_offset_len(len as u64);
+                self.on_pass_end(file);
                 if self.trims.is_some() {
                     return self.trim_now(slot, offset, len, measuring);
                 }

@@ -73,4 +73,21 @@ impl<E: Engine> Worker<'_, '_, E> {
         }
         None
     }
+
+    /// `--invalidate pass`: when the offset just picked begins a new pass over file
+    /// `file`, its clean cached pages are dropped first (dirty ones queued for writeback,
+    /// not waited for), as fio does in a time-based buffered job.
+    pub(super) fn on_pass_end(&mut self, file: u16) {
+        if !self.offsets.take_pass_end() {
+            return;
+        }
+        let ctx = self.ctx;
+        let (fd, base, span) = match ctx.files.get(file as usize) {
+            Some(f) => (f.fd, f.base, f.span),
+            None => (ctx.fd, ctx.base, ctx.span),
+        };
+        if let Some(fd) = fd {
+            crate::io::sys::drop_file_cache(fd, base, span, false);
+        }
+    }
 }

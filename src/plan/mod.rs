@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 mod bounds;
 pub mod bsmix;
+pub mod cache;
 pub mod data;
 pub mod distribution;
 pub mod engine;

@@ -447,6 +447,31 @@ pub(crate) const TABLE: &[OptDef] = &[
         Workload,
         "Drop the kernel's page cache before each buffered repetition (needs root).",
     ),
+    OptDef {
+        choices: &["none", "auto", "random", "sequential"],
+        ..value(
+            "fadvise",
+            "HINT",
+            Some("none"),
+            Workload,
+            "Advise the kernel how each file is read (posix_fadvise, buffered I/O): random (no readahead), sequential (more readahead), auto (random for a random --rw, sequential otherwise: fio's default fadvise_hint=1) or none (the kernel's own readahead).",
+        )
+    },
+    OptDef {
+        choices: &["rep", "pass", "off"],
+        ..value(
+            "invalidate",
+            "WHEN",
+            Some("rep"),
+            Workload,
+            "When the target's cached pages are dropped: rep (before each repetition), pass (also each time a job of a time-based buffered run has gone over the span, as fio's invalidate=1) or off (never: fio's invalidate=0).",
+        )
+    },
+    switch(
+        "random-map",
+        Workload,
+        "Uniform random offsets as fio's random map (fio's default): each job touches every block of the span once per pass, in an order drawn afresh each pass, instead of drawing each offset independently (fio's norandommap). One block size only.",
+    ),
     value(
         "data",
         "KIND",

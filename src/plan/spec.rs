@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::plan::bsmix::{BsMix, WriteBs};
+use crate::plan::cache::PageCache;
 use crate::plan::data::DataSpec;
 use crate::plan::distribution::Distribution;
 pub use crate::plan::engine::{Caps, EngineKind, EngineOpts};
@@ -148,6 +149,13 @@ pub struct Spec {
     /// (`--rw-sequencer identical`, fio's `rw_sequencer=identical`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rw_sequencer_identical: bool,
+    /// Uniform random offsets as fio's random map: every block once per pass, in an
+    /// order drawn afresh each pass (`--random-map`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub random_map: bool,
+    /// Page-cache advice and invalidation (`--fadvise`, `--invalidate`).
+    #[serde(default, skip_serializing_if = "PageCache::is_default")]
+    pub cache: PageCache,
     /// Sequential patterns: bytes left between one I/O and the next (`--hole`, fio's
     /// `rw=read:SIZE`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -280,6 +288,8 @@ impl Spec {
             random_distribution: Distribution::Uniform,
             random_run: None,
             rw_sequencer_identical: false,
+            random_map: false,
+            cache: PageCache::default(),
             hole: None,
             targets: Vec::new(),
             file_service: None,

@@ -170,7 +170,7 @@ impl Skew {
             Distribution::Zoned(z) => (Kind::Zoned(Zones::new(z, false, n, grain)), None),
             Distribution::ZonedAbs(z) => (Kind::Zoned(Zones::new(z, true, n, grain)), None),
         };
-        let bits = (64 - (n - 1).leading_zeros()).max(2);
+        let bits = permute_bits(n);
         let key = crate::workload::rng::splitmix64(&mut (seed ^ 0x5CA7_7E42));
         let mut skew = Skew {
             kind,
@@ -230,21 +230,32 @@ impl Skew {
     }
 
     /// The fixed bijection of `0..n` that spreads ranks over the span.
-    pub(crate) fn scatter(&self, mut x: u64) -> u64 {
-        let mask = if self.bits >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.bits) - 1
-        };
-        let half = self.bits.div_ceil(2);
-        loop {
-            x = (x ^ (self.key & mask)).wrapping_mul(0x9E37_79B9_7F4A_7C15) & mask;
-            x ^= x >> half;
-            x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9) & mask;
-            x ^= x >> half;
-            if x < self.n {
-                return x;
-            }
+    pub(crate) fn scatter(&self, x: u64) -> u64 {
+        permute(x, self.key, self.bits, self.n)
+    }
+}
+
+/// The bits [`permute`] works in for `n` values.
+pub(crate) fn permute_bits(n: u64) -> u32 {
+    (64 - (n.max(1) - 1).leading_zeros()).max(2)
+}
+
+/// A bijection of `0..n` chosen by `key` (`bits` from [`permute_bits`]): a keyed mix of
+/// `0..2^bits`, walked until it lands below `n` (at most a few steps: `2^bits < 2n`).
+pub(crate) fn permute(mut x: u64, key: u64, bits: u32, n: u64) -> u64 {
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let half = bits.div_ceil(2);
+    loop {
+        x = (x ^ (key & mask)).wrapping_mul(0x9E37_79B9_7F4A_7C15) & mask;
+        x ^= x >> half;
+        x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9) & mask;
+        x ^= x >> half;
+        if x < n {
+            return x;
         }
     }
 }

@@ -108,6 +108,13 @@ pub(crate) struct Offsets {
     run_at: u64,
     /// Sequential: bytes left between I/Os (`--hole`, fio's `rw=read:SIZE`).
     hole: u64,
+    /// fio's random map (`--random-map`): this pass's permutation key and how many of
+    /// the span's blocks it has drawn.
+    map: Option<(u64, u64)>,
+    /// `--invalidate pass`: bytes issued in the current pass over the span.
+    pass: Option<u64>,
+    /// The I/O just picked begins a new pass (taken by [`Offsets::take_pass_end`]).
+    pass_ended: bool,
 }
 
 impl Offsets {
@@ -136,6 +143,9 @@ impl Offsets {
             identical: false,
             run_at: 0,
             hole: 0,
+            map: None,
+            pass: None,
+            pass_ended: false,
         }
     }
 
@@ -148,9 +158,14 @@ impl Offsets {
     }
 
     /// A job's `rw` suffix and sequencer as its spec says (`--random-run`,
-    /// `--rw-sequencer`, `--hole`).
+    /// `--rw-sequencer`, `--hole`), its random map (`--random-map`) and whether it
+    /// reports the ends of its passes (`--invalidate pass`).
     pub(crate) fn with_runs_of(mut self, spec: &crate::plan::spec::Spec) -> Self {
         self.identical = spec.rw_sequencer_identical;
+        if spec.random_map && self.random {
+            self.map = Some((self.rng.next_u64(), 0));
+        }
+        self.pass = crate::plan::cache::drops_per_pass(spec).then_some(0);
         self.with_runs(spec.random_run, spec.hole)
     }
 
@@ -172,6 +187,24 @@ impl Offsets {
     #[inline(always)]
     pub(crate) fn next_offset_len(&mut self, len: u64) -> u64 {
         let end = self.blocks * self.grain;
+        if let Some(done) = self.pass.as_mut() {
+            if *done >= end {
+                *done -= end;
+                self.pass_ended = true;
+            }
+            *done += len;
+        }
+        if let Some((key, k)) = self.map.as_mut() {
+            // Every block once per pass, then a new order.
+            if *k >= self.blocks {
+                *key = self.rng.next_u64();
+                *k = 0;
+            }
+            let bits = crate::workload::dist::permute_bits(self.blocks);
+            let b = crate::workload::dist::permute(*k, *key, bits, self.blocks);
+            *k += 1;
+            return self.base + b * self.grain;
+        }
         if self.random {
             if self.run_left > 0 && self.identical && self.run_at + len <= end {
                 // Within an identical run: the run's offset again.
@@ -205,6 +238,15 @@ impl Offsets {
             self.next = 0;
         }
         self.base + at
+    }
+}
+
+impl Offsets {
+    /// Whether the offset just picked begins a new pass over the span (`--invalidate
+    /// pass`: the job's cached pages are to be dropped before it); reset by the call.
+    #[inline(always)]
+    pub(crate) fn take_pass_end(&mut self) -> bool {
+        std::mem::take(&mut self.pass_ended)
     }
 }
 
@@ -254,6 +296,44 @@ mod tests {
         let got: Vec<u64> = (0..6).map(|_| o.next_offset()).collect();
         let want: Vec<u64> = [2, 3, 0, 1, 2, 3].iter().map(|b| 8192 + b * 4096).collect();
         assert_eq!(got, want);
+    }
+
+    /// `--random-map`: every block exactly once per pass, in another order each pass;
+    /// `--invalidate pass`: a pass ends every span's worth of bytes.
+    #[test]
+    fn the_random_map_visits_every_block_once_per_pass() {
+        let mut spec = crate::plan::spec::Spec::new("x");
+        spec.random_map = true;
+        spec.direct = false;
+        spec.runtime_s = Some(1.0);
+        spec.cache.invalidate = crate::plan::cache::Invalidate::Pass;
+        let n = 1000u64;
+        let mut o =
+            Offsets::new(4096, n * 512 + 100, 512, true, 0, Rng::new(3, 1)).with_runs_of(&spec);
+        let mut passes = Vec::new();
+        let mut ends = 0;
+        for _ in 0..3 {
+            let mut pass: Vec<u64> = (0..n)
+                .map(|_| {
+                    let at = o.next_offset();
+                    ends += u32::from(o.take_pass_end());
+                    (at - 4096) / 512
+                })
+                .collect();
+            let order = pass.clone();
+            pass.sort_unstable();
+            assert_eq!(pass, (0..n).collect::<Vec<_>>());
+            passes.push(order);
+        }
+        assert_ne!(passes[0], passes[1]);
+        // Passes 2 and 3 began with a pass end; the first did not.
+        assert_eq!(ends, 2);
+        // Drawn independently, about 1 - 1/e of the blocks come up in n draws.
+        let mut free = Offsets::new(0, n * 512, 512, true, 0, Rng::new(3, 1));
+        let mut seen = vec![false; n as usize];
+        (0..n).for_each(|_| seen[(free.next_offset() / 512) as usize] = true);
+        let share = seen.iter().filter(|&&s| s).count() as f64 / n as f64;
+        assert!((0.58..0.68).contains(&share), "{share}");
     }
 
     #[test]

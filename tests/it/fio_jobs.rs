@@ -247,7 +247,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
     std::fs::write(
         &job,
         "[global]\nrate_process=poisson\nsize=1m\n[a]\nioscheduler=none\nfilename_format=f\n\
-         [b]\nrw=randtrim\ninvalidate=0\nfile_service_type=normal\nfrobnicate\n",
+         [b]\nrw=randtrim\npre_read=1\nfile_service_type=normal\nfrobnicate\n",
     )
     .unwrap();
     let out = iomark().arg("fio").arg(&job).output().unwrap();
@@ -259,7 +259,7 @@ fn unsupported_options_are_one_error_naming_each_line() {
         (2, "rate_process=poisson"),
         (5, "ioscheduler=none"),
         (6, "filename_format=f"),
-        (9, "invalidate=0"),
+        (9, "pre_read=1"),
         (10, "file_service_type=normal"),
         (11, "frobnicate"),
     ] {

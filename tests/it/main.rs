@@ -13,6 +13,8 @@ mod engines;
 mod faultfs;
 mod faults;
 mod files_service;
+mod fio_buffers;
+mod fio_cache;
 mod fio_files;
 mod fio_groups;
 mod fio_habits;

@@ -516,7 +516,19 @@ impl Target {
         let Some(f) = &self.file else { return };
         match self.kind {
             TargetKind::BlockDevice => sys::flush_device_cache(f.as_fd()),
-            _ => sys::drop_file_cache(f.as_fd(), self.base, self.span),
+            _ => sys::drop_file_cache(f.as_fd(), self.base, self.span, true),
+        }
+    }
+
+    /// Gets the target ready for a repetition of `spec`: drops its cached pages (unless
+    /// `--invalidate off`) and gives the kernel the run's `--fadvise` advice over the
+    /// span (best effort, as fio: a refusal changes nothing but readahead).
+    pub(crate) fn prepare_cache(&self, spec: &crate::plan::spec::Spec) {
+        if spec.cache.invalidate != crate::plan::cache::Invalidate::Off {
+            self.drop_cache();
+        }
+        if let (Some(f), Some(random)) = (&self.file, spec.cache.advice(spec.rw.is_random())) {
+            let _ = sys::fadvise(f.as_fd(), self.base, self.span, random);
         }
     }
 

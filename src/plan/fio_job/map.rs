@@ -78,7 +78,7 @@ fn canonical(key: &str) -> &str {
 }
 
 /// fio's booleans: a bare key or a number (non-zero is on).
-fn flag(e: &Entry) -> Result<bool> {
+pub(super) fn flag(e: &Entry) -> Result<bool> {
     match e.value.as_deref().map(str::trim) {
         None => Ok(true),
         Some(v) => v
@@ -146,7 +146,7 @@ impl Ctx {
             ))
         })
     }
-    fn on(&self, key: &str) -> Result<Option<bool>> {
+    pub(super) fn on(&self, key: &str) -> Result<Option<bool>> {
         self.get(key).map(flag).transpose()
     }
 }
@@ -196,6 +196,8 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
     let keys: Vec<String> = c.last.keys().cloned().collect();
     let engine = workload(&mut c)?;
     engine_opts(&mut c)?;
+    super::cache::page_cache(&mut c)?;
+    super::buffers::registered(&mut c)?;
     if c.on("randrepeat")? == Some(false) && c.get("randseed").is_none() {
         c.set("seed", fresh_seed.to_string());
         let note = format!("randrepeat=0: seed {fresh_seed}, taken from the clock");
@@ -215,9 +217,9 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
     Ok(c.job)
 }
 
-/// Every key some function here reads or refuses for its value. `thread`, `norandommap`
-/// and `description` are accepted as they are: iomark's workers are threads, its offsets
-/// are drawn without a map, and a description is text.
+/// Every key some function here reads or refuses for its value. `thread` and
+/// `description` are accepted as they are: iomark's workers are threads, and a
+/// description is text.
 const HANDLED: &[&str] = &[
     "rw",
     "rw_sequencer",
@@ -259,6 +261,10 @@ const HANDLED: &[&str] = &[
     "openfiles",
     "thread",
     "norandommap",
+    "fadvise_hint",
+    "invalidate",
+    "fixedbufs",
+    "registerfiles",
     "description",
     "stonewall",
     "new_group",
@@ -453,12 +459,7 @@ fn data(c: &mut Ctx) -> Result<()> {
     if c.on("zero_buffers")? == Some(true) {
         c.set("data", "zeros");
     }
-    if c.on("scramble_buffers")? == Some(false) {
-        c.refuse(
-            "scramble_buffers",
-            "iomark makes every written unit unique; it cannot reuse one buffer unchanged",
-        );
-    }
+    super::buffers::unscrambled(c)?;
     if let Some(p) = c.value("buffer_pattern").map(str::to_string) {
         match pattern_hex(&p) {
             Some(hex) => c.set("data", format!("pattern:{hex}")),

@@ -8,6 +8,8 @@
 //! after another, and every such run says so in its warnings, as `docs/fio.md` does.
 
 mod blocks;
+mod buffers;
+mod cache;
 mod files;
 pub mod ini;
 pub mod map;

@@ -5,6 +5,7 @@
 
 use crate::plan::StudyRun;
 use crate::plan::bsmix::BsMix;
+use crate::plan::cache::{Fadvise, Invalidate};
 use crate::plan::data::{CompressMethod, DataKind};
 use crate::plan::engine::{EngineOpts, SyncMode};
 use crate::plan::spec::Spec;
@@ -269,7 +270,29 @@ fn timing_and_offsets(w: &mut impl FnMut(String), s: &Spec, repeat: u32) {
     if (s.bs_mix.is_some() || s.write_bs.is_some()) && s.rw.is_random() {
         // With its random map fio shortens an I/O to the free blocks where it lands.
         w("norandommap".into());
-        w("# norandommap: iomark keeps no random map; with one, fio shortens mixed-size I/Os to the free blocks they land on".into());
+        w("# norandommap: iomark keeps no random map for a block-size mix; with one, fio shortens mixed-size I/Os to the free blocks they land on".into());
+    } else if s.rw.is_random() && !s.random_map {
+        // iomark draws each offset on its own: fio's norandommap.
+        w("norandommap".into());
+    }
+    page_cache(w, s);
+}
+
+/// `--fadvise` and `--invalidate` as fio's `fadvise_hint` and `invalidate` (fio's
+/// defaults, `1` for both, are iomark's `auto` and `pass`).
+fn page_cache(w: &mut impl FnMut(String), s: &Spec) {
+    match s.cache.fadvise {
+        Fadvise::Auto => {}
+        Fadvise::None => w("fadvise_hint=0".into()),
+        other => w(format!("fadvise_hint={}", other.name())),
+    }
+    match s.cache.invalidate {
+        Invalidate::Pass => {}
+        Invalidate::Off => w("invalidate=0".into()),
+        Invalidate::Rep if !s.direct && s.runtime_s.is_some() => w(
+            "# invalidate: iomark drops the file's cached pages before each repetition only; fio (invalidate=1) also at each new pass over the file of a time_based job".into(),
+        ),
+        Invalidate::Rep => {}
     }
 }
 

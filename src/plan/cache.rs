@@ -1,0 +1,152 @@
+//! What a run tells the kernel's page cache about its files (`--fadvise`, fio's
+//! `fadvise_hint`) and when it drops their cached pages (`--invalidate`, fio's
+//! `invalidate`), and fio's random map (`--random-map`). Only buffered I/O is affected
+//! by the first two; `docs/fio.md` says how each compares with fio.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::plan::run_options::RunOptions;
+use crate::plan::spec::Spec;
+
+/// The access pattern advised with `posix_fadvise` on every file a run's workers use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fadvise {
+    /// No advice: the kernel's readahead heuristics (iomark's default; fio's
+    /// `fadvise_hint=0`).
+    #[default]
+    None,
+    /// `POSIX_FADV_RANDOM` for a random pattern (no readahead), `POSIX_FADV_SEQUENTIAL`
+    /// for a sequential one (fio's default, `fadvise_hint=1`).
+    Auto,
+    /// `POSIX_FADV_RANDOM` whatever the pattern.
+    Random,
+    /// `POSIX_FADV_SEQUENTIAL` whatever the pattern.
+    Sequential,
+}
+
+/// When a run drops its files' cached pages (`POSIX_FADV_DONTNEED` over the span; a
+/// block device's buffers are flushed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Invalidate {
+    /// Before each repetition (iomark's default).
+    #[default]
+    Rep,
+    /// Before each repetition and, in a time-based buffered run, each time a job has
+    /// issued a span's worth of I/O (a pass over the file), as fio's `invalidate=1`.
+    Pass,
+    /// Never (fio's `invalidate=0`): a repetition starts with what the cache holds.
+    Off,
+}
+
+/// A run's page-cache choices; the results schema's `cache` (left out when default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PageCache {
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub fadvise: Fadvise,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub invalidate: Invalidate,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+impl PageCache {
+    pub fn is_default(&self) -> bool {
+        *self == PageCache::default()
+    }
+
+    /// The advice for a run whose pattern is random or not: `Some(true)` random,
+    /// `Some(false)` sequential, `None` no advice.
+    pub fn advice(&self, random: bool) -> Option<bool> {
+        match self.fadvise {
+            Fadvise::None => None,
+            Fadvise::Auto => Some(random),
+            Fadvise::Random => Some(true),
+            Fadvise::Sequential => Some(false),
+        }
+    }
+}
+
+impl Fadvise {
+    pub fn name(self) -> &'static str {
+        match self {
+            Fadvise::None => "none",
+            Fadvise::Auto => "auto",
+            Fadvise::Random => "random",
+            Fadvise::Sequential => "sequential",
+        }
+    }
+}
+
+impl Invalidate {
+    pub fn name(self) -> &'static str {
+        match self {
+            Invalidate::Rep => "rep",
+            Invalidate::Pass => "pass",
+            Invalidate::Off => "off",
+        }
+    }
+}
+
+/// Whether a job's pages are dropped after each pass over its span: `--invalidate pass`,
+/// buffered and time-based (as fio does it: only a `time_based` job starts a new pass
+/// over its file, and direct I/O has no pages to drop).
+pub(crate) fn drops_per_pass(spec: &Spec) -> bool {
+    spec.cache.invalidate == Invalidate::Pass
+        && !spec.direct
+        && spec.runtime_s.is_some()
+        && spec.io_size.is_none()
+        && spec.io_spans.is_none()
+}
+
+/// Reads `--fadvise`, `--invalidate` and `--random-map` into `spec`.
+pub(crate) fn resolve(o: &RunOptions, spec: &mut Spec) -> Result<()> {
+    spec.cache.fadvise = match o.text_or_default("fadvise") {
+        "none" => Fadvise::None,
+        "auto" => Fadvise::Auto,
+        "random" => Fadvise::Random,
+        "sequential" => Fadvise::Sequential,
+        other => {
+            return Err(Error::usage(format!(
+                "--fadvise {other} is unknown; use auto, none, random or sequential"
+            )));
+        }
+    };
+    spec.cache.invalidate = match o.text_or_default("invalidate") {
+        "rep" => Invalidate::Rep,
+        "pass" => Invalidate::Pass,
+        "off" => Invalidate::Off,
+        other => {
+            return Err(Error::usage(format!(
+                "--invalidate {other} is unknown; use rep, pass or off"
+            )));
+        }
+    };
+    spec.random_map = o.on("random-map");
+    if spec.random_map {
+        let why = if !spec.rw.is_random() {
+            Some(format!("--rw {} is sequential", spec.rw.name()))
+        } else if spec.bs_mix.is_some() || spec.write_bs.is_some() {
+            Some(
+                "a block-size mix (--bssplit, --bsrange, --write-bs) has I/Os of several sizes"
+                    .into(),
+            )
+        } else if !spec.random_distribution.is_uniform() {
+            Some("--random-distribution draws blocks unevenly".into())
+        } else if spec.random_run.is_some() {
+            Some("--random-run follows each random offset with others".into())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(Error::usage(format!(
+                "--random-map draws every block of the span once per pass, one block size at uniformly random places, and {why}; drop --random-map"
+            )));
+        }
+    }
+    Ok(())
+}
