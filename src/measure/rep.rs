@@ -440,17 +440,24 @@ pub(crate) fn drive(
         watch_workers(&rx, &mut watch, &mut monitor, &ctl, sink);
         // Every worker has dropped its sender: they have all returned.
         watch.stop_wait_s = monitor.stop_wait_s();
-        handles
-            .into_iter()
-            .map(|(t, h)| {
-                let out = h.join().unwrap_or_else(|_| {
-                    WorkerOut::empty(Some(Error::runtime("a worker thread panicked")))
-                });
-                (t, out)
-            })
-            .collect()
+        join_workers(handles)
     });
     (outs, watch)
+}
+
+/// Each worker's output with its lane; a worker that panicked gives an empty output
+/// carrying the error.
+fn join_workers(
+    handles: Vec<(usize, std::thread::ScopedJoinHandle<'_, WorkerOut>)>,
+) -> Vec<(usize, WorkerOut)> {
+    (handles.into_iter())
+        .map(|(t, h)| {
+            let out = h.join().unwrap_or_else(|_| {
+                WorkerOut::empty(Some(Error::runtime("a worker thread panicked")))
+            });
+            (t, out)
+        })
+        .collect()
 }
 
 /// Tells the sink every job waits at the gate (a scaled-out run meets the other ranks
