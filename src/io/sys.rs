@@ -19,11 +19,7 @@ const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
 const BLKDISCARD: libc::c_ulong = 0x1277;
 
 fn check(rc: libc::c_int) -> io::Result<()> {
-    if rc < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
+    (rc >= 0).then_some(()).ok_or_else(io::Error::last_os_error)
 }
 
 /// Reads `len` bytes at `offset` into `buf`; returns the bytes read or a negative errno
@@ -269,6 +265,12 @@ pub(crate) fn fadvise(fd: BorrowedFd, start: u64, len: u64, random: bool) -> io:
 pub(crate) fn sync_all() {
     // Safety: sync has no preconditions.
     unsafe { libc::sync() };
+}
+
+/// Lets this thread's sleeps end when asked (timer slack 1 ns instead of 50 µs).
+pub(crate) fn precise_sleeps() {
+    // Safety: PR_SET_TIMERSLACK takes a number and touches no memory of ours.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
 }
 
 /// Whether the process runs as root.

@@ -8,12 +8,13 @@
 //! flight sleeps until its next I/O is due (at most 10 ms at a time, so it still sees a
 //! stop); it never spins.
 //!
-//! Think time is fio's: after `--thinktime-blocks` I/Os (1 by default) have been issued,
-//! the job issues nothing more until they have all completed and `--thinktime` has
-//! passed since (so, as in fio, at most that many I/Os are ever in flight). With
-//! `--thinktime-blocks-type issue` the pause starts as the batch's last I/O is issued
-//! (they complete during it); with `--thinktime-iotime` a batch also ends once the job
-//! has issued I/Os for that long. The first `--thinktime-spin` of a pause is spent
+//! Think time is fio's: the job issues up to its queue depth until `--thinktime-blocks`
+//! I/Os (1 by default) have completed since the last pause (fio's default
+//! `thinktime_blocks_type=complete`), then nothing more until every I/O in flight has
+//! completed and `--thinktime` has passed since. With `--thinktime-blocks-type issue`
+//! a batch is `--thinktime-blocks` I/Os issued and the pause starts as its last I/O is
+//! issued (they complete during it); with `--thinktime-iotime` a batch also ends once
+//! the job has issued I/Os for that long. The first `--thinktime-spin` of a pause is spent
 //! spinning on the CPU (the clock read in a loop), the rest asleep.
 
 use std::time::{Duration, Instant};
@@ -75,25 +76,48 @@ struct Think {
     spin_ns: u64,
     blocks: u32,
     on_issue: bool,
+    /// The engine completes each I/O as it is issued (null, psync, mmap; fio's engines
+    /// that return "completed" from their queue): a batch is counted in issues, and
+    /// still pauses only once nothing is in flight.
+    at_issue: bool,
     iotime_ns: Option<u64>,
-    /// I/Os issued since the last pause, and when the first of them was.
+    /// I/Os issued and completed since the last pause, and when the first was issued.
     issued: u32,
+    completed: u32,
+    /// Completion-type batches: `completed` when the batch ended. Those that complete
+    /// after it (the ones in flight, while the job drains) count towards the next batch,
+    /// as in fio.
+    mark: Option<u32>,
     io_from: Option<u64>,
     /// When the current pause ends (set once the batch has completed, or been issued).
     until: Option<u64>,
 }
 
 impl Think {
-    /// Whether the batch is over at `now`: its I/Os issued, or its time of I/O up.
+    /// Whether the batch is over at `now`: its I/Os completed (issued, for the issue
+    /// type), or its time of I/O up.
     fn tripped(&self, now: u64) -> bool {
-        self.issued >= self.blocks
-            || self.issued > 0
-                && (self.iotime_ns).is_some_and(|io| now >= self.io_from.unwrap_or(now) + io)
+        let done = match self.on_issue || self.at_issue {
+            true => self.issued >= self.blocks,
+            false => self.mark.is_some(),
+        };
+        done || self.issued > 0
+            && (self.iotime_ns).is_some_and(|io| now >= self.io_from.unwrap_or(now) + io)
     }
 
     /// The batch starts again (after a pause).
     fn reset(&mut self) {
-        (self.issued, self.io_from, self.until) = (0, None, None);
+        self.completed -= self.mark.unwrap_or(self.completed);
+        (self.issued, self.mark, self.io_from, self.until) = (0, None, None, None);
+    }
+
+    /// A completion-type batch ends once `--thinktime-blocks` I/Os have completed and
+    /// one was issued since the last pause (fio looks after each issue).
+    fn note_end(&mut self) {
+        let counted = !self.on_issue && !self.at_issue && self.mark.is_none();
+        if counted && self.issued > 0 && self.completed >= self.blocks {
+            self.mark = Some(self.completed);
+        }
     }
 }
 
@@ -128,8 +152,11 @@ impl Pace {
             spin_ns: spec.thinktime_spin_us.unwrap_or(0).min(us) * 1000,
             blocks,
             on_issue: spec.thinktime_on_issue,
+            at_issue: !spec.engine.caps().asynchronous,
             iotime_ns: spec.thinktime_iotime_us.map(|us| us * 1000),
             issued: 0,
+            completed: 0,
+            mark: None,
             io_from: None,
             until: None,
         });
@@ -161,11 +188,21 @@ impl Pace {
                 t.reset();
             }
             t.issued += 1;
+            t.note_end();
             t.io_from.get_or_insert(now);
             if t.on_issue && t.until.is_none() && t.tripped(now) {
                 // The batch is issued: the pause runs from now, while it completes.
                 t.until = Some(now + t.ns);
             }
+        }
+    }
+
+    /// Counts an I/O completed (for think time's batches).
+    #[inline]
+    pub(crate) fn completed(&mut self) {
+        if let Some(t) = self.think.as_mut() {
+            t.completed += 1;
+            t.note_end();
         }
     }
 
@@ -309,6 +346,7 @@ mod tests {
         while t0.elapsed().as_millis() < 200 {
             while !p.holds(t0.elapsed().as_nanos() as u64) {
                 p.charge(t0.elapsed().as_nanos() as u64, 4096);
+                p.completed();
                 issued += 1;
             }
             while p.wait(t0, None) && p.holds(t0.elapsed().as_nanos() as u64) {}
@@ -338,20 +376,42 @@ mod tests {
     }
 
     /// Issue-type batches start the pause as their last I/O is issued; completion-type
-    /// ones only once they have completed (`wait` with nothing in flight).
+    /// ones are counted in completions, and pause only once nothing is in flight
+    /// (`wait`).
     #[test]
     fn issue_type_pauses_start_at_issue() {
         let mut spec = Spec::new("null");
         spec.thinktime_us = Some(1000);
         spec.thinktime_blocks = Some(2);
+        // An engine whose I/Os complete as they are issued (psync): counted in issues.
         let mut p = Pace::of(&spec).unwrap();
         p.charge(0, 4096);
         p.charge(10, 4096);
-        assert!(p.holds(20), "complete: held after the batch");
+        assert!(
+            p.holds(20) && p.due() == 0,
+            "psync: held after 2 issued, no pause yet"
+        );
+        // An asynchronous engine: counted in completions.
+        spec.engine = crate::plan::spec::EngineKind::IoUring;
+        let mut p = Pace::of(&spec).unwrap();
+        p.charge(0, 4096);
+        p.charge(10, 4096);
+        p.charge(15, 4096);
+        assert!(
+            !p.holds(20),
+            "complete: I/Os issued do not end a batch (fio's default)"
+        );
+        p.completed();
+        assert!(!p.holds(20));
+        p.completed();
+        assert!(
+            p.holds(20),
+            "complete: held once the batch's I/Os have completed"
+        );
         assert_eq!(
             p.due(),
             0,
-            "but no pause yet: it starts when the batch completes"
+            "but no pause yet: it starts when every I/O in flight has completed"
         );
         spec.thinktime_on_issue = true;
         let mut p = Pace::of(&spec).unwrap();
@@ -366,6 +426,32 @@ mod tests {
         assert!(p.holds(500_000) && !p.holds(1_000_010));
         p.charge(1_000_020, 4096);
         assert!(!p.holds(1_000_030), "a new batch");
+    }
+
+    /// Completion-type batches, as fio counts them: the I/Os that complete while the job
+    /// drains after a batch ended count towards the next one, so with more in flight
+    /// than the batch the next pause comes after a single issue.
+    #[test]
+    fn completions_while_draining_count_towards_the_next_batch() {
+        let mut spec = Spec::new("null");
+        spec.engine = crate::plan::spec::EngineKind::Libaio;
+        spec.thinktime_us = Some(1);
+        spec.thinktime_blocks = Some(2);
+        let mut p = Pace::of(&spec).unwrap();
+        let t0 = Instant::now();
+        (0..4).for_each(|i| p.charge(i, 4096));
+        p.completed();
+        assert!(!p.holds(10));
+        p.completed();
+        assert!(p.holds(10), "2 completed: the batch is over");
+        p.completed();
+        p.completed();
+        // Drained: the pause (1 µs), then the next batch.
+        while p.wait(t0, None) && p.holds(t0.elapsed().as_nanos() as u64) {}
+        let now = t0.elapsed().as_nanos() as u64;
+        assert!(!p.holds(now), "nothing issued yet: not over");
+        p.charge(now, 4096);
+        assert!(p.holds(now), "the 2 drained count: over after one issue");
     }
 
     /// `--thinktime-iotime` alone: a batch ends after that much time of issuing, however

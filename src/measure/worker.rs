@@ -7,7 +7,6 @@
 //! The worker never prints and never decides what a figure means; it returns raw counts,
 //! histograms and what it saw of the data ([`WorkerOut`]).
 
-use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -311,7 +310,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         // Each request goes to the kernel as soon as it is ready (as fio does by default):
         // the device gets work a batch-preparation earlier, and measured on a loop device
         // this gave more IOPS for the same CPU per I/O.
-        let ext = lent.map(|l| NonNull::from(self.data.lent_bytes(l)).cast());
+        let ext = self.ext_of(lent);
         self.issue(Request {
             slot,
             op,
@@ -494,9 +493,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 offset: sl.offset + done as u64,
                 len: sl.len - done,
                 buf_off: done,
-                ext: sl
-                    .lent
-                    .map(|l| NonNull::from(self.data.lent_bytes(l)).cast()),
+                ext: self.ext_of(sl.lent),
                 file: sl.file,
             });
             return;
@@ -504,6 +501,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.release(c.slot);
         if let Some(v) = self.verify.as_mut() {
             v.writing[c.slot as usize] = write::NOT_WRITING;
+        }
+        if let Some(p) = self.pace.as_mut() {
+            p.completed();
         }
         if sl.counts && in_window {
             self.record(sl);

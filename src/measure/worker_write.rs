@@ -1,6 +1,8 @@
 //! A write's data: lent from the data pool or written into the slot's buffer (with its
 //! verify header under `--verify`), and shown to the job's sampler.
 
+use std::ptr::NonNull;
+
 use super::Worker;
 use super::files::Files;
 use crate::io::engine::Engine;
@@ -72,6 +74,13 @@ impl<E: Engine> Worker<'_, '_, E> {
             s.observe(buf);
         }
         None
+    }
+
+    /// Where a write's bytes are when they are sent from the data pool (`lent`), for the
+    /// request's `ext`; `None`: from the slot's own buffer.
+    #[inline(always)]
+    pub(super) fn ext_of(&self, lent: Option<Lent>) -> Option<NonNull<u8>> {
+        lent.map(|l| NonNull::from(self.data.lent_bytes(l)).cast())
     }
 
     /// `--invalidate pass`: when the offset just picked begins a new pass over file
