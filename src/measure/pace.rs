@@ -15,7 +15,9 @@
 //! a batch is `--thinktime-blocks` I/Os issued and the pause starts as its last I/O is
 //! issued (they complete during it); with `--thinktime-iotime` a batch also ends once
 //! the job has issued I/Os for that long. The first `--thinktime-spin` of a pause is spent
-//! spinning on the CPU (the clock read in a loop), the rest asleep.
+//! spinning on the CPU (the clock read in a loop), the rest asleep but its last 100 µs,
+//! which are spun too (as fio's sleeps end in a spin): a sleep overshoots, and a CPU
+//! woken late from a long sleep slows the next I/O.
 
 use std::time::{Duration, Instant};
 
@@ -25,6 +27,9 @@ use crate::workload::rng::Rng;
 
 /// The least credit a bucket keeps (ns): a late wake-up up to this long is caught up.
 const BURST_NS: f64 = 50e6;
+
+/// The end of a think-time pause that is spun rather than slept.
+const SPIN_TAIL_NS: u64 = 100_000;
 
 /// The longest sleep before the worker looks at its stop flags again.
 const MAX_SLEEP_NS: u64 = 10_000_000;
@@ -225,10 +230,14 @@ impl Pace {
         if let Some(t) = self.think
             && let Some(until) = t.until
             && now < until
-            && now < until - t.ns + t.spin_ns
+            && (now < until - t.ns + t.spin_ns || until - now <= SPIN_TAIL_NS)
         {
-            // The pause's first part: spin (for at most 10 ms before looking again).
-            let spin_end = (until - t.ns + t.spin_ns).min(now + MAX_SLEEP_NS);
+            // The pause's first part (--thinktime-spin) or its last moments: spin (for at
+            // most 10 ms before looking again).
+            let spin_end = match now < until - t.ns + t.spin_ns {
+                true => (until - t.ns + t.spin_ns).min(now + MAX_SLEEP_NS),
+                false => until,
+            };
             while (t0.elapsed().as_nanos() as u64) < spin_end {
                 std::hint::spin_loop();
             }
@@ -238,7 +247,14 @@ impl Pace {
             return false;
         }
         let until = self.due().min(end.unwrap_or(u64::MAX));
-        let ns = until.saturating_sub(now).min(MAX_SLEEP_NS);
+        // A pause sleeps up to its last moments and spins those (as fio's sleeps do): a
+        // sleep overshoots by tens of µs, and a CPU woken late from a long sleep slows
+        // the next I/O.
+        let tail = match self.think.is_some_and(|t| t.until == Some(until)) {
+            true => SPIN_TAIL_NS,
+            false => 0,
+        };
+        let ns = until.saturating_sub(now + tail).min(MAX_SLEEP_NS);
         std::thread::sleep(Duration::from_nanos(ns));
         true
     }
