@@ -819,3 +819,18 @@ pub fn fio_plan(job: &Path) -> Value {
     ]);
     serde_json::from_slice(&out).expect("stdout is the plan")
 }
+
+/// `iomark fio FILE ARGS --json --quiet` with `${DIR}` set to `dir` (expects success): the
+/// results document.
+pub fn iomark_fio_json(file: &Path, dir: &Path, args: &[&str]) -> Value {
+    let out = iomark()
+        .arg("fio")
+        .arg(file)
+        .args(args)
+        .args(["--json", "--quiet"])
+        .env("DIR", dir)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    serde_json::from_slice(&out.stdout).expect("stdout is the JSON document")
+}

@@ -20,20 +20,6 @@ fn distinct_and_zstd(file: &Path, bs: usize) -> (usize, f64) {
     (blocks.len(), z.len() as f64 / data.len() as f64)
 }
 
-/// `iomark fio JOB --keep --json --quiet` with `${DIR}` set (expects success).
-fn iomark_fio(job: &Path, dir: &Path, args: &[&str]) -> Value {
-    let out = iomark()
-        .arg("fio")
-        .arg(job)
-        .args(args)
-        .args(["--json", "--quiet"])
-        .env("DIR", dir)
-        .output()
-        .unwrap();
-    assert_success(&out);
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 /// 8 MiB written in 64 KiB blocks with `scramble_buffers=0`: one distinct block under
 /// both tools, and zstd keeps under 2% of the file; without it (fio scrambles every
 /// 512-byte sector, iomark stamps every unit) all 128 blocks differ.
@@ -52,7 +38,7 @@ fn unscrambled_writes_repeat_one_block_under_both_tools() {
         f
     };
     let file = dir.path().join("w.dat");
-    let doc = iomark_fio(&job("0"), dir.path(), &["--keep"]);
+    let doc = iomark_fio_json(&job("0"), dir.path(), &["--keep"]);
     let data = &doc["runs"][0]["spec"]["data"];
     assert_eq!(
         (data["dedup"].as_f64(), data["dedup_unit"].as_u64()),
@@ -64,7 +50,7 @@ fn unscrambled_writes_repeat_one_block_under_both_tools() {
         "iomark scramble_buffers=0: {n} blocks, zstd {z}"
     );
     std::fs::remove_file(&file).unwrap();
-    iomark_fio(&job("1"), dir.path(), &["--keep"]);
+    iomark_fio_json(&job("1"), dir.path(), &["--keep"]);
     let (n, z) = distinct_and_zstd(&file, 65536);
     assert!(
         n == 128 && z > 0.99,

@@ -9,20 +9,6 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
-/// `iomark fio FILE --json --quiet` with `${DIR}` set to `dir` (expects success).
-fn fio_json(file: &Path, dir: &Path, args: &[&str]) -> Value {
-    let out = iomark()
-        .arg("fio")
-        .arg(file)
-        .args(args)
-        .args(["--json", "--quiet"])
-        .env("DIR", dir)
-        .output()
-        .unwrap();
-    assert_success(&out);
-    serde_json::from_slice(&out.stdout).expect("stdout is the JSON document")
-}
-
 /// Shares of the 4 KiB blocks of `dev` that are not all zeros, in `[from, to)` (blocks).
 fn touched(dev: &Path, zones: &[(usize, usize)]) -> Vec<f64> {
     let data = std::fs::read(dev).unwrap();
@@ -53,7 +39,7 @@ fn zoned_writes_land_in_their_zones_under_both_tools() {
     let Some(dev) = LoopDev::new(64 << 20, true) else {
         return;
     };
-    let doc = fio_json(&file, dev.path(), &["--allow-write-device"]);
+    let doc = iomark_fio_json(&file, dev.path(), &["--allow-write-device"]);
     let spec = &doc["runs"][0]["spec"];
     assert_eq!(
         spec["random_distribution"],
@@ -100,7 +86,7 @@ fn zones_and_centers_map_and_round_trip() {
         [n]\nstonewall\nrw=randread\nrandom_distribution=normal:5:0.25\n";
     let file = dir.path().join("d.fio");
     std::fs::write(&file, job).unwrap();
-    let doc = fio_json(&file, dir.path(), &[]);
+    let doc = iomark_fio_json(&file, dir.path(), &[]);
     let d = |i: usize| doc["runs"][i]["spec"]["random_distribution"].clone();
     assert_eq!(d(0)["zones"].as_array().unwrap().len(), 3);
     assert_eq!(
@@ -381,7 +367,7 @@ fn thinktime_spin_uses_the_cpu() {
          thinktime_blocks_type=issue\niodepth=4\nthinktime_iotime=1\n",
     )
     .unwrap();
-    let doc = fio_json(&job, dir.path(), &[]);
+    let doc = iomark_fio_json(&job, dir.path(), &[]);
     let runs = doc["runs"].as_array().unwrap();
     let spec = |i: usize| runs[i]["spec"].clone();
     assert_eq!(spec(1)["thinktime_spin_us"], 2000);
@@ -465,7 +451,7 @@ fn identical_runs_rewrite_one_block_under_both_tools() {
         return;
     };
     let before = dev.stat();
-    let doc = fio_json(&file, dev.path(), &["--allow-write-device"]);
+    let doc = iomark_fio_json(&file, dev.path(), &["--allow-write-device"]);
     let writes = dev.stat()[2] - before[2];
     let spec = &doc["runs"][0]["spec"];
     assert_eq!(spec["random_run"], 8);
@@ -482,7 +468,7 @@ fn identical_runs_rewrite_one_block_under_both_tools() {
         return;
     };
     std::fs::write(&file, job.replace("rw_sequencer=identical\n", "")).unwrap();
-    fio_json(&file, dev.path(), &["--allow-write-device"]);
+    iomark_fio_json(&file, dev.path(), &["--allow-write-device"]);
     let seq = touched(dev.path(), &all)[0];
     assert!(
         seq > 0.3,
@@ -646,7 +632,7 @@ fn a_startdelay_range_delays_each_job_and_the_window_after_it() {
     )
     .unwrap();
     let t0 = std::time::Instant::now();
-    let doc = fio_json(&job, dir.path(), &[]);
+    let doc = iomark_fio_json(&job, dir.path(), &[]);
     let wall = t0.elapsed().as_secs_f64();
     let run = &doc["runs"][0];
     assert_eq!(run["spec"]["startdelay_s"], 1.0);
@@ -711,7 +697,7 @@ fn size_and_offset_as_shares_of_the_device_under_both_tools() {
     let Some(dev) = LoopDev::new(64 << 20, true) else {
         return;
     };
-    let doc = fio_json(&file, dev.path(), &["--allow-write-device"]);
+    let doc = iomark_fio_json(&file, dev.path(), &["--allow-write-device"]);
     let run = &doc["runs"][0];
     assert_eq!(run["spec"]["size_pct"], 50.0);
     assert_eq!(run["spec"]["offset_pct"], 25.0);

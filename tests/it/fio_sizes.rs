@@ -18,20 +18,6 @@ fn moved(dev: &LoopDev, f: impl FnOnce()) -> [u64; 4] {
     std::array::from_fn(|i| b[i] - a[i])
 }
 
-/// `iomark fio FILE` with `${DIR}` = `dev`'s path, its document.
-fn iomark_fio(file: &Path, dev: &LoopDev, extra: &[&str]) -> Value {
-    let out = iomark()
-        .arg("fio")
-        .arg(file)
-        .args(["--allow-write-device", "--json", "--quiet"])
-        .args(extra)
-        .env("DIR", dev.path())
-        .output()
-        .unwrap();
-    assert_success(&out);
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 /// Runs fio on `file` with `${DIR}` = `dev`'s path; its JSON output.
 fn fio_on(file: &Path, dev: &LoopDev) -> Value {
     let out = Command::new("fio")
@@ -59,7 +45,7 @@ fn probes(dev: &LoopDev, dir: &Path) -> [u64; 4] {
     )
     .unwrap();
     let m = moved(dev, || {
-        iomark_fio(&file, dev, &[]);
+        iomark_fio_json(&file, dev.path(), &["--allow-write-device"]);
     });
     assert_eq!((m[2], m[3]), (1, 128), "the probe job writes once: {m:?}");
     m
@@ -80,7 +66,9 @@ fn job_and_device(job: &str) -> Option<(tempfile::TempDir, std::path::PathBuf, L
 fn iomark_moved(file: &Path, dev: &LoopDev, dir: &Path) -> (Value, [u64; 4]) {
     let p = probes(dev, dir);
     let mut doc = Value::Null;
-    let m = moved(dev, || doc = iomark_fio(file, dev, &[]));
+    let m = moved(dev, || {
+        doc = iomark_fio_json(file, dev.path(), &["--allow-write-device"])
+    });
     (doc, [m[0] - p[0], m[1] - p[1], m[2], m[3]])
 }
 
