@@ -232,8 +232,8 @@ impl OutputArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// File or block device. A missing file is created, laid out with data and removed at
-    /// the end (unless --keep). Not needed with --engine null. Several TARGETs run
+    /// File or block device. A missing file is created, laid out with data (or only
+    /// allocated: --new-file allocate) and removed at the end (unless --keep). Not needed with --engine null. Several TARGETs run
     /// together: each gets its own --jobs jobs, all start at once, and the results hold
     /// each target's figures and their aggregate.
     #[arg(value_name = "TARGET", num_args = 0..)]

@@ -15,6 +15,7 @@ pub mod engine;
 pub mod files;
 pub mod fio_job;
 pub mod matrix;
+pub mod new_file;
 mod option_def;
 pub mod options;
 pub mod resolve;

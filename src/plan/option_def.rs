@@ -75,3 +75,17 @@ pub(crate) const fn switch(name: &'static str, group: Group, help: &'static str)
         help,
     }
 }
+
+/// The option called `name` (its long name or fio's alias, with `_` for `-` as fio
+/// writes them).
+pub(crate) fn find(name: &str) -> Option<&'static OptDef> {
+    let name = name.replace('_', "-");
+    crate::plan::options::TABLE
+        .iter()
+        .find(|d| d.name == name || d.alias.contains(&name.as_str()))
+}
+
+/// Whether `name` is a run option: `Some(true)` takes a value, `Some(false)` is a switch.
+pub(crate) fn kind(name: &str) -> Option<bool> {
+    find(name).map(OptDef::takes_value)
+}

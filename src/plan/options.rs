@@ -10,7 +10,7 @@
 
 pub use crate::plan::run_options::RunOptions;
 
-pub(crate) use crate::plan::option_def::{Group, OptDef};
+pub(crate) use crate::plan::option_def::{Group, OptDef, find, kind};
 use crate::plan::option_def::{switch, value};
 
 use Group::{Data, Target, Workload};
@@ -546,6 +546,16 @@ pub(crate) const TABLE: &[OptDef] = &[
         Target,
         "Allow writing an existing file that iomark did not create.",
     ),
+    OptDef {
+        choices: &["write", "allocate"],
+        ..value(
+            "new-file",
+            "HOW",
+            Some("write"),
+            Target,
+            "How a file iomark creates is prepared: write (laid out with the workload's data and synced, so reads hit real blocks) or allocate (space reserved with fallocate and nothing written, as fio does for a job that only writes; not for a pattern that reads).",
+        )
+    },
     switch(
         "allow-write-device",
         Target,
@@ -580,20 +590,6 @@ pub(crate) const TABLE: &[OptDef] = &[
         )
     },
 ];
-
-/// The option called `name` (its long name or fio's alias, with `_` for `-` as fio
-/// writes them).
-pub(crate) fn find(name: &str) -> Option<&'static OptDef> {
-    let name = name.replace('_', "-");
-    TABLE
-        .iter()
-        .find(|d| d.name == name || d.alias.contains(&name.as_str()))
-}
-
-/// Whether `name` is a run option: `Some(true)` takes a value, `Some(false)` is a switch.
-pub(crate) fn kind(name: &str) -> Option<bool> {
-    find(name).map(OptDef::takes_value)
-}
 
 #[cfg(test)]
 #[path = "options_tests.rs"]

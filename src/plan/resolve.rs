@@ -297,6 +297,7 @@ impl RunOptions {
         spec.fsync = fsync as u32;
         self.pacing(&mut spec)?;
         crate::plan::cache::resolve(self, &mut spec)?;
+        crate::plan::new_file::resolve(self, &mut spec)?;
         spec.end_fsync = self.on("end-fsync");
         spec.seed = seed;
         spec.interval_s = duration_opt("--interval", self.text_or_default("interval"))?;

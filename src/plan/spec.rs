@@ -14,6 +14,7 @@ use crate::plan::cache::PageCache;
 use crate::plan::data::DataSpec;
 use crate::plan::distribution::Distribution;
 pub use crate::plan::engine::{Caps, EngineKind, EngineOpts};
+use crate::plan::new_file::NewFile;
 pub use crate::plan::rw::Rw;
 use crate::units::fmt_size;
 
@@ -156,6 +157,9 @@ pub struct Spec {
     /// Page-cache advice and invalidation (`--fadvise`, `--invalidate`).
     #[serde(default, skip_serializing_if = "PageCache::is_default")]
     pub cache: PageCache,
+    /// How a file iomark creates is prepared (`--new-file`).
+    #[serde(default, skip_serializing_if = "NewFile::is_default")]
+    pub new_file: NewFile,
     /// Sequential patterns: bytes left between one I/O and the next (`--hole`, fio's
     /// `rw=read:SIZE`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -290,6 +294,7 @@ impl Spec {
             rw_sequencer_identical: false,
             random_map: false,
             cache: PageCache::default(),
+            new_file: NewFile::default(),
             hole: None,
             targets: Vec::new(),
             file_service: None,

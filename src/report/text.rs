@@ -332,9 +332,13 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
         let size = s.offset + s.size.unwrap_or(crate::plan::DEFAULT_NEW_FILE_SIZE);
         let _ = writeln!(
             out,
-            "file: {} is made for the study ({}) and {}",
+            "file: {} is made for the study ({}{}) and {}",
             crate::plan::targets::plan_targets(&plan.runs).join(", "),
             fmt_size(size),
+            match s.new_file {
+                crate::plan::new_file::NewFile::Write => "",
+                crate::plan::new_file::NewFile::Allocate => ", allocated: nothing written first",
+            },
             if plan.keep {
                 "kept (--keep)"
             } else {

@@ -30,6 +30,7 @@ mod mpi;
 mod mpi_hosts;
 mod mpi_study;
 mod multi;
+mod new_file;
 mod output;
 mod outputs;
 mod readme;

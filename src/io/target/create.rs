@@ -1,10 +1,11 @@
 //! Making a new file target: created with O_EXCL, marked, laid out with the workload's
-//! data (progress every MiB, Ctrl-C honoured), then checked against the alignment direct
-//! I/O needs.
+//! data (progress every MiB, Ctrl-C honoured) or only allocated (`--new-file allocate`),
+//! then checked against the alignment direct I/O needs.
 
 use std::os::fd::AsRawFd;
 
 use super::*;
+use crate::plan::new_file::NewFile;
 
 impl Target {
     pub(super) fn create(
@@ -60,7 +61,13 @@ impl Target {
                 .map_err(|e| open_error(&path, &e, true, true))?;
         }
         let f = t.file.as_ref().expect("just opened");
-        Self::lay_out(f, len, layout, go_on).map_err(|e| match e.raw_os_error() {
+        let prepared = match spec.new_file {
+            NewFile::Write => Self::lay_out(f, len, layout, go_on),
+            NewFile::Allocate => Self::allocate(f, len).map(|()| {
+                go_on(len, len);
+            }),
+        };
+        prepared.map_err(|e| match e.raw_os_error() {
             Some(sys::ENOSPC) => Error::runtime(format!(
                 "no space left on the filesystem of {} for a {} file; free space or use a smaller --size",
                 path.display(),
@@ -132,6 +139,18 @@ impl Target {
             left -= n as u64;
         }
         go_on(len, len);
+        f.sync_all()
+    }
+
+    /// Reserves `len` bytes and writes nothing (`--new-file allocate`, fio's way with a
+    /// job that only writes): unwritten extents where the filesystem has them, a sparse
+    /// file where it has not. Synced, so the allocation's journal commit falls before
+    /// the measurement.
+    fn allocate(f: &File, len: u64) -> io::Result<()> {
+        sys::reserve(f.as_fd(), len)?;
+        if f.metadata()?.len() < len {
+            f.set_len(len)?;
+        }
         f.sync_all()
     }
 

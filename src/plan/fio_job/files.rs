@@ -175,3 +175,20 @@ fn count(c: &Ctx, key: &str) -> Result<Option<u64>> {
         ))),
     }
 }
+
+/// How fio prepares a file it creates: it writes it (lays it out) for a job whose
+/// pattern reads, or with `overwrite=1`; for a job that only writes or trims it only
+/// allocates it (`fallocate`, fio's default). So such a job runs with `--new-file
+/// allocate`.
+pub(super) fn new_file(c: &mut Ctx) -> Result<()> {
+    let overwrite = c.on("overwrite")?.unwrap_or(false);
+    let rw = (c.job.opts.iter().rev())
+        .find(|(k, _)| k == "rw")
+        .and_then(|(_, v)| v.clone())
+        .unwrap_or_else(|| "read".into());
+    let reads = matches!(rw.as_str(), "read" | "randread" | "rw" | "randrw");
+    if !overwrite && !reads {
+        c.set("new-file", "allocate");
+    }
+    Ok(())
+}

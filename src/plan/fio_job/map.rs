@@ -205,6 +205,7 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
     }
     data(&mut c)?;
     target(&mut c, engine == "null")?;
+    super::files::new_file(&mut c)?;
     c.job.group_reporting = c.on("group_reporting")?.unwrap_or(false);
     c.job.stonewall |= c.on("stonewall")?.unwrap_or(false);
     c.job.new_group = c.on("new_group")?.unwrap_or(false);
@@ -259,6 +260,7 @@ const HANDLED: &[&str] = &[
     "nrfiles",
     "file_service_type",
     "openfiles",
+    "overwrite",
     "thread",
     "norandommap",
     "fadvise_hint",

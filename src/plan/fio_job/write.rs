@@ -8,6 +8,7 @@ use crate::plan::bsmix::BsMix;
 use crate::plan::cache::{Fadvise, Invalidate};
 use crate::plan::data::{CompressMethod, DataKind};
 use crate::plan::engine::{EngineOpts, SyncMode};
+use crate::plan::new_file::NewFile;
 use crate::plan::spec::Spec;
 
 /// The job file of `runs`; `title` says where it came from (`iomark suite qd`).
@@ -196,6 +197,14 @@ fn files(w: &mut impl FnMut(String), name: &str, s: &Spec) {
                 }
             }
             w(format!("file_service_type={}", fs.fio_text()));
+        }
+    }
+    // fio writes a new file first for a job that reads, or with overwrite=1; for one
+    // that only writes it allocates it, as `--new-file allocate` does.
+    if s.new_file == NewFile::Write && !s.reads() {
+        match s.rw.trims() {
+            false => w("overwrite=1".into()),
+            true => w("# new-file write: iomark writes a new file before the trims; fio only allocates it".into()),
         }
     }
 }
