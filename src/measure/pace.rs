@@ -202,6 +202,14 @@ impl Pace {
         }
     }
 
+    /// Whether think-time batches count completions on an asynchronous engine: the
+    /// worker then refills the queue after each completion it takes, as fio does (it
+    /// reaps one completion at a time and issues between them until the batch is
+    /// over), rather than after all it reaped at once.
+    pub(crate) fn counts_each_completion(&self) -> bool {
+        self.think.is_some_and(|t| !t.on_issue && !t.at_issue)
+    }
+
     /// Counts an I/O completed (for think time's batches).
     #[inline]
     pub(crate) fn completed(&mut self) {

@@ -345,44 +345,6 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.submit_err = self.submit_err.take().or(err);
     }
 
-    /// Issues an fsync of the worker's file `file` on a free slot.
-    fn issue_fsync(&mut self, file: u16) {
-        let slot = self
-            .free
-            .pop()
-            .expect("a free slot when nothing is in flight");
-        self.slots[slot as usize] = Slot {
-            op: Op::Fsync,
-            file,
-            ..Slot::IDLE
-        };
-        self.issue(Request {
-            slot,
-            op: Op::Fsync,
-            offset: 0,
-            len: 0,
-            buf_off: 0,
-            ext: None,
-            file,
-        });
-    }
-
-    /// Nothing is in flight: issues the final flush if one is due; false when the worker
-    /// is done.
-    fn start_end_sync(&mut self) -> bool {
-        if self.ctx.spec.end_fsync
-            && self.end_sync == EndSync::NotYet
-            && !self.interrupted
-            && self.ctx.fd.is_some()
-        {
-            self.issue_fsync(self.flushing());
-            self.end_sync = EndSync::InFlight;
-            true
-        } else {
-            false
-        }
-    }
-
     /// Waits for at least one completion; false (with the error kept) when submission
     /// failed and the worker must stop.
     fn wait_for_completions(&mut self) -> bool {
@@ -429,8 +391,12 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             }
         }
         let in_window = now >= ramp && self.ctx.end_ns.is_none_or(|end| now <= end);
+        let refill = (self.pace.as_ref()).is_some_and(|p| p.counts_each_completion());
         for &c in comps.iter() {
             self.complete(c, in_window);
+            if refill {
+                self.fill_queue();
+            }
         }
         comps.clear();
         self.comps = comps;

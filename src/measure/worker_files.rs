@@ -2,9 +2,11 @@
 //! for a worker serving several (`--file-service`, fio's `file_service_type`) which file
 //! each I/O goes to, each file keeping its own offsets (a sequential pattern goes on in
 //! a file where it left it), each file's share of the figures (its target's own figures
-//! are made of them) and the final flush of every file.
+//! are made of them), the fsyncs (one file's, on a free slot) and the final flush of every
+//! file.
 
-use super::{Slot, Worker};
+use super::{EndSync, Slot, Worker};
+use crate::io::engine::Request;
 use crate::io::engine::{Engine, Op};
 use crate::measure::launch::WorkerCtx;
 use crate::measure::worker_out::FileOut;
@@ -229,6 +231,44 @@ impl<'a, E: Engine> Worker<'_, 'a, E> {
         match self.ctx.files.get(file as usize) {
             Some(f) => f.path,
             None => self.ctx.path,
+        }
+    }
+
+    /// Issues an fsync of the worker's file `file` on a free slot.
+    pub(super) fn issue_fsync(&mut self, file: u16) {
+        let slot = self
+            .free
+            .pop()
+            .expect("a free slot when nothing is in flight");
+        self.slots[slot as usize] = Slot {
+            op: Op::Fsync,
+            file,
+            ..Slot::IDLE
+        };
+        self.issue(Request {
+            slot,
+            op: Op::Fsync,
+            offset: 0,
+            len: 0,
+            buf_off: 0,
+            ext: None,
+            file,
+        });
+    }
+
+    /// Nothing is in flight: issues the final flush if one is due; false when the worker
+    /// is done.
+    pub(super) fn start_end_sync(&mut self) -> bool {
+        if self.ctx.spec.end_fsync
+            && self.end_sync == EndSync::NotYet
+            && !self.interrupted
+            && self.ctx.fd.is_some()
+        {
+            self.issue_fsync(self.flushing());
+            self.end_sync = EndSync::InFlight;
+            true
+        } else {
+            false
         }
     }
 

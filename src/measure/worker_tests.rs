@@ -4,6 +4,7 @@
 use super::*;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
+use std::time::Duration;
 
 use crate::io::engine::{BufferPool, Completion, Engine, Op, Queued, Request};
 use crate::measure::gate::Gate;
@@ -25,8 +26,9 @@ struct Fake {
     /// Every other `queue` says Busy.
     busy: bool,
     flip: bool,
-    /// Every request seen, in order.
+    /// Every request seen, in order, and when.
     log: Vec<Request>,
+    at: Vec<Instant>,
 }
 
 impl Fake {
@@ -40,6 +42,7 @@ impl Fake {
             busy: false,
             flip: false,
             log: Vec::new(),
+            at: Vec::new(),
         }
     }
 }
@@ -58,6 +61,7 @@ impl Engine for &mut Fake {
     fn submit(&mut self, _wait_for: usize) -> std::io::Result<()> {
         for req in std::mem::take(&mut self.queued) {
             self.log.push(req);
+            self.at.push(Instant::now());
             let result = if Some(req.offset) == self.fail_at {
                 -(crate::io::sys::EIO as i64)
             } else if req.op == Op::Fsync {
@@ -210,6 +214,33 @@ fn fsync_every_n_writes_but_not_after_the_last() {
             assert_eq!(w[0].op, Op::Write);
         }
     }
+}
+
+/// Think time on an asynchronous engine, counted in completions: as in fio, which
+/// reaps one completion at a time, the worker issues again after each completion until
+/// the batch is over, so the first batch at QD 8 with `--thinktime-blocks 4` is the 8
+/// issued and 3 more (one after each of the first three completions); the 4 completed
+/// after the batch ended and the 3 drained count towards the next, which ends after one
+/// issue; that one, drained, counts towards the third, so it needs 3 completions: 8 and
+/// 2 more. The same 10 and 1 as fio 3.33's `io_submit` calls between its pauses.
+#[test]
+fn think_time_refills_between_completions_as_fio() {
+    let mut s = spec(Rw::RandRead, 8);
+    s.engine = EngineKind::Libaio;
+    s.thinktime_us = Some(3000);
+    s.thinktime_blocks = Some(4);
+    let mut eng = Fake::new(8);
+    let (out, _) = run(&s, &mut eng, 34);
+    assert_eq!(out.tally.read.ios, 34);
+    // Requests separated by a pause (3 ms; I/Os between pauses follow each other at once).
+    let mut batches = vec![1];
+    for w in eng.at.windows(2) {
+        match w[1] - w[0] >= Duration::from_micros(2500) {
+            true => batches.push(1),
+            false => *batches.last_mut().unwrap() += 1,
+        }
+    }
+    assert_eq!(batches, [11, 1, 10, 1, 10, 1], "I/Os between pauses");
 }
 
 #[test]
