@@ -4,7 +4,7 @@
 # IOPS under both tools per round and the median ratio iomark/fio.
 #
 #   bench/fio-jobs.sh [ROUNDS] [SECONDS]        (defaults: 3 rounds, 3 s per job;
-#                                               all twelve jobs: about 8 minutes)
+#                                               all 27 jobs: about 20 minutes)
 #
 # Job files (written to a temporary directory; the files they use go to
 # $IOMARK_BENCH_DIR, default the current directory, 64 MiB each, removed afterwards):
@@ -22,6 +22,21 @@
 #                phase's IOPS: fio's read figures are its verify pass)
 #   group.fio    4 KiB random reads, numjobs=4 with group_reporting
 #   stonewall.fio  4 KiB random reads, then (stonewall) 4 KiB random writes
+#   bsrange.fio  random reads of 4k-64k (bsrange)
+#   offset.fio   4 KiB random reads over 32 MiB from offset=16m
+#   pareto.fio   4 KiB random reads, random_distribution=pareto:0.9
+#   normal.fio   4 KiB random reads, random_distribution=normal:10
+#   ratebw.fio   4 KiB random reads capped at rate=8m (psync)
+#   fsync.fio    4 KiB random writes, fsync=32 (psync)
+#   endfsync.fio 64 KiB sequential writes, end_fsync=1
+#   compress.fio 64 KiB sequential writes, buffer_compress_percentage=50
+#   dedupe.fio   64 KiB sequential writes, dedupe_percentage=50
+#   refill.fio   4 KiB random writes, refill_buffers
+#   zero.fio     128 KiB sequential writes, zero_buffers
+#   pattern.fio  64 KiB sequential writes, buffer_pattern=0xdeadbeef
+#   hole.fio     4 KiB sequential reads with a 16 KiB hole after each (rw=read:16k)
+#   rwmix.fio    4 KiB randrw with rwmixwrite=20, iodepth 16
+#   syncio.fio   4 KiB random reads, ioengine=sync, direct
 #
 # Every job is time based with a 1 s ramp (the think job without, see below).
 # JOBS="sync uring" runs only those. Each round prints both tools' IOPS and CPU time per
@@ -65,6 +80,23 @@ printf '[global]\n%s\n%s\n[fiojobs-files]\nrw=randwrite\nbs=4k\nnrfiles=4\nfile_
 printf '[global]\ndirectory=%s\nsize=256m\n%s\n[fiojobs-verify]\nrw=write\nbs=16k\nverify=crc32c\n' "$DIR" "$direct" >"$TMP/verify.fio"
 printf '[global]\n%s\n%s\nbs=4k\nnumjobs=4\ngroup_reporting\n[fiojobs-group]\nrw=randread\n' "$common" "$direct" >"$TMP/group.fio"
 printf '[global]\n%s\n%s\nbs=4k\n[fiojobs-first]\nrw=randread\n[fiojobs-second]\nstonewall\nrw=randwrite\n' "$common" "$direct" >"$TMP/stonewall.fio"
+# One more job file per option of the issue's list: NAME and the job's own lines.
+more() { printf '[global]\n%s\n%s\n[fiojobs-%s]\n%b\n' "$common" "$direct" "$1" "$2" >"$TMP/$1.fio"; }
+more bsrange 'rw=randread\nbsrange=4k-64k'
+more offset 'rw=randread\nbs=4k\noffset=16m\nsize=32m'
+more pareto 'rw=randread\nbs=4k\nrandom_distribution=pareto:0.9'
+more normal 'rw=randread\nbs=4k\nrandom_distribution=normal:10'
+more ratebw 'rw=randread\nbs=4k\nioengine=psync\niodepth=1\nrate=8m'
+more fsync 'rw=randwrite\nbs=4k\nioengine=psync\niodepth=1\nfsync=32'
+more endfsync 'rw=write\nbs=64k\nend_fsync=1'
+more compress 'rw=write\nbs=64k\nbuffer_compress_percentage=50'
+more dedupe 'rw=write\nbs=64k\ndedupe_percentage=50'
+more refill 'rw=randwrite\nbs=4k\nrefill_buffers'
+more zero 'rw=write\nbs=128k\nzero_buffers'
+more pattern 'rw=write\nbs=64k\nbuffer_pattern=0xdeadbeef'
+more hole 'rw=read:16k\nbs=4k'
+more rwmix 'rw=randrw\nrwmixwrite=20\nbs=4k\niodepth=16'
+more syncio 'rw=randread\nbs=4k\nioengine=sync\niodepth=1'
 
 # IOPS (reads + writes) of the jobs in a result file, and CPU microseconds per I/O
 # (iomark: each job's threads over the measured window; fio: each job's usr+sys share of
@@ -105,7 +137,8 @@ print(f'{r} reads ({rs/max(r,1):.1f} sectors, {rm} merged), {w} writes ({ws/max(
 
 echo "machine: $(uname -r), $(nproc) CPUs, files in $DIR ($(df -T "$DIR" | awk 'NR==2 {print $2}'))"
 echo "iomark: $("$IOMARK" --version), $(fio --version)"
-for job in ${JOBS:-sync uring aio mix bssplit rate think zipf files verify group stonewall}; do
+ALL="sync uring aio mix bssplit rate think zipf files verify group stonewall bsrange offset pareto normal ratebw fsync endfsync compress dedupe refill zero pattern hole rwmix syncio"
+for job in ${JOBS:-$ALL}; do
   ratios=()
   for round in $(seq 1 "$ROUNDS"); do
     s0=$(devstat)
