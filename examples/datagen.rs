@@ -8,7 +8,7 @@
 //! from the pool into the buffer and stamped there), "+ sampling" adds what a write run
 //! also does per buffer (the dedup selector and hashing within its budget, the
 //! compression sample), "refill" generates every byte afresh (`--refill`). Profiles with
-//! dedup or without a pool (zeros) are never lent: their "lent" column is the copy.
+//! dedup or without a pool (zeros, a pattern) are never lent: their "lent" column is the copy.
 
 use std::time::{Duration, Instant};
 
@@ -83,6 +83,14 @@ fn main() {
             "zeros",
             DataSpec {
                 kind: DataKind::Zeros,
+                ..DataSpec::default()
+            },
+        ),
+        (
+            "pattern deadbeef",
+            DataSpec {
+                kind: DataKind::Pattern,
+                pattern: Some("deadbeef".into()),
                 ..DataSpec::default()
             },
         ),

@@ -171,12 +171,7 @@ impl DataGen {
     pub fn fill(&mut self, buf: &mut [u8]) {
         match self.spec.kind {
             DataKind::Zeros => buf.fill(0),
-            DataKind::Pattern => {
-                let p = &self.pattern;
-                for (i, b) in buf.iter_mut().enumerate() {
-                    *b = p[i % p.len()];
-                }
-            }
+            DataKind::Pattern => fill_pattern(buf, &self.pattern),
             DataKind::Files => {
                 let c = self.corpus.as_ref().expect("files profile has a corpus");
                 let mut done = 0;
@@ -300,6 +295,21 @@ impl DataGen {
                 CompressMethod::Repeat => fill_repeat(chunk, pct, lits),
             }
         }
+    }
+}
+
+/// `buf` filled with `pattern` repeated from its first byte (as fio's `buffer_pattern`
+/// fills each buffer): the pattern once, then the filled prefix copied after itself,
+/// doubling (a byte at a time cost 2 ns a byte: 125 µs per 64 KiB write).
+pub(crate) fn fill_pattern(buf: &mut [u8], pattern: &[u8]) {
+    let n = pattern.len().min(buf.len());
+    buf[..n].copy_from_slice(&pattern[..n]);
+    // The prefix is whole patterns, so a copy of it placed right after keeps the phase.
+    let mut filled = n;
+    while filled < buf.len() {
+        let m = filled.min(buf.len() - filled);
+        buf.copy_within(..m, filled);
+        filled += m;
     }
 }
 

@@ -269,6 +269,21 @@ fn zeros_and_pattern() {
     assert!(z.iter().all(|&b| b == 0));
 }
 
+/// The pattern fill (doubling copies) gives every byte as pattern[i mod length], for
+/// patterns and buffers of lengths that divide, do not divide, or are shorter.
+#[test]
+fn pattern_fill_repeats_from_the_first_byte() {
+    for plen in [1, 2, 3, 4, 7, 16, 100] {
+        let pattern: Vec<u8> = (0..plen as u8).map(|b| b.wrapping_mul(37) ^ 0x5a).collect();
+        for len in [0, 1, 5, 64, 4096, 65536 + 3] {
+            let mut buf = vec![0xffu8; len];
+            super::fill_pattern(&mut buf, &pattern);
+            let want: Vec<u8> = (0..len).map(|i| pattern[i % plen]).collect();
+            assert!(buf == want, "pattern of {plen}, buffer of {len}");
+        }
+    }
+}
+
 /// Every profile the pool shapes, and the edges of the `repeat` method (one segment per
 /// chunk at 2%, copies of copies at 98%) and of zerofill (four literal bytes at 99.9%).
 fn pool_profiles() -> Vec<DataSpec> {
