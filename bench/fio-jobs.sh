@@ -22,7 +22,7 @@
 #                phase's IOPS: fio's read figures are its verify pass)
 #   group.fio    4 KiB random reads, numjobs=4 with group_reporting
 #   stonewall.fio  4 KiB random reads, then (stonewall) 4 KiB random writes
-#   bsrange.fio  random reads of 4k-64k (bsrange)
+#   bsrange.fio  random reads of 4k-64k (bsrange, norandommap)
 #   offset.fio   4 KiB random reads over 32 MiB from offset=16m
 #   pareto.fio   4 KiB random reads, random_distribution=pareto:0.9
 #   normal.fio   4 KiB random reads, random_distribution=normal:10
@@ -82,7 +82,7 @@ printf '[global]\n%s\n%s\nbs=4k\nnumjobs=4\ngroup_reporting\n[fiojobs-group]\nrw
 printf '[global]\n%s\n%s\nbs=4k\n[fiojobs-first]\nrw=randread\n[fiojobs-second]\nstonewall\nrw=randwrite\n' "$common" "$direct" >"$TMP/stonewall.fio"
 # One more job file per option of the issue's list: NAME and the job's own lines.
 more() { printf '[global]\n%s\n%s\n[fiojobs-%s]\n%b\n' "$common" "$direct" "$1" "$2" >"$TMP/$1.fio"; }
-more bsrange 'rw=randread\nbsrange=4k-64k'
+more bsrange 'rw=randread\nbsrange=4k-64k\nnorandommap'
 more offset 'rw=randread\nbs=4k\noffset=16m\nsize=32m'
 more pareto 'rw=randread\nbs=4k\nrandom_distribution=pareto:0.9'
 more normal 'rw=randread\nbs=4k\nrandom_distribution=normal:10'
