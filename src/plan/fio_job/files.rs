@@ -3,7 +3,8 @@
 //! (`nrfiles` per copy, each copy its own; `directory` as a `:` list gives copy j the
 //! j-th directory, cycling, as fio does), `size` split evenly between a job's files
 //! unless `filesize` sizes each, and `file_service_type`. A job with several files runs
-//! with `--file-service` (and `--split-targets` when each copy has its own).
+//! with `--file-service` (and `--split-targets` when each copy has its own). And how fio
+//! prepares a new file (`overwrite`, `--new-file`).
 
 use super::map::{Ctx, split_colons};
 use crate::error::{Error, Result};
