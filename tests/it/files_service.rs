@@ -310,6 +310,20 @@ fn verify_reads_back_each_file_and_names_the_one_that_lost_writes() {
     assert_eq!(each_target(&doc, "verify.good"), [240, 256]);
     let bad = &doc["runs"][0]["repetitions"][0]["targets"][0]["verify"]["first_bad"];
     assert_eq!(bad[0]["offset"], (1 << 20) - (64 << 10), "{bad}");
+    // The HTML report says it too: the sum as a warning, then each file's finding.
+    let dir = tmp();
+    let saved = write_json(dir.path(), "v.json", &doc);
+    let html = report(&[&saved], &dir.path().join("v.html"));
+    let item = |dev: &LoopDev, what: &str| {
+        let head = format!("<li>{}: verify: ", dev.dev.display());
+        html.split("</li>")
+            .any(|l| l.contains(&head) && l.contains(what))
+    };
+    assert!(
+        html.contains("<p class=\"warn\">repetition 1: verify: 512 blocks"),
+        "{html}"
+    );
+    assert!(item(&first, "16 misplaced") && item(&second, "256 good"));
 }
 
 /// Each device's share of the data writes `f` made on `devs`.

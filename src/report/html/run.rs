@@ -36,6 +36,7 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -
     for w in &r.warnings {
         let _ = write!(out, "<p class=\"warn\">note: {}</p>", esc(w));
     }
+    out.push_str(&verify_findings(r));
     // The charts show the first complete repetition, else the first.
     if let Some(rep) = r
         .repetitions
@@ -120,6 +121,39 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -
         "<details><summary>Full spec</summary><pre>{}</pre></details></article>",
         esc(&serde_json::to_string_pretty(&r.spec).unwrap_or_default())
     );
+    out
+}
+
+/// What `--verify` found in each repetition, and in each file when several were
+/// verified apart; a finding with bad blocks is a warning.
+fn verify_findings(r: &Run) -> String {
+    let mut out = String::new();
+    for rep in &r.repetitions {
+        let Some(v) = &rep.verify else { continue };
+        let class = match v.corrupt + v.misplaced + v.stale {
+            0 => "note",
+            _ => "warn",
+        };
+        let files: String = (rep.targets.iter())
+            .filter_map(|t| {
+                let tv = t.verify.as_ref()?;
+                Some(format!(
+                    "<li>{}: {}</li>",
+                    esc(&t.path),
+                    esc(&tv.describe())
+                ))
+            })
+            .collect();
+        let _ = write!(
+            out,
+            "<p class=\"{class}\">repetition {}: {}</p>",
+            rep.index,
+            esc(&v.describe())
+        );
+        if !files.is_empty() {
+            let _ = write!(out, "<ul class=\"{class}\">{files}</ul>");
+        }
+    }
     out
 }
 
