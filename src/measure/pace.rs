@@ -99,12 +99,18 @@ struct Think {
 }
 
 impl Think {
+    /// Whether batches are counted in completions (fio's default type, on an engine
+    /// whose I/Os complete after they are issued); otherwise in issues.
+    fn by_completion(&self) -> bool {
+        !self.on_issue && !self.at_issue
+    }
+
     /// Whether the batch is over at `now`: its I/Os completed (issued, for the issue
     /// type), or its time of I/O up.
     fn tripped(&self, now: u64) -> bool {
-        let done = match self.on_issue || self.at_issue {
-            true => self.issued >= self.blocks,
-            false => self.mark.is_some(),
+        let done = match self.by_completion() {
+            true => self.mark.is_some(),
+            false => self.issued >= self.blocks,
         };
         done || self.issued > 0
             && (self.iotime_ns).is_some_and(|io| now >= self.io_from.unwrap_or(now) + io)
@@ -119,8 +125,11 @@ impl Think {
     /// A completion-type batch ends once `--thinktime-blocks` I/Os have completed and
     /// one was issued since the last pause (fio looks after each issue).
     fn note_end(&mut self) {
-        let counted = !self.on_issue && !self.at_issue && self.mark.is_none();
-        if counted && self.issued > 0 && self.completed >= self.blocks {
+        if self.by_completion()
+            && self.mark.is_none()
+            && self.issued > 0
+            && self.completed >= self.blocks
+        {
             self.mark = Some(self.completed);
         }
     }
@@ -207,7 +216,7 @@ impl Pace {
     /// reaps one completion at a time and issues between them until the batch is
     /// over), rather than after all it reaped at once.
     pub(crate) fn counts_each_completion(&self) -> bool {
-        self.think.is_some_and(|t| !t.on_issue && !t.at_issue)
+        self.think.is_some_and(|t| t.by_completion())
     }
 
     /// Counts an I/O completed (for think time's batches).

@@ -20,11 +20,7 @@ pub(super) fn unscrambled(c: &mut Ctx) -> Result<()> {
         || c.get("dedupe_percentage").is_some()
         || verify;
     let fixed = c.on("zero_buffers")? == Some(true) || c.get("buffer_pattern").is_some();
-    let last = |c: &Ctx, k: &str| {
-        (c.job.opts.iter().rev())
-            .find(|(n, _)| n == k)
-            .and_then(|(_, v)| v.clone())
-    };
+    let last = |c: &Ctx, k: &str| c.job.opt(k).map(str::to_string);
     let rw = last(c, "rw").unwrap_or_else(|| "read".into());
     if refills
         || fixed
@@ -63,9 +59,7 @@ pub(super) fn unscrambled(c: &mut Ctx) -> Result<()> {
 /// anyway; `=0` cannot be asked of it, and either with another engine is not an option
 /// of that engine.
 pub(super) fn registered(c: &mut Ctx) -> Result<()> {
-    let uring = (c.job.opts.iter().rev())
-        .find(|(k, _)| k == "engine")
-        .is_some_and(|(_, v)| v.as_deref() == Some("io_uring"));
+    let uring = c.job.opt("engine") == Some("io_uring");
     for key in ["fixedbufs", "registerfiles"] {
         match c.on(key)? {
             None => {}

@@ -32,14 +32,9 @@ pub(super) fn page_cache(c: &mut Ctx) -> Result<()> {
     };
     c.set("invalidate", if invalidate { "pass" } else { "off" });
     let set = |name: &str| c.job.opts.iter().any(|(k, _)| k == name);
-    let random = (c.job.opts.iter().rev())
-        .find(|(k, _)| k == "rw")
-        .and_then(|(_, v)| v.as_deref())
-        .is_some_and(|rw| rw.starts_with("rand"));
-    let skewed = (c.job.opts.iter().rev())
-        .find(|(k, _)| k == "random-distribution")
-        .and_then(|(_, v)| v.as_deref())
-        .is_some_and(|d| d != "random" && d != "uniform");
+    let random = c.job.opt("rw").is_some_and(|rw| rw.starts_with("rand"));
+    let skewed =
+        (c.job.opt("random-distribution")).is_some_and(|d| d != "random" && d != "uniform");
     let norandommap = c.get("norandommap").map(super::map::flag).transpose()? == Some(true);
     if random
         && !norandommap

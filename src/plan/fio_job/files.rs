@@ -9,6 +9,7 @@
 use super::map::{Ctx, split_colons};
 use crate::error::{Error, Result};
 use crate::plan::files::FileService;
+use crate::plan::spec::Rw;
 
 /// Maps the job's files and sizes; see the module documentation.
 pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
@@ -183,11 +184,9 @@ fn count(c: &Ctx, key: &str) -> Result<Option<u64>> {
 /// allocate`.
 pub(super) fn new_file(c: &mut Ctx) -> Result<()> {
     let overwrite = c.on("overwrite")?.unwrap_or(false);
-    let rw = (c.job.opts.iter().rev())
-        .find(|(k, _)| k == "rw")
-        .and_then(|(_, v)| v.clone())
-        .unwrap_or_else(|| "read".into());
-    let reads = matches!(rw.as_str(), "read" | "randread" | "rw" | "randrw");
+    // By the pattern, whatever the mix (fio lays out for `randrw` with `rwmixread=0` too).
+    let rw = Rw::parse(c.job.opt("rw").unwrap_or("read"));
+    let reads = rw.is_none_or(|rw| rw.read_pct(50) > 0);
     if !overwrite && !reads {
         c.set("new-file", "allocate");
     }

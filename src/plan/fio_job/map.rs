@@ -41,6 +41,16 @@ pub struct MappedJob {
     pub wait_for: Option<(String, String)>,
 }
 
+impl MappedJob {
+    /// The last value set for iomark's option `name` so far (`None`: not set, or a
+    /// switch).
+    pub(crate) fn opt(&self, name: &str) -> Option<&str> {
+        (self.opts.iter().rev())
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| v.as_deref())
+    }
+}
+
 /// fio's engine names → iomark's, and the note when they differ: the one place that
 /// decides it.
 pub(crate) fn engine_for(fio: &str) -> Option<(&'static str, Option<String>)> {
@@ -445,9 +455,9 @@ fn data(c: &mut Ctx) -> Result<()> {
     if let Some(p) = c.value("dedupe_percentage").map(str::to_string) {
         // fio dedupes whole blocks: the writes' (a mix's own when its writes differ).
         let fixed = |k: &str| {
-            let v = c.job.opts.iter().rev().find(|(key, _)| key == k);
-            v.and_then(|(_, v)| v.clone())
+            (c.job.opt(k))
                 .filter(|v| v.bytes().all(|b| b.is_ascii_digit()))
+                .map(str::to_string)
         };
         let unit = fixed("write-bs")
             .or_else(|| fixed("bs"))

@@ -108,11 +108,7 @@ fn groups(jobs: &[GroupedJob]) -> Vec<std::ops::Range<usize>> {
 
 /// Why the jobs of one group cannot run together in iomark, if they cannot.
 fn apart_because(group: &[GroupedJob]) -> Option<&'static str> {
-    let opt = |j: &GroupedJob, key: &str| {
-        (j.job.opts.iter().rev())
-            .find(|(k, _)| k == key)
-            .and_then(|(_, v)| v.clone())
-    };
+    let opt = |j: &GroupedJob, key: &str| j.job.opt(key).map(str::to_string);
     if group.iter().any(|j| opt(j, "verify").is_some()) {
         return Some("a verify job reads its blocks back after its writes, on its own");
     }
