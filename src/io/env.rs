@@ -260,6 +260,30 @@ fn meminfo(key: &str) -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// How much written data the kernel keeps in the page cache before it makes writers wait
+/// for the device: `vm.dirty_bytes` when set, else `vm.dirty_ratio` percent of `avail`
+/// (the kernel takes it of its dirtyable memory, close to `MemAvailable`). With the
+/// setting's own words ("vm.dirty_ratio 20% of available memory").
+pub(crate) fn dirty_limit(avail: u64) -> Option<(u64, String)> {
+    let read = |name: &str| -> Option<u64> {
+        fs::read_to_string(format!("/proc/sys/vm/{name}"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    match read("dirty_bytes") {
+        Some(b) if b > 0 => Some((b, "vm.dirty_bytes".into())),
+        _ => {
+            let r = read("dirty_ratio")?;
+            Some((
+                avail / 100 * r,
+                format!("vm.dirty_ratio {r}% of available memory"),
+            ))
+        }
+    }
+}
+
 /// Writes dirty pages out and drops the clean page cache, dentries and inodes
 /// (`/proc/sys/vm/drop_caches`; root only).
 pub(crate) fn drop_page_cache() -> std::io::Result<()> {

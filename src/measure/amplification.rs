@@ -28,12 +28,18 @@ pub(crate) fn write_amplification(
         .iter()
         .map(|r| r.device.as_ref().map(|d| d.write_bytes))
         .sum();
+    // Buffered writes nothing flushed: the counters lag by what the page cache still
+    // held, and include writeback of what earlier runs left; no ratio, only why.
+    let unflushed = crate::measure::warnings::cache_holds_writes(&run.spec);
+    let devices = targets.iter().map(|t| t.device.as_ref());
     all.push(Wa {
         source: "block_layer".into(),
         host_bytes: Some(host),
         device_bytes: dev,
-        ratio: ratio(Some(host), dev),
-        note: match targets.iter().map(|t| t.device.as_ref()).collect::<Option<Vec<_>>>() {
+        ratio: ratio(Some(host), dev).filter(|_| !unflushed),
+        note: match devices.collect::<Option<Vec<_>>>() {
+            Some(_) if unflushed => "not measured: buffered writes that nothing flushed (the page cache may hold some when the window closes, and the device may be writing back older ones); use --end-fsync or --direct".into(),
+            Some(_) if dev.is_none() => "not reported: the device's counters could not be read".into(),
             Some(ds) => {
                 // Each device once, however many targets it holds.
                 let mut names: Vec<&str> = Vec::new();
@@ -63,9 +69,12 @@ pub(crate) fn write_amplification(
             host_bytes: Some(orig),
             device_bytes: Some(compr),
             ratio: ratio(Some(orig), Some(compr)),
-            note:
+            note: if orig > 0 {
                 "zram mm_stat after the run: compressed bytes stored against original bytes stored"
-                    .into(),
+                    .into()
+            } else {
+                "not reported: zram holds no data to compress (pages of one repeated word, zeros among them, are kept as a count: mm_stat same_pages)".into()
+            },
         });
     }
     // SMART: the drive's own host and media write counters, before and after.

@@ -113,6 +113,7 @@ pub(crate) fn conclude(
         .page_cache_hit_pct()
         .is_some_and(|h| h >= crate::results::schema::CACHE_BOUND_PCT);
     run.warnings.extend(warnings::page_cache(run));
+    run.warnings.extend(warnings::write_cache(run));
     run.warnings.extend(warnings::variation(run));
 }
 
@@ -225,14 +226,20 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
         fio: None,
     };
     let span: u64 = targets.iter().map(|t| t.span).sum();
+    let avail = crate::io::env::mem_available();
     if !spec.direct
+        && spec.reads()
         && target.kind != TargetKind::None
-        && let Some(avail) = crate::io::env::mem_available()
+        && let Some(avail) = avail
         && span <= avail
     {
         let total = crate::results::env::Host::capture().memory_bytes;
         run.warnings
             .push(warnings::cache_may_serve(span, avail, total));
+    }
+    if warnings::cache_holds_writes(spec) && target.kind != TargetKind::None {
+        let limit = avail.and_then(crate::io::env::dirty_limit);
+        run.warnings.push(warnings::cache_takes_writes(limit));
     }
     if let Some(note) = &spec.engine_note {
         run.warnings.push(note.clone());

@@ -1,8 +1,10 @@
 //! Warnings a run earns from its own figures: IOPS drifting within a repetition,
-//! repetitions that disagree, a buffered run over a span the page cache can hold. Each is
-//! one sentence that says what was seen and what to do.
+//! repetitions that disagree, a buffered run over a span the page cache can hold, buffered
+//! writes the page cache took instead of the device. Each is one sentence that says what
+//! was seen and what to do.
 
-use crate::results::schema::{Repetition, Run};
+use crate::plan::spec::Spec;
+use crate::results::schema::{Repetition, Run, Status};
 use crate::units::{fmt_size, fmt_size_short};
 
 /// A stop that waited on I/O in flight: iomark cannot end before the kernel returns it.
@@ -68,6 +70,66 @@ pub(crate) fn cache_may_serve(span: u64, avail: u64, total_memory: u64) -> Strin
         fmt_size(avail),
         fmt_size_short((2 * total_memory).div_ceil(1 << 30) << 30)
     )
+}
+
+/// Whether the page cache may still hold part of what a run wrote when its window closes:
+/// buffered writes that nothing flushes (no `--end-fsync`, no `--fsync`, no
+/// `--sync-mode`). The device's write counters then lag what iomark wrote.
+pub(crate) fn cache_holds_writes(spec: &Spec) -> bool {
+    spec.writes()
+        && !spec.direct
+        && !spec.end_fsync
+        && spec.fsync == 0
+        && spec.engine_opts.sync_mode.is_none()
+}
+
+/// Advice before a run whose buffered writes nothing flushes: the page cache takes them at
+/// memory speed until `limit` (the kernel's dirty limit, `setting` its words) is dirty.
+/// (What the device wrote meanwhile is measured: [`write_cache`].)
+pub(crate) fn cache_takes_writes(limit: Option<(u64, String)>) -> String {
+    let until = match limit {
+        Some((bytes, setting)) => format!("until about {} is dirty ({setting})", fmt_size(bytes)),
+        None => "until the kernel's dirty limit is reached".into(),
+    };
+    format!(
+        "buffered writes go to the page cache at memory speed and reach the device later, {until}: the write rate may be the cache's (what the device wrote is measured per repetition); to time the device use --end-fsync (the flush counted in the window) or --direct"
+    )
+}
+
+/// What the page cache measurably held of a buffered run's writes when its windows
+/// closed: the device's write counters (whole device, every writer) against the bytes
+/// iomark wrote, over the complete repetitions. `None` when the device wrote 90% or more,
+/// or nothing was measured.
+pub(crate) fn write_cache(run: &Run) -> Option<String> {
+    if !cache_holds_writes(&run.spec) {
+        return None;
+    }
+    let complete = run.repetitions.iter().any(|r| r.status == Status::Complete);
+    let (mut own, mut dev) = (0u64, 0u64);
+    for r in run.repetitions.iter() {
+        if complete && r.status != Status::Complete {
+            continue;
+        }
+        own += r.write.bytes;
+        dev += r.device.as_ref()?.write_bytes;
+    }
+    if own == 0 || dev >= own / 10 * 9 {
+        return None;
+    }
+    let fix = "to time the device use --end-fsync or --direct";
+    if dev == 0 {
+        return Some(format!(
+            "the device wrote nothing of the {} iomark wrote before the measured window closed: the page cache held all of it, so the write rate is the cache's, not the device's; {fix}",
+            fmt_size(own)
+        ));
+    }
+    // The counters are the whole device's: other writers only make the share smaller.
+    let held = 100.0 * (own - dev) as f64 / own as f64;
+    Some(format!(
+        "the device wrote {} of the {} iomark wrote before the measured window closed: at least {held:.0}% was still in the page cache, so the write rate is more the cache's than the device's; {fix}",
+        fmt_size(dev),
+        fmt_size(own)
+    ))
 }
 
 /// What the page cache measurably did for a buffered run's reads: the share of iomark's

@@ -104,7 +104,7 @@ pub enum SyncMode {
 }
 
 impl SyncMode {
-    fn is_none(&self) -> bool {
+    pub(crate) fn is_none(&self) -> bool {
         *self == SyncMode::None
     }
 }

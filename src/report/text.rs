@@ -252,17 +252,18 @@ fn amplification_lines(out: &mut String, run: &Run) {
     let mut sources: Vec<_> = run.write_amplification_sources.iter().collect();
     sources.sort_by_key(|w| Some(w.source.as_str()) != best);
     for w in sources {
+        // Without a figure the note says why.
         let figure = match w.ratio {
             Some(r) => format!(
-                "{r:.3} ({} on the device side for {} on the host side)",
+                "{r:.3} ({} on the device side for {} on the host side); ",
                 fmt_size(w.device_bytes.unwrap_or(0)),
                 fmt_size(w.host_bytes.unwrap_or(0))
             ),
-            None => "not reported".into(),
+            None => String::new(),
         };
         let _ = writeln!(
             out,
-            "  write amplification ({}{}): {figure}; {}",
+            "  write amplification ({}{}): {figure}{}",
             w.source,
             if Some(w.source.as_str()) == best {
                 ", best source"

@@ -2,7 +2,8 @@
 //! reads against the kernel's own read counter of a private loop device, cold (after
 //! --drop-caches) and warm; the device counters described as the whole device's and
 //! flagged when another writer moved them; zram's stored bytes and the measured
-//! compressibility in `run`'s text and the compress study's table.
+//! compressibility in `run`'s text and the compress study's table; buffered writes the
+//! page cache took, against the device's write counter in and after the window.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -230,6 +231,117 @@ fn zram_stored_bytes_and_measured_data_are_in_the_text_and_the_compress_table() 
         "zram stored {stored}: {row}"
     );
     assert!(row.contains("(zram)"), "{row}");
+}
+
+/// Buffered writes that nothing flushes: a note before the run about writes (none about
+/// reads, which the job does not do), what the page cache held when the window closed
+/// from the device's write counter, and no write amplification figure; with --end-fsync
+/// none of that, and a figure.
+#[test]
+fn buffered_writes_the_cache_held_are_said_and_not_taken_for_the_devices() {
+    let Some(dev) = LoopDev::new(64 << 20, false) else {
+        return;
+    };
+    let dir = tmp();
+    let path = dev.path().to_str().unwrap().to_string();
+    let args = |extra: &'static [&'static str]| {
+        let mut a = vec![
+            "run",
+            "--rw",
+            "randwrite",
+            "--bs",
+            "16k",
+            "--size",
+            "32m",
+            "--runtime",
+            "1",
+        ];
+        a.extend_from_slice(&["--buffered", "--allow-write-device"]);
+        a.extend_from_slice(extra);
+        a.push(&path);
+        a
+    };
+    let before = dev.stat();
+    let (doc, text) = run_with_text(dir.path(), &args(&[]));
+    let after = dev.stat();
+    let run = &doc["runs"][0];
+    let rep = &run["repetitions"][0];
+    let own = rep["write"]["bytes"].as_u64().unwrap();
+    let in_window = rep["device"]["write_bytes"].as_u64().unwrap();
+    assert!(own > 1 << 20, "iomark wrote {own} bytes");
+    assert!(
+        text.contains("buffered writes go to the page cache at memory speed"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("may serve reads"),
+        "a job that only writes: {text}"
+    );
+    // The kernel's counter over the whole command: every written block reached the
+    // device by the end (the device is flushed when the last opener closes it), however
+    // little of it did within the window.
+    let total = (after[3] - before[3]) * 512;
+    assert!(total >= in_window, "{total} < {in_window}");
+    assert!(
+        total >= (32 << 20).min(own) * 9 / 10,
+        "the device wrote {total} of {own}"
+    );
+    let held = text.contains("was still in the page cache") || text.contains("held all of it");
+    assert_eq!(
+        held,
+        in_window < own / 10 * 9,
+        "the device wrote {in_window} of {own} in the window: {text}"
+    );
+    if held {
+        // The size the write line gives ("..., 26713 I/Os, 104.3 MiB").
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("write:"))
+            .unwrap();
+        let size = line.rsplit(", ").next().unwrap();
+        assert!(
+            text.contains(&format!("of the {size} iomark wrote")),
+            "{text}"
+        );
+    }
+    let block = |run: &Value| {
+        run["write_amplification_sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["source"] == "block_layer")
+            .unwrap()
+            .clone()
+    };
+    let wa = block(run);
+    assert!(wa["ratio"].is_null(), "{wa}");
+    assert!(
+        wa["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("not measured: buffered writes"),
+        "{wa}"
+    );
+    assert!(
+        text.contains("write amplification (block_layer): not measured: buffered writes"),
+        "{text}"
+    );
+    // With the flush in the window: no such note, a figure from the counters.
+    let (doc, text) = run_with_text(dir.path(), &args(&["--end-fsync"]));
+    assert!(
+        !text.contains("buffered writes go to the page cache"),
+        "{text}"
+    );
+    assert!(!text.contains("still in the page cache"), "{text}");
+    let rep = &doc["runs"][0]["repetitions"][0];
+    let (own, dev_bytes) = (
+        rep["write"]["bytes"].as_f64().unwrap(),
+        rep["device"]["write_bytes"].as_f64().unwrap(),
+    );
+    let wa = block(&doc["runs"][0]);
+    let ratio = wa["ratio"].as_f64().unwrap_or_else(|| panic!("{wa}"));
+    assert!((ratio - dev_bytes / own).abs() < 1e-9, "{wa}");
+    assert!(dev_bytes > 0.0);
 }
 
 #[test]
