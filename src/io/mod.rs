@@ -7,5 +7,6 @@ pub mod engine;
 pub mod env;
 pub mod guard;
 pub(crate) mod mark;
+pub(crate) mod space;
 pub mod sys;
 pub mod target;

@@ -16,9 +16,8 @@ const BLKSSZGET: libc::c_ulong = 0x1268;
 const BLKROGET: libc::c_ulong = 0x125e;
 const BLKFLSBUF: libc::c_ulong = 0x1261;
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
-const BLKDISCARD: libc::c_ulong = 0x1277;
 
-fn check(rc: libc::c_int) -> io::Result<()> {
+pub(crate) fn check(rc: libc::c_int) -> io::Result<()> {
     (rc >= 0).then_some(()).ok_or_else(io::Error::last_os_error)
 }
 
@@ -161,37 +160,6 @@ pub(crate) fn set_status_flags(fd: BorrowedFd, set: i32, clear: i32) -> io::Resu
     check(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, (flags | set) & !clear) })
 }
 
-/// Reserves `len` bytes for a file (`posix_fallocate`); a filesystem that cannot is not
-/// an error.
-pub(crate) fn reserve(fd: BorrowedFd, len: u64) -> io::Result<()> {
-    // Safety: plain system call on a descriptor the borrow keeps open.
-    let rc = unsafe { libc::posix_fallocate(fd.as_raw_fd(), 0, len as libc::off_t) };
-    if rc != 0 && rc != EOPNOTSUPP {
-        return Err(io::Error::from_raw_os_error(rc));
-    }
-    Ok(())
-}
-
-/// Discards `len` bytes at `start` of a block device (`BLKDISCARD`).
-pub(crate) fn discard(fd: BorrowedFd, start: u64, len: u64) -> io::Result<()> {
-    let range: [u64; 2] = [start, len];
-    // Safety: BLKDISCARD reads a [start, length] pair of u64 from the pointer.
-    check(unsafe { libc::ioctl(fd.as_raw_fd(), BLKDISCARD as _, range.as_ptr()) })
-}
-
-/// Punches a hole of `len` bytes at `start` in a file, keeping its size.
-pub(crate) fn punch_hole(fd: BorrowedFd, start: u64, len: u64) -> io::Result<()> {
-    // Safety: fallocate on a descriptor the borrow keeps open, with a byte range.
-    check(unsafe {
-        libc::fallocate(
-            fd.as_raw_fd(),
-            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-            start as libc::off_t,
-            len as libc::off_t,
-        )
-    })
-}
-
 /// Whether the descriptor is a block device (`fstat`).
 pub(crate) fn is_block_device(fd: BorrowedFd) -> bool {
     let mut st = std::mem::MaybeUninit::<libc::stat>::zeroed();
@@ -201,16 +169,6 @@ pub(crate) fn is_block_device(fd: BorrowedFd) -> bool {
     // Safety: zero-initialised, and filled in by fstat when it succeeded.
     let st = unsafe { st.assume_init() };
     rc == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFBLK
-}
-
-/// Trims `len` bytes at `start`: BLKDISCARD on a block device, a punched hole (the size
-/// kept) in a file. The errno on failure.
-pub(crate) fn trim(fd: BorrowedFd, device: bool, start: u64, len: u64) -> io::Result<()> {
-    if device {
-        discard(fd, start, len)
-    } else {
-        punch_hole(fd, start, len)
-    }
 }
 
 /// Drops a block device's buffer cache (`BLKFLSBUF`); best effort.

@@ -114,6 +114,7 @@ pub(crate) fn conclude(
         .is_some_and(|h| h >= crate::results::schema::CACHE_BOUND_PCT);
     run.warnings.extend(warnings::page_cache(run));
     run.warnings.extend(warnings::write_cache(run));
+    run.warnings.extend(warnings::direct_reads_elsewhere(run));
     run.warnings.extend(warnings::variation(run));
 }
 
@@ -236,6 +237,19 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
         let total = crate::results::env::Host::capture().memory_bytes;
         run.warnings
             .push(warnings::cache_may_serve(span, avail, total));
+    }
+    // A file's holes and unwritten extents are read as zeros without the device.
+    for t in targets
+        .iter()
+        .filter(|t| spec.reads() && t.kind == TargetKind::File)
+    {
+        let found = (t.fd()).and_then(|fd| crate::io::space::holes(fd, t.base, t.span, 1 << 16));
+        if let Some((hole, complete)) = found
+            && hole > 0
+        {
+            run.warnings
+                .push(warnings::holes_read(&t.path, t.span, hole, complete));
+        }
     }
     if warnings::cache_holds_writes(spec) && target.kind != TargetKind::None {
         let limit = avail.and_then(crate::io::env::dirty_limit);

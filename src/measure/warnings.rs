@@ -1,7 +1,10 @@
 //! Warnings a run earns from its own figures: IOPS drifting within a repetition,
 //! repetitions that disagree, a buffered run over a span the page cache can hold, buffered
-//! writes the page cache took instead of the device. Each is one sentence that says what
-//! was seen and what to do.
+//! writes the page cache took instead of the device, reads of a file's holes, direct
+//! reads the device did not serve. Each is one sentence that says what was seen and what
+//! to do.
+
+use std::path::Path;
 
 use crate::plan::spec::Spec;
 use crate::results::schema::{Repetition, Run, Status};
@@ -96,24 +99,68 @@ pub(crate) fn cache_takes_writes(limit: Option<(u64, String)>) -> String {
     )
 }
 
-/// What the page cache measurably held of a buffered run's writes when its windows
-/// closed: the device's write counters (whole device, every writer) against the bytes
-/// iomark wrote, over the complete repetitions. `None` when the device wrote 90% or more,
-/// or nothing was measured.
-pub(crate) fn write_cache(run: &Run) -> Option<String> {
-    if !cache_holds_writes(&run.spec) {
-        return None;
-    }
+/// Bytes iomark moved and bytes the device's counters moved (whole device, every
+/// process) in one direction, summed over the complete repetitions (all of them when none
+/// is complete); `None` when a repetition has no device counters.
+fn own_and_device(run: &Run, write: bool) -> Option<(u64, u64)> {
     let complete = run.repetitions.iter().any(|r| r.status == Status::Complete);
     let (mut own, mut dev) = (0u64, 0u64);
     for r in run.repetitions.iter() {
         if complete && r.status != Status::Complete {
             continue;
         }
-        own += r.write.bytes;
-        dev += r.device.as_ref()?.write_bytes;
+        let d = r.device.as_ref()?;
+        own += if write { r.write.bytes } else { r.read.bytes };
+        dev += if write { d.write_bytes } else { d.read_bytes };
     }
-    if own == 0 || dev >= own / 10 * 9 {
+    Some((own, dev))
+}
+
+/// Whether the device moved clearly less than iomark: under 90% of its bytes.
+fn clearly_less(own: u64, dev: u64) -> bool {
+    own > 0 && dev < own / 10 * 9
+}
+
+/// Advice before a run that reads a file with holes or unwritten extents in its span
+/// (`hole` bytes of `span`; `complete`: all of the span was looked at).
+pub(crate) fn holes_read(path: &Path, span: u64, hole: u64, complete: bool) -> String {
+    let share = 100.0 * hole as f64 / span.max(1) as f64;
+    format!(
+        "{}{share:.0}% of the span of {path} ({} of {}) is holes or unwritten extents: the filesystem answers reads there with zeros, without the device; fill it first (iomark run --rw write --bs 1m --overwrite {path}), or name a new file for iomark to write",
+        if complete { "" } else { "at least " },
+        fmt_size(hole),
+        fmt_size(span),
+        path = path.display(),
+    )
+}
+
+/// What the device measurably read of a direct run's reads: when its read counters moved
+/// clearly less than iomark read, the rest came from elsewhere. (Buffered runs have the
+/// page cache's share: [`page_cache`].)
+pub(crate) fn direct_reads_elsewhere(run: &Run) -> Option<String> {
+    if !run.spec.direct || !run.spec.reads() {
+        return None;
+    }
+    let (own, dev) = own_and_device(run, false)?;
+    let (read, rest) = match dev {
+        0 => ("nothing".to_string(), "none of it"),
+        d => (fmt_size(d), "the rest"),
+    };
+    clearly_less(own, dev).then(|| format!(
+        "the device read {read} of the {} iomark read with direct I/O: {rest} came from elsewhere (holes or unwritten extents read as zeros, or data the filesystem keeps cached or compressed), so the read rate is not the device's",
+        fmt_size(own)
+    ))
+}
+
+/// What the page cache measurably held of a buffered run's writes when its windows
+/// closed: the device's write counters against the bytes iomark wrote. `None` when the
+/// device wrote 90% or more, or nothing was measured.
+pub(crate) fn write_cache(run: &Run) -> Option<String> {
+    if !cache_holds_writes(&run.spec) {
+        return None;
+    }
+    let (own, dev) = own_and_device(run, true)?;
+    if !clearly_less(own, dev) {
         return None;
     }
     let fix = "to time the device use --end-fsync or --direct";
@@ -142,9 +189,17 @@ pub(crate) fn page_cache(run: &Run) -> Option<String> {
             .as_ref()
             .is_some_and(|d| d.beyond(r.read.bytes, r.write.bytes).contains(&"reads"))
     });
-    let mut s = format!(
-        "{hit:.0}% of the bytes read were served from memory (page cache): the device read the rest"
-    );
+    // Near 100% a rounded share would read as "100%, the device read the rest".
+    let mut s = match hit {
+        100.0 => "all of the bytes read were served from memory (page cache): the device read none"
+            .to_string(),
+        h if h > 99.0 => format!(
+            "{h:.1}% of the bytes read were served from memory (page cache): the device read the rest"
+        ),
+        h => format!(
+            "{h:.0}% of the bytes read were served from memory (page cache): the device read the rest"
+        ),
+    };
     if run.cache_bound {
         s.push_str("; this measured the page cache more than the device");
     }

@@ -76,7 +76,7 @@ impl<E: Engine> Worker<'_, '_, E> {
         };
         let start = self.clock.now_ns();
         let done = match fd {
-            Some(fd) => crate::io::sys::trim(fd, device, offset, len as u64),
+            Some(fd) => crate::io::space::trim(fd, device, offset, len as u64),
             None => Ok(()), // the null engine: nothing to trim
         };
         self.now = self.clock.now_ns();

@@ -3,7 +3,9 @@
 //! --drop-caches) and warm; the device counters described as the whole device's and
 //! flagged when another writer moved them; zram's stored bytes and the measured
 //! compressibility in `run`'s text and the compress study's table; buffered writes the
-//! page cache took, against the device's write counter in and after the window.
+//! page cache took, against the device's write counter in and after the window; reads
+//! of a file's holes and unwritten extents, said before the run and seen in the device's
+//! read counter after it.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -11,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 
-use crate::common::{LoopDev, Zram, iomark, read_json, tmp};
+use crate::common::{LoopDev, Mounted, Zram, iomark, read_json, tmp, write_at};
 
 /// Runs iomark with `args` and `-o` a results file; returns the document and stdout.
 fn run_with_text(dir: &Path, args: &[&str]) -> (Value, String) {
@@ -342,6 +344,86 @@ fn buffered_writes_the_cache_held_are_said_and_not_taken_for_the_devices() {
     let ratio = wa["ratio"].as_f64().unwrap_or_else(|| panic!("{wa}"));
     assert!((ratio - dev_bytes / own).abs() < 1e-9, "{wa}");
     assert!(dev_bytes > 0.0);
+}
+
+/// Direct reads of an existing file on a private ext4: with its second half a hole, and
+/// only fallocated. iomark says before the run how much of the span is holes or unwritten
+/// extents (the file's allocated blocks, from its metadata, say the same), and after it
+/// what the device's read counter showed: about half of iomark's bytes, then nothing.
+#[test]
+fn reads_of_holes_and_unwritten_extents_are_said_and_seen_in_the_device_counter() {
+    use std::os::unix::fs::MetadataExt;
+    let Some(dev) = LoopDev::new(64 << 20, false) else {
+        return;
+    };
+    let Some(fs) = Mounted::ext4(dev.path()) else {
+        return;
+    };
+    let dir = tmp();
+    let half = fs.path().join("half.dat");
+    std::fs::File::create(&half)
+        .unwrap()
+        .set_len(8 << 20)
+        .unwrap();
+    write_at(&half, 0, &vec![0x5a; 4 << 20]);
+    let blocks = std::fs::metadata(&half).unwrap().blocks() * 512;
+    assert_eq!(
+        blocks,
+        4 << 20,
+        "the first half is allocated, the rest a hole"
+    );
+    let read = |file: &Path| {
+        let f = file.to_str().unwrap();
+        run_with_text(
+            dir.path(),
+            &["run", "--rw", "randread", "--runtime", "1", f],
+        )
+    };
+    let (doc, text) = read(&half);
+    let note = format!(
+        "50% of the span of {} (4 MiB of 8 MiB) is holes or unwritten extents",
+        half.display()
+    );
+    assert!(text.contains(&note), "{text}");
+    let rep = &doc["runs"][0]["repetitions"][0];
+    let (own, dev_read) = (
+        rep["read"]["bytes"].as_f64().unwrap(),
+        rep["device"]["read_bytes"].as_f64().unwrap(),
+    );
+    // Random reads: about half land in the written half, and only those reach the device.
+    let share = dev_read / own;
+    assert!(
+        (0.35..0.65).contains(&share),
+        "the device read {dev_read} of {own}"
+    );
+    assert!(
+        text.contains("of the ")
+            && text.contains("iomark read with direct I/O: the rest came from elsewhere"),
+        "{text}"
+    );
+    // Only fallocated: all unwritten, though every block is allocated.
+    let alloc = fs.path().join("alloc.dat");
+    let status = std::process::Command::new("fallocate")
+        .args(["-l", "8M"])
+        .arg(&alloc)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::metadata(&alloc).unwrap().blocks() * 512, 8 << 20);
+    let (doc, text) = read(&alloc);
+    let note = format!(
+        "100% of the span of {} (8 MiB of 8 MiB) is holes or unwritten extents",
+        alloc.display()
+    );
+    assert!(text.contains(&note), "{text}");
+    let rep = &doc["runs"][0]["repetitions"][0];
+    assert_eq!(rep["device"]["read_bytes"], 0, "{rep}");
+    assert!(text.contains("the device read nothing of the"), "{text}");
+    // A file written whole: neither note.
+    write_at(&half, 4 << 20, &vec![0xa5; 4 << 20]);
+    let (_, text) = read(&half);
+    assert!(!text.contains("holes or unwritten"), "{text}");
+    assert!(!text.contains("came from elsewhere"), "{text}");
 }
 
 #[test]

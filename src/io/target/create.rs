@@ -122,7 +122,7 @@ impl Target {
         go_on: &mut dyn FnMut(u64, u64) -> bool,
     ) -> io::Result<()> {
         // Reserve the space first, so a full filesystem fails now and not halfway.
-        sys::reserve(f.as_fd(), len)?;
+        crate::io::space::reserve(f.as_fd(), len)?;
         let mut buf = vec![0u8; 1 << 20];
         let mut w = f;
         let mut left = len;
@@ -147,7 +147,7 @@ impl Target {
     /// file where it has not. Synced, so the allocation's journal commit falls before
     /// the measurement.
     fn allocate(f: &File, len: u64) -> io::Result<()> {
-        sys::reserve(f.as_fd(), len)?;
+        crate::io::space::reserve(f.as_fd(), len)?;
         if f.metadata()?.len() < len {
             f.set_len(len)?;
         }

@@ -487,13 +487,17 @@ impl Target {
         match self.kind {
             TargetKind::BlockDevice => purge(
                 "discard",
-                Some(sys::discard(f.as_fd(), self.base, self.span)),
+                Some(crate::io::space::discard(f.as_fd(), self.base, self.span)),
                 "BLKDISCARD",
                 "the device refused BLKDISCARD",
             ),
             _ => purge(
                 "punch_hole",
-                Some(sys::punch_hole(f.as_fd(), self.base, self.span)),
+                Some(crate::io::space::punch_hole(
+                    f.as_fd(),
+                    self.base,
+                    self.span,
+                )),
                 "FALLOC_FL_PUNCH_HOLE",
                 "the filesystem refused to punch holes",
             ),

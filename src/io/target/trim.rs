@@ -24,7 +24,7 @@ impl Target {
             (TargetKind::File, Some(fd)) => {
                 let len = fs::metadata(&self.path).map_or(0, |m| m.len());
                 let end = len.max(self.base + self.span).next_multiple_of(4096);
-                match sys::punch_hole(fd, end, 4096) {
+                match crate::io::space::punch_hole(fd, end, 4096) {
                     Err(e) if e.raw_os_error() == Some(sys::EOPNOTSUPP) => Some(format!(
                         "its filesystem does not punch holes (fallocate: {})",
                         describe_io(&e)
