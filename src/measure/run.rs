@@ -238,6 +238,11 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
         run.warnings
             .push(warnings::cache_may_serve(span, avail, total));
     }
+    for t in targets {
+        let fs = t.fs.as_ref().map(|f| f.fstype.as_str());
+        run.warnings
+            .extend(fs.and_then(|fs| warnings::memory_fs(&t.path, fs)));
+    }
     // A file's holes and unwritten extents are read as zeros without the device.
     for t in targets
         .iter()

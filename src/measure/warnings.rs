@@ -121,6 +121,17 @@ fn clearly_less(own: u64, dev: u64) -> bool {
     own > 0 && dev < own / 10 * 9
 }
 
+/// Advice before a run on a file in a filesystem kept in memory (tmpfs, ramfs): no
+/// storage device is measured. `None` for other filesystems.
+pub(crate) fn memory_fs(path: &Path, fstype: &str) -> Option<String> {
+    matches!(fstype, "tmpfs" | "ramfs").then(|| {
+        format!(
+            "{} is on {fstype}, which keeps files in memory: this measures memory and the kernel, not a storage device; to measure a device, name a file on its filesystem or the device itself",
+            path.display()
+        )
+    })
+}
+
 /// Advice before a run that reads a file with holes or unwritten extents in its span
 /// (`hole` bytes of `span`; `complete`: all of the span was looked at).
 pub(crate) fn holes_read(path: &Path, span: u64, hole: u64, complete: bool) -> String {

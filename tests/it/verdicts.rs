@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 
-use crate::common::{LoopDev, Mounted, Zram, iomark, read_json, tmp, write_at};
+use crate::common::{LoopDev, Mounted, Zram, iomark, read_json, require, tmp, write_at};
 
 /// Runs iomark with `args` and `-o` a results file; returns the document and stdout.
 fn run_with_text(dir: &Path, args: &[&str]) -> (Value, String) {
@@ -424,6 +424,38 @@ fn reads_of_holes_and_unwritten_extents_are_said_and_seen_in_the_device_counter(
     let (_, text) = read(&half);
     assert!(!text.contains("holes or unwritten"), "{text}");
     assert!(!text.contains("came from elsewhere"), "{text}");
+}
+
+/// A file on tmpfs is memory: the run says no storage device is measured; one on the
+/// disk's filesystem does not get that note.
+#[test]
+fn a_file_on_tmpfs_is_said_to_measure_memory() {
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
+    let shm = mounts
+        .lines()
+        .any(|l| l.split(' ').nth(1) == Some("/dev/shm") && l.split(' ').nth(2) == Some("tmpfs"));
+    if !require("a tmpfs mounted at /dev/shm", shm) {
+        return;
+    }
+    let dir = tmp();
+    let mem = tempfile::tempdir_in("/dev/shm").unwrap();
+    for (place, memory) in [(mem.path(), true), (dir.path(), false)] {
+        let file = place.join("f.dat");
+        let f = file.to_str().unwrap();
+        let args = [
+            "run",
+            "--rw",
+            "randread",
+            "--size",
+            "1m",
+            "--runtime",
+            "0.2",
+            f,
+        ];
+        let (_, text) = run_with_text(dir.path(), &args);
+        let note = format!("{f} is on tmpfs, which keeps files in memory");
+        assert_eq!(text.contains(&note), memory, "{text}");
+    }
 }
 
 #[test]
