@@ -529,8 +529,10 @@ mod tests {
             (c.user_s + c.sys_s) / wall
         };
         let (spun, slept) = (share(Some(75_000)), share(None));
+        // 0.75 on an idle CPU; other tests and processes on a shared machine take their
+        // share of it, so the bound is loose and the comparison with sleeping is the test.
         assert!(
-            spun > 0.3,
+            spun > 0.1,
             "75 of 100 ms spun: {spun:.2} of the wall time on the CPU"
         );
         assert!(slept * 5.0 < spun, "asleep {slept:.3}, spinning {spun:.3}");

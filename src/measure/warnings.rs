@@ -90,12 +90,12 @@ pub(crate) fn cache_holds_writes(spec: &Spec) -> bool {
 /// memory speed until `limit` (the kernel's dirty limit, `setting` its words) is dirty.
 /// (What the device wrote meanwhile is measured: [`write_cache`].)
 pub(crate) fn cache_takes_writes(limit: Option<(u64, String)>) -> String {
-    let until = match limit {
-        Some((bytes, setting)) => format!("until about {} is dirty ({setting})", fmt_size(bytes)),
-        None => "until the kernel's dirty limit is reached".into(),
+    let limit = match limit {
+        Some((bytes, setting)) => format!("about {} ({setting})", fmt_size(bytes)),
+        None => "the kernel's dirty limit".into(),
     };
     format!(
-        "buffered writes go to the page cache at memory speed and reach the device later, {until}: the write rate may be the cache's (what the device wrote is measured per repetition); to time the device use --end-fsync (the flush counted in the window) or --direct"
+        "buffered writes go to the page cache at memory speed and reach the device later; writers are held to the device's pace only as dirty pages approach {limit}: the write rate may be the cache's (what the device wrote is measured per repetition); to time the device use --end-fsync (the flush counted in the window) or --direct"
     )
 }
 
@@ -228,24 +228,8 @@ mod tests {
     use crate::results::schema::Point;
 
     fn rep_with(iops: &[f64]) -> Repetition {
-        let mut r = Repetition {
-            index: 1,
-            status: crate::results::schema::Status::Complete,
-            elapsed_s: 1.0,
-            read: Default::default(),
-            write: Default::default(),
-            trim: Default::default(),
-            fsyncs: 0,
-            cpu: Default::default(),
-            device: None,
-            series: Vec::new(),
-            data: None,
-            verify: None,
-            page_cache_hit_pct: None,
-            targets: Vec::new(),
-            ranks: Vec::new(),
-            hosts: Vec::new(),
-        };
+        let run = crate::results::testdoc::run(crate::plan::spec::Rw::RandRead, 1, &[1.0], None);
+        let mut r = run.repetitions[0].clone();
         r.series = iops
             .iter()
             .map(|&v| Point {
@@ -261,6 +245,76 @@ mod tests {
             })
             .collect();
         r
+    }
+
+    /// A complete run of `rw` whose repetitions moved `own` bytes each and the device
+    /// `dev` bytes each, in both directions.
+    fn moved(rw: crate::plan::spec::Rw, direct: bool, own: u64, dev: u64) -> Run {
+        let mut run = crate::results::testdoc::run(rw, 1, &[own as f64 / 4096.0; 2], None);
+        run.spec.direct = direct;
+        for r in run.repetitions.iter_mut() {
+            r.device = Some(crate::results::env::DeviceDelta {
+                name: "vdx".into(),
+                read_bytes: dev,
+                write_bytes: dev,
+                ..Default::default()
+            });
+        }
+        run
+    }
+
+    #[test]
+    fn what_the_device_did_not_move_is_said_in_words_that_fit_the_share() {
+        use crate::plan::spec::Rw;
+        let mib = 1 << 20;
+        // Buffered writes: nothing, a part, nearly all reached the device.
+        let w = write_cache(&moved(Rw::RandWrite, false, 8 * mib, 0)).unwrap();
+        assert!(
+            w.contains("wrote nothing of the 16 MiB") && w.contains("held all of it"),
+            "{w}"
+        );
+        let w = write_cache(&moved(Rw::RandWrite, false, 8 * mib, 2 * mib)).unwrap();
+        assert!(
+            w.contains("wrote 4 MiB of the 16 MiB") && w.contains("at least 75%"),
+            "{w}"
+        );
+        assert!(write_cache(&moved(Rw::RandWrite, false, 8 * mib, 8 * mib)).is_none());
+        // Flushed at the end, or direct: no such note.
+        let mut flushed = moved(Rw::RandWrite, false, 8 * mib, 0);
+        flushed.spec.end_fsync = true;
+        assert!(write_cache(&flushed).is_none());
+        assert!(write_cache(&moved(Rw::RandWrite, true, 8 * mib, 0)).is_none());
+        // Direct reads the device did not serve; buffered ones have the cache's figure.
+        let r = direct_reads_elsewhere(&moved(Rw::RandRead, true, 8 * mib, 0)).unwrap();
+        assert!(
+            r.contains("read nothing of the 16 MiB") && r.contains("none of it came"),
+            "{r}"
+        );
+        let r = direct_reads_elsewhere(&moved(Rw::RandRead, true, 8 * mib, 4 * mib)).unwrap();
+        assert!(
+            r.contains("read 8 MiB of the 16 MiB") && r.contains("the rest came"),
+            "{r}"
+        );
+        assert!(direct_reads_elsewhere(&moved(Rw::RandRead, true, 8 * mib, 8 * mib)).is_none());
+        assert!(direct_reads_elsewhere(&moved(Rw::RandRead, false, 8 * mib, 0)).is_none());
+        // The page cache's share of reads near and at 100%.
+        let mut all = moved(Rw::RandRead, false, 8 * mib, 0);
+        for r in all.repetitions.iter_mut() {
+            r.page_cache_hit_pct = Some(100.0);
+        }
+        let p = page_cache(&all).unwrap();
+        assert!(
+            p.starts_with("all of the bytes read") && p.contains("read none"),
+            "{p}"
+        );
+        for r in all.repetitions.iter_mut() {
+            r.page_cache_hit_pct = Some(99.7);
+        }
+        assert!(
+            page_cache(&all)
+                .unwrap()
+                .starts_with("99.7% of the bytes read")
+        );
     }
 
     #[test]

@@ -76,7 +76,7 @@ pub(crate) fn comparison_json(c: &Comparison) -> String {
 mod tests {
     use super::*;
     use crate::plan::spec::Rw;
-    use crate::report::testdoc::{doc, run};
+    use crate::results::testdoc::{doc, run};
 
     #[test]
     fn a_mixed_run_gets_a_read_row_and_a_write_row() {

@@ -22,8 +22,6 @@ pub mod progress;
 pub(crate) mod table;
 pub(crate) mod tables;
 pub(crate) mod targets;
-#[cfg(test)]
-mod testdoc;
 pub mod text;
 #[cfg(test)]
 mod verdict_tests;

@@ -342,7 +342,7 @@ mod tests {
     /// Rank `rank` on `host`, having written `ios` 4 KiB blocks in `elapsed_s`.
     fn part(rank: u32, host: &str, ios: u64, elapsed_s: f64) -> RankPart {
         let mut rep =
-            crate::report::testdoc::run(Rw::Write, 1, &[1.0], None).repetitions[0].clone();
+            crate::results::testdoc::run(Rw::Write, 1, &[1.0], None).repetitions[0].clone();
         rep.elapsed_s = elapsed_s;
         rep.write = DirStats {
             ios,
@@ -377,7 +377,7 @@ mod tests {
             part(1, "a", 1000, 0.5),
             part(2, "b", 500, 1.0),
         ];
-        let mut run = crate::report::testdoc::run(Rw::Write, 1, &[1.0], None);
+        let mut run = crate::results::testdoc::run(Rw::Write, 1, &[1.0], None);
         run.repetitions = vec![aggregate(&parts, true)];
         let ranks = texts(&run_ranks(&run).unwrap());
         let col = |i: usize| ranks.iter().map(|r| r[i].as_str()).collect::<Vec<_>>();

@@ -5,10 +5,10 @@
 
 use crate::plan::spec::Rw;
 use crate::report::tables::{QdPoint, Saturation, saturation};
-use crate::report::testdoc::{doc, run};
 use crate::report::{Format, compare, notes, report, tables, text};
 use crate::results::env::DeviceDelta;
 use crate::results::schema::{DataMeasure, WriteAmplification};
+use crate::results::testdoc::{doc, run};
 
 fn qd_points(p: &[(u64, f64)]) -> Vec<QdPoint> {
     p.iter()

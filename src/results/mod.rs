@@ -11,4 +11,6 @@ pub mod steady;
 pub mod store;
 pub mod summary;
 pub mod targets;
+#[cfg(test)]
+pub(crate) mod testdoc;
 pub mod verify;

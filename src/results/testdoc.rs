@@ -1,4 +1,4 @@
-//! Hand-built results documents for the reports' unit tests: a run with given IOPS per
+//! Hand-built results documents for unit tests (reports, warnings): a run with given IOPS per
 //! repetition, placed in a study, with the figures a test sets on top.
 
 use crate::plan::StudyPoint;
