@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # iomark against fio on the same jobs, alternating them ROUNDS times in one invocation so
 # both see the same machine state, then printing per device a table of the ratios
-# iomark/fio of IOPS and of CPU time per I/O: the median over rounds and the spread
-# (lowest-highest round).
+# iomark/fio of IOPS and of CPU time per I/O: the median over rounds, the spread
+# (lowest-highest round) and in how many rounds iomark was ahead (k/n).
 #
 #   ROUNDS=5 SECS=5 bench/vs-fio.sh           (defaults: 3 rounds, 5 s per tool and job)
 #   bench/vs-fio.sh [ROUNDS] [SECONDS]        (the same, as arguments)
@@ -128,9 +128,15 @@ run_pair() {
   done
 }
 
-# "median (lowest-highest)" of the ratios given.
+# "median (lowest-highest) k/n" of the ratios given: k the rounds in iomark's favour
+# (above 1 with "above", below 1 with "below"). With rounds this noisy, a median under 1
+# whose rounds are mostly in iomark's favour, or the reverse, is not a difference.
 spread() {
-  python3 -c "import statistics,sys; v=[float(x) for x in sys.argv[1:]]; print(f'{statistics.median(v):.3f} ({min(v):.2f}-{max(v):.2f})')" "$@"
+  python3 -c "
+import statistics, sys
+side, v = sys.argv[1], [float(x) for x in sys.argv[2:]]
+k = sum(1 for x in v if (x > 1 if side == 'above' else x < 1))
+print(f'{statistics.median(v):.3f} ({min(v):.2f}-{max(v):.2f}) {k}/{len(v)}')" "$@"
 }
 
 want() { case " $JOBS " in *" $1 "*) return 0;; esac; return 1; }
@@ -222,12 +228,12 @@ for dev in null loop zram disk; do
   for key in "${ORDER[@]}"; do
     [ "${key%% *}" = "$dev" ] || continue
     if [ $printed = no ]; then
-      printf '\n%s\n%-14s %24s %24s\n' "$dev: iomark/fio, median (lowest-highest) over $ROUNDS rounds" \
+      printf '\n%s\n%-14s %28s %28s\n' "$dev: iomark/fio, median (lowest-highest) over $ROUNDS rounds" \
         job "IOPS" "CPU per I/O (workers)"
       printed=yes
     fi
     # shellcheck disable=SC2086
-    printf '%-14s %24s %24s\n' "${key#* }" "$(spread ${RATIO_IOPS[$key]})" "$(spread ${RATIO_CPU[$key]})"
+    printf '%-14s %28s %28s\n' "${key#* }" "$(spread above ${RATIO_IOPS[$key]})" "$(spread below ${RATIO_CPU[$key]})"
   done
 done
-echo "(IOPS above 1 and CPU per I/O below 1 favour iomark; for null at QD 1, IOPS is ops/s on one core)"
+echo "(IOPS above 1 and CPU per I/O below 1 favour iomark; k/n: the rounds that did; for null at QD 1, IOPS is ops/s on one core)"
