@@ -130,6 +130,18 @@ pub fn fmt_size_short(bytes: u64) -> String {
     bytes.to_string()
 }
 
+/// Formats a share in percent so that a small one does not round to "0%" nor a near-whole
+/// one to "100%": `0%`, `under 0.1%`, `0.4%`, `37%`, `99.7%`, `100%`.
+pub(crate) fn fmt_pct(p: f64) -> String {
+    match p {
+        p if p <= 0.0 => "0%".into(),
+        p if p < 0.1 => "under 0.1%".into(),
+        p if p < 1.0 || (p > 99.0 && p < 100.0) => format!("{:.1}%", (p * 10.0).floor() / 10.0),
+        p if p >= 100.0 => "100%".into(),
+        p => format!("{p:.0}%"),
+    }
+}
+
 /// Formats nanoseconds with a unit that keeps three significant figures.
 pub(crate) fn fmt_ns(ns: f64) -> String {
     if ns < 1e3 {
@@ -146,6 +158,17 @@ pub(crate) fn fmt_ns(ns: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shares_near_the_ends_keep_a_decimal() {
+        let f: Vec<String> = [0.0, 0.02, 0.45, 37.4, 99.0, 99.96, 100.0]
+            .map(fmt_pct)
+            .into();
+        assert_eq!(
+            f,
+            ["0%", "under 0.1%", "0.4%", "37%", "99%", "99.9%", "100%"]
+        );
+    }
 
     #[test]
     fn sizes() {

@@ -30,7 +30,7 @@ pub(crate) fn write_amplification(
         .sum();
     // Buffered writes nothing flushed: the counters lag by what the page cache still
     // held, and include writeback of what earlier runs left; no ratio, only why.
-    let unflushed = crate::measure::warnings::cache_holds_writes(&run.spec);
+    let unflushed = crate::plan::cache::holds_writes(&run.spec);
     let devices = targets.iter().map(|t| t.device.as_ref());
     all.push(Wa {
         source: "block_layer".into(),

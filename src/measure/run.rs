@@ -256,7 +256,7 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
                 .push(warnings::holes_read(&t.path, t.span, hole, complete));
         }
     }
-    if warnings::cache_holds_writes(spec) && target.kind != TargetKind::None {
+    if crate::plan::cache::holds_writes(spec) && target.kind != TargetKind::None {
         let limit = avail.and_then(crate::io::env::dirty_limit);
         run.warnings.push(warnings::cache_takes_writes(limit));
     }

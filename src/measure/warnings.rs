@@ -6,9 +6,8 @@
 
 use std::path::Path;
 
-use crate::plan::spec::Spec;
-use crate::results::schema::{Repetition, Run, Status};
-use crate::units::{fmt_size, fmt_size_short};
+use crate::results::schema::{Repetition, Run};
+use crate::units::{fmt_pct, fmt_size, fmt_size_short};
 
 /// A stop that waited on I/O in flight: iomark cannot end before the kernel returns it.
 pub(crate) fn slow_stop(rep: u32, waited_s: f64) -> String {
@@ -75,17 +74,6 @@ pub(crate) fn cache_may_serve(span: u64, avail: u64, total_memory: u64) -> Strin
     )
 }
 
-/// Whether the page cache may still hold part of what a run wrote when its window closes:
-/// buffered writes that nothing flushes (no `--end-fsync`, no `--fsync`, no
-/// `--sync-mode`). The device's write counters then lag what iomark wrote.
-pub(crate) fn cache_holds_writes(spec: &Spec) -> bool {
-    spec.writes()
-        && !spec.direct
-        && !spec.end_fsync
-        && spec.fsync == 0
-        && spec.engine_opts.sync_mode.is_none()
-}
-
 /// Advice before a run whose buffered writes nothing flushes: the page cache takes them at
 /// memory speed until `limit` (the kernel's dirty limit, `setting` its words) is dirty.
 /// (What the device wrote meanwhile is measured: [`write_cache`].)
@@ -97,23 +85,6 @@ pub(crate) fn cache_takes_writes(limit: Option<(u64, String)>) -> String {
     format!(
         "buffered writes go to the page cache at memory speed and reach the device later; writers are held to the device's pace only as dirty pages approach {limit}: the write rate may be the cache's (what the device wrote is measured per repetition); to time the device use --end-fsync (the flush counted in the window) or --direct"
     )
-}
-
-/// Bytes iomark moved and bytes the device's counters moved (whole device, every
-/// process) in one direction, summed over the complete repetitions (all of them when none
-/// is complete); `None` when a repetition has no device counters.
-fn own_and_device(run: &Run, write: bool) -> Option<(u64, u64)> {
-    let complete = run.repetitions.iter().any(|r| r.status == Status::Complete);
-    let (mut own, mut dev) = (0u64, 0u64);
-    for r in run.repetitions.iter() {
-        if complete && r.status != Status::Complete {
-            continue;
-        }
-        let d = r.device.as_ref()?;
-        own += if write { r.write.bytes } else { r.read.bytes };
-        dev += if write { d.write_bytes } else { d.read_bytes };
-    }
-    Some((own, dev))
 }
 
 /// Whether the device moved clearly less than iomark: under 90% of its bytes.
@@ -152,7 +123,7 @@ pub(crate) fn direct_reads_elsewhere(run: &Run) -> Option<String> {
     if !run.spec.direct || !run.spec.reads() {
         return None;
     }
-    let (own, dev) = own_and_device(run, false)?;
+    let (own, dev) = run.moved_by_device(false)?;
     let (read, rest) = match dev {
         0 => ("nothing".to_string(), "none of it"),
         d => (fmt_size(d), "the rest"),
@@ -167,25 +138,19 @@ pub(crate) fn direct_reads_elsewhere(run: &Run) -> Option<String> {
 /// closed: the device's write counters against the bytes iomark wrote. `None` when the
 /// device wrote 90% or more, or nothing was measured.
 pub(crate) fn write_cache(run: &Run) -> Option<String> {
-    if !cache_holds_writes(&run.spec) {
-        return None;
-    }
-    let (own, dev) = own_and_device(run, true)?;
+    let pct = run.device_wrote_pct()?;
+    let (own, dev) = run.moved_by_device(true)?;
     if !clearly_less(own, dev) {
         return None;
     }
-    let fix = "to time the device use --end-fsync or --direct";
-    if dev == 0 {
-        return Some(format!(
-            "the device wrote nothing of the {} iomark wrote before the measured window closed: the page cache held all of it, so the write rate is the cache's, not the device's; {fix}",
-            fmt_size(own)
-        ));
-    }
-    // The counters are the whole device's: other writers only make the share smaller.
-    let held = 100.0 * (own - dev) as f64 / own as f64;
+    // The counters are the whole device's: other writers only make the cache's share
+    // look smaller.
+    let (wrote, rest) = match dev {
+        0 => ("nothing".to_string(), "all of it"),
+        d => (format!("{} ({})", fmt_size(d), fmt_pct(pct)), "the rest"),
+    };
     Some(format!(
-        "the device wrote {} of the {} iomark wrote before the measured window closed: at least {held:.0}% was still in the page cache, so the write rate is more the cache's than the device's; {fix}",
-        fmt_size(dev),
+        "the device wrote {wrote} of the {} iomark wrote within the measured window: the page cache took {rest} (kept for later writeback, or overwritten there first), so the write rate is more the cache's than the device's; to time the device use --end-fsync or --direct",
         fmt_size(own)
     ))
 }
@@ -200,15 +165,12 @@ pub(crate) fn page_cache(run: &Run) -> Option<String> {
             .as_ref()
             .is_some_and(|d| d.beyond(r.read.bytes, r.write.bytes).contains(&"reads"))
     });
-    // Near 100% a rounded share would read as "100%, the device read the rest".
     let mut s = match hit {
         100.0 => "all of the bytes read were served from memory (page cache): the device read none"
             .to_string(),
-        h if h > 99.0 => format!(
-            "{h:.1}% of the bytes read were served from memory (page cache): the device read the rest"
-        ),
         h => format!(
-            "{h:.0}% of the bytes read were served from memory (page cache): the device read the rest"
+            "{} of the bytes read were served from memory (page cache): the device read the rest",
+            fmt_pct(h)
         ),
     };
     if run.cache_bound {
@@ -270,14 +232,16 @@ mod tests {
         // Buffered writes: nothing, a part, nearly all reached the device.
         let w = write_cache(&moved(Rw::RandWrite, false, 8 * mib, 0)).unwrap();
         assert!(
-            w.contains("wrote nothing of the 16 MiB") && w.contains("held all of it"),
+            w.contains("wrote nothing of the 16 MiB") && w.contains("took all of it"),
             "{w}"
         );
         let w = write_cache(&moved(Rw::RandWrite, false, 8 * mib, 2 * mib)).unwrap();
         assert!(
-            w.contains("wrote 4 MiB of the 16 MiB") && w.contains("at least 75%"),
+            w.contains("wrote 4 MiB (25%) of the 16 MiB") && w.contains("took the rest"),
             "{w}"
         );
+        let w = write_cache(&moved(Rw::RandWrite, false, 1000 * mib, mib)).unwrap();
+        assert!(w.contains("wrote 2 MiB (0.1%) of the 2.0 GiB"), "{w}");
         assert!(write_cache(&moved(Rw::RandWrite, false, 8 * mib, 8 * mib)).is_none());
         // Flushed at the end, or direct: no such note.
         let mut flushed = moved(Rw::RandWrite, false, 8 * mib, 0);

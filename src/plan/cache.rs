@@ -1,13 +1,25 @@
 //! What a run tells the kernel's page cache about its files (`--fadvise`, fio's
 //! `fadvise_hint`) and when it drops their cached pages (`--invalidate`, fio's
 //! `invalidate`), and fio's random map (`--random-map`). Only buffered I/O is affected
-//! by the first two; `docs/fio.md` says how each compares with fio.
+//! by the first two; `docs/fio.md` says how each compares with fio. And whether a run's
+//! buffered writes may still be in the cache when its window closes.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::plan::run_options::RunOptions;
 use crate::plan::spec::Spec;
+
+/// Whether the page cache may still hold part of what a run wrote when its window closes:
+/// buffered writes that nothing flushes (no `--end-fsync`, no `--fsync`, no
+/// `--sync-mode`). The device's write counters then lag what iomark wrote.
+pub fn holds_writes(spec: &Spec) -> bool {
+    spec.writes()
+        && !spec.direct
+        && !spec.end_fsync
+        && spec.fsync == 0
+        && spec.engine_opts.sync_mode.is_none()
+}
 
 /// The access pattern advised with `posix_fadvise` on every file a run's workers use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -394,6 +394,10 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
         if let Some(hit) = r.page_cache_hit_pct() {
             label.push_str(&format!(" ({hit:.0}% from cache)"));
         }
+        // Buffered writes nothing flushed: what reached the device within the window.
+        if let Some(w) = r.device_wrote_pct() {
+            label.push_str(&format!(" (device wrote {})", crate::units::fmt_pct(w)));
+        }
         if let Ok(q) = p.value.parse::<u64>()
             && r.status == Status::Complete
         {

@@ -313,4 +313,40 @@ fn page_cache_hits_and_device_counters_are_reported_as_measured() {
             "buffered warm (100% from cache)"
         ]
     );
+    // Buffered writes nothing flushed: what the device wrote in the window, by its
+    // counters; flushed at the end (--end-fsync): no label.
+    let point = |value: &str| crate::plan::StudyPoint {
+        suite: "cache".into(),
+        test: "randwrite 4k".into(),
+        param: "cache".into(),
+        value: value.into(),
+    };
+    let written = |dev: u64, end_fsync: bool, value: &str| {
+        let mut w = run(Rw::RandWrite, 1, &[1000.0], None);
+        w.spec.direct = false;
+        w.spec.end_fsync = end_fsync;
+        w.study = Some(point(value));
+        w.repetitions[0].device = Some(crate::results::env::DeviceDelta {
+            name: "vdx".into(),
+            write_bytes: dev,
+            ..Default::default()
+        });
+        w
+    };
+    let st = tables::studies(&doc(vec![
+        written(1_024_000, false, "buffered"),
+        written(1_024, false, "buffered small"),
+        written(2_048_000, true, "buffered flushed"),
+    ]));
+    let labels: Vec<&str> = (st[0].table.rows.iter())
+        .map(|r| r[0].text.as_str())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "buffered (device wrote 25%)",
+            "buffered small (device wrote under 0.1%)",
+            "buffered flushed"
+        ]
+    );
 }

@@ -257,6 +257,38 @@ impl Run {
             .collect();
         (!hits.is_empty()).then(|| hits.iter().sum::<f64>() / hits.len() as f64)
     }
+
+    /// Bytes iomark moved and bytes the device's counters moved (whole device, every
+    /// process) in one direction, over the complete repetitions (all of them when none is
+    /// complete); `None` when a repetition has no device counters.
+    pub fn moved_by_device(&self, write: bool) -> Option<(u64, u64)> {
+        let complete = self
+            .repetitions
+            .iter()
+            .any(|r| r.status == Status::Complete);
+        let (mut own, mut dev) = (0u64, 0u64);
+        for r in self.repetitions.iter() {
+            if complete && r.status != Status::Complete {
+                continue;
+            }
+            let d = r.device.as_ref()?;
+            own += if write { r.write.bytes } else { r.read.bytes };
+            dev += if write { d.write_bytes } else { d.read_bytes };
+        }
+        Some((own, dev))
+    }
+
+    /// For buffered writes that nothing flushed ([`crate::plan::cache::holds_writes`]):
+    /// the percent of the bytes iomark wrote that the device wrote within the measured
+    /// windows (the rest the page cache took: kept for later writeback, or overwritten
+    /// there first). `None` otherwise, or when nothing was measured.
+    pub fn device_wrote_pct(&self) -> Option<f64> {
+        if !crate::plan::cache::holds_writes(&self.spec) {
+            return None;
+        }
+        let (own, dev) = self.moved_by_device(true)?;
+        (own > 0).then(|| 100.0 * dev.min(own) as f64 / own as f64)
+    }
 }
 
 /// Bytes asked to be written against bytes the device wrote or stored.
