@@ -102,7 +102,8 @@ pub(crate) fn conclude(
             run.error = Some(stopped_by(stop));
         }
     }
-    if spec.writes() && !run.repetitions.is_empty() {
+    // Trims write no data: no write amplification to speak of.
+    if spec.writes() && spec.rw.writes_data() && !run.repetitions.is_empty() {
         let smart_after = (smart_before.is_some() && targets.len() == 1)
             .then(|| targets[0].device.as_ref().map(crate::io::env::smart_writes))
             .flatten();
@@ -115,6 +116,7 @@ pub(crate) fn conclude(
     run.warnings.extend(warnings::page_cache(run));
     run.warnings.extend(warnings::write_cache(run));
     run.warnings.extend(warnings::direct_reads_elsewhere(run));
+    run.warnings.extend(warnings::trims_elsewhere(run));
     run.warnings.extend(warnings::variation(run));
 }
 

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::results::schema::{Repetition, Run};
+use crate::results::schema::{Repetition, Run, Status};
 use crate::units::{fmt_pct, fmt_size, fmt_size_short};
 
 /// A stop that waited on I/O in flight: iomark cannot end before the kernel returns it.
@@ -130,6 +130,27 @@ pub(crate) fn direct_reads_elsewhere(run: &Run) -> Option<String> {
     };
     clearly_less(own, dev).then(|| format!(
         "the device read {read} of the {} iomark read with direct I/O: {rest} came from elsewhere (holes or unwritten extents read as zeros, or data the filesystem keeps cached or compressed), so the read rate is not the device's",
+        fmt_size(own)
+    ))
+}
+
+/// What the device measurably discarded of a run's trims: when its discard counters moved
+/// clearly less than iomark trimmed (a span trimmed again, whose holes are already
+/// punched or blocks already discarded, or a filesystem that does not pass discards
+/// down), the trim rate is not the device's. Over the complete repetitions.
+pub(crate) fn trims_elsewhere(run: &Run) -> Option<String> {
+    if !run.spec.rw.trims() {
+        return None;
+    }
+    let complete = run.repetitions.iter().any(|r| r.status == Status::Complete);
+    let (mut own, mut dev) = (0u64, 0u64);
+    for r in (run.repetitions.iter()).filter(|r| !complete || r.status == Status::Complete) {
+        own += r.trim.bytes;
+        dev += r.device.as_ref()?.discard_bytes;
+    }
+    clearly_less(own, dev).then(|| format!(
+        "the device discarded {} of the {} iomark trimmed: the rest cost it nothing (blocks trimmed again, whose holes were punched or blocks discarded already, or discards the filesystem did not pass down), so the trim rate is not the device's",
+        if dev == 0 { "nothing".to_string() } else { fmt_size(dev) },
         fmt_size(own)
     ))
 }

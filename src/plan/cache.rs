@@ -12,9 +12,11 @@ use crate::plan::spec::Spec;
 
 /// Whether the page cache may still hold part of what a run wrote when its window closes:
 /// buffered writes that nothing flushes (no `--end-fsync`, no `--fsync`, no
-/// `--sync-mode`). The device's write counters then lag what iomark wrote.
+/// `--sync-mode`); trims write no data. The device's write counters then lag what
+/// iomark wrote.
 pub fn holds_writes(spec: &Spec) -> bool {
     spec.writes()
+        && spec.rw.writes_data()
         && !spec.direct
         && !spec.end_fsync
         && spec.fsync == 0

@@ -324,3 +324,55 @@ fn each_targets_trims_are_its_own_and_its_kernels() {
         "each target's row counts 1024 trims, by iomark and by the kernel: {text}"
     );
 }
+
+/// Trims write no data: no note about buffered writes and no write amplification line.
+/// Trims the device did not get are said to cost it nothing, as its discard counter shows:
+/// a file on a private ext4 mounted without `discard` (holes are punched, nothing is
+/// passed down); trims of the loop device itself all reach it, and get no such note.
+#[test]
+fn trims_the_device_did_not_get_are_said_to_cost_it_nothing() {
+    let Some(dev) = LoopDev::new(64 << 20, true) else {
+        return;
+    };
+    let text = |target: &Path, args: &[&str]| {
+        let out = iomark_process()
+            .args(args)
+            .args([
+                "--size",
+                "8m",
+                "--bs",
+                "64k",
+                "--runtime",
+                "1",
+                "--buffered",
+            ])
+            .arg(target)
+            .output()
+            .unwrap();
+        assert_success(&out);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let before = discards(&dev.name());
+    let t = text(
+        dev.path(),
+        &["run", "--rw", "randtrim", "--allow-write-device"],
+    );
+    assert!(discards(&dev.name()).1 - before.1 >= 8 << 20);
+    assert!(!t.contains("cost it nothing"), "{t}");
+    assert!(!t.contains("buffered writes"), "{t}");
+    assert!(!t.contains("write amplification"), "{t}");
+    let Some(fs) = Mounted::ext4(dev.path()) else {
+        return;
+    };
+    let file = fs.path().join("t.dat");
+    let before = discards(&dev.name());
+    let t = text(&file, &["run", "--rw", "randtrim"]);
+    assert_eq!(discards(&dev.name()).1, before.1, "ext4 without discard");
+    assert!(
+        t.contains("the device discarded nothing of the ")
+            && t.contains("iomark trimmed: the rest cost it nothing"),
+        "{t}"
+    );
+    assert!(!t.contains("buffered writes"), "{t}");
+    assert!(!t.contains("write amplification"), "{t}");
+}
