@@ -1,13 +1,16 @@
 //! The mark iomark leaves on a file it creates (the extended attribute `user.iomark`,
-//! naming the creating process: `pid=N start=T boot=B`, or `kept`), and the registry of
-//! files this process created and still owns, removed when a second signal ends it.
+//! naming the creating process: `pid=N start=T boot=B`, or `kept mtime=S.N size=Z` with
+//! the file's state when iomark last wrote it), and the registry of files this process
+//! created and still owns, removed when a second signal ends it.
 
 use std::fs::{self, File};
 use std::os::fd::AsFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use crate::error::Error;
 use crate::io::sys;
+use crate::plan::spec::Spec;
 
 /// The extended attribute that marks a file as iomark's.
 pub(crate) const MARK_XATTR: &str = "user.iomark";
@@ -23,10 +26,35 @@ pub(crate) fn is_marked(file: &File) -> bool {
 pub(crate) enum Mark {
     /// Made by a run that is still going (perhaps this one).
     Live(u32),
-    /// Left by a run that ended without removing it (killed): iomark's to remove.
+    /// Left by a run that ended without removing it (killed). Whatever was put in it
+    /// since cannot be told from iomark's data: used as it is, never removed, written
+    /// only with `--overwrite`.
     Leftover(u32),
-    /// Kept on purpose, or of unknown origin: used, never removed.
-    Kept,
+    /// Kept on purpose, with the file's modification time (seconds, nanoseconds) and
+    /// size when iomark last wrote it (`None` from older iomark, or of unknown origin):
+    /// used, never removed, written without `--overwrite` only while unchanged.
+    Kept(Option<(i64, i64, u64)>),
+}
+
+/// A file's modification time and size, as a kept mark records them.
+fn state(file: &File) -> Option<(i64, i64, u64)> {
+    let md = file.metadata().ok()?;
+    Some((md.mtime(), md.mtime_nsec(), md.size()))
+}
+
+/// Marks `file` kept, with its state now: a later change by anyone but iomark shows.
+pub(crate) fn keep_mark(file: &File) {
+    let value = match state(file) {
+        Some((s, n, z)) => format!("kept mtime={s}.{n:09} size={z}"),
+        None => "kept".into(),
+    };
+    sys::set_xattr(file.as_fd(), MARK_XATTR, value.as_bytes());
+}
+
+/// Whether a file marked kept changed since iomark last wrote it (someone else wrote it,
+/// or copied other data over it): then it is no longer iomark's to overwrite.
+pub(crate) fn changed_since_kept(file: &File) -> bool {
+    matches!(read_mark(file), Some(Mark::Kept(Some(was))) if state(file) != Some(was))
 }
 
 fn mark_value(pid: u32) -> Vec<u8> {
@@ -43,12 +71,20 @@ fn parse_mark(value: &[u8]) -> Mark {
             .find_map(|f| f.strip_prefix(k)?.strip_prefix('='))
             .map(str::to_string)
     };
+    if text.starts_with("kept") {
+        let mtime = field("mtime").and_then(|m| {
+            let (s, n) = m.split_once('.')?;
+            Some((s.parse::<i64>().ok()?, n.parse::<i64>().ok()?))
+        });
+        let size = field("size").and_then(|z| z.parse::<u64>().ok());
+        return Mark::Kept(mtime.zip(size).map(|((s, n), z)| (s, n, z)));
+    }
     let (Some(pid), Some(start), Some(boot)) = (
         field("pid").and_then(|p| p.parse::<u32>().ok()),
         field("start").and_then(|s| s.parse::<u64>().ok()),
         field("boot"),
     ) else {
-        return Mark::Kept;
+        return Mark::Kept(None);
     };
     match sys::process_identity(pid) {
         Some((s, b)) if s == start && b == boot => Mark::Live(pid),
@@ -62,6 +98,29 @@ pub(crate) fn read_mark(file: &File) -> Option<Mark> {
 
 pub(crate) fn mark(file: &File) {
     sys::set_xattr(file.as_fd(), MARK_XATTR, &mark_value(std::process::id()));
+}
+
+/// The refusal to write, without `--overwrite`, a file iomark kept that changed since,
+/// or one a killed run left (whatever was put in it since cannot be told).
+pub(crate) fn changed_refusal(path: &Path, spec: &Spec, left_by: Option<u32>) -> Error {
+    let why = match left_by {
+        Some(pid) => format!("was left by an iomark run that was killed (process {pid})"),
+        None => "was kept by iomark and has changed since (its size or modification time)".into(),
+    };
+    Error::guard(format!(
+        "{} {why}; --rw {} would overwrite it: add --overwrite, or remove it, or choose a new file name",
+        path.display(),
+        spec.rw.name()
+    ))
+}
+
+/// The refusal to write a file iomark did not make, without `--overwrite`.
+pub(crate) fn foreign_refusal(path: &Path, spec: &Spec) -> Error {
+    Error::guard(format!(
+        "{} exists and was not created by iomark; --rw {} would overwrite it: add --overwrite, or choose a new file name",
+        path.display(),
+        spec.rw.name()
+    ))
 }
 
 /// Files this process created and has not yet removed or handed over (kept): removed by
@@ -109,7 +168,7 @@ pub fn release_held(path: &Path, keep: bool) {
     let id = (md.dev(), md.ino());
     unfinished(path, Some(id), false);
     if keep {
-        sys::set_xattr(file.as_fd(), MARK_XATTR, b"kept");
+        keep_mark(&file);
     } else if fs::symlink_metadata(path).is_ok_and(|m| (m.dev(), m.ino()) == id) {
         let _ = fs::remove_file(path);
     }

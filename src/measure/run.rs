@@ -244,6 +244,8 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
         let fs = t.fs.as_ref().map(|f| f.fstype.as_str());
         run.warnings
             .extend(fs.and_then(|fs| warnings::memory_fs(&t.path, fs)));
+        run.warnings
+            .extend(t.left_by.map(|pid| warnings::left_by_killed(&t.path, pid)));
     }
     // A file's holes and unwritten extents are read as zeros without the device.
     for t in targets

@@ -103,6 +103,15 @@ pub(crate) fn memory_fs(path: &Path, fstype: &str) -> Option<String> {
     })
 }
 
+/// Before a run on a file a killed iomark run left: it is used as it is and not removed
+/// (whatever was put in it since cannot be told from iomark's own data).
+pub(crate) fn left_by_killed(path: &Path, pid: u32) -> String {
+    format!(
+        "{} was left by an iomark run that was killed (process {pid}): used as it is and not removed; remove it yourself when it is no longer needed",
+        path.display()
+    )
+}
+
 /// Advice before a run that reads a file with holes or unwritten extents in its span
 /// (`hole` bytes of `span`; `complete`: all of the span was looked at).
 pub(crate) fn holes_read(path: &Path, span: u64, hole: u64, complete: bool) -> String {

@@ -173,9 +173,15 @@ fn a_target_the_study_creates_is_removed_at_the_end() {
     crate::io::mark::mark(&file);
     TargetLife::new(g.to_str().unwrap(), true).end();
     assert!(g.exists());
+    use std::os::unix::fs::MetadataExt;
+    let md = file.metadata().unwrap();
     assert_eq!(
         crate::io::mark::read_mark(&file),
-        Some(crate::io::mark::Mark::Kept)
+        Some(crate::io::mark::Mark::Kept(Some((
+            md.mtime(),
+            md.mtime_nsec(),
+            md.size()
+        ))))
     );
 }
 

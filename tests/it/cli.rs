@@ -293,6 +293,32 @@ fn keep_leaves_the_file_and_iomark_may_write_its_own_file_again() {
         assert_eq!(out.status.code(), Some(2));
     }
     assert!(f.exists(), "not created in this run, so not removed");
+    if !marked {
+        return;
+    }
+    // Its own writes keep it iomark's: a third run writes it too.
+    let write = |extra: &[&str]| {
+        iomark()
+            .args(["run", "--rw", "randwrite", "--runtime", "0.2", "--quiet"])
+            .args(extra)
+            .arg(p)
+            .output()
+            .unwrap()
+    };
+    assert_success(&write(&[]));
+    // Someone copies other data over it (same inode, same mark): no longer iomark's.
+    let theirs: Vec<u8> = (0..(1u32 << 20)).map(|i| (i % 253) as u8).collect();
+    std::fs::write(&f, &theirs).unwrap();
+    let out = write(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("was kept by iomark and has changed since"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), theirs, "refused: untouched");
+    assert_success(&write(&["--overwrite"]));
+    assert_ne!(std::fs::read(&f).unwrap(), theirs, "--overwrite wrote it");
 }
 
 fn xattr_supported(f: &std::path::Path) -> bool {

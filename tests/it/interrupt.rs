@@ -232,10 +232,11 @@ fn a_second_ctrl_c_during_layout_leaves_no_file() {
     assert!(!target.exists(), "the half-laid-out file was left behind");
 }
 
-/// A file left by a killed run (SIGKILL) is taken over by the next run and removed at
-/// its end; while the first run lives, nobody else writes it.
+/// A file left by a killed run (SIGKILL) is read by the next run as it is and never
+/// removed (what was put in it since cannot be told), and written only with
+/// --overwrite; while the first run lives, nobody else writes it.
 #[test]
-fn a_killed_runs_file_is_removed_by_the_next_run() {
+fn a_killed_runs_file_is_left_to_the_user() {
     let dir = tmp();
     let target = dir.path().join("t.dat");
     let mut child = iomark_process()
@@ -265,17 +266,22 @@ fn a_killed_runs_file_is_removed_by_the_next_run() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("another iomark run"), "{err}");
-    killed_then_removed_by_the_next_run(&mut child, &target);
+    killed_then_left_to_the_user(&mut child, &target);
 }
 
-/// Kills `child` (SIGKILL), which leaves `target`; the next run on it takes it over and
-/// removes it at its end.
-fn killed_then_removed_by_the_next_run(child: &mut std::process::Child, target: &Path) {
+/// Kills `child` (SIGKILL), which leaves `target`. The user then copies their own data
+/// over it (same inode, same mark): a run that reads it uses it, says so, and leaves it;
+/// a run that writes it is refused without --overwrite, naming the killed process, and
+/// leaves the data as it was.
+fn killed_then_left_to_the_user(child: &mut std::process::Child, target: &Path) {
+    let pid = child.id();
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(target.exists(), "SIGKILL leaves the file");
+    let mine: Vec<u8> = (0..(1u32 << 20)).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(target, &mine).unwrap();
     let out = iomark_process()
-        .args(["run", "--rw", "randread", "--runtime", "0.2", "-q"])
+        .args(["run", "--rw", "randread", "--runtime", "0.2"])
         .arg(target)
         .output()
         .unwrap();
@@ -284,9 +290,32 @@ fn killed_then_removed_by_the_next_run(child: &mut std::process::Child, target: 
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        !target.exists(),
-        "the leftover is removed after the next run"
+        text.contains(&format!(
+            "was left by an iomark run that was killed (process {pid})"
+        )),
+        "{text}"
+    );
+    assert!(
+        target.exists(),
+        "the leftover stays after a run that reads it"
+    );
+    let out = iomark_process()
+        .args(["run", "--rw", "randwrite", "--runtime", "0.2", "-q"])
+        .arg(target)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("killed (process {pid})")) && err.contains("--overwrite"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(target).unwrap(),
+        mine,
+        "the user's data is untouched"
     );
 }
 
@@ -378,5 +407,5 @@ fn a_killed_studys_file_is_removed_by_the_next_run() {
             })
     });
     std::thread::sleep(Duration::from_millis(300));
-    killed_then_removed_by_the_next_run(&mut child, &target);
+    killed_then_left_to_the_user(&mut child, &target);
 }

@@ -49,6 +49,8 @@ impl Target {
             hold: false,
             device: md.as_ref().and_then(BlockDev::of_metadata),
             fs: FsInfo::of_path(&path),
+            left_by: None,
+            remark: false,
         };
         // Check what can fail cheaply before writing a whole file.
         t.check_geometry(spec)?;

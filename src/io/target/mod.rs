@@ -24,7 +24,10 @@ use crate::units::fmt_size;
 use crate::workload::data::DataGen;
 
 pub use crate::io::mark::remove_unfinished;
-use crate::io::mark::{MARK_XATTR, Mark, is_marked, mark, read_mark, unfinished};
+use crate::io::mark::{
+    Mark, changed_refusal, changed_since_kept, foreign_refusal, is_marked, keep_mark, mark,
+    read_mark, unfinished,
+};
 use crate::plan::DEFAULT_NEW_FILE_SIZE;
 
 // Linux block ioctls (include/uapi/linux/fs.h).
@@ -52,15 +55,11 @@ pub(crate) struct Target {
     pub device: Option<BlockDev>,
     /// The filesystem a file target lives on.
     pub fs: Option<FsInfo>,
-}
-
-/// The refusal to write a file iomark did not make, without `--overwrite`.
-fn foreign_refusal(path: &Path, spec: &Spec) -> Error {
-    Error::guard(format!(
-        "{} exists and was not created by iomark; --rw {} would overwrite it: add --overwrite, or choose a new file name",
-        path.display(),
-        spec.rw.name()
-    ))
+    /// The process of a killed run that left this file (used as it is, never removed).
+    pub left_by: Option<u32>,
+    /// A file iomark kept (or one a killed run left) that this run writes: marked kept
+    /// again at the end, with its new state.
+    remark: bool,
 }
 
 fn in_use_refusal(path: &Path, use_: &crate::io::guard::InUse) -> Error {
@@ -200,6 +199,8 @@ impl Target {
                 hold: false,
                 device: None,
                 fs: None,
+                left_by: None,
+                remark: false,
             });
         }
         let path = PathBuf::from(&spec.target);
@@ -251,11 +252,17 @@ impl Target {
                 path.display()
             )));
         }
+        let left_by = match found {
+            Some(Mark::Leftover(pid)) => Some(pid),
+            _ => None,
+        };
         if writes {
             match kind {
                 TargetKind::BlockDevice => Self::guard_device(&file, &md, &path, policy)?,
-                _ if !policy.overwrite && !is_marked(&file) => {
-                    return Err(foreign_refusal(&path, spec));
+                _ if policy.overwrite => {}
+                _ if !is_marked(&file) => return Err(foreign_refusal(&path, spec)),
+                _ if left_by.is_some() || changed_since_kept(&file) => {
+                    return Err(changed_refusal(&path, spec, left_by));
                 }
                 _ => {}
             }
@@ -263,20 +270,9 @@ impl Target {
         if spec.direct {
             sys::set_direct(file.as_fd()).map_err(|e| open_error(&path, &e, true, writes))?;
         }
-        let leftover = matches!(found, Some(Mark::Leftover(_)));
-        if leftover {
-            // A run that was killed left it: this run takes it over, and removes it at
-            // the end unless --keep, as if it had created it.
-            mark(&file);
-        }
         let mut t = Self::from_open(spec, policy, path, &resolved, file, &md, kind, writes)?;
-        if leftover {
-            t.created = true;
-            t.identity = Some((md.dev(), md.ino()));
-            t.keep = policy.keep;
-            t.hold = policy.hold;
-            unfinished(&t.path, t.identity, true);
-        }
+        t.left_by = left_by;
+        t.remark = writes && matches!(found, Some(Mark::Kept(_) | Mark::Leftover(_)));
         Ok(t)
     }
 
@@ -457,6 +453,8 @@ impl Target {
             hold: false,
             device,
             fs,
+            left_by: None,
+            remark: false,
         };
         t.check_geometry(spec)?;
         Ok(t)
@@ -551,12 +549,11 @@ impl Target {
             return Ok(());
         }
         unfinished(&self.path, self.identity, false);
-        if self.created
-            && self.keep
+        if ((self.created && self.keep) || std::mem::take(&mut self.remark))
             && let Some(f) = &self.file
         {
-            // Kept on purpose: no longer tied to this process.
-            sys::set_xattr(f.as_fd(), MARK_XATTR, b"kept");
+            // Kept on purpose (no longer tied to this process), with its state now.
+            keep_mark(f);
         }
         if self.created && !self.keep {
             self.created = false;
