@@ -102,7 +102,18 @@ pub fn run_command(
         Command::Compare => "the comparison",
     };
     if let Some(p) = output {
-        crate::results::store::check_output(p, what, &|h| format.is_ours(h), force, None)?;
+        // A results document holds measurements that cannot be made again: a report or a
+        // comparison (even one in JSON, itself a results document) replaces it only with
+        // --force.
+        let ours =
+            |h: &[u8]| (cmd == Command::Compare || format != Format::Json) && format.is_ours(h);
+        if !force && crate::results::store::holds_results(p) {
+            return Err(crate::error::Error::guard(format!(
+                "{} is an iomark results document (measurements that cannot be made again); choose a new name for {what}, or add --force to replace it",
+                p.display()
+            )));
+        }
+        crate::results::store::check_output(p, what, &ours, force, None)?;
     }
     let docs = crate::results::fio::load_all(files)?;
     let text = match cmd {

@@ -39,6 +39,18 @@ pub fn is_results_document(head: &[u8]) -> bool {
     text.trim_start().starts_with('{') && text.contains("\"schema\": \"iomark/")
 }
 
+/// Whether `path` is a regular file holding an iomark results document (from its first
+/// 4 KiB).
+pub fn holds_results(path: &Path) -> bool {
+    let Ok(md) = fs::symlink_metadata(path) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(4096);
+    md.is_file()
+        && fs::File::open(path).is_ok_and(|f| f.take(4096).read_to_end(&mut head).is_ok())
+        && is_results_document(&head)
+}
+
 /// Checks that `path` may receive an output (`what`: "the results document", "the
 /// report"), before anything runs: a new file in a writable directory, or an existing
 /// regular file that `ours` recognises (from its first 4 KiB) as an earlier iomark output

@@ -166,14 +166,36 @@ fn reports_replace_only_earlier_reports() {
     null_run(&doc).success();
     for ext in ["md", "html", "csv", "json"] {
         let out = d.join(format!("report.{ext}"));
-        for _ in 0..2 {
+        iomark()
+            .arg("report")
+            .arg(&doc)
+            .arg("-o")
+            .arg(&out)
+            .assert()
+            .success();
+        let again = || {
             iomark()
                 .arg("report")
                 .arg(&doc)
                 .arg("-o")
                 .arg(&out)
+                .output()
+                .unwrap()
+        };
+        if ext == "json" {
+            // A report in JSON is a results document: replaced only with --force.
+            refused(
+                iomark().arg("report").arg(&doc).arg("-o").arg(&out),
+                "is an iomark results document",
+            );
+            iomark()
+                .args(["report", "--force", "-o"])
+                .arg(&out)
+                .arg(&doc)
                 .assert()
                 .success();
+        } else {
+            assert_success(&again());
         }
         let cmp = d.join(format!("cmp.{ext}"));
         for _ in 0..2 {
@@ -200,6 +222,29 @@ fn reports_replace_only_earlier_reports() {
             .arg("-o")
             .arg(d.join("no/such/dir/r.md")),
         "does not exist",
+    );
+    // A results document is never replaced by a report or a comparison without --force,
+    // not even one of the inputs (a typo away: compare base.json new.json -o new.json).
+    let other = d.join("other.json");
+    null_run(&other).success();
+    let measured = std::fs::read(&other).unwrap();
+    for cmd in ["report", "compare"] {
+        for format in ["json", "md"] {
+            refused(
+                iomark()
+                    .arg(cmd)
+                    .arg(&doc)
+                    .arg(&other)
+                    .args(["--format", format, "-o"])
+                    .arg(&other),
+                "is an iomark results document",
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read(&other).unwrap(),
+        measured,
+        "the measurements stay"
     );
 }
 
