@@ -62,7 +62,7 @@ fn powers(from: u64, to: u64) -> Vec<u64> {
 /// A test of a preset: fixed options, and the swept parameter with its default values.
 #[derive(Clone)]
 struct TestDef {
-    name: &'static str,
+    name: String,
     fixed: Vec<Opt>,
     param: &'static str,
     values: Vec<String>,
@@ -134,25 +134,25 @@ fn corners_tests(qds: (&str, [&str; 2])) -> Vec<TestDef> {
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     vec![
         TestDef {
-            name: "read",
+            name: "read".into(),
             fixed: vec![o("rw", "read"), o("bs", "1m")],
             param: "qd",
             values: s(&[qds.0]),
         },
         TestDef {
-            name: "write",
+            name: "write".into(),
             fixed: vec![o("rw", "write"), o("bs", "1m")],
             param: "qd",
             values: s(&[qds.0]),
         },
         TestDef {
-            name: "randread",
+            name: "randread".into(),
             fixed: vec![o("rw", "randread"), o("bs", "4k")],
             param: "qd",
             values: s(&qds.1),
         },
         TestDef {
-            name: "randwrite",
+            name: "randwrite".into(),
             fixed: vec![o("rw", "randwrite"), o("bs", "4k")],
             param: "qd",
             values: s(&qds.1),
@@ -191,8 +191,15 @@ pub(crate) fn expand(
     }
     check_options_apply(name, user, &runs)?;
     mix_replaces_bs(name, user, &mut runs)?;
+    cache_sweeps_its_own(user, &runs)?;
     check_single_workload(name, user)?;
     check_lists(user)?;
+    if name == "cache" {
+        // Each test keeps its own size: a --bs list became the tests, not a dimension.
+        for r in runs.iter_mut() {
+            r.protected.push("bs");
+        }
+    }
     let runs = multiply_by_user_lists(runs, user);
     if runs.is_empty() {
         return Err(Error::usage("the study has no runs; check the lists given"));
@@ -234,7 +241,7 @@ fn qd(user: &[Opt]) -> Vec<PlannedRun> {
     let tests = ["randread", "randwrite"]
         .iter()
         .map(|&rw| TestDef {
-            name: rw,
+            name: rw.into(),
             fixed: vec![o("rw", rw)],
             param: "qd",
             values: qds.clone(),
@@ -258,7 +265,7 @@ fn bs(user: &[Opt]) -> Vec<PlannedRun> {
     let tests = ["read", "write", "randread", "randwrite"]
         .iter()
         .map(|&rw| TestDef {
-            name: rw,
+            name: rw.into(),
             fixed: vec![o("rw", rw)],
             param: "bs",
             values: sizes.clone(),
@@ -273,23 +280,25 @@ fn bs(user: &[Opt]) -> Vec<PlannedRun> {
     sweep(defaults, tests, user)
 }
 
-/// Direct against buffered I/O for random reads and writes at 4 KiB and 128 KiB.
+/// Direct against buffered I/O for random reads and writes at 4 KiB and 128 KiB, or at
+/// the user's `--bs` (a list: each size), each test named by its size.
 fn cache(user: &[Opt]) -> Vec<PlannedRun> {
     let modes = vec!["direct".to_string(), "buffered".to_string()];
-    let tests = [
-        ("randread 4k", "randread", "4k"),
-        ("randread 128k", "randread", "128k"),
-        ("randwrite 4k", "randwrite", "4k"),
-        ("randwrite 128k", "randwrite", "128k"),
-    ]
-    .iter()
-    .map(|&(name, rw, bs)| TestDef {
-        name,
-        fixed: vec![o("rw", rw), o("bs", bs)],
-        param: "cache",
-        values: modes.clone(),
-    })
-    .collect();
+    let sizes: Vec<String> = match user.iter().rev().find(|(k, _)| k == "bs") {
+        Some((_, Some(v))) => v.split(',').map(|b| b.trim().to_string()).collect(),
+        _ => vec!["4k".into(), "128k".into()],
+    };
+    let mut tests = Vec::new();
+    for rw in ["randread", "randwrite"] {
+        for bs in &sizes {
+            tests.push(TestDef {
+                name: format!("{rw} {bs}"),
+                fixed: vec![o("rw", rw), o("bs", bs)],
+                param: "cache",
+                values: modes.clone(),
+            });
+        }
+    }
     let defaults = vec![
         o("size", "1g"),
         o("runtime", "10s"),
@@ -375,6 +384,20 @@ fn check_options_apply(name: &str, user: &[Opt], runs: &[PlannedRun]) -> Result<
                 }
             )));
         }
+    }
+    Ok(())
+}
+
+/// The cache study sweeps direct and buffered I/O itself: a user's `--direct` or
+/// `--buffered` would run one of them under the other's label.
+fn cache_sweeps_its_own(user: &[Opt], runs: &[PlannedRun]) -> Result<()> {
+    let Some((k, _)) = user.iter().find(|(k, _)| k == "direct" || k == "buffered") else {
+        return Ok(());
+    };
+    if runs.iter().any(|r| r.param == "cache") {
+        return Err(Error::usage(format!(
+            "suite cache runs every test both direct and buffered, and --{k} would run one of them under the other's name; drop --{k}"
+        )));
     }
     Ok(())
 }
@@ -542,9 +565,9 @@ pub(crate) fn merge(run: &PlannedRun, user: &[Opt]) -> Vec<Opt> {
         if v.as_deref().is_some_and(|v| v.contains(',')) && k != "data" {
             continue; // a list: already expanded into the plan
         }
-        // The cache sweep is made of --direct/--buffered flags; a user flag overrides it.
+        // The cache sweep is made of --direct/--buffered flags (a user's is refused).
         if run.param == "cache" && (k == "direct" || k == "buffered") {
-            opts.retain(|(ok, _)| ok != "direct" && ok != "buffered");
+            continue;
         }
         opts.push((k.clone(), v.clone()));
     }

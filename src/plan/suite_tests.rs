@@ -75,3 +75,35 @@ fn compress_fills_each_level_and_writes_carry_the_level() {
     );
     assert_eq!(runs[5].value, "20");
 }
+
+/// The cache study's tests are named by their block size: a user's --bs (or list)
+/// replaces 4k and 128k, and the name says what runs; it sweeps direct and buffered
+/// itself, so --direct or --buffered (which ran one under the other's name) is refused.
+#[test]
+fn cache_tests_are_named_by_what_they_run() {
+    for (bs, sizes) in [("16k", vec!["16k"]), ("4k,64k", vec!["4k", "64k"])] {
+        let user = vec![o("bs", bs)];
+        let runs = expand("cache", &user, None, false).unwrap();
+        assert_eq!(runs.len(), 2 * 2 * sizes.len(), "{bs}");
+        for r in &runs {
+            let size = value_of(r, "bs", &user).unwrap();
+            assert!(sizes.contains(&size.as_str()), "{size}");
+            assert!(
+                r.test.ends_with(&format!(" {size}")),
+                "{} runs {size}",
+                r.test
+            );
+            let buffered = merge(r, &user).iter().any(|(k, _)| k == "buffered");
+            assert_eq!(buffered, r.value == "buffered", "{}", r.value);
+        }
+    }
+    for flag in ["direct", "buffered"] {
+        let user = vec![(flag.to_string(), None)];
+        match expand("cache", &user, None, false) {
+            Err(crate::error::Error::Usage(m)) => {
+                assert!(m.contains(&format!("drop --{flag}")), "{m}")
+            }
+            other => panic!("--{flag}: {other:?}"),
+        }
+    }
+}
