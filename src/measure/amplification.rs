@@ -38,7 +38,7 @@ pub(crate) fn write_amplification(
         device_bytes: dev,
         ratio: ratio(Some(host), dev).filter(|_| !unflushed),
         note: match devices.collect::<Option<Vec<_>>>() {
-            Some(_) if unflushed => "not measured: buffered writes that nothing flushed (the page cache may hold some when the window closes, and the device may be writing back older ones); use --end-fsync or --direct".into(),
+            Some(_) if unflushed => "not measured: buffered writes that nothing flushed (the page cache may hold some when the window closes, and the device may be writing back older ones); use --direct".into(),
             Some(_) if dev.is_none() => "not reported: the device's counters could not be read".into(),
             Some(ds) => {
                 // Each device once, however many targets it holds.
@@ -48,9 +48,17 @@ pub(crate) fn write_amplification(
                         names.push(&d.name);
                     }
                 }
+                // Buffered: rewrites of a block merge in the page cache, and only the
+                // last reaches the device.
+                let merged = !run.spec.direct && ratio(Some(host), dev).is_some_and(|r| r < 0.9);
                 format!(
-                    "bytes iomark wrote against bytes the kernel sent to {} (filesystem metadata, journal and other writers included)",
-                    names.join("+")
+                    "bytes iomark wrote against bytes the kernel sent to {} (filesystem metadata, journal and other writers included){}",
+                    names.join("+"),
+                    if merged {
+                        "; buffered, so rewrites of the same blocks merged in the page cache first: under 1 is the cache's doing, not the device's"
+                    } else {
+                        ""
+                    }
                 )
             }
             None => "not reported: no block device visible under the target".into(),

@@ -541,8 +541,15 @@ fn watch_workers(
     ctl: &Controls,
     sink: &mut dyn Sink,
 ) {
+    // With a stonewall over several targets, the first to finish is looked for often:
+    // every job stops within milliseconds of it, and the one named is the first.
+    let quick = ctl.stonewall && ctl.paths.len() > 1;
     loop {
-        match rx.recv_timeout(monitor.wait()) {
+        let wait = match quick {
+            true => monitor.wait().min(std::time::Duration::from_millis(2)),
+            false => monitor.wait(),
+        };
+        match rx.recv_timeout(wait) {
             Ok(m) => gather(&mut watch.intervals, m),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {

@@ -54,6 +54,13 @@ pub(crate) fn run(
     for one in spec.per_target() {
         let target = Target::open(&one, policy, &mut go_on, &mut layout)?;
         check_target(&one, &target)?;
+        if let Some(same) = targets.iter().find(|t| same_file(t, &target)) {
+            return Err(Error::usage(format!(
+                "{} and {} are the same file or device; give each target once (--jobs sets the jobs per target)",
+                same.path.display(),
+                target.path.display()
+            )));
+        }
         targets.push(target);
     }
     let mut run = new_run(spec, &targets, repeat);
@@ -237,8 +244,9 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
         && span <= avail
     {
         let total = crate::results::env::Host::capture().memory_bytes;
+        let grows = targets.iter().all(|t| t.created);
         run.warnings
-            .push(warnings::cache_may_serve(span, avail, total));
+            .push(warnings::cache_may_serve(span, avail, total, grows));
     }
     for t in targets {
         let fs = t.fs.as_ref().map(|f| f.fstype.as_str());
@@ -268,6 +276,19 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
         run.warnings.push(note.clone());
     }
     run
+}
+
+/// Whether two opened targets are the very same file or device (two names, a link).
+fn same_file(a: &Target, b: &Target) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let id = |t: &Target| {
+        let md = t.file()?.metadata().ok()?;
+        Some(match md.file_type().is_block_device() {
+            true => (0, md.rdev()),
+            false => (md.dev(), md.ino()),
+        })
+    };
+    id(a).is_some() && id(a) == id(b)
 }
 
 /// "stopped by signal 2 (SIGINT)".

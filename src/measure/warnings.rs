@@ -65,12 +65,19 @@ pub(crate) fn variation(run: &Run) -> Vec<String> {
 /// Advice before a buffered run over a span that fits in available memory: the page
 /// cache may serve its reads. Twice the machine's memory is what it takes to defeat it.
 /// (Whether it did is measured: [`page_cache`].)
-pub(crate) fn cache_may_serve(span: u64, avail: u64, total_memory: u64) -> String {
+pub(crate) fn cache_may_serve(span: u64, avail: u64, total_memory: u64, grows: bool) -> String {
+    // Only a file iomark makes can be made larger than memory.
+    let fix = match grows {
+        true => format!(
+            "--size {} (2x memory) or more, or --direct",
+            fmt_size_short((2 * total_memory).div_ceil(1 << 30) << 30)
+        ),
+        false => "--direct".to_string(),
+    };
     format!(
-        "buffered over a {} span that fits in the {} of available memory: the page cache may serve reads instead of the device (the share it served is measured per repetition); to measure the device use --size {} (2x memory) or more, or --direct",
+        "buffered over a {} span that fits in the {} of available memory: the page cache may serve reads instead of the device (the share it served is measured per repetition); to measure the device use {fix}",
         fmt_size(span),
         fmt_size(avail),
-        fmt_size_short((2 * total_memory).div_ceil(1 << 30) << 30)
     )
 }
 
@@ -83,7 +90,7 @@ pub(crate) fn cache_takes_writes(limit: Option<(u64, String)>) -> String {
         None => "the kernel's dirty limit".into(),
     };
     format!(
-        "buffered writes go to the page cache at memory speed and reach the device later; writers are held to the device's pace only as dirty pages approach {limit}: the write rate may be the cache's (what the device wrote is measured per repetition); to time the device use --end-fsync (the flush counted in the window) or --direct"
+        "buffered writes go to the page cache at memory speed and reach the device later; writers are held to the device's pace only as dirty pages approach {limit}: the write rate may be the cache's (what the device wrote is measured per repetition); to time the device use --direct (--end-fsync counts the last flush in the window, but rewrites of blocks the cache holds still merge there)"
     )
 }
 
@@ -168,7 +175,9 @@ pub(crate) fn trims_elsewhere(run: &Run) -> Option<String> {
 /// closed: the device's write counters against the bytes iomark wrote. `None` when the
 /// device wrote 90% or more, or nothing was measured.
 pub(crate) fn write_cache(run: &Run) -> Option<String> {
-    let pct = run.device_wrote_pct()?;
+    let Some(pct) = run.device_wrote_pct() else {
+        return merged_writes(run);
+    };
     let (own, dev) = run.moved_by_device(true)?;
     if !clearly_less(own, dev) {
         return None;
@@ -180,7 +189,23 @@ pub(crate) fn write_cache(run: &Run) -> Option<String> {
         d => (format!("{} ({})", fmt_size(d), fmt_pct(pct)), "the rest"),
     };
     Some(format!(
-        "the device wrote {wrote} of the {} iomark wrote within the measured window: the page cache took {rest} (kept for later writeback, or overwritten there first), so the write rate is more the cache's than the device's; to time the device use --end-fsync or --direct",
+        "the device wrote {wrote} of the {} iomark wrote within the measured window: the page cache took {rest} (kept for later writeback, or overwritten there first), so the write rate is more the cache's than the device's; to time the device use --direct",
+        fmt_size(own)
+    ))
+}
+
+/// Buffered writes that were flushed (`--end-fsync`, `--fsync`, `--sync-mode`) and still
+/// reached the device clearly less than iomark wrote them: rewrites of the same blocks
+/// merged in the page cache, and only the last of each was written.
+fn merged_writes(run: &Run) -> Option<String> {
+    let s = &run.spec;
+    if s.direct || !s.writes() || !s.rw.writes_data() {
+        return None;
+    }
+    let (own, dev) = run.moved_by_device(true)?;
+    clearly_less(own, dev).then(|| format!(
+        "the device wrote {} of the {} iomark wrote, the flush included: rewrites of the same blocks merged in the page cache before reaching it, so the write rate (and a write amplification under 1) is more the cache's than the device's; to time the device use --direct",
+        fmt_size(dev),
         fmt_size(own)
     ))
 }

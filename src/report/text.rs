@@ -228,7 +228,7 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
             if !beyond.is_empty() {
                 let _ = writeln!(
                     out,
-                    "         the device's {} were clearly more than iomark's ({} read, {} written): other processes, filesystem metadata and writeback, or readahead",
+                    "         the device's {} were clearly more than iomark's ({} read, {} written): other processes, filesystem metadata and writeback, readahead, or the kernel reading whole pages to change part of one (writes smaller than a page, mmap)",
                     beyond.join(" and "),
                     fmt_size(rep.read.bytes),
                     fmt_size(rep.write.bytes)

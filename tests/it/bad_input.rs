@@ -311,3 +311,28 @@ fn first_hour_messages() {
     assert!(text.len() < 400, "no binary was written to the terminal");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// One file under two names (a path and `./` the same, a symbolic link) is one target:
+/// refused before any I/O, as the same name twice is.
+#[test]
+fn the_same_file_under_two_names_is_one_target() {
+    let dir = tmp();
+    let f = dir.path().join("f.dat");
+    std::fs::write(&f, vec![7u8; 1 << 20]).unwrap();
+    let link = dir.path().join("link.dat");
+    std::os::unix::fs::symlink(&f, &link).unwrap();
+    let dotted = dir.path().join(".").join("f.dat");
+    for other in [&dotted, &link] {
+        let out = iomark()
+            .args(["run", "--rw", "randread", "--runtime", "0.1"])
+            .arg(&f)
+            .arg(other)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("are the same file or device"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    assert_eq!(std::fs::read(&f).unwrap(), vec![7u8; 1 << 20]);
+}

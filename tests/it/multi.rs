@@ -391,3 +391,37 @@ fn stonewall_on_one_target_alone_is_refused() {
     assert_refused(&out, "--stonewall ends every target's jobs");
     assert!(!f.exists(), "nothing was written");
 }
+
+/// --stonewall over two targets: every job stops within moments of the first target's
+/// end, in either order, and the note names the one that finished (the small one), not
+/// the first listed.
+#[test]
+fn stonewall_stops_the_others_at_once_and_names_the_first_done() {
+    let dir = tmp();
+    let (small, big) = (dir.path().join("s.dat"), dir.path().join("b.dat"));
+    let (s, b) = (small.to_str().unwrap(), big.to_str().unwrap());
+    for (f, size) in [(s, "8m"), (b, "512m")] {
+        run_json(&[
+            "run", "--rw", "write", "--bs", "1m", "--size", size, "--keep", f,
+        ]);
+    }
+    for order in [[s, b], [b, s]] {
+        let doc = run_json(
+            &[
+                &["run", "--rw", "read", "--bs", "1m", "--stonewall"][..],
+                &order,
+            ]
+            .concat(),
+        );
+        let run = &doc["runs"][0];
+        let parts = run["repetitions"][0]["targets"].as_array().unwrap();
+        let ios = |name: &str| {
+            let i = order.iter().position(|p| *p == name).unwrap();
+            parts[i]["read"]["ios"].as_u64().unwrap()
+        };
+        assert_eq!(ios(s), 8, "the small target did all its work");
+        assert!(ios(b) < 64, "the big one was stopped: {} of 512", ios(b));
+        let warnings = run["warnings"].to_string();
+        assert!(warnings.contains(&format!("by target {s}")), "{warnings}");
+    }
+}

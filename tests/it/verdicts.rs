@@ -78,6 +78,12 @@ fn page_cache_hits_match_the_kernels_read_counter_cold_and_warm() {
         !text.contains("this measured the page cache"),
         "no guess contradicting the counters: {text}"
     );
+    // A device cannot be made larger than memory: the advice is --direct alone.
+    assert!(
+        text.contains("to measure the device use --direct"),
+        "{text}"
+    );
+    assert!(!text.contains("(2x memory)"), "{text}");
     // Warm: a 4 MiB span read for a second; after the first pass memory serves it all.
     let (run, text, hit, _) = buffered_read(&dev, dir.path(), &["--size", "4m", "--runtime", "1"]);
     assert!(hit > 95.0, "{hit}");
@@ -344,6 +350,22 @@ fn buffered_writes_the_cache_held_are_said_and_not_taken_for_the_devices() {
     let ratio = wa["ratio"].as_f64().unwrap_or_else(|| panic!("{wa}"));
     assert!((ratio - dev_bytes / own).abs() < 1e-9, "{wa}");
     assert!(dev_bytes > 0.0);
+    // A second of random writes over 32 MiB rewrites blocks the cache holds: the flush
+    // writes each once, and the words say the figure is the cache's.
+    let merged = dev_bytes < 0.9 * own;
+    assert_eq!(
+        text.contains("rewrites of the same blocks merged in the page cache"),
+        merged,
+        "the device wrote {dev_bytes} of {own}: {text}"
+    );
+    assert_eq!(
+        wa["note"]
+            .as_str()
+            .unwrap()
+            .contains("under 1 is the cache's doing"),
+        merged,
+        "{wa}"
+    );
 }
 
 /// Direct reads of an existing file on a private ext4: with its second half a hole, and
