@@ -31,6 +31,12 @@ pub fn parse_size(text: &str) -> Result<u64, UnitError> {
     if num.is_empty() || num.starts_with('.') && num.len() == 1 {
         return Err(bad());
     }
+    // `KiB` in any case (`4kib`, `4KIB`) is unambiguous: a power of two.
+    let lower = suffix.to_ascii_lowercase();
+    let suffix = match lower.as_str() {
+        "kib" | "mib" | "gib" | "tib" | "pib" => &lower[..1],
+        _ => suffix,
+    };
     let mult: u64 = match suffix {
         "" | "b" | "B" => 1,
         "k" | "K" | "KiB" | "kiB" | "Ki" | "ki" => 1 << 10,
@@ -180,6 +186,8 @@ mod tests {
             ("4k", Some(4096)),
             ("4K", Some(4096)),
             ("4KiB", Some(4096)),
+            ("4kib", Some(4096)),
+            ("2GIB", Some(2 << 30)),
             ("4kB", Some(4000)),
             ("4KB", Some(4000)),
             ("1m", Some(1 << 20)),

@@ -273,6 +273,24 @@ pub fn verify_target(
             )),
             _ => Error::target(format!("cannot open {p}: {}", describe_io(&e))),
         })?;
+    // A target shorter than what the state covers was not the one written (or was cut):
+    // its missing blocks would read as corrupt.
+    let len = file.metadata().ok().map(|md| {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::FileTypeExt;
+        match md.file_type().is_block_device() {
+            true => crate::io::sys::block_device_size(file.as_fd()).unwrap_or(u64::MAX),
+            false => md.len(),
+        }
+    });
+    let covers = map.base + map.gens.len() as u64 * map.bs;
+    if let Some(len) = len.filter(|&l| l < covers) {
+        return Err(Error::target(format!(
+            "{p} is {}, shorter than the {} the state file covers: it is not the target that run wrote, or it was cut since; give the file or device the run wrote",
+            crate::units::fmt_size(len),
+            crate::units::fmt_size(covers)
+        )));
+    }
     verify(&file, map, &|| stop.is_set())
 }
 

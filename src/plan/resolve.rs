@@ -288,6 +288,11 @@ impl RunOptions {
             ));
         }
         spec.label = self.text("name").map(str::to_string);
+        if spec.label.as_deref().is_some_and(|n| n.trim().is_empty()) {
+            return Err(Error::usage(
+                "--name is empty; give the run a name or drop --name",
+            ));
+        }
         spec.ramp_s = duration_opt("--ramp", self.text_or_default("ramp"))?;
         spec.direct = !self.on("buffered");
         if let Some(note) = self.engine_fit(&mut spec)? {

@@ -52,18 +52,19 @@ impl Verdict {
     pub(crate) fn describe(&self) -> String {
         match self {
             Verdict::Baseline => "baseline".into(),
-            Verdict::Significant { p } => format!("significant (p={})", fmt_p(*p)),
-            Verdict::NotSignificant { p } => format!("not significant (p={})", fmt_p(*p)),
+            Verdict::Significant { p } => format!("significant ({})", fmt_p(*p)),
+            Verdict::NotSignificant { p } => format!("not significant ({})", fmt_p(*p)),
             Verdict::NotEnoughRepetitions => "not enough repetitions".into(),
         }
     }
 }
 
+/// "p=0.012", or "p<0.001" below what three decimals show.
 fn fmt_p(p: f64) -> String {
     if p < 0.001 {
-        "<0.001".into()
+        "p<0.001".into()
     } else {
-        format!("{p:.3}")
+        format!("p={p:.3}")
     }
 }
 

@@ -277,3 +277,47 @@ fn verify_reads_back_only_the_written_blocks() {
         "iomark read back {read} bytes, the kernel saw {kernel}"
     );
 }
+
+/// `iomark verify` on a target shorter than the state covers (cut since, or another file)
+/// says so, instead of counting the missing blocks as corrupt.
+#[test]
+fn a_target_shorter_than_the_state_is_named_not_counted_corrupt() {
+    let dir = tmp();
+    let f = dir.path().join("v.dat");
+    let st = dir.path().join("v.state");
+    let p = f.to_str().unwrap();
+    run_json(&[
+        "run",
+        "--rw",
+        "write",
+        "--bs",
+        "4k",
+        "--size",
+        "1m",
+        "--verify",
+        "--verify-state",
+        st.to_str().unwrap(),
+        "--keep",
+        p,
+    ]);
+    assert_eq!(verify(&f, &st).0, 0);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&f)
+        .unwrap()
+        .set_len(512 << 10)
+        .unwrap();
+    let out = iomark()
+        .args(["verify", "--state"])
+        .arg(&st)
+        .arg(&f)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("is 512 KiB, shorter than the 1 MiB the state file covers"),
+        "{err}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("corrupt"));
+}
