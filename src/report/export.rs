@@ -1,5 +1,6 @@
 //! The text formats of `report` and `compare` besides HTML: Markdown (a heading, the
-//! documents' provenance, the table), CSV (the table alone) and JSON (the merged document
+//! documents' provenance, the table, the runs' notes), CSV (the table, each run's notes
+//! in a last column) and JSON (the merged document
 //! or the comparison as data). Tables come from `tables.rs`; every function returns text,
 //! the caller decides where it goes. Reads results only; knows nothing of HTML.
 
@@ -15,12 +16,37 @@ pub(crate) fn report_markdown(docs: &[(String, Document)]) -> String {
     }
     out.push('\n');
     out.push_str(&tables::runs(docs).markdown());
+    // Every run's notes, as the text and HTML reports give them: figures without them
+    // (a page cache that served the reads, a device that wrote nothing) mislead.
+    let notes: Vec<String> = (docs.iter())
+        .flat_map(|(label, d)| d.runs.iter().map(move |r| (label, r)))
+        .flat_map(|(label, r)| {
+            let who = match docs.len() {
+                1 => r.name.clone(),
+                _ => format!("`{label}` {}", r.name),
+            };
+            r.warnings.iter().map(move |w| format!("- {who}: {w}\n"))
+        })
+        .collect();
+    if !notes.is_empty() {
+        out.push_str("\n## Notes\n\n");
+        out.extend(notes);
+    }
     out
 }
 
-/// The report as CSV: a row per run.
+/// The report as CSV: a row per run (two for a mix), its notes in the last column.
 pub(crate) fn report_csv(docs: &[(String, Document)]) -> String {
-    tables::runs(docs).csv()
+    let mut t = tables::runs(docs);
+    t.header.push("notes".into());
+    t.align.push(crate::report::table::Align::Left);
+    let mut rows = t.rows.iter_mut();
+    for r in docs.iter().flat_map(|(_, d)| d.runs.iter()) {
+        for row in rows.by_ref().take(tables::run_rows(r).len()) {
+            row.push(crate::report::table::Cell::from(r.warnings.join(" | ")));
+        }
+    }
+    t.csv()
 }
 
 /// The report as one JSON document: the first document with every later one's runs.
@@ -125,5 +151,43 @@ mod tests {
             "{line}"
         );
         assert!(!line.contains("()") && !line.contains("(,"), "{line}");
+    }
+
+    /// The notes a run earned are in the Markdown and CSV reports too (they were only in
+    /// the text and HTML): a section in Markdown, a last column on each of a run's rows.
+    #[test]
+    fn notes_are_in_markdown_and_csv() {
+        let mut mix = run(Rw::RandRw, 1, &[1000.0], None);
+        mix.warnings = vec!["the page cache served it".into(), "drift".into()];
+        let quiet = run(Rw::RandRead, 1, &[1000.0], None);
+        let docs = vec![("m.json".to_string(), doc(vec![mix, quiet]))];
+        let md = report_markdown(&docs);
+        let notes = md
+            .split("\n## Notes\n\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{md}"));
+        assert_eq!(
+            notes.lines().collect::<Vec<_>>(),
+            [
+                "- randrw 50/50 4k qd1: the page cache served it",
+                "- randrw 50/50 4k qd1: drift"
+            ]
+        );
+        let csv = report_csv(&docs);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[0].ends_with(",notes"), "{csv}");
+        // The mix's read and write rows both carry its notes; the quiet run none.
+        assert!(
+            lines[1].ends_with(",the page cache served it | drift"),
+            "{csv}"
+        );
+        assert!(
+            lines[2].ends_with(",the page cache served it | drift"),
+            "{csv}"
+        );
+        assert!(lines[3].ends_with(','), "{csv}");
+        let clean =
+            report_markdown(&[("q.json".into(), doc(vec![run(Rw::Read, 1, &[1.0], None)]))]);
+        assert!(!clean.contains("## Notes"), "{clean}");
     }
 }

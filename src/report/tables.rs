@@ -73,7 +73,7 @@ pub(crate) fn run_spec_cells(r: &Run) -> [String; 6] {
 /// A run's rows: one per direction it did I/O in (a mix gets a read row and a write
 /// row, each with its own figures), with the parameters, mean ± stddev of IOPS and MB/s,
 /// then that direction's latencies in µs and what they measure (`lat` or fio's `clat`).
-fn run_rows(r: &Run) -> Vec<Vec<String>> {
+pub(crate) fn run_rows(r: &Run) -> Vec<Vec<String>> {
     let st = r.study.as_ref();
     let mut dirs: Vec<(&str, &crate::results::schema::DirSummary)> =
         match (r.spec.reads(), r.spec.writes()) {
