@@ -305,6 +305,23 @@ pub(crate) fn zram_mm_stat(dev: &BlockDev) -> Option<(u64, u64)> {
     Some((*v.first()?, *v.get(1)?))
 }
 
+/// Whether a zram device holds nothing at all (`mm_stat`: no data stored, no same-filled
+/// pages): every read of it returns zeros without decompressing anything. `false` for
+/// other devices.
+pub(crate) fn zram_is_empty(dev: &BlockDev) -> bool {
+    if !dev.name.starts_with("zram") {
+        return false;
+    }
+    let Ok(t) = fs::read_to_string(dev.sysfs.join("mm_stat")) else {
+        return false;
+    };
+    let v: Vec<u64> = t
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    v.len() > 5 && v[0] == 0 && v[5] == 0
+}
+
 /// Host and media write counters a drive reports through SMART.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct SmartWrites {

@@ -9,13 +9,38 @@ use crate::results::schema::{Run, WriteAmplification as Wa};
 /// SMART before or after: the drive's counters, or why there are none.
 pub(crate) type Smart = Option<Result<SmartWrites, String>>;
 
+/// What the device held before a run's first repetition: SMART's counters, and zram's
+/// (original, compressed) bytes stored.
+#[derive(Default)]
+pub(crate) struct Before {
+    pub smart: Smart,
+    pub zram: Option<(u64, u64)>,
+}
+
+impl Before {
+    /// Read for a run that writes to one target (the counters speak for one device).
+    pub(crate) fn take(spec: &crate::plan::spec::Spec, targets: &[Target]) -> Before {
+        let Some(dev) = (spec.writes() && targets.len() == 1)
+            .then(|| targets[0].device.as_ref())
+            .flatten()
+        else {
+            return Before::default();
+        };
+        Before {
+            smart: Some(crate::io::env::smart_writes(dev)),
+            zram: crate::io::env::zram_mm_stat(dev),
+        }
+    }
+}
+
 /// Fills in the run's write amplification from every source there is.
 pub(crate) fn write_amplification(
     run: &mut Run,
     targets: &[Target],
-    smart_before: Smart,
+    before: Before,
     smart_after: Smart,
 ) {
+    let smart_before = before.smart;
     let host: u64 = run.repetitions.iter().map(|r| r.write.bytes).sum();
     let ratio = |h: Option<u64>, d: Option<u64>| match (h, d) {
         (Some(h), Some(d)) if h > 0 => Some(d as f64 / h as f64),
@@ -78,8 +103,15 @@ pub(crate) fn write_amplification(
             device_bytes: Some(compr),
             ratio: ratio(Some(orig), Some(compr)),
             note: if orig > 0 {
-                "zram mm_stat after the run: compressed bytes stored against original bytes stored"
-                    .into()
+                let mut n = "zram mm_stat after the run: compressed bytes stored against original bytes stored".to_string();
+                // mm_stat is the device's whole content, not this run's writes alone.
+                if let Some((held, _)) = before.zram.filter(|z| z.0 > 0) {
+                    n.push_str(&format!(
+                        ", the device's whole content: it held {} before this run, so a run that rewrote only part of it gives a blend of both",
+                        crate::units::fmt_size(held)
+                    ));
+                }
+                n
             } else {
                 "not reported: zram holds no data to compress (pages of one repeated word, zeros among them, are kept as a count: mm_stat same_pages)".into()
             },

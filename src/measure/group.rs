@@ -134,7 +134,13 @@ pub(crate) fn run_group(
         .zip(runs)
         .zip(targets.into_iter().zip(failures))
     {
-        conclude(spec, &mut run, std::slice::from_ref(&target), None, stop);
+        conclude(
+            spec,
+            &mut run,
+            std::slice::from_ref(&target),
+            Default::default(),
+            stop,
+        );
         let failure = match target.finish() {
             Err(e) => failure.or(Some(e)),
             Ok(()) => failure,

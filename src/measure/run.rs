@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::io::target::Target;
-use crate::measure::amplification::{Smart, write_amplification};
+use crate::measure::amplification::{Before, write_amplification};
 use crate::measure::rep::{RepOutcome, run_rep};
 use crate::measure::verify::GenMap;
 use crate::measure::warnings;
@@ -64,11 +64,9 @@ pub(crate) fn run(
         targets.push(target);
     }
     let mut run = new_run(spec, &targets, repeat);
-    // Write amplification: the drive's counters before the first repetition (SMART
-    // speaks for one drive: a run on one target).
-    let smart_before: Smart = (spec.writes() && targets.len() == 1)
-        .then(|| targets[0].device.as_ref().map(crate::io::env::smart_writes))
-        .flatten();
+    // Write amplification: the device's counters before the first repetition (SMART and
+    // zram speak for one device: a run on one target).
+    let before = Before::take(spec, &targets);
     let mut reps = Repetitions {
         spec,
         targets: &targets,
@@ -79,7 +77,7 @@ pub(crate) fn run(
     };
     reps.all(&mut run, sink)?;
     let (cumulative, mut failure) = (reps.cumulative, reps.failure);
-    conclude(spec, &mut run, &targets, smart_before, stop);
+    conclude(spec, &mut run, &targets, before, stop);
     if let (Some(path), Some(map)) = (&policy.verify_state, &cumulative)
         && let Err(e) = map.save(path)
     {
@@ -94,13 +92,13 @@ pub(crate) fn run(
 }
 
 /// After the last repetition: the status of a run cut short, write amplification
-/// (`smart_before`: the drive's counters before the first repetition), whether the page
+/// (`before`: the device's counters before the first repetition), whether the page
 /// cache served it, and the warnings its figures call for.
 pub(crate) fn conclude(
     spec: &Spec,
     run: &mut Run,
     targets: &[Target],
-    smart_before: Smart,
+    before: Before,
     stop: &StopFlag,
 ) {
     if run.repetitions.len() < run.repetitions_planned as usize && run.status != Status::Failed {
@@ -111,10 +109,10 @@ pub(crate) fn conclude(
     }
     // Trims write no data: no write amplification to speak of.
     if spec.writes() && spec.rw.writes_data() && !run.repetitions.is_empty() {
-        let smart_after = (smart_before.is_some() && targets.len() == 1)
+        let smart_after = (before.smart.is_some() && targets.len() == 1)
             .then(|| targets[0].device.as_ref().map(crate::io::env::smart_writes))
             .flatten();
-        write_amplification(run, targets, smart_before, smart_after);
+        write_amplification(run, targets, before, smart_after);
     }
     // Whether the page cache served the reads is measured, not guessed.
     run.cache_bound = run
@@ -254,6 +252,9 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
             .extend(fs.and_then(|fs| warnings::memory_fs(&t.path, fs)));
         run.warnings
             .extend(t.left_by.map(|pid| warnings::left_by_killed(&t.path, pid)));
+        if spec.reads() && t.device.as_ref().is_some_and(crate::io::env::zram_is_empty) {
+            run.warnings.push(warnings::zram_empty(&t.path));
+        }
     }
     // A file's holes and unwritten extents are read as zeros without the device.
     for t in targets

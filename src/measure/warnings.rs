@@ -119,6 +119,15 @@ pub(crate) fn left_by_killed(path: &Path, pid: u32) -> String {
     )
 }
 
+/// Before a run that reads a zram device holding nothing: every read is zeros from
+/// memory, with nothing to decompress.
+pub(crate) fn zram_empty(path: &Path) -> String {
+    format!(
+        "{p} is a zram device that holds nothing yet: every read returns zeros without decompressing anything, at memory speed; write it first (iomark run --rw write --bs 1m --allow-write-device {p})",
+        p = path.display()
+    )
+}
+
 /// Advice before a run that reads a file with holes or unwritten extents in its span
 /// (`hole` bytes of `span`; `complete`: all of the span was looked at).
 pub(crate) fn holes_read(path: &Path, span: u64, hole: u64, complete: bool) -> String {

@@ -165,6 +165,15 @@ fn zram_stored_bytes_and_measured_data_are_in_the_text_and_the_compress_table() 
         return;
     };
     let dir = tmp();
+    // Nothing written yet: reads are zeros from nowhere, and the run says so.
+    let (_, text) = run_with_text(
+        dir.path(),
+        &["run", "--rw", "randread", "--runtime", "0.2", &z.dev()],
+    );
+    assert!(
+        text.contains("is a zram device that holds nothing yet"),
+        "{text}"
+    );
     let (doc, text) = run_with_text(
         dir.path(),
         &[
@@ -190,6 +199,25 @@ fn zram_stored_bytes_and_measured_data_are_in_the_text_and_the_compress_table() 
     );
     assert!(
         text.contains("write amplification (block_layer): "),
+        "{text}"
+    );
+    // A fresh device: its content is this run's. A second run over part of it: the note
+    // says mm_stat is the device's whole content, with what it held before.
+    assert!(!text.contains("before this run"), "{text}");
+    let (_, read) = run_with_text(
+        dir.path(),
+        &["run", "--rw", "randread", "--runtime", "0.2", &z.dev()],
+    );
+    assert!(!read.contains("holds nothing yet"), "written now: {read}");
+    let dev = z.dev();
+    let partial = "run --rw randwrite --bs 4k --size 8m --runtime 0.3 --compress 90";
+    let args: Vec<&str> = (partial.split(' '))
+        .chain(["--allow-write-device", &dev])
+        .collect();
+    let (_, text) = run_with_text(dir.path(), &args);
+    assert!(z.mm_stat().0 > 0);
+    assert!(
+        text.contains("the device's whole content: it held ") && text.contains("before this run"),
         "{text}"
     );
     // The compress study: requested, lz4 and zstd as measured, what zram stored.
