@@ -307,10 +307,18 @@ mod tests {
         let w = write_cache(&moved(Rw::RandWrite, false, 1000 * mib, mib)).unwrap();
         assert!(w.contains("wrote 2 MiB (0.1%) of the 2.0 GiB"), "{w}");
         assert!(write_cache(&moved(Rw::RandWrite, false, 8 * mib, 8 * mib)).is_none());
-        // Flushed at the end, or direct: no such note.
-        let mut flushed = moved(Rw::RandWrite, false, 8 * mib, 0);
+        // Flushed at the end: rewrites merged in the cache when the device wrote clearly
+        // less, else nothing; direct: nothing.
+        let mut flushed = moved(Rw::RandWrite, false, 8 * mib, 2 * mib);
         flushed.spec.end_fsync = true;
-        assert!(write_cache(&flushed).is_none());
+        let w = write_cache(&flushed).unwrap();
+        assert!(
+            w.contains("wrote 4 MiB of the 16 MiB iomark wrote, the flush included"),
+            "{w}"
+        );
+        let mut all = moved(Rw::RandWrite, false, 8 * mib, 8 * mib);
+        all.spec.end_fsync = true;
+        assert!(write_cache(&all).is_none());
         assert!(write_cache(&moved(Rw::RandWrite, true, 8 * mib, 0)).is_none());
         // Direct reads the device did not serve; buffered ones have the cache's figure.
         let r = direct_reads_elsewhere(&moved(Rw::RandRead, true, 8 * mib, 0)).unwrap();

@@ -225,7 +225,7 @@ fn preset_runs(name: &str, user: &[Opt]) -> Result<Vec<PlannedRun>> {
         "cache" => cache(user),
         "compress" => compress(user),
         "steady" => steady(),
-        "wsat" => wsat(),
+        "wsat" => wsat(user),
         other => {
             return Err(Error::usage(format!(
                 "unknown suite '{other}'; use one of {}",
@@ -353,11 +353,22 @@ fn steady() -> Vec<PlannedRun> {
 
 /// Write saturation: random 4 KiB writes over the span until 4x the span is written (or
 /// --runtime passes), sampled every second.
-fn wsat() -> Vec<PlannedRun> {
+fn wsat(user: &[Opt]) -> Vec<PlannedRun> {
+    // Named by what it writes: 4x the span, or the user's --io-size; a --runtime may end
+    // it first.
+    let given = |key: &str| {
+        (user.iter().rev())
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.clone())
+    };
+    let mut value = given("io-size").unwrap_or_else(|| "4x".into());
+    if let Some(rt) = given("runtime") {
+        value.push_str(&format!(" or {rt}"));
+    }
     vec![PlannedRun {
         test: "wsat".into(),
         param: "volume".into(),
-        value: "4x".into(),
+        value,
         opts: vec![
             o("size", "1g"),
             o("rw", "randwrite"),

@@ -107,3 +107,13 @@ fn cache_tests_are_named_by_what_they_run() {
         }
     }
 }
+
+/// The wsat study is named by what it writes: 4x the span, the user's --io-size, and a
+/// --runtime that may end it first (a 1 s run wrote 0.44x under the name "4x").
+#[test]
+fn wsat_is_named_by_its_volume_and_runtime() {
+    let value = |user: Vec<Opt>| expand("wsat", &user, None, false).unwrap()[0].value.clone();
+    assert_eq!(value(vec![]), "4x");
+    assert_eq!(value(vec![o("io-size", "2x")]), "2x");
+    assert_eq!(value(vec![o("runtime", "1s")]), "4x or 1s");
+}
