@@ -33,6 +33,14 @@ impl Before {
     }
 }
 
+/// Device bytes against host bytes, when both are known and the host wrote something.
+fn ratio(h: Option<u64>, d: Option<u64>) -> Option<f64> {
+    match (h, d) {
+        (Some(h), Some(d)) if h > 0 => Some(d as f64 / h as f64),
+        _ => None,
+    }
+}
+
 /// Fills in the run's write amplification from every source there is.
 pub(crate) fn write_amplification(
     run: &mut Run,
@@ -42,10 +50,6 @@ pub(crate) fn write_amplification(
 ) {
     let smart_before = before.smart;
     let host: u64 = run.repetitions.iter().map(|r| r.write.bytes).sum();
-    let ratio = |h: Option<u64>, d: Option<u64>| match (h, d) {
-        (Some(h), Some(d)) if h > 0 => Some(d as f64 / h as f64),
-        _ => None,
-    };
     let mut all = Vec::new();
     // The kernel's block counters of the device under the target.
     let dev: Option<u64> = run
@@ -117,8 +121,18 @@ pub(crate) fn write_amplification(
             },
         });
     }
-    // SMART: the drive's own host and media write counters, before and after.
-    let smart = match (smart_before, smart_after) {
+    all.push(smart_source(smart_before, smart_after));
+    let best = ["smart", "zram", "block_layer"]
+        .iter()
+        .find_map(|s| all.iter().find(|w| w.source == *s && w.ratio.is_some()))
+        .cloned();
+    run.write_amplification = best;
+    run.write_amplification_sources = all;
+}
+
+/// SMART: the drive's own host and media write counters, before and after.
+fn smart_source(before: Smart, after: Smart) -> Wa {
+    match (before, after) {
         (Some(Ok(b)), Some(Ok(a))) => {
             let d = |x: Option<u64>, y: Option<u64>| Some(y?.saturating_sub(x?));
             let (h, m) = (
@@ -156,12 +170,5 @@ pub(crate) fn write_amplification(
             ratio: None,
             note: "not reported: no block device visible under the target".into(),
         },
-    };
-    all.push(smart);
-    let best = ["smart", "zram", "block_layer"]
-        .iter()
-        .find_map(|s| all.iter().find(|w| w.source == *s && w.ratio.is_some()))
-        .cloned();
-    run.write_amplification = best;
-    run.write_amplification_sources = all;
+    }
 }

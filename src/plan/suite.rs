@@ -284,10 +284,7 @@ fn bs(user: &[Opt]) -> Vec<PlannedRun> {
 /// the user's `--bs` (a list: each size), each test named by its size.
 fn cache(user: &[Opt]) -> Vec<PlannedRun> {
     let modes = vec!["direct".to_string(), "buffered".to_string()];
-    let sizes: Vec<String> = match user.iter().rev().find(|(k, _)| k == "bs") {
-        Some((_, Some(v))) => v.split(',').map(|b| b.trim().to_string()).collect(),
-        _ => vec!["4k".into(), "128k".into()],
-    };
+    let sizes = user_list(user, "bs").unwrap_or_else(|| vec!["4k".into(), "128k".into()]);
     let mut tests = Vec::new();
     for rw in ["randread", "randwrite"] {
         for bs in &sizes {
@@ -356,11 +353,7 @@ fn steady() -> Vec<PlannedRun> {
 fn wsat(user: &[Opt]) -> Vec<PlannedRun> {
     // Named by what it writes: 4x the span, or the user's --io-size; a --runtime may end
     // it first.
-    let given = |key: &str| {
-        (user.iter().rev())
-            .find(|(k, _)| k == key)
-            .and_then(|(_, v)| v.clone())
-    };
+    let given = |key: &str| user_list(user, key).map(|v| v.join(","));
     let mut value = given("io-size").unwrap_or_else(|| "4x".into());
     if let Some(rt) = given("runtime") {
         value.push_str(&format!(" or {rt}"));
