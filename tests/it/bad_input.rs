@@ -336,3 +336,35 @@ fn the_same_file_under_two_names_is_one_target() {
     }
     assert_eq!(std::fs::read(&f).unwrap(), vec![7u8; 1 << 20]);
 }
+
+/// An empty file or an unbound loop device is said to be empty (it was "--offset 0 B is
+/// at or past the end", with no --offset given).
+#[test]
+fn an_empty_target_is_said_to_be_empty() {
+    let dir = tmp();
+    let f = dir.path().join("empty.dat");
+    std::fs::write(&f, b"").unwrap();
+    let mut targets = vec![(f, "file")];
+    if crate::common::require_tool("losetup", "losetup (util-linux)") && crate::common::is_root() {
+        let free = std::process::Command::new("losetup")
+            .arg("-f")
+            .output()
+            .unwrap();
+        let dev = String::from_utf8_lossy(&free.stdout).trim().to_string();
+        targets.push((dev.into(), "device"));
+    }
+    for (t, what) in targets {
+        let out = iomark()
+            .args(["run", "--rw", "read"])
+            .arg(&t)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("is empty (0 B); name a {what} that holds data")),
+            "{err}"
+        );
+        assert!(!err.contains("--offset"), "{err}");
+    }
+}

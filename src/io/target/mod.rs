@@ -408,12 +408,17 @@ impl Target {
         };
         let spec = &spec.with_shares_of(len);
         if spec.offset >= len && !(kind == TargetKind::File && writes) {
-            return Err(Error::target(format!(
-                "--offset {} is at or past the end of {} ({}); use a smaller --offset",
-                fmt_size(spec.offset),
-                path.display(),
-                fmt_size(len)
-            )));
+            let p = path.display();
+            return Err(Error::target(match len {
+                0 => format!(
+                    "{p} is empty (0 B); name a {what} that holds data (an unbound loop device has none: set it up with losetup)"
+                ),
+                _ => format!(
+                    "--offset {} is at or past the end of {p} ({}); use a smaller --offset",
+                    fmt_size(spec.offset),
+                    fmt_size(len)
+                ),
+            }));
         }
         let span = match spec.size {
             Some(s) => s,
