@@ -294,32 +294,29 @@ pub(crate) fn drop_page_cache() -> std::io::Result<()> {
 /// zram's own accounting: (original bytes stored, compressed bytes) from
 /// `/sys/block/zramN/mm_stat`; `None` for other devices.
 pub(crate) fn zram_mm_stat(dev: &BlockDev) -> Option<(u64, u64)> {
+    let v = mm_stat(dev)?;
+    Some((*v.first()?, *v.get(1)?))
+}
+
+/// The numbers of a zram device's `mm_stat` (orig_data_size, compr_data_size,
+/// mem_used_total, mem_limit, mem_used_max, same_pages, …); `None` for other devices.
+fn mm_stat(dev: &BlockDev) -> Option<Vec<u64>> {
     if !dev.name.starts_with("zram") {
         return None;
     }
     let t = fs::read_to_string(dev.sysfs.join("mm_stat")).ok()?;
-    let v: Vec<u64> = t
-        .split_whitespace()
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    Some((*v.first()?, *v.get(1)?))
+    Some(
+        t.split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect(),
+    )
 }
 
 /// Whether a zram device holds nothing at all (`mm_stat`: no data stored, no same-filled
 /// pages): every read of it returns zeros without decompressing anything. `false` for
 /// other devices.
 pub(crate) fn zram_is_empty(dev: &BlockDev) -> bool {
-    if !dev.name.starts_with("zram") {
-        return false;
-    }
-    let Ok(t) = fs::read_to_string(dev.sysfs.join("mm_stat")) else {
-        return false;
-    };
-    let v: Vec<u64> = t
-        .split_whitespace()
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    v.len() > 5 && v[0] == 0 && v[5] == 0
+    mm_stat(dev).is_some_and(|v| v.len() > 5 && v[0] == 0 && v[5] == 0)
 }
 
 /// Host and media write counters a drive reports through SMART.

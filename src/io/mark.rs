@@ -51,10 +51,11 @@ pub(crate) fn keep_mark(file: &File) {
     sys::set_xattr(file.as_fd(), MARK_XATTR, value.as_bytes());
 }
 
-/// Whether a file marked kept changed since iomark last wrote it (someone else wrote it,
-/// or copied other data over it): then it is no longer iomark's to overwrite.
-pub(crate) fn changed_since_kept(file: &File) -> bool {
-    matches!(read_mark(file), Some(Mark::Kept(Some(was))) if state(file) != Some(was))
+/// Whether a file whose mark is `found` was kept and changed since iomark last wrote it
+/// (someone else wrote it, or copied other data over it): then it is no longer iomark's
+/// to overwrite.
+pub(crate) fn changed_since_kept(file: &File, found: &Option<Mark>) -> bool {
+    matches!(found, Some(Mark::Kept(Some(was))) if state(file) != Some(*was))
 }
 
 fn mark_value(pid: u32) -> Vec<u8> {

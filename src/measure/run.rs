@@ -252,19 +252,16 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
             .extend(fs.and_then(|fs| warnings::memory_fs(&t.path, fs)));
         run.warnings
             .extend(t.left_by.map(|pid| warnings::left_by_killed(&t.path, pid)));
-        if spec.reads() && t.device.as_ref().is_some_and(crate::io::env::zram_is_empty) {
+        if !spec.reads() {
+            continue;
+        }
+        if t.device.as_ref().is_some_and(crate::io::env::zram_is_empty) {
             run.warnings.push(warnings::zram_empty(&t.path));
         }
-    }
-    // A file's holes and unwritten extents are read as zeros without the device.
-    for t in targets
-        .iter()
-        .filter(|t| spec.reads() && t.kind == TargetKind::File)
-    {
-        let found = (t.fd()).and_then(|fd| crate::io::space::holes(fd, t.base, t.span, 1 << 16));
-        if let Some((hole, complete)) = found
-            && hole > 0
-        {
+        // A file's holes and unwritten extents are read as zeros without the device.
+        let holes = (t.fd().filter(|_| t.kind == TargetKind::File))
+            .and_then(|fd| crate::io::space::holes(fd, t.base, t.span, 1 << 16));
+        if let Some((hole, complete)) = holes.filter(|h| h.0 > 0) {
             run.warnings
                 .push(warnings::holes_read(&t.path, t.span, hole, complete));
         }

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::results::schema::{Repetition, Run, Status};
+use crate::results::schema::{Moved, Repetition, Run};
 use crate::units::{fmt_pct, fmt_size, fmt_size_short};
 
 /// A stop that waited on I/O in flight: iomark cannot end before the kernel returns it.
@@ -148,7 +148,7 @@ pub(crate) fn direct_reads_elsewhere(run: &Run) -> Option<String> {
     if !run.spec.direct || !run.spec.reads() {
         return None;
     }
-    let (own, dev) = run.moved_by_device(false)?;
+    let (own, dev) = run.moved_by_device(Moved::Read)?;
     let (read, rest) = match dev {
         0 => ("nothing".to_string(), "none of it"),
         d => (fmt_size(d), "the rest"),
@@ -167,12 +167,7 @@ pub(crate) fn trims_elsewhere(run: &Run) -> Option<String> {
     if !run.spec.rw.trims() {
         return None;
     }
-    let complete = run.repetitions.iter().any(|r| r.status == Status::Complete);
-    let (mut own, mut dev) = (0u64, 0u64);
-    for r in (run.repetitions.iter()).filter(|r| !complete || r.status == Status::Complete) {
-        own += r.trim.bytes;
-        dev += r.device.as_ref()?.discard_bytes;
-    }
+    let (own, dev) = run.moved_by_device(Moved::Trim)?;
     clearly_less(own, dev).then(|| format!(
         "the device discarded {} of the {} iomark trimmed: the rest cost it nothing (blocks trimmed again, whose holes were punched or blocks discarded already, or discards the filesystem did not pass down), so the trim rate is not the device's",
         if dev == 0 { "nothing".to_string() } else { fmt_size(dev) },
@@ -184,13 +179,14 @@ pub(crate) fn trims_elsewhere(run: &Run) -> Option<String> {
 /// closed: the device's write counters against the bytes iomark wrote. `None` when the
 /// device wrote 90% or more, or nothing was measured.
 pub(crate) fn write_cache(run: &Run) -> Option<String> {
-    let Some(pct) = run.device_wrote_pct() else {
+    if !crate::plan::cache::holds_writes(&run.spec) {
         return merged_writes(run);
-    };
-    let (own, dev) = run.moved_by_device(true)?;
+    }
+    let (own, dev) = run.moved_by_device(Moved::Write)?;
     if !clearly_less(own, dev) {
         return None;
     }
+    let pct = 100.0 * dev as f64 / own as f64;
     // The counters are the whole device's: other writers only make the cache's share
     // look smaller.
     let (wrote, rest) = match dev {
@@ -211,7 +207,7 @@ fn merged_writes(run: &Run) -> Option<String> {
     if s.direct || !s.writes() || !s.rw.writes_data() {
         return None;
     }
-    let (own, dev) = run.moved_by_device(true)?;
+    let (own, dev) = run.moved_by_device(Moved::Write)?;
     clearly_less(own, dev).then(|| format!(
         "the device wrote {} of the {} iomark wrote, the flush included: rewrites of the same blocks merged in the page cache before reaching it, so the write rate (and a write amplification under 1) is more the cache's than the device's; to time the device use --direct",
         fmt_size(dev),

@@ -261,7 +261,7 @@ impl Run {
     /// Bytes iomark moved and bytes the device's counters moved (whole device, every
     /// process) in one direction, over the complete repetitions (all of them when none is
     /// complete); `None` when a repetition has no device counters.
-    pub fn moved_by_device(&self, write: bool) -> Option<(u64, u64)> {
+    pub fn moved_by_device(&self, dir: Moved) -> Option<(u64, u64)> {
         let complete = self
             .repetitions
             .iter()
@@ -272,8 +272,13 @@ impl Run {
                 continue;
             }
             let d = r.device.as_ref()?;
-            own += if write { r.write.bytes } else { r.read.bytes };
-            dev += if write { d.write_bytes } else { d.read_bytes };
+            let (o, v) = match dir {
+                Moved::Read => (r.read.bytes, d.read_bytes),
+                Moved::Write => (r.write.bytes, d.write_bytes),
+                Moved::Trim => (r.trim.bytes, d.discard_bytes),
+            };
+            own += o;
+            dev += v;
         }
         Some((own, dev))
     }
@@ -286,9 +291,18 @@ impl Run {
         if !crate::plan::cache::holds_writes(&self.spec) {
             return None;
         }
-        let (own, dev) = self.moved_by_device(true)?;
+        let (own, dev) = self.moved_by_device(Moved::Write)?;
         (own > 0).then(|| 100.0 * dev.min(own) as f64 / own as f64)
     }
+}
+
+/// Which of a repetition's byte counts [`Run::moved_by_device`] sets against the
+/// device's: reads against reads, writes against writes, trims against discards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moved {
+    Read,
+    Write,
+    Trim,
 }
 
 /// Bytes asked to be written against bytes the device wrote or stored.

@@ -42,13 +42,15 @@ pub fn is_results_document(head: &[u8]) -> bool {
 /// Whether `path` is a regular file holding an iomark results document (from its first
 /// 4 KiB).
 pub fn holds_results(path: &Path) -> bool {
-    let Ok(md) = fs::symlink_metadata(path) else {
-        return false;
-    };
+    fs::symlink_metadata(path).is_ok_and(|md| md.is_file())
+        && head_of(path).is_ok_and(|h| is_results_document(&h))
+}
+
+/// The first 4 KiB of a file: enough to tell an iomark output by its start.
+fn head_of(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(4096);
-    md.is_file()
-        && fs::File::open(path).is_ok_and(|f| f.take(4096).read_to_end(&mut head).is_ok())
-        && is_results_document(&head)
+    fs::File::open(path)?.take(4096).read_to_end(&mut head)?;
+    Ok(head)
 }
 
 /// Checks that `path` may receive an output (`what`: "the results document", "the
@@ -92,10 +94,7 @@ pub fn check_output(
         }
         Ok(_) if force => {}
         Ok(_) => {
-            let mut head = Vec::with_capacity(4096);
-            fs::File::open(path)
-                .and_then(|f| f.take(4096).read_to_end(&mut head))
-                .map_err(|e| Error::io(format!("cannot read {shown}"), &e))?;
+            let head = head_of(path).map_err(|e| Error::io(format!("cannot read {shown}"), &e))?;
             if !ours(&head) {
                 return Err(Error::guard(format!(
                     "{shown} exists and is not an earlier iomark output of this kind; choose a new name, or add --force to replace it with {what}"

@@ -261,7 +261,7 @@ impl Target {
                 TargetKind::BlockDevice => Self::guard_device(&file, &md, &path, policy)?,
                 _ if policy.overwrite => {}
                 _ if !is_marked(&file) => return Err(foreign_refusal(&path, spec)),
-                _ if left_by.is_some() || changed_since_kept(&file) => {
+                _ if left_by.is_some() || changed_since_kept(&file, &found) => {
                     return Err(changed_refusal(&path, spec, left_by));
                 }
                 _ => {}
