@@ -128,6 +128,9 @@ impl LaneTx {
 pub(crate) struct Interval {
     pub(crate) idx: u64,
     pub(crate) sum: IntervalSum,
+    /// Where interval `idx` ends, in nanoseconds after the ramp: before then `roll` only
+    /// compares (no division per completion).
+    ends_ns: u64,
 }
 
 impl Interval {
@@ -135,6 +138,21 @@ impl Interval {
         Interval {
             idx: 0,
             sum: IntervalSum::default(),
+            ends_ns: 0,
+        }
+    }
+
+    /// Moves to the interval (of `len_ns`) that `since_ramp_ns` falls in, sending the one
+    /// accumulated so far when it is another.
+    #[inline(always)]
+    pub(crate) fn roll(&mut self, tx: &LaneTx, since_ramp_ns: u64, len_ns: u64) {
+        if since_ramp_ns < self.ends_ns {
+            return;
+        }
+        let idx = since_ramp_ns / len_ns;
+        self.ends_ns = (idx + 1).saturating_mul(len_ns);
+        if idx != self.idx {
+            self.flush(tx, idx);
         }
     }
 
@@ -232,5 +250,21 @@ mod tests {
         assert_eq!(s[1].t_s, 1.5);
         assert_eq!(s[1].read_iops, 100.0); // 50 I/Os in half a second
         assert_eq!(s[0].lat_mean_ns, 1000.0);
+    }
+
+    #[test]
+    fn roll_sends_each_interval_once_under_its_own_index() {
+        // One I/O at each of these times (ns after the ramp, intervals of 1000 ns): two in
+        // interval 0, one in 1, none in 2, two in 3 (one on its first nanosecond).
+        let (tx, rx) = mpsc::channel();
+        let tx = LaneTx::one(tx);
+        let mut iv = Interval::new();
+        for t in [0u64, 999, 1000, 3000, 3999] {
+            iv.roll(&tx, t, 1000);
+            iv.sum.read.ios += 1;
+        }
+        iv.flush(&tx, 0);
+        let got: Vec<(u64, u64)> = rx.try_iter().map(|m| (m.idx, m.sum.read.ios)).collect();
+        assert_eq!(got, [(0, 2), (1, 1), (3, 2)]);
     }
 }

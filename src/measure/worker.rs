@@ -385,10 +385,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let (ramp, now) = (self.ctx.ramp_ns, self.now);
         // A batch belongs to the interval in which it was reaped: close the previous one.
         if now >= ramp {
-            let idx = (now - ramp) / self.ctx.interval_ns;
-            if idx != self.iv.idx {
-                self.iv.flush(&self.ctx.tx, idx);
-            }
+            self.iv.roll(&self.ctx.tx, now - ramp, self.ctx.interval_ns);
         }
         let in_window = now >= ramp && self.ctx.end_ns.is_none_or(|end| now <= end);
         let refill = (self.pace.as_ref()).is_some_and(|p| p.counts_each_completion());

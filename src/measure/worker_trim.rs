@@ -92,10 +92,7 @@ impl<E: Engine> Worker<'_, '_, E> {
         let (ramp, now) = (self.ctx.ramp_ns, self.now);
         if now >= ramp {
             // The interval the trim ended in.
-            let idx = (now - ramp) / self.ctx.interval_ns;
-            if idx != self.iv.idx {
-                self.iv.flush(&self.ctx.tx, idx);
-            }
+            self.iv.roll(&self.ctx.tx, now - ramp, self.ctx.interval_ns);
         }
         let in_window = now >= ramp && self.ctx.end_ns.is_none_or(|end| now <= end);
         if measuring && in_window {

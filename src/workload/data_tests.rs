@@ -303,8 +303,13 @@ fn pool_profiles() -> Vec<DataSpec> {
 fn writes_lent_from_the_pool_are_the_filled_stream() {
     // One generator lends whatever it can (holding some writes in flight for a while,
     // so that the pool comes round to units still lent and must copy instead), the other
-    // fills buffers: the bytes written are the same, write for write.
-    for s in pool_profiles() {
+    // fills buffers: the bytes written are the same, write for write. Also with a pool
+    // whose count of units is not a power of two (1281 units).
+    let odd = DataSpec {
+        pool: 5 * 1024 * 1024 + 4096,
+        ..DataSpec::default()
+    };
+    for s in pool_profiles().into_iter().chain([odd]) {
         let bs = 131072;
         let mut lender = DataGen::new(&s, 4, 7, None);
         let mut filler = DataGen::new(&s, 4, 7, None);

@@ -110,7 +110,13 @@ impl UnitPool {
     /// The pool unit unique unit `id` is made from.
     #[inline(always)]
     pub fn slot_of(&self, id: u64) -> usize {
-        (id % self.units as u64) as usize
+        // A power of two (the default pools) without the division.
+        let n = self.units as u64;
+        if n.is_power_of_two() {
+            (id & (n - 1)) as usize
+        } else {
+            (id % n) as usize
+        }
     }
 
     /// The value stamped on unique unit `id`: distinct for distinct ids of a stream,
@@ -179,7 +185,7 @@ impl UnitPool {
             let unit = &mut self.bytes[at..at + self.unit_len];
             stamp_into(unit, &self.places, self.width, orig, key);
         }
-        self.lent[first..first + count].fill(true);
+        mark(&mut self.lent[first..first + count], true);
         Some(Lent { first, count })
     }
 
@@ -197,7 +203,7 @@ impl UnitPool {
 
     /// Takes back the units of a write that completed.
     pub fn give_back(&mut self, l: Lent) {
-        self.lent[l.first..l.first + l.count].fill(false);
+        mark(&mut self.lent[l.first..l.first + l.count], false);
     }
 }
 
@@ -206,13 +212,31 @@ impl UnitPool {
 fn stamp_into(unit: &mut [u8], places: &[u32], width: usize, orig: &[u64], key: u64) {
     for (&p, &o) in places.iter().zip(orig) {
         let p = p as usize;
+        if width == 8 {
+            unit[p..p + 8].copy_from_slice(&(o ^ key).to_le_bytes());
+            continue;
+        }
         unit[p..p + width].copy_from_slice(&(o ^ key).to_le_bytes()[..width]);
+    }
+}
+
+/// Sets every flag of `flags` (one, most often: a plain store rather than a call to
+/// `memset`).
+#[inline(always)]
+fn mark(flags: &mut [bool], to: bool) {
+    if let [one] = flags {
+        *one = to;
+    } else {
+        flags.fill(to);
     }
 }
 
 /// The `width` bytes (at most 8) at `at`, little-endian.
 #[inline(always)]
 fn word(b: &[u8], at: usize, width: usize) -> u64 {
+    if width == 8 {
+        return u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+    }
     let mut w = [0u8; 8];
     w[..width].copy_from_slice(&b[at..at + width]);
     u64::from_le_bytes(w)

@@ -53,7 +53,7 @@ pub struct Sampler {
     chunk: usize,
     unit: usize,
     exhaustive: bool,
-    // Compression: whole writes, every `stride`-th, up to `budget` bytes.
+    // Compression: whole writes, every `stride`-th (a power of two), up to `budget` bytes.
     samples: Vec<u8>,
     budget: usize,
     stride: u64,
@@ -251,7 +251,7 @@ impl Sampler {
     /// 2nd, 4th … once `budget` bytes are held.
     fn sample_write(&mut self, buf: &[u8]) {
         self.seq += 1;
-        if !self.seq.is_multiple_of(self.stride) {
+        if self.seq & (self.stride - 1) != 0 {
             return;
         }
         if self.samples.len() + buf.len() > self.budget {
@@ -269,7 +269,7 @@ impl Sampler {
             }
             self.samples.truncate(kept * n);
             self.stride *= 2;
-            if !self.seq.is_multiple_of(self.stride) {
+            if self.seq & (self.stride - 1) != 0 {
                 return;
             }
         }

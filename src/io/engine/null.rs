@@ -40,7 +40,10 @@ impl Engine for NullEngine {
 
     #[inline]
     fn reap(&mut self, out: &mut Vec<Completion>) {
-        out.append(&mut self.done);
+        // One by one: at the usual depths a call to `memcpy` costs more than the copies.
+        for c in self.done.drain(..) {
+            out.push(c);
+        }
     }
 
     unsafe fn buffer(&mut self, slot: u32) -> &mut [u8] {
