@@ -258,7 +258,9 @@ fn test(run: &Run, base: Option<&Run>, f: Figure) -> Test {
 }
 
 /// What differs between a run and its baseline beyond the compared parameters: the span,
-/// the runtime (or size-based against timed), the data written or the amount moved.
+/// the runtime (or size-based against timed), the data written, the amount moved, and the
+/// settings of [`workload`] (a rate cap, think time, the offsets' distribution, syncs, and
+/// fio's `clat` against iomark's `lat`).
 fn differences(run: &Run, base: &Run) -> Vec<String> {
     let mut out = Vec::new();
     let size = crate::units::fmt_size;
@@ -288,7 +290,63 @@ fn differences(run: &Run, base: &Run) -> Vec<String> {
         let io = |r: &Run| r.spec.io_size.map_or("the span".to_string(), size);
         out.push(format!("I/O size {} vs {}", io(run), io(base)));
     }
+    for ((what, a), (_, b)) in workload(run).into_iter().zip(workload(base)) {
+        if a != b {
+            out.push(format!("{what} {a} vs {b}"));
+        }
+    }
     out
+}
+
+/// The settings that shape a run's I/O beyond `run_key` and change its figures when they
+/// differ (a rate cap, think time, where random offsets fall, syncs), and what its latency
+/// figures measure; as (name, value) in a fixed order, each as a reader would write it.
+fn workload(run: &Run) -> [(&'static str, String); 7] {
+    let s = &run.spec;
+    let none = || "none".to_string();
+    let writes = s.writes();
+    [
+        (
+            "rate",
+            s.rate_bps
+                .map_or_else(none, |b| format!("{}/s", crate::units::fmt_size(b))),
+        ),
+        ("IOPS cap", s.rate_iops.map_or_else(none, |n| n.to_string())),
+        (
+            "think time",
+            s.thinktime_us.map_or_else(none, |us| {
+                format!("{us} µs every {} I/Os", s.thinktime_blocks.unwrap_or(1))
+            }),
+        ),
+        (
+            "offsets",
+            if s.rw.is_random() {
+                s.random_distribution.text()
+            } else {
+                "sequential".into()
+            },
+        ),
+        (
+            "fsync",
+            match (writes, s.fsync, s.end_fsync) {
+                (false, ..) | (true, 0, false) => none(),
+                (true, 0, true) => "at the end".into(),
+                (true, n, end) => format!(
+                    "every {n} writes{}",
+                    if end { " and at the end" } else { "" }
+                ),
+            },
+        ),
+        (
+            "sync mode",
+            match s.engine_opts.sync_mode {
+                crate::plan::engine::SyncMode::None => none(),
+                crate::plan::engine::SyncMode::Sync => "O_SYNC".into(),
+                crate::plan::engine::SyncMode::Dsync => "O_DSYNC".into(),
+            },
+        ),
+        ("latency", run.latency_kind.label().into()),
+    ]
 }
 
 fn cell(run: &Run, base: Option<&Run>) -> Cell {
@@ -414,6 +472,50 @@ mod tests {
         assert!((student_two_sided_p(0.0, 7.0) - 1.0).abs() < 1e-12);
         // p = 0.01 at t = 3.169 with 10 degrees of freedom.
         assert!((student_two_sided_p(3.169, 10.0) - 0.01).abs() < 2e-4);
+    }
+
+    #[test]
+    fn runs_paired_despite_a_rate_cap_or_think_time_say_so() {
+        use crate::plan::distribution::Distribution;
+        use crate::plan::spec::Rw;
+        use crate::results::testdoc::run;
+        let base = run(Rw::RandRead, 8, &[1000.0, 1010.0], None);
+        let same = run(Rw::RandRead, 8, &[500.0, 510.0], None);
+        assert_eq!(differences(&same, &base), Vec::<String>::new());
+        let mut capped = same.clone();
+        capped.spec.rate_iops = Some(5000);
+        capped.spec.thinktime_us = Some(100);
+        capped.spec.thinktime_blocks = Some(4);
+        capped.spec.random_distribution = Distribution::Zipf(1.2, None);
+        capped.latency_kind = crate::results::schema::LatencyKind::Clat;
+        assert_eq!(run_key(&capped), run_key(&base), "still paired");
+        assert_eq!(
+            differences(&capped, &base),
+            [
+                "IOPS cap 5000 vs none",
+                "think time 100 µs every 4 I/Os vs none",
+                "offsets zipf:1.2 vs random",
+                "latency clat vs lat",
+            ]
+        );
+        // Syncs count only for runs that write.
+        let mut w = run(Rw::RandWrite, 8, &[1000.0], None);
+        let base_w = w.clone();
+        w.spec.fsync = 1;
+        w.spec.end_fsync = true;
+        w.spec.engine_opts.sync_mode = crate::plan::engine::SyncMode::Dsync;
+        w.spec.rate_bps = Some(1 << 20);
+        assert_eq!(
+            differences(&w, &base_w),
+            [
+                "rate 1 MiB/s vs none",
+                "fsync every 1 writes and at the end vs none",
+                "sync mode O_DSYNC vs none",
+            ]
+        );
+        let mut r = base.clone();
+        r.spec.fsync = 1;
+        assert_eq!(differences(&r, &base), Vec::<String>::new());
     }
 
     #[test]
