@@ -110,6 +110,34 @@ pub(crate) fn resolve_engine(
 }
 
 /// The target as given, "null" for the null engine without one.
+/// A note when a job that only reads was given syncs, which act on writes only (accepted,
+/// as fio accepts them: a job file's `[global]` section sets them for every job).
+fn idle_syncs(spec: &Spec) -> Option<String> {
+    if spec.writes() {
+        return None;
+    }
+    let mut given = Vec::new();
+    if spec.fsync > 0 {
+        given.push(format!("--fsync {}", spec.fsync));
+    }
+    if spec.end_fsync {
+        given.push("--end-fsync".into());
+    }
+    match spec.engine_opts.sync_mode {
+        crate::plan::engine::SyncMode::None => {}
+        crate::plan::engine::SyncMode::Sync => given.push("--sync-mode sync".into()),
+        crate::plan::engine::SyncMode::Dsync => given.push("--sync-mode dsync".into()),
+    }
+    (!given.is_empty()).then(|| {
+        format!(
+            "{} {} nothing here: --rw {} writes nothing to sync",
+            given.join(", "),
+            if given.len() == 1 { "does" } else { "do" },
+            spec.rw.name()
+        )
+    })
+}
+
 fn target_of(target: Option<&str>, engine: EngineKind) -> Result<String> {
     match (target, engine) {
         (Some(""), _) => Err(Error::usage(
@@ -304,6 +332,7 @@ impl RunOptions {
         crate::plan::cache::resolve(self, &mut spec)?;
         crate::plan::new_file::resolve(self, &mut spec)?;
         spec.end_fsync = self.on("end-fsync");
+        notes.extend(idle_syncs(&spec));
         spec.seed = seed;
         spec.interval_s = duration_opt("--interval", self.text_or_default("interval"))?;
         spec.data = self.data_spec()?;

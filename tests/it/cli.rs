@@ -1,6 +1,6 @@
 //! End-to-end tests of the `iomark` binary on small files in temporary directories.
 
-use crate::common::{assert_success, iomark, read_json, require, run_json, tmp};
+use crate::common::{assert_success, dry_run, iomark, read_json, require, run_json, tmp};
 use serde_json::Value;
 
 fn get<'a>(v: &'a Value, path: &str) -> &'a Value {
@@ -476,4 +476,27 @@ fn runtime_and_io_size_together_stop_at_whichever_comes_first() {
     assert!(el < 5.0, "elapsed {el} s: the size limit ended the run");
     let iops = rep["read"]["iops"].as_f64().unwrap();
     assert!((iops * el - 64.0).abs() < 1e-6);
+}
+
+#[test]
+fn syncs_given_to_jobs_that_only_read_are_said_to_do_nothing() {
+    // A study's --fsync reaches its read tests too: those say it does nothing there, the
+    // write tests stay quiet.
+    let plan = dry_run(&[
+        "corners", "--fsync", "4", "--engine", "null", "--size", "16m",
+    ]);
+    let mut seen = (0, 0);
+    for run in plan["runs"].as_array().unwrap() {
+        let rw = run["spec"]["rw"].as_str().unwrap();
+        let note = run["spec"]["engine_note"].as_str().unwrap_or("");
+        if rw.contains("read") {
+            let want = format!("--fsync 4 does nothing here: --rw {rw} writes nothing to sync");
+            assert_eq!(note, want);
+            seen.0 += 1;
+        } else {
+            assert!(!note.contains("--fsync"), "{rw}: {note}");
+            seen.1 += 1;
+        }
+    }
+    assert!(seen.0 > 0 && seen.1 > 0, "{seen:?}");
 }
