@@ -329,6 +329,7 @@ impl RunOptions {
         spec.engine_note = engine_note;
         spec.fsync = fsync as u32;
         self.pacing(&mut spec)?;
+        notes.extend(crate::plan::resolve_pace::coarse_rate(&spec));
         crate::plan::cache::resolve(self, &mut spec)?;
         crate::plan::new_file::resolve(self, &mut spec)?;
         spec.end_fsync = self.on("end-fsync");

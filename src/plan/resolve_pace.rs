@@ -174,3 +174,25 @@ impl RunOptions {
         Ok(())
     }
 }
+
+/// A note when `--rate` is so low against the block size and the runtime that the block
+/// each job issues at once (a cap paces the I/Os after the first) is more than a tenth of
+/// all the cap allows in the window: the figures then exceed the cap by that much.
+pub(crate) fn coarse_rate(spec: &Spec) -> Option<String> {
+    let (rate, secs) = (spec.rate_bps?, spec.runtime_s?);
+    let bs = spec.bs_mix.as_ref().map_or(spec.bs, |m| m.min());
+    let allowed = rate as f64 * secs;
+    if (bs as f64) * 10.0 <= allowed {
+        return None;
+    }
+    // What one job can move: the first block at once, then one per bs/rate seconds.
+    let blocks = (allowed / bs as f64).floor() + 1.0;
+    let size = crate::units::fmt_size;
+    Some(format!(
+        "--rate {}/s lets each job move {} in {secs} s, less than ten {} blocks: its first I/O goes at once and only the ones after it are paced, so the figures can be up to {:.1}x the cap; run longer or raise the cap",
+        size(rate),
+        size(allowed as u64),
+        size(bs),
+        blocks * bs as f64 / allowed
+    ))
+}

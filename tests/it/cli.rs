@@ -500,3 +500,34 @@ fn syncs_given_to_jobs_that_only_read_are_said_to_do_nothing() {
     }
     assert!(seen.0 > 0 && seen.1 > 0, "{seen:?}");
 }
+
+#[test]
+fn a_rate_cap_below_a_block_in_the_window_is_said_to_be_exceeded() {
+    // 1 KiB/s for 1 s with 1 MiB blocks: the first block goes at once, 1024x the cap.
+    // The note says so, with a bound the measured rate stays under.
+    let capped = |bs: &str, rate: &str| {
+        let args = ["--size", "16m", "--rw", "write", "--bs", bs, "--rate", rate];
+        run_json(
+            &[
+                &["run", "--engine", "null", "--runtime", "1s"][..],
+                &args[..],
+            ]
+            .concat(),
+        )
+    };
+    let doc = capped("1m", "1k");
+    let run = &doc["runs"][0];
+    let warnings = run["warnings"].to_string();
+    let at = warnings.find("can be up to ").expect(&warnings) + "can be up to ".len();
+    let bound: f64 = warnings[at..].split('x').next().unwrap().parse().unwrap();
+    let rep = &run["repetitions"][0];
+    let rate = rep["write"]["bytes"].as_f64().unwrap() / rep["elapsed_s"].as_f64().unwrap();
+    assert!(rate > 100.0 * 1024.0, "{rate} B/s: the cap was exceeded");
+    assert!(
+        rate <= bound * 1024.0 * 1.05,
+        "{rate} B/s over the bound {bound}x"
+    );
+    // With 4 KiB blocks the cap holds and nothing is said.
+    let warnings = capped("4k", "1m")["runs"][0]["warnings"].to_string();
+    assert!(!warnings.contains("--rate"), "{warnings}");
+}
