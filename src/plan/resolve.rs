@@ -110,27 +110,31 @@ pub(crate) fn resolve_engine(
 }
 
 /// The target as given, "null" for the null engine without one.
-/// A note when a job that only reads was given syncs, which act on writes only (accepted,
-/// as fio accepts them: a job file's `[global]` section sets them for every job).
+/// A note when syncs were given to a job they cannot act on (accepted, as fio accepts
+/// them: a job file's `[global]` section sets them for every job): all of them on a job
+/// that only reads, and `--fsync N` (which counts writes) on one that only trims.
 fn idle_syncs(spec: &Spec) -> Option<String> {
-    if spec.writes() {
-        return None;
-    }
     let mut given = Vec::new();
-    if spec.fsync > 0 {
+    if spec.fsync > 0 && !spec.rw.writes_data() {
         given.push(format!("--fsync {}", spec.fsync));
     }
-    if spec.end_fsync {
-        given.push("--end-fsync".into());
+    if !spec.writes() {
+        if spec.end_fsync {
+            given.push("--end-fsync".into());
+        }
+        match spec.engine_opts.sync_mode {
+            crate::plan::engine::SyncMode::None => {}
+            crate::plan::engine::SyncMode::Sync => given.push("--sync-mode sync".into()),
+            crate::plan::engine::SyncMode::Dsync => given.push("--sync-mode dsync".into()),
+        }
     }
-    match spec.engine_opts.sync_mode {
-        crate::plan::engine::SyncMode::None => {}
-        crate::plan::engine::SyncMode::Sync => given.push("--sync-mode sync".into()),
-        crate::plan::engine::SyncMode::Dsync => given.push("--sync-mode dsync".into()),
-    }
+    let why = match spec.writes() {
+        true => "writes no data, and --fsync counts writes",
+        false => "writes nothing to sync",
+    };
     (!given.is_empty()).then(|| {
         format!(
-            "{} {} nothing here: --rw {} writes nothing to sync",
+            "{} {} nothing here: --rw {} {why}",
             given.join(", "),
             if given.len() == 1 { "does" } else { "do" },
             spec.rw.name()

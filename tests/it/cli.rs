@@ -499,6 +499,27 @@ fn syncs_given_to_jobs_that_only_read_are_said_to_do_nothing() {
         }
     }
     assert!(seen.0 > 0 && seen.1 > 0, "{seen:?}");
+    // A job that only trims: --fsync counts writes, so it does nothing either; a trim
+    // job's --end-fsync still flushes (the holes punched), so it is not mentioned.
+    let doc = run_json(&[
+        "run",
+        "--engine",
+        "null",
+        "--rw",
+        "randtrim",
+        "--fsync",
+        "1",
+        "--end-fsync",
+        "--size",
+        "16m",
+        "--runtime",
+        "1s",
+    ]);
+    let warnings = doc["runs"][0]["warnings"].to_string();
+    let want =
+        "--fsync 1 does nothing here: --rw randtrim writes no data, and --fsync counts writes";
+    assert!(warnings.contains(want), "{warnings}");
+    assert!(!warnings.contains("--end-fsync"), "{warnings}");
 }
 
 #[test]
