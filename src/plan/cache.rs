@@ -117,6 +117,30 @@ pub(crate) fn drops_per_pass(spec: &Spec) -> bool {
         && spec.io_spans.is_none()
 }
 
+/// A note when `--fadvise` (other than `none`) or `--invalidate pass` was given to a
+/// direct run, on which neither acts: direct I/O has no readahead to advise and keeps no
+/// pages of its own to drop (the pages dropped before each repetition are dropped anyway).
+pub(crate) fn idle_with_direct(o: &RunOptions, spec: &Spec) -> Option<String> {
+    if !spec.direct {
+        return None;
+    }
+    let mut given = Vec::new();
+    if o.given("fadvise") && spec.cache.fadvise != Fadvise::None {
+        given.push(format!("--fadvise {}", o.text_or_default("fadvise")));
+    }
+    if o.given("invalidate") && spec.cache.invalidate == Invalidate::Pass {
+        given.push("--invalidate pass".to_string());
+    }
+    (!given.is_empty()).then(|| {
+        format!(
+            "{} {} nothing with direct I/O, which bypasses the page cache; drop {} or use --buffered",
+            given.join(", "),
+            if given.len() == 1 { "does" } else { "do" },
+            if given.len() == 1 { "it" } else { "them" },
+        )
+    })
+}
+
 /// Reads `--fadvise`, `--invalidate` and `--random-map` into `spec`.
 pub(crate) fn resolve(o: &RunOptions, spec: &mut Spec) -> Result<()> {
     spec.cache.fadvise = match o.text_or_default("fadvise") {

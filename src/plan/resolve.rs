@@ -335,6 +335,7 @@ impl RunOptions {
         self.pacing(&mut spec)?;
         notes.extend(crate::plan::resolve_pace::coarse_rate(&spec));
         crate::plan::cache::resolve(self, &mut spec)?;
+        notes.extend(crate::plan::cache::idle_with_direct(self, &spec));
         crate::plan::new_file::resolve(self, &mut spec)?;
         spec.end_fsync = self.on("end-fsync");
         notes.extend(idle_syncs(&spec));

@@ -552,3 +552,28 @@ fn a_rate_cap_below_a_block_in_the_window_is_said_to_be_exceeded() {
     let warnings = capped("4k", "1m")["runs"][0]["warnings"].to_string();
     assert!(!warnings.contains("--rate"), "{warnings}");
 }
+
+#[test]
+fn page_cache_options_given_to_a_direct_run_are_said_to_do_nothing() {
+    let notes = |extra: &[&str]| {
+        let args = [
+            &[
+                "run",
+                "--engine",
+                "null",
+                "--size",
+                "16m",
+                "--runtime",
+                "1s",
+            ][..],
+            extra,
+        ];
+        run_json(&args.concat())["runs"][0]["warnings"].to_string()
+    };
+    let w = notes(&["--fadvise", "random", "--invalidate", "pass"]);
+    let want = "--fadvise random, --invalidate pass do nothing with direct I/O";
+    assert!(w.contains(want), "{w}");
+    // Buffered, they act: nothing said.
+    let w = notes(&["--buffered", "--fadvise", "random"]);
+    assert!(!w.contains("--fadvise"), "{w}");
+}

@@ -25,12 +25,16 @@ pub(super) fn page_cache(c: &mut Ctx) -> Result<()> {
             )));
         }
     };
-    c.set("fadvise", hint);
     let invalidate = match c.get("invalidate") {
         None => true,
         Some(e) => super::map::flag(e)?,
     };
-    c.set("invalidate", if invalidate { "pass" } else { "off" });
+    // Direct I/O has no readahead to advise and no pages of its own to drop: a direct
+    // job keeps iomark's defaults, which do the same there (and draw no note).
+    if !c.job.opts.iter().any(|(k, _)| k == "direct") {
+        c.set("fadvise", hint);
+        c.set("invalidate", if invalidate { "pass" } else { "off" });
+    }
     let set = |name: &str| c.job.opts.iter().any(|(k, _)| k == name);
     let random = c.job.opt("rw").is_some_and(|rw| rw.starts_with("rand"));
     let skewed =

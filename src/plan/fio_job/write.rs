@@ -290,6 +290,10 @@ fn timing_and_offsets(w: &mut impl FnMut(String), s: &Spec, repeat: u32) {
 /// `--fadvise` and `--invalidate` as fio's `fadvise_hint` and `invalidate` (fio's
 /// defaults, `1` for both, are iomark's `auto` and `pass`).
 fn page_cache(w: &mut impl FnMut(String), s: &Spec) {
+    if s.direct {
+        // Neither acts on direct I/O, in fio or in iomark.
+        return;
+    }
     match s.cache.fadvise {
         Fadvise::Auto => {}
         Fadvise::None => w("fadvise_hint=0".into()),
