@@ -2,7 +2,8 @@
 //! `fadvise_hint`) and when it drops their cached pages (`--invalidate`, fio's
 //! `invalidate`), and fio's random map (`--random-map`). Only buffered I/O is affected
 //! by the first two; `docs/fio.md` says how each compares with fio. And whether a run's
-//! buffered writes may still be in the cache when its window closes.
+//! buffered writes may still be in the cache when its window closes, and which of these
+//! options (and of the syncs) a run was given that cannot act on it.
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +22,38 @@ pub fn holds_writes(spec: &Spec) -> bool {
         && !spec.end_fsync
         && spec.fsync == 0
         && spec.engine_opts.sync_mode.is_none()
+}
+
+/// A note when syncs were given to a job they cannot act on (accepted, as fio accepts
+/// them: a job file's `[global]` section sets them for every job): all of them on a job
+/// that only reads, and `--fsync N` (which counts writes) on one that only trims.
+pub(crate) fn idle_syncs(spec: &Spec) -> Option<String> {
+    let mut given = Vec::new();
+    if spec.fsync > 0 && !spec.rw.writes_data() {
+        given.push(format!("--fsync {}", spec.fsync));
+    }
+    if !spec.writes() {
+        if spec.end_fsync {
+            given.push("--end-fsync".into());
+        }
+        match spec.engine_opts.sync_mode {
+            crate::plan::engine::SyncMode::None => {}
+            crate::plan::engine::SyncMode::Sync => given.push("--sync-mode sync".into()),
+            crate::plan::engine::SyncMode::Dsync => given.push("--sync-mode dsync".into()),
+        }
+    }
+    let why = match spec.writes() {
+        true => "writes no data, and --fsync counts writes",
+        false => "writes nothing to sync",
+    };
+    (!given.is_empty()).then(|| {
+        format!(
+            "{} {} nothing here: --rw {} {why}",
+            given.join(", "),
+            if given.len() == 1 { "does" } else { "do" },
+            spec.rw.name()
+        )
+    })
 }
 
 /// The access pattern advised with `posix_fadvise` on every file a run's workers use.

@@ -110,38 +110,6 @@ pub(crate) fn resolve_engine(
 }
 
 /// The target as given, "null" for the null engine without one.
-/// A note when syncs were given to a job they cannot act on (accepted, as fio accepts
-/// them: a job file's `[global]` section sets them for every job): all of them on a job
-/// that only reads, and `--fsync N` (which counts writes) on one that only trims.
-fn idle_syncs(spec: &Spec) -> Option<String> {
-    let mut given = Vec::new();
-    if spec.fsync > 0 && !spec.rw.writes_data() {
-        given.push(format!("--fsync {}", spec.fsync));
-    }
-    if !spec.writes() {
-        if spec.end_fsync {
-            given.push("--end-fsync".into());
-        }
-        match spec.engine_opts.sync_mode {
-            crate::plan::engine::SyncMode::None => {}
-            crate::plan::engine::SyncMode::Sync => given.push("--sync-mode sync".into()),
-            crate::plan::engine::SyncMode::Dsync => given.push("--sync-mode dsync".into()),
-        }
-    }
-    let why = match spec.writes() {
-        true => "writes no data, and --fsync counts writes",
-        false => "writes nothing to sync",
-    };
-    (!given.is_empty()).then(|| {
-        format!(
-            "{} {} nothing here: --rw {} {why}",
-            given.join(", "),
-            if given.len() == 1 { "does" } else { "do" },
-            spec.rw.name()
-        )
-    })
-}
-
 fn target_of(target: Option<&str>, engine: EngineKind) -> Result<String> {
     match (target, engine) {
         (Some(""), _) => Err(Error::usage(
@@ -338,7 +306,7 @@ impl RunOptions {
         notes.extend(crate::plan::cache::idle_with_direct(self, &spec));
         crate::plan::new_file::resolve(self, &mut spec)?;
         spec.end_fsync = self.on("end-fsync");
-        notes.extend(idle_syncs(&spec));
+        notes.extend(crate::plan::cache::idle_syncs(&spec));
         spec.seed = seed;
         spec.interval_s = duration_opt("--interval", self.text_or_default("interval"))?;
         spec.data = self.data_spec()?;
