@@ -64,8 +64,8 @@ pub(crate) struct BlockStat {
 }
 
 impl BlockDev {
-    /// The device with this `major:minor`, when sysfs knows it (major 0 — btrfs subvolumes,
-    /// tmpfs, overlayfs — has no block device and gives `None`).
+    /// The device with this `major:minor`, when sysfs knows it (major 0 — btrfs, tmpfs,
+    /// overlayfs — has no block device and gives `None`).
     pub(crate) fn from_devno(major: u32, minor: u32) -> Option<BlockDev> {
         if major == 0 {
             return None;
@@ -80,7 +80,8 @@ impl BlockDev {
     }
 
     /// The device under an open file, from its `fstat` (never its path): the device
-    /// itself for a block device, else the device holding the file's filesystem.
+    /// itself for a block device, else the device holding the file's filesystem (for
+    /// btrfs, whose files carry an anonymous device number, its one member device).
     pub(crate) fn of_metadata(md: &fs::Metadata) -> Option<BlockDev> {
         use std::os::unix::fs::{FileTypeExt, MetadataExt};
         let dev = if md.file_type().is_block_device() {
@@ -90,6 +91,35 @@ impl BlockDev {
         };
         let (major, minor) = crate::io::sys::major_minor(dev);
         BlockDev::from_devno(major, minor)
+    }
+
+    /// `of_metadata`, and for a file on btrfs (whose files carry an anonymous device
+    /// number) its member device when it has one alone: asked of the open file
+    /// (`BTRFS_IOC_FS_INFO`), then `/sys/fs/btrfs/FSID/devices`. A btrfs over several
+    /// devices gives `None`: its writes are spread (or copied) over them, and one
+    /// device's counters would tell part of the story.
+    pub(crate) fn of_file(fd: std::os::fd::BorrowedFd, md: &fs::Metadata) -> Option<BlockDev> {
+        use std::os::unix::fs::FileTypeExt;
+        if let Some(dev) = BlockDev::of_metadata(md) {
+            return Some(dev);
+        }
+        if md.file_type().is_block_device() {
+            return None;
+        }
+        let (fsid, devices) = crate::io::sys::btrfs_fs_info(fd)?;
+        if devices != 1 {
+            return None;
+        }
+        let member = fs::read_dir(format!("/sys/fs/btrfs/{fsid}/devices"))
+            .ok()?
+            .flatten()
+            .next()?;
+        let sysfs = fs::canonicalize(member.path()).ok()?;
+        let name = sysfs.file_name()?.to_string_lossy().into_owned();
+        sysfs
+            .join("stat")
+            .exists()
+            .then_some(BlockDev { name, sysfs })
     }
 
     /// The whole disk this device belongs to (itself unless it is a partition).
@@ -172,10 +202,10 @@ impl DeviceDelta {
 pub fn place_of(path: &Path) -> Option<String> {
     let dir = crate::results::store::directory_of(path);
     let fs = FsInfo::of_path(dir)?;
-    let dev = fs::metadata(dir)
-        .ok()
-        .as_ref()
-        .and_then(BlockDev::of_metadata);
+    let dev = fs::File::open(dir).ok().and_then(|f| {
+        use std::os::fd::AsFd;
+        BlockDev::of_file(f.as_fd(), &f.metadata().ok()?)
+    });
     Some(match dev {
         Some(d) => format!("{} at {} on {}", fs.fstype, fs.mount_point, d.name),
         None => format!("{} at {}", fs.fstype, fs.mount_point),
@@ -497,95 +527,5 @@ fn parse_task_stat(stat: &str, tick: f64) -> Option<CpuTimes> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn host_is_described() {
-        let h = Host::capture();
-        assert!(h.cores >= 1);
-        assert!(h.memory_bytes > 1 << 20);
-        assert!(!h.kernel.is_empty() && h.kernel != "unknown");
-    }
-
-    #[test]
-    fn root_filesystem_is_found() {
-        let f = FsInfo::of_path(Path::new("/")).expect("/ is mounted");
-        assert_eq!(f.mount_point, "/");
-        let p = FsInfo::of_path(Path::new("/proc/self")).expect("/proc is mounted");
-        assert_eq!(p.fstype, "proc");
-    }
-
-    #[test]
-    fn task_stat_is_read_for_io_uring_workers_only() {
-        let line = "4242 (iou-wrk-4240) S 1 4240 4240 0 -1 4194368 0 0 0 0 150 275 0 0 20 0 3 0";
-        let t = parse_task_stat(line, 100.0).expect("an io_uring worker");
-        assert!((t.user_s - 1.5).abs() < 1e-9 && (t.sys_s - 2.75).abs() < 1e-9);
-        let main = "4240 (iomark (x)) S 1 4240 4240 0 -1 4194368 0 0 0 0 150 275 0 0";
-        assert!(parse_task_stat(main, 100.0).is_none());
-    }
-
-    #[test]
-    fn cpu_time_moves_forward() {
-        let a = CpuTimes::now();
-        let mut x = 0u64;
-        for i in 0..20_000_000u64 {
-            x = x.wrapping_mul(31).wrapping_add(i);
-        }
-        std::hint::black_box(x);
-        let d = CpuTimes::now().since(a);
-        assert!(d.user_s + d.sys_s > 0.0);
-    }
-
-    #[test]
-    fn smart_counters_from_smartctl_json() {
-        let nvme: serde_json::Value = serde_json::from_str(
-            r#"{"nvme_smart_health_information_log": {"data_units_written": 1000}}"#,
-        )
-        .unwrap();
-        let w = parse_smart(&nvme).unwrap();
-        assert_eq!((w.host_bytes, w.media_bytes), (Some(512_000_000), None));
-        let ata: serde_json::Value = serde_json::from_str(
-            r#"{"ata_smart_attributes": {"table": [
-                {"id": 241, "name": "Total_LBAs_Written", "raw": {"value": 2048}},
-                {"id": 249, "name": "NAND_Writes_1GiB", "raw": {"value": 3}}]}}"#,
-        )
-        .unwrap();
-        let w = parse_smart(&ata).unwrap();
-        assert_eq!(
-            (w.host_bytes, w.media_bytes),
-            (Some(1 << 20), Some(3 << 30))
-        );
-        let intel: serde_json::Value = serde_json::from_str(
-            r#"{"ata_smart_attributes": {"table": [
-                {"id": 241, "name": "Host_Writes_32MiB", "raw": {"value": 2}}]}}"#,
-        )
-        .unwrap();
-        assert_eq!(parse_smart(&intel).unwrap().host_bytes, Some(64 << 20));
-        let none: serde_json::Value = serde_json::from_str(r#"{"device": {}}"#).unwrap();
-        assert_eq!(parse_smart(&none), None);
-    }
-
-    #[test]
-    fn delta_converts_sectors_to_bytes() {
-        let a = BlockStat {
-            read_ios: 1,
-            read_sectors: 8,
-            write_ios: 2,
-            write_sectors: 16,
-            ..Default::default()
-        };
-        let b = BlockStat {
-            read_ios: 3,
-            read_sectors: 24,
-            write_ios: 2,
-            write_sectors: 16,
-            ..Default::default()
-        };
-        let d = DeviceDelta::between("x", a, b);
-        assert_eq!(
-            (d.read_ios, d.read_bytes, d.write_ios, d.write_bytes),
-            (2, 8192, 0, 0)
-        );
-    }
-}
+#[path = "env_tests.rs"]
+mod tests;

@@ -266,6 +266,36 @@ pub(crate) fn clock_ticks() -> f64 {
     if t > 0 { t as f64 } else { 100.0 }
 }
 
+/// `BTRFS_IOC_FS_INFO`: `_IOR(0x94, 31, struct btrfs_ioctl_fs_info_args)`, 1 KiB.
+const BTRFS_IOC_FS_INFO: libc::c_ulong = 0x8400_941F;
+
+/// The btrfs holding an open file: its fsid (the name of its `/sys/fs/btrfs` directory)
+/// and its count of devices; `None` on any other file system.
+pub(crate) fn btrfs_fs_info(fd: BorrowedFd) -> Option<(String, u64)> {
+    // The kernel's struct: max_id u64, num_devices u64, fsid [u8; 16], then fields this
+    // does not read, 1024 bytes in all.
+    let mut args = [0u64; 128];
+    // SAFETY: the ioctl writes at most its 1024-byte struct into the buffer we own (128
+    // u64s, 8-byte aligned as the struct's u64 fields need); the borrow keeps the
+    // descriptor open. Other file systems answer ENOTTY without writing.
+    if unsafe { libc::ioctl(fd.as_raw_fd(), BTRFS_IOC_FS_INFO as _, args.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    let mut fsid = [0u8; 16];
+    fsid[..8].copy_from_slice(&args[2].to_ne_bytes());
+    fsid[8..].copy_from_slice(&args[3].to_ne_bytes());
+    let hex: String = fsid.iter().map(|b| format!("{b:02x}")).collect();
+    let uuid = format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    );
+    Some((uuid, args[1]))
+}
+
 /// The major and minor numbers of a device number.
 pub(crate) fn major_minor(dev: u64) -> (u32, u32) {
     (libc::major(dev), libc::minor(dev))

@@ -80,17 +80,21 @@ pub(crate) fn write_amplification(
                 // Buffered: rewrites of a block merge in the page cache, and only the
                 // last reaches the device.
                 let merged = !run.spec.direct && ratio(Some(host), dev).is_some_and(|r| r < 0.9);
+                let compressed = (targets.iter())
+                    .find_map(|t| t.fs.as_ref().and_then(|f| f.compression()))
+                    .map(|c| format!("; btrfs compresses what it stores here ({c}): under 1 is its compression"));
                 format!(
-                    "bytes iomark wrote against bytes the kernel sent to {} (filesystem metadata, journal and other writers included){}",
+                    "bytes iomark wrote against bytes the kernel sent to {} (filesystem metadata, journal and other writers included){}{}",
                     names.join("+"),
                     if merged {
                         "; buffered, so rewrites of the same blocks merged in the page cache first: under 1 is the cache's doing, not the device's"
                     } else {
                         ""
-                    }
+                    },
+                    compressed.unwrap_or_default()
                 )
             }
-            None => "not reported: no block device visible under the target".into(),
+            None => format!("not reported: {}", unseen(targets)),
         },
     });
     // zram: what it stores compressed against what it was given (one device's whole
@@ -121,7 +125,7 @@ pub(crate) fn write_amplification(
             },
         });
     }
-    all.push(smart_source(smart_before, smart_after));
+    all.push(smart_source(smart_before, smart_after, targets));
     let best = ["smart", "zram", "block_layer"]
         .iter()
         .find_map(|s| all.iter().find(|w| w.source == *s && w.ratio.is_some()))
@@ -131,7 +135,7 @@ pub(crate) fn write_amplification(
 }
 
 /// SMART: the drive's own host and media write counters, before and after.
-fn smart_source(before: Smart, after: Smart) -> Wa {
+fn smart_source(before: Smart, after: Smart, targets: &[Target]) -> Wa {
     match (before, after) {
         (Some(Ok(b)), Some(Ok(a))) => {
             let d = |x: Option<u64>, y: Option<u64>| Some(y?.saturating_sub(x?));
@@ -168,7 +172,16 @@ fn smart_source(before: Smart, after: Smart) -> Wa {
             host_bytes: None,
             device_bytes: None,
             ratio: None,
-            note: "not reported: no block device visible under the target".into(),
+            note: format!("not reported: {}", unseen(targets)),
         },
     }
+}
+
+/// Why a run's targets have no device: the first one without one says.
+fn unseen(targets: &[Target]) -> &'static str {
+    let fs = targets
+        .iter()
+        .find(|t| t.device.is_none())
+        .and_then(|t| t.fs.as_ref());
+    crate::results::env::FsInfo::unseen_device(fs)
 }

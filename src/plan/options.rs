@@ -553,7 +553,7 @@ pub(crate) const TABLE: &[OptDef] = &[
             "HOW",
             Some("write"),
             Target,
-            "How a file iomark creates is prepared: write (laid out with the workload's data and synced, so reads hit real blocks) or allocate (space reserved with fallocate and nothing written, as fio does for a job that only writes; not for a pattern that reads).",
+            "How a file iomark creates is prepared: write (laid out with the workload's data and synced, so reads hit real blocks) or allocate (space reserved with fallocate and nothing written, as fio does for a job that only writes; not for a pattern that reads; on btrfs, which would store a preallocated extent uncompressed, the file is left sparse).",
         )
     },
     switch(

@@ -236,7 +236,11 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
             }
         }
         None if s.engine.caps().does_io => {
-            let _ = writeln!(out, "  device: no block device visible under the target");
+            let fs = (std::iter::once(&run.target).chain(run.targets.iter().map(|p| &p.target)))
+                .find(|t| t.device.is_none())
+                .and_then(|t| t.filesystem.as_ref());
+            let why = crate::results::env::FsInfo::unseen_device(fs);
+            let _ = writeln!(out, "  device: {why}");
         }
         None => {}
     }

@@ -97,9 +97,54 @@ pub struct FsInfo {
     pub options: String,
 }
 
+impl FsInfo {
+    /// The compression a btrfs mount applies to what is written (`compress-force=zstd:3`),
+    /// if any: the device then stores less than it is sent.
+    pub fn compression(&self) -> Option<&str> {
+        (self.fstype == "btrfs")
+            .then(|| {
+                self.options.split(',').find(|o| {
+                    o.starts_with("compress") && !o.ends_with("=no") && !o.ends_with("=none")
+                })
+            })
+            .flatten()
+    }
+
+    /// Why no device's counters are shown for a file here: "no block device visible
+    /// under the target", or for btrfs (which iomark follows to its device when it has
+    /// one alone) that none holds it alone.
+    pub fn unseen_device(fs: Option<&FsInfo>) -> &'static str {
+        match fs {
+            Some(f) if f.fstype == "btrfs" => {
+                "no one block device holds this btrfs (iomark reads a single device's counters)"
+            }
+            _ => "no block device visible under the target",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn btrfs_compression_is_read_from_the_mount_options() {
+        let fs = |t: &str, o: &str| FsInfo {
+            fstype: t.into(),
+            mount_point: "/m".into(),
+            options: o.into(),
+        };
+        let on = fs(
+            "btrfs",
+            "rw,relatime,compress-force=zstd:3,ssd,space_cache=v2",
+        );
+        assert_eq!(on.compression(), Some("compress-force=zstd:3"));
+        assert_eq!(fs("btrfs", "rw,compress=no,ssd").compression(), None);
+        assert_eq!(fs("btrfs", "rw,ssd").compression(), None);
+        assert_eq!(fs("ext4", "rw,compress=lz4").compression(), None);
+        assert!(FsInfo::unseen_device(Some(&on)).contains("btrfs"));
+        assert!(FsInfo::unseen_device(None).contains("no block device visible"));
+    }
 
     fn delta(read_bytes: u64, write_bytes: u64) -> DeviceDelta {
         DeviceDelta {

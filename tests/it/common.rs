@@ -834,3 +834,52 @@ pub fn iomark_fio_json(file: &Path, dir: &Path, args: &[&str]) -> Value {
     assert_success(&out);
     serde_json::from_slice(&out.stdout).expect("stdout is the JSON document")
 }
+
+/// A btrfs made over loop devices in /dev/shm and mounted with `opts` (`-o` options),
+/// unmounted, then the devices detached, on drop; `None` (after `require`) when root,
+/// losetup or mkfs.btrfs (btrfs-progs) is missing. `mkfs` options go before the devices
+/// (`-d raid1` for two).
+pub struct Btrfs {
+    pub mnt: Mounted,
+    pub devs: Vec<LoopDev>,
+}
+
+impl Btrfs {
+    pub fn new(devices: usize, size: u64, mkfs: &[&str], opts: &str) -> Option<Btrfs> {
+        if !require_tool("mkfs.btrfs", "mkfs.btrfs (btrfs-progs)") {
+            return None;
+        }
+        let devs: Vec<LoopDev> = (0..devices)
+            .map(|_| LoopDev::new(size, false))
+            .collect::<Option<_>>()?;
+        let ok = Command::new("mkfs.btrfs")
+            .args(["-q", "-f"])
+            .args(mkfs)
+            .args(devs.iter().map(|d| &d.dev))
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "mkfs.btrfs failed");
+        // A multi-device btrfs mounts once the kernel has seen all its members.
+        let _ = Command::new("btrfs").args(["device", "scan"]).status();
+        let mnt = Mounted::mount(&devs[0].dev, &["-t", "btrfs", "-o", opts])?;
+        Some(Btrfs { mnt, devs })
+    }
+
+    /// Bytes of data extents on the devices (`btrfs filesystem df`: Data used), after a
+    /// sync, so that what is written is counted as stored.
+    pub fn data_used(&self) -> u64 {
+        let _ = Command::new("sync").status();
+        let out = Command::new("btrfs")
+            .args(["filesystem", "df", "-b"])
+            .arg(self.mnt.path())
+            .output()
+            .expect("btrfs filesystem df runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("Data"))
+            .unwrap_or_else(|| panic!("no Data line in {text}"));
+        let used = line.split("used=").nth(1).expect("used=");
+        used.trim().parse().expect("bytes")
+    }
+}

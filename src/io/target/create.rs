@@ -32,6 +32,7 @@ impl Target {
             .map_err(|e| open_error(&path, &e, false, true))?;
         let md = file.metadata().ok();
         let identity = md.as_ref().map(|m| (m.dev(), m.ino()));
+        let device = md.as_ref().and_then(|m| BlockDev::of_file(file.as_fd(), m));
         mark(&file);
         unfinished(&path, identity, true);
         let mut t = Target {
@@ -47,7 +48,7 @@ impl Target {
             identity,
             keep: false,
             hold: false,
-            device: md.as_ref().and_then(BlockDev::of_metadata),
+            device,
             fs: FsInfo::of_path(&path),
             left_by: None,
             remark: false,

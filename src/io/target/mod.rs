@@ -439,7 +439,7 @@ impl Target {
                 )));
             }
         }
-        let device = BlockDev::of_metadata(md);
+        let device = BlockDev::of_file(file.as_fd(), md);
         let fs = if kind == TargetKind::File {
             FsInfo::of_path(resolved)
         } else {
