@@ -79,10 +79,15 @@ pub(crate) fn write_amplification(
                 }
                 // Buffered: rewrites of a block merge in the page cache, and only the
                 // last reaches the device.
-                let merged = !run.spec.direct && ratio(Some(host), dev).is_some_and(|r| r < 0.9);
-                let compressed = (targets.iter())
-                    .find_map(|t| t.fs.as_ref().and_then(|f| f.compression()))
-                    .map(|c| format!("; btrfs compresses what it stores here ({c}): under 1 is its compression"));
+                let compression =
+                    (targets.iter()).find_map(|t| t.fs.as_ref().and_then(|f| f.compression()));
+                // Under 1 on a compressing btrfs is its compression, merged or not.
+                let merged = !run.spec.direct
+                    && compression.is_none()
+                    && ratio(Some(host), dev).is_some_and(|r| r < 0.9);
+                let compressed = compression.map(|c| {
+                    format!("; btrfs compresses what it stores here ({c}): under 1 is its compression")
+                });
                 format!(
                     "bytes iomark wrote against bytes the kernel sent to {} (filesystem metadata, journal and other writers included){}{}",
                     names.join("+"),

@@ -114,12 +114,23 @@ pub(crate) fn conclude(
             .flatten();
         write_amplification(run, targets, before, smart_after);
     }
+    // A compressing btrfs moves fewer bytes at its device than it serves: the page
+    // cache's share cannot be told from the counters there.
+    let compressing = (targets.iter()).find_map(|t| t.fs.as_ref().and_then(|f| f.compression()));
+    if let Some(c) = compressing.filter(|_| !spec.direct) {
+        for r in &mut run.repetitions {
+            r.page_cache_hit_pct = None;
+        }
+        run.warnings.push(warnings::compressed_cache(c));
+    }
     // Whether the page cache served the reads is measured, not guessed.
     run.cache_bound = run
         .page_cache_hit_pct()
         .is_some_and(|h| h >= crate::results::schema::CACHE_BOUND_PCT);
     run.warnings.extend(warnings::page_cache(run));
-    run.warnings.extend(warnings::write_cache(run));
+    if compressing.is_none() || spec.direct {
+        run.warnings.extend(warnings::write_cache(run));
+    }
     run.warnings.extend(warnings::direct_reads_elsewhere(run));
     run.warnings.extend(warnings::trims_elsewhere(run));
     run.warnings.extend(warnings::variation(run));
@@ -243,8 +254,11 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
     {
         let total = crate::results::env::Host::capture().memory_bytes;
         let grows = targets.iter().all(|t| t.created);
-        run.warnings
-            .push(warnings::cache_may_serve(span, avail, total, grows));
+        let measured =
+            !(targets.iter()).any(|t| t.fs.as_ref().is_some_and(|f| f.compression().is_some()));
+        run.warnings.push(warnings::cache_may_serve(
+            span, avail, total, grows, measured,
+        ));
     }
     for t in targets {
         let fs = t.fs.as_ref().map(|f| f.fstype.as_str());

@@ -64,8 +64,15 @@ pub(crate) fn variation(run: &Run) -> Vec<String> {
 
 /// Advice before a buffered run over a span that fits in available memory: the page
 /// cache may serve its reads. Twice the machine's memory is what it takes to defeat it.
-/// (Whether it did is measured: [`page_cache`].)
-pub(crate) fn cache_may_serve(span: u64, avail: u64, total_memory: u64, grows: bool) -> String {
+/// (Whether it did is measured: [`page_cache`], unless `measured` is false: a
+/// compressing file system, [`compressed_cache`].)
+pub(crate) fn cache_may_serve(
+    span: u64,
+    avail: u64,
+    total_memory: u64,
+    grows: bool,
+    measured: bool,
+) -> String {
     // Only a file iomark makes can be made larger than memory.
     let fix = match grows {
         true => format!(
@@ -75,9 +82,14 @@ pub(crate) fn cache_may_serve(span: u64, avail: u64, total_memory: u64, grows: b
         false => "--direct".to_string(),
     };
     format!(
-        "buffered over a {} span that fits in the {} of available memory: the page cache may serve reads instead of the device (the share it served is measured per repetition); to measure the device use {fix}",
+        "buffered over a {} span that fits in the {} of available memory: the page cache may serve reads instead of the device{}; to measure the device use {fix}",
         fmt_size(span),
         fmt_size(avail),
+        if measured {
+            " (the share it served is measured per repetition)"
+        } else {
+            ""
+        },
     )
 }
 
@@ -173,6 +185,15 @@ pub(crate) fn trims_elsewhere(run: &Run) -> Option<String> {
         if dev == 0 { "nothing".to_string() } else { fmt_size(dev) },
         fmt_size(own)
     ))
+}
+
+/// A buffered run on a btrfs that compresses (`compression`: its mount option): the
+/// device moves fewer bytes than the file system serves, so the page cache's share is
+/// not measured.
+pub(crate) fn compressed_cache(compression: &str) -> String {
+    format!(
+        "btrfs compresses what it stores here ({compression}): its device reads and writes fewer bytes than iomark moves, so the page cache's share of a buffered run is not measured (the device's counters are still reported)"
+    )
 }
 
 /// What the page cache measurably held of a buffered run's writes when its windows

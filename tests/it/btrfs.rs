@@ -121,3 +121,45 @@ fn btrfs_over_two_devices_reports_neither_alone() {
     // Both members did write: the data was there to count, just not on one device.
     assert!(fs.devs.iter().all(|d| d.stat()[3] > 0));
 }
+
+#[test]
+fn btrfs_compression_is_not_taken_for_the_page_cache() {
+    let Some(fs) = Btrfs::new(1, 1536 * MIB, &[], "compress-force=zstd") else {
+        return;
+    };
+    write_run(&fs, 50, "write");
+    let file = fs.mnt.path().join("f-50-write");
+    // One cold pass: the page cache serves nothing, the device reads about half the bytes
+    // (compressed), which its counters alone would make a 47% share of the cache.
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "read",
+        "--bs",
+        "128k",
+        "--io-size",
+        "256m",
+        "--buffered",
+        "--drop-caches",
+        file.to_str().unwrap(),
+    ]);
+    let run = &doc["runs"][0];
+    let rep = &run["repetitions"][0];
+    let dev_read = rep["device"]["read_bytes"].as_u64().unwrap();
+    assert!(dev_read < 200 * MIB, "the device read {dev_read} bytes");
+    assert!(
+        rep["page_cache_hit_pct"].is_null(),
+        "{}",
+        rep["page_cache_hit_pct"]
+    );
+    let warnings = run["warnings"].to_string();
+    assert!(
+        warnings.contains("btrfs compresses what it stores here"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("served from memory"), "{warnings}");
+    assert!(
+        !warnings.contains("is measured per repetition"),
+        "{warnings}"
+    );
+}

@@ -856,6 +856,7 @@ impl Btrfs {
             .args(["-q", "-f"])
             .args(mkfs)
             .args(devs.iter().map(|d| &d.dev))
+            .stderr(std::process::Stdio::null())
             .status()
             .is_ok_and(|s| s.success());
         assert!(ok, "mkfs.btrfs failed");
