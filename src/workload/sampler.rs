@@ -152,20 +152,23 @@ impl Sampler {
         }
     }
 
-    /// Looks at one written buffer.
+    /// Looks at one written buffer. Per unit, the hot path is the selector and two
+    /// compares; what is rarely taken (hashing a sampled unit, keeping a sampled write)
+    /// is out of line, so that the common case saves no registers for it.
+    #[inline]
     pub fn observe(&mut self, buf: &[u8]) {
         if self.exhaustive {
-            for unit in buf.chunks(self.unit) {
-                self.record(content_hash(unit), 1, 0);
-            }
-            self.compress_now(buf);
+            self.observe_all(buf);
             return;
         }
         self.written += buf.len() as u64;
         for unit in buf.chunks(self.unit) {
             let sel = selector(unit);
             if self.frequent[(sel >> 60) as usize] == sel {
-                self.observe_frequent(unit);
+                self.frequent_skip += 1;
+                if self.frequent_skip >= 1 << HASH_BUDGET_SHIFT {
+                    self.observe_frequent(unit);
+                }
                 continue;
             }
             let tz = sel.trailing_zeros();
@@ -174,16 +177,26 @@ impl Sampler {
             }
             self.observe_selected(unit, sel, tz);
         }
-        self.sample_write(buf);
+        self.seq += 1;
+        if self.seq & (self.stride - 1) == 0 {
+            self.sample_write(buf);
+        }
     }
 
-    /// A unit of a frequent content: one in 256 is hashed and stands for 256.
-    #[inline]
-    fn observe_frequent(&mut self, unit: &[u8]) {
-        self.frequent_skip += 1;
-        if self.frequent_skip < 1 << HASH_BUDGET_SHIFT {
-            return;
+    /// `observe` for `iomark data`: every unit hashed, every chunk compressed.
+    #[cold]
+    fn observe_all(&mut self, buf: &[u8]) {
+        for unit in buf.chunks(self.unit) {
+            self.record(content_hash(unit), 1, 0);
         }
+        self.compress_now(buf);
+    }
+
+    /// The 256th unit of a frequent content since one was hashed: hashed, standing for
+    /// 256.
+    #[cold]
+    #[inline(never)]
+    fn observe_frequent(&mut self, unit: &[u8]) {
         self.frequent_skip = 0;
         self.hashed_units += 1;
         let w = 1 << HASH_BUDGET_SHIFT;
@@ -199,7 +212,7 @@ impl Sampler {
     }
 
     /// A unit whose selector is in the sampled fraction.
-    #[inline]
+    #[inline(never)]
     fn observe_selected(&mut self, unit: &[u8], sel: u64, tz: u32) {
         let h = content_hash(unit);
         self.record(h, 1, tz);
@@ -248,12 +261,10 @@ impl Sampler {
     }
 
     /// Keeps whole writes for the compression figures: every write at first, then every
-    /// 2nd, 4th … once `budget` bytes are held.
+    /// 2nd, 4th … once `budget` bytes are held. Called for the `seq`-th write when the
+    /// stride picks it.
+    #[inline(never)]
     fn sample_write(&mut self, buf: &[u8]) {
-        self.seq += 1;
-        if self.seq & (self.stride - 1) != 0 {
-            return;
-        }
         if self.samples.len() + buf.len() > self.budget {
             if buf.len() > self.budget {
                 return;
