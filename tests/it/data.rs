@@ -406,3 +406,27 @@ fn zram_stores_what_the_compressibility_says() {
         );
     }
 }
+
+/// `iomark data | head -c 10`: the reader goes, the stream stops with exit 141 and
+/// nothing printed (the README's promise; it exited 0 and printed the measure of the
+/// part it had written, as if that were the stream asked for).
+#[test]
+fn a_stream_whose_reader_goes_exits_141_quietly() {
+    use std::io::Read;
+    let mut child = crate::common::iomark_process()
+        .args(["data", "--size", "256m"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The pipe's read end is dropped here.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(141));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
