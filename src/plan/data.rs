@@ -226,6 +226,33 @@ impl DataSpec {
         Ok(())
     }
 
+    /// A note when zerofill's zero run covers whole dedup units (a chunk larger than the
+    /// unit, or a chunk of nothing but zeros): those units are all zeros, duplicates of
+    /// one another, whatever `--dedup` says. `None` otherwise.
+    pub(crate) fn zero_units_repeat(&self) -> Option<String> {
+        if self.kind != DataKind::Compressible
+            || self.compress_method != CompressMethod::Zerofill
+            || !self.compress_chunk.is_multiple_of(self.dedup_unit)
+        {
+            return None;
+        }
+        let (chunk, unit) = (self.compress_chunk, self.dedup_unit);
+        // The zero run ends the chunk, whose end is a unit's end.
+        let zeros = (chunk as f64 * self.compress / 100.0) as u64;
+        let whole = zeros / unit;
+        (whole > 0).then(|| {
+            let share = 100.0 * whole as f64 / (chunk / unit) as f64;
+            format!(
+                "--compress {} by zerofill in {} chunks ends each chunk with about {} of zeros: {whole} of its {} {} units are all zeros, duplicates of one another (about {share:.0}% of the units, measured as data.dedup_pct): a deduplicating device, or zram's same-page detection, stores them once; for compressible data without duplicates use --compress-method repeat, or a --compress-chunk no larger than --dedup-unit",
+                self.compress,
+                fmt_size(chunk),
+                fmt_size(zeros),
+                chunk / unit,
+                fmt_size(unit),
+            )
+        })
+    }
+
     /// Bytes the data generator's pool holds: `pool` rounded up to whole units, two at
     /// least.
     pub(crate) fn pool_bytes(&self) -> usize {

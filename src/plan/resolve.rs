@@ -310,6 +310,11 @@ impl RunOptions {
         spec.seed = seed;
         spec.interval_s = duration_opt("--interval", self.text_or_default("interval"))?;
         spec.data = self.data_spec()?;
+        notes.extend(
+            (spec.writes() && spec.rw.writes_data())
+                .then(|| spec.data.zero_units_repeat())
+                .flatten(),
+        );
         spec.verify = self.on("verify");
         spec.file_service = crate::plan::files::resolve(self)?;
         spec.stonewall = self.on("stonewall");

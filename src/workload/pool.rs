@@ -256,10 +256,12 @@ fn stamp_places(spec: &DataSpec, unit_len: usize) -> (Vec<u32>, usize) {
     let mut chunk = vec![0u8; len];
     let mut rng = Rng::new(0x5EED, len as u64);
     let mut width = 0;
+    let mut runs: Vec<(usize, usize)> = Vec::new();
     let lits = |dst: &mut [u8], at: usize| {
         if at == 0 {
             width = dst.len().min(8);
         }
+        runs.push((at, dst.len()));
         rng.fill(dst);
     };
     match spec.compress_method {
@@ -271,9 +273,29 @@ fn stamp_places(spec: &DataSpec, unit_len: usize) -> (Vec<u32>, usize) {
     }
     // Random opening bytes recur only where they were copied.
     let head = chunk[..width].to_vec();
-    let places = (0..=len - width)
+    let mut places: Vec<u32> = (0..=len - width)
         .filter(|&q| chunk[q..q + width] == head[..])
         .map(|q| q as u32)
         .collect();
+    // A chunk larger than the dedup unit: every later unit that holds literals gets a
+    // stamp of its own at its first literals (else its bytes would come back a pool
+    // later, a duplicate unit). A unit of zeros alone stays zeros (see
+    // `DataSpec::zero_units_repeat`).
+    let du = spec.dedup_unit as usize;
+    for k in (1..len / du.max(1)).map(|k| k * du) {
+        let first = (runs.iter())
+            .map(|&(at, n)| (at.max(k), (at + n).min(k + du)))
+            .filter(|&(a, e)| e >= a + width)
+            .map(|(a, _)| a)
+            .min();
+        if let Some(p) = first.filter(|p| {
+            !places
+                .iter()
+                .any(|&q| q as usize + width > *p && (*p + width) > q as usize)
+        }) {
+            places.push(p as u32);
+        }
+    }
+    places.sort_unstable();
     (places, width)
 }

@@ -15,9 +15,27 @@ const HASH_BUDGET_SHIFT: u32 = 8;
 /// Bytes every job may hash before the budget applies, so that short runs are measured
 /// from a useful sample (4 MiB: 1024 units of 4 KiB).
 const HASH_ALLOWANCE: u64 = 4 << 20;
-/// A content whose selector has been hashed this many times is *frequent*: from then on
-/// one copy in `1 << HASH_BUDGET_SHIFT` is hashed, and counts for that many.
+/// A selector counted this many times in its slot of the tracking table is *frequent*:
+/// pinned, and from then on one copy in `1 << HASH_BUDGET_SHIFT` is hashed, and counts
+/// for that many.
 const FREQUENT: u32 = 16;
+/// Slots of the tracking table (indexed by a selector's top bits): 4096 of 16 bytes.
+const TRACK_SLOTS: usize = 4096;
+/// The count of a pinned selector's slot (never decays, never replaced).
+const PINNED: u32 = u32::MAX;
+
+/// The first of a selector's two slots in the tracking table (an even one).
+#[inline(always)]
+fn slot_of(sel: u64) -> usize {
+    (sel >> (64 - TRACK_SLOTS.trailing_zeros())) as usize & !1
+}
+
+/// One slot of the tracking table: a selector and how often it came lately.
+#[derive(Debug, Clone, Copy)]
+struct Track {
+    sel: u64,
+    count: u32,
+}
 
 /// One distinct content among the hashed units.
 #[derive(Debug, Clone, Copy)]
@@ -79,10 +97,12 @@ pub struct Sampler {
     /// `written` when the fraction was last halved: it is halved at most once per
     /// doubling of the written bytes, so that the sample shrinks gradually.
     written_at_narrow: u64,
-    /// Times each selector was hashed; a small direct-mapped cache of frequent selectors
-    /// in front of it, so that zeros and patterns cost one compare per unit.
-    selectors: HashMap<u64, u32>,
-    frequent: [u64; 16],
+    /// Every unit's selector counted in a direct-mapped table (a slot's count goes up
+    /// when its selector comes again, down when another one lands there, and the slot
+    /// changes hands at zero), whatever the sampled fraction: a content that comes
+    /// `FREQUENT` times close together is pinned there, found whether or not its
+    /// selector is in the sample.
+    tracks: Vec<Track>,
     /// Units of frequent contents passed over since one was last hashed.
     frequent_skip: u64,
 }
@@ -143,8 +163,7 @@ impl Sampler {
             hashed_rare: 0,
             hashed_units: 0,
             written_at_narrow: 0,
-            selectors: HashMap::new(),
-            frequent: [u64::MAX; 16],
+            tracks: vec![Track { sel: 0, count: 0 }; TRACK_SLOTS],
             frequent_skip: 0,
         }
     }
@@ -173,18 +192,50 @@ impl Sampler {
         // match, and equal short pieces are not duplicate units.
         for unit in buf.chunks_exact(self.unit) {
             let sel = selector(unit);
-            if self.frequent[(sel >> 60) as usize] == sel {
-                self.frequent_skip += 1;
-                if self.frequent_skip >= 1 << HASH_BUDGET_SHIFT {
-                    self.observe_frequent(unit);
+            // Two ways: the slot's pair (one cache line), so that two frequent contents
+            // whose selectors share a slot are both found.
+            let i = slot_of(sel);
+            let k = if self.tracks[i].sel == sel {
+                Some(i)
+            } else if self.tracks[i + 1].sel == sel {
+                Some(i + 1)
+            } else {
+                None
+            };
+            if let Some(k) = k {
+                let t = &mut self.tracks[k];
+                if t.count == PINNED {
+                    self.frequent_skip += 1;
+                    if self.frequent_skip >= 1 << HASH_BUDGET_SHIFT {
+                        self.observe_frequent(unit);
+                    }
+                    continue;
                 }
-                continue;
+                t.count += 1;
+                if t.count >= FREQUENT {
+                    t.count = PINNED;
+                    self.pin(unit, sel);
+                    continue;
+                }
+            } else {
+                // The way with the lower count gives way (a pinned one never).
+                let j = if self.tracks[i + 1].count < self.tracks[i].count {
+                    i + 1
+                } else {
+                    i
+                };
+                let t = &mut self.tracks[j];
+                match t.count {
+                    PINNED => {}
+                    0 | 1 => *t = Track { sel, count: 1 },
+                    _ => t.count -= 1,
+                }
             }
             let tz = sel.trailing_zeros();
             if tz < self.shift {
                 continue;
             }
-            self.observe_selected(unit, sel, tz);
+            self.observe_selected(unit, tz);
         }
         self.seq += 1;
         if self.seq & (self.stride - 1) == 0 {
@@ -232,22 +283,37 @@ impl Sampler {
             });
     }
 
+    /// A selector just found frequent: pinned in its slot, its content counted from now
+    /// on through the pinned path, standing for itself alone. If its selector is in the
+    /// sample, every copy so far was hashed (exact counts); if not, it enters with the
+    /// copies its slot counted.
+    #[cold]
+    #[inline(never)]
+    fn pin(&mut self, unit: &[u8], sel: u64) {
+        // (Its slot already says PINNED.)
+        let h = content_hash(unit);
+        self.hashed_units += 1;
+        let tz = sel.trailing_zeros();
+        self.seen
+            .entry(h)
+            .and_modify(|e| {
+                e.weight += 1;
+                e.pinned = true;
+            })
+            .or_insert(Seen {
+                weight: FREQUENT as u64,
+                first: 1,
+                sel_tz: tz,
+                pinned: true,
+            });
+    }
+
     /// A unit whose selector is in the sampled fraction.
     #[inline(never)]
-    fn observe_selected(&mut self, unit: &[u8], sel: u64, tz: u32) {
+    fn observe_selected(&mut self, unit: &[u8], tz: u32) {
         let h = content_hash(unit);
         self.record(h, 1, tz);
         self.hashed_rare += unit.len() as u64;
-        let n = self.selectors.entry(sel).or_insert(0);
-        *n += 1;
-        if *n >= FREQUENT {
-            // Frequent from now on: pinned. Its counts so far are exact (every copy of a
-            // sampled content was hashed); from now on they are weighted.
-            self.frequent[(sel >> 60) as usize] = sel;
-            if let Some(e) = self.seen.get_mut(&h) {
-                e.pinned = true;
-            }
-        }
         // Over the budget while more than 1/256 of the rare units are selected: halve the
         // fraction. At 1/256 or less the budget catches up by itself.
         let over_budget = self.hashed_rare > HASH_ALLOWANCE + (self.written >> HASH_BUDGET_SHIFT)
@@ -278,7 +344,6 @@ impl Sampler {
         self.written_at_narrow = self.written;
         let s = self.shift;
         self.seen.retain(|_, e| e.pinned || e.sel_tz >= s);
-        self.selectors.retain(|k, _| k.trailing_zeros() >= s);
     }
 
     /// Keeps whole writes for the compression figures: every write at first, then every

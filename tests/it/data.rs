@@ -471,3 +471,70 @@ fn writes_smaller_than_the_unit_are_not_duplicate_units() {
     assert_eq!(data["dedup_pct"].as_f64(), Some(0.0), "{data}");
     assert_eq!(data["dedup_sampled_units"].as_u64(), Some(0), "{data}");
 }
+
+/// A run's sampled dedup figure against the stream's truth (every repeat comes from the
+/// `--dedup-set` first units, so the share is the one asked for), where it used to fail:
+/// a thousand frequent contents found out of the sample were counted as themselves alone
+/// (1.5% for 50%), ten as 37.5%. The null engine writes enough to narrow the sample to
+/// 1/256 and pin what is frequent.
+#[test]
+fn a_runs_dedup_figure_holds_with_many_frequent_contents() {
+    for set in ["10", "1000"] {
+        let doc = run_json(&[
+            "run",
+            "--engine",
+            "null",
+            "--rw",
+            "write",
+            "--bs",
+            "4k",
+            "--dedup",
+            "50",
+            "--dedup-set",
+            set,
+            "--runtime",
+            "1",
+            "--size",
+            "16m",
+        ]);
+        let d = doc["runs"][0]["repetitions"][0]["data"]["dedup_pct"]
+            .as_f64()
+            .unwrap();
+        assert!(
+            (d - 50.0).abs() < 2.5,
+            "--dedup 50 --dedup-set {set}: measured {d:.1}%"
+        );
+    }
+}
+
+/// A compress chunk larger than the dedup unit: each chunk's later units had no stamp of
+/// their own, so they came back a pool later, duplicates (68.7% of 4 KiB units at
+/// `--compress 60 --compress-chunk 16k`, where the zeros alone make 50%). Hashed in the
+/// stream itself, and said in a note before the run.
+#[test]
+fn units_of_a_large_chunk_are_unique_but_for_its_zeros() {
+    let shape = ["--compress", "60", "--compress-chunk", "16k", "--bs", "64k"];
+    let data = data_stream(&[&shape[..], &["--size", "64m"]].concat());
+    let got = dup_fraction(&data, 4096);
+    assert!((got - 50.0).abs() < 0.5, "{got:.2}% duplicate 4 KiB units");
+    let out = crate::common::iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--rw",
+            "write",
+            "--runtime",
+            "0.2",
+            "--size",
+            "16m",
+        ])
+        .args(shape)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("2 of its 4 4 KiB units are all zeros"),
+        "{err}"
+    );
+}
