@@ -1,12 +1,15 @@
 //! Comparing results: runs of several documents matched by their parameters, side by side,
 //! with the ratio to the first document (and its 95% interval) and whether each
-//! difference is significant (Welch's t-test over the repetitions, p < 0.05), for IOPS,
-//! MB/s and p50/p99 latency; and what else differs between paired runs. Pure math and matching; the
-//! tables and formats live in `tables.rs`, `export.rs` and `html/`; no formatting here.
+//! difference is significant (Welch's t-test on the logs of the repetitions' values, see
+//! `compare_stats.rs`), for IOPS, MB/s and p50/p99 latency (each direction of a mix with
+//! itself); and what else differs between paired runs. Matching and labels; the
+//! statistics live in `compare_stats.rs`, the tables and formats in `tables.rs`,
+//! `export.rs` and `html/`; no formatting here.
 
 use serde::Serialize;
 
-use crate::results::schema::{Document, Repetition, Run};
+use crate::report::compare_stats::estimate;
+use crate::results::schema::{DirStats, Document, Repetition, Run};
 use crate::results::stats::Spread;
 
 /// The parameters two runs must share to be compared: pattern, mix, block size, queue
@@ -37,7 +40,7 @@ pub(crate) fn run_key(run: &Run) -> String {
 pub(crate) enum Verdict {
     /// This is the first document's value.
     Baseline,
-    /// Welch's t-test: p < 0.05.
+    /// Welch's t-test on the logs: p < 0.05, the ratio's interval excludes 1.
     Significant {
         p: f64,
     },
@@ -69,7 +72,7 @@ fn fmt_p(p: f64) -> String {
 }
 
 /// The figures a comparison tests, each on its own: total IOPS, total MB/s, and the
-/// p50 and p99 latency of the direction that did most of the I/O.
+/// p50 and p99 latency of each direction the workload has (see [`Direction`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Figure {
@@ -80,13 +83,6 @@ pub(crate) enum Figure {
 }
 
 impl Figure {
-    pub(crate) const ALL: [Figure; 4] = [
-        Figure::Iops,
-        Figure::BwBytes,
-        Figure::LatP50Ns,
-        Figure::LatP99Ns,
-    ];
-
     /// The figure's name in tables and charts.
     pub(crate) fn label(self) -> &'static str {
         match self {
@@ -111,15 +107,76 @@ impl Figure {
         matches!(self, Figure::Iops | Figure::BwBytes)
     }
 
-    /// This figure of one repetition; latencies of the direction `reads` says.
-    fn of(self, r: &Repetition, reads: bool) -> f64 {
-        let d = if reads { &r.read } else { &r.write };
+    /// This figure of one repetition; latencies of direction `d` (reads when `None`).
+    fn of(self, r: &Repetition, d: Option<Direction>) -> f64 {
+        let s = d.unwrap_or(Direction::Read).of(r);
         match self {
-            Figure::Iops => r.read.iops + r.write.iops,
+            Figure::Iops => r.read.iops + r.write.iops + r.trim.iops,
             Figure::BwBytes => r.read.bw_bytes + r.write.bw_bytes,
-            Figure::LatP50Ns => d.lat_ns.p50 as f64,
-            Figure::LatP99Ns => d.lat_ns.p99 as f64,
+            Figure::LatP50Ns => s.lat_ns.p50 as f64,
+            Figure::LatP99Ns => s.lat_ns.p99 as f64,
         }
+    }
+}
+
+/// The direction a latency figure is of. A pair is always compared direction by
+/// direction: which one did most I/O changes from file to file on a 50/50 mix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Direction {
+    Read,
+    Write,
+    Trim,
+}
+
+impl Direction {
+    /// Its name in tables and charts.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+            Direction::Trim => "trim",
+        }
+    }
+
+    fn of(self, r: &Repetition) -> &DirStats {
+        match self {
+            Direction::Read => &r.read,
+            Direction::Write => &r.write,
+            Direction::Trim => &r.trim,
+        }
+    }
+
+    /// The directions a run of `spec` has latencies of, by its pattern and mix (not by
+    /// what it happened to do most): reads, writes, or both for a mix; trims (and writes
+    /// for `trimwrite`).
+    pub(crate) fn all_of(spec: &crate::plan::spec::Spec) -> Vec<Direction> {
+        let mut out = Vec::new();
+        if spec.rw.trims() {
+            if spec.rw.writes_data() {
+                out.push(Direction::Write);
+            }
+            out.push(Direction::Trim);
+            return out;
+        }
+        if spec.reads() {
+            out.push(Direction::Read);
+        }
+        if spec.writes() {
+            out.push(Direction::Write);
+        }
+        out
+    }
+
+    /// The one direction that stands for a run of `spec` (a cell's `lat_p50_ns` and
+    /// `lat_p99_ns`): the larger share of a mix, reads on a 50/50 one; writes for
+    /// `trimwrite`.
+    pub(crate) fn main_of(spec: &crate::plan::spec::Spec) -> Direction {
+        let all = Direction::all_of(spec);
+        if spec.rw.is_mixed() && all.len() == 2 && spec.rwmixread < 50 {
+            return Direction::Write;
+        }
+        all.first().copied().unwrap_or(Direction::Read)
     }
 }
 
@@ -127,13 +184,29 @@ impl Figure {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Test {
     pub figure: Figure,
+    /// The direction of a latency figure (the same on both sides of a pair); absent for
+    /// IOPS and MB/s, which are totals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
     pub spread: Spread,
-    /// Mean over the baseline's mean; `null` when the baseline's mean is 0.
+    /// The geometric mean over the baseline's (the arithmetic means' ratio when a value is
+    /// 0); `null` when the baseline's is 0.
     pub ratio: Option<f64>,
-    /// The 95% confidence interval of the ratio (from the log ratio's standard error,
-    /// Welch–Satterthwaite degrees of freedom); `null` without two repetitions a side.
+    /// The 95% confidence interval of the ratio: Welch's interval of the difference of
+    /// the mean logs, exponentiated; `null` without two repetitions a side or with a
+    /// value of 0.
     pub ratio_ci95: Option<[f64; 2]>,
     pub verdict: Verdict,
+}
+
+impl Test {
+    /// The test's name in tables and charts: "IOPS", "p99 µs read".
+    pub(crate) fn label(&self) -> String {
+        match self.direction {
+            Some(d) => format!("{} {}", self.figure.label(), d.label()),
+            None => self.figure.label().into(),
+        }
+    }
 }
 
 /// One document's figures for one matched run.
@@ -146,25 +219,54 @@ pub(crate) struct Cell {
     pub lat_p99_ns: Spread,
     /// What `lat_p99_ns` measures: `lat` (submission to completion) or fio's `clat`.
     pub latency_kind: crate::results::schema::LatencyKind,
-    /// Mean IOPS over the baseline's (the first document that has this run); `null` when
-    /// the baseline measured no IOPS.
+    /// The direction of `lat_p50_ns` and `lat_p99_ns`, by the workload (the larger share
+    /// of a mix, reads on a 50/50 one), the same on both sides; `tests` has every
+    /// direction's.
+    pub latency_direction: Direction,
+    /// IOPS over the baseline's (the first document that has this run; geometric means,
+    /// as `tests[0].ratio`); `null` when the baseline measured no IOPS.
     pub ratio: Option<f64>,
     /// Figures from repetitions that did not complete (no complete one existed).
     pub incomplete: bool,
     /// Welch's test on IOPS (the same as `tests[0].verdict`).
     pub verdict: Verdict,
-    /// Every figure against the baseline: IOPS, MB/s, p50, p99.
+    /// Every figure against the baseline: IOPS, MB/s, then p50 and p99 of each direction
+    /// (reads, writes, trims, those the workload has).
     pub tests: Vec<Test>,
     /// How this run differs from the baseline's beyond what is compared (span, runtime,
-    /// data): the figures may not be comparable.
+    /// data, targets, offset, …): the figures may not be comparable.
     pub differs: Vec<String>,
+}
+
+impl Cell {
+    /// The test of figure `f` in direction `d`.
+    pub(crate) fn test(&self, f: Figure, d: Option<Direction>) -> Option<&Test> {
+        self.tests
+            .iter()
+            .find(|t| t.figure == f && t.direction == d)
+    }
 }
 
 /// One matched run across documents (`None` where a document has no such run).
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Row {
+    /// The run's parameters ([`run_key`]), and what tells it from other runs of its
+    /// document with the same ones (a study's point, the data, …; see [`labels`]).
     pub key: String,
     pub cells: Vec<Option<Cell>>,
+}
+
+impl Row {
+    /// The figures and directions this row tests, in order (every cell has the same: the
+    /// pattern and the mix are part of the key).
+    pub(crate) fn tests(&self) -> Vec<(Figure, Option<Direction>)> {
+        self.cells
+            .iter()
+            .flatten()
+            .next()
+            .map(|c| c.tests.iter().map(|t| (t.figure, t.direction)).collect())
+            .unwrap_or_default()
+    }
 }
 
 /// The `tool` of a comparison document.
@@ -199,60 +301,35 @@ fn used_reps(run: &Run) -> (Vec<&Repetition>, bool) {
 }
 
 /// A figure of each repetition of a run that counts.
-fn samples(run: &Run, f: Figure) -> Vec<f64> {
-    let reads = std::ptr::eq(run.summary.main(), &run.summary.read);
-    used_reps(run).0.iter().map(|r| f.of(r, reads)).collect()
+fn samples(run: &Run, f: Figure, d: Option<Direction>) -> Vec<f64> {
+    used_reps(run).0.iter().map(|r| f.of(r, d)).collect()
 }
 
-/// The 95% interval of mean(b) / mean(a): exp(ln r ± t·se), with se² the sum of the
-/// squared relative standard errors (the delta method) and Welch–Satterthwaite degrees of
-/// freedom. `None` with fewer than two values a side or a mean of 0.
-pub(crate) fn ratio_ci95(a: &[f64], b: &[f64]) -> Option<[f64; 2]> {
-    if a.len() < 2 || b.len() < 2 {
-        return None;
-    }
-    let (sa, sb) = (Spread::of(a), Spread::of(b));
-    if sa.mean <= 0.0 || sb.mean <= 0.0 {
-        return None;
-    }
-    let va = (sa.stddev / sa.mean).powi(2) / a.len() as f64;
-    let vb = (sb.stddev / sb.mean).powi(2) / b.len() as f64;
-    let r = sb.mean / sa.mean;
-    let se2 = va + vb;
-    if se2 == 0.0 {
-        return Some([r, r]);
-    }
-    let df = se2.powi(2) / (va.powi(2) / (a.len() - 1) as f64 + vb.powi(2) / (b.len() - 1) as f64);
-    use statrs::distribution::{ContinuousCDF, StudentsT};
-    let t = StudentsT::new(0.0, 1.0, df).map_or(f64::INFINITY, |d| d.inverse_cdf(0.975));
-    let h = t * se2.sqrt();
-    Some([r * (-h).exp(), r * h.exp()])
-}
-
-fn test(run: &Run, base: Option<&Run>, f: Figure) -> Test {
-    let x = samples(run, f);
+fn test(run: &Run, base: Option<&Run>, f: Figure, d: Option<Direction>) -> Test {
+    let x = samples(run, f, d);
     let spread = Spread::of(&x);
     let Some(b) = base else {
         return Test {
             figure: f,
+            direction: d,
             spread,
             ratio: Some(1.0),
             ratio_ci95: None,
             verdict: Verdict::Baseline,
         };
     };
-    let y = samples(b, f);
-    let bm = Spread::of(&y).mean;
-    let verdict = match welch_p(&y, &x) {
-        None => Verdict::NotEnoughRepetitions,
-        Some(p) if p < 0.05 => Verdict::Significant { p },
-        Some(p) => Verdict::NotSignificant { p },
+    let e = estimate(&samples(b, f, d), &x);
+    let verdict = match (e.significant(), e.p) {
+        (Some(true), Some(p)) => Verdict::Significant { p },
+        (Some(false), Some(p)) => Verdict::NotSignificant { p },
+        _ => Verdict::NotEnoughRepetitions,
     };
     Test {
         figure: f,
+        direction: d,
         spread,
-        ratio: (bm > 0.0).then(|| spread.mean / bm),
-        ratio_ci95: ratio_ci95(&y, &x),
+        ratio: e.ratio,
+        ratio_ci95: e.ci95,
         verdict,
     }
 }
@@ -291,7 +368,9 @@ fn differences(run: &Run, base: &Run) -> Vec<String> {
         out.push(format!("I/O size {} vs {}", io(run), io(base)));
     }
     for ((what, a), (_, b)) in workload(run).into_iter().zip(workload(base)) {
-        if a != b {
+        // A study's run against a single run is no difference worth a note.
+        let lone = what == "study point" && (a == "none" || b == "none");
+        if a != b && !lone {
             out.push(format!("{what} {a} vs {b}"));
         }
     }
@@ -299,13 +378,25 @@ fn differences(run: &Run, base: &Run) -> Vec<String> {
 }
 
 /// The settings that shape a run's I/O beyond `run_key` and change its figures when they
-/// differ (a rate cap, think time, where random offsets fall, syncs), and what its latency
-/// figures measure; as (name, value) in a fixed order, each as a reader would write it.
-fn workload(run: &Run) -> [(&'static str, String); 7] {
+/// differ (how many targets and jobs in all, where the span starts, a rate cap, think time,
+/// where random offsets fall, syncs), what its latency figures measure, and the study's
+/// point; as (name, value) in a fixed order, each as a reader would write it.
+fn workload(run: &Run) -> [(&'static str, String); 11] {
     let s = &run.spec;
     let none = || "none".to_string();
     let writes = s.writes();
+    let targets = s.targets.len().max(1) as u64;
+    // Each target has its own jobs, unless the jobs serve the targets; each MPI rank runs
+    // the whole job set.
+    let per_target = if s.file_service.is_some() { 1 } else { targets };
+    let ranks = run.mpi.as_ref().map_or(1, |m| u64::from(m.ranks));
     [
+        ("targets", targets.to_string()),
+        (
+            "jobs in total",
+            (u64::from(s.jobs) * per_target * ranks).to_string(),
+        ),
+        ("offset", crate::units::fmt_size(run.target.offset)),
         (
             "rate",
             s.rate_bps
@@ -346,28 +437,109 @@ fn workload(run: &Run) -> [(&'static str, String); 7] {
             },
         ),
         ("latency", run.latency_kind.label().into()),
+        ("study point", study_point(run).unwrap_or_else(none)),
     ]
 }
 
 fn cell(run: &Run, base: Option<&Run>) -> Cell {
-    let tests: Vec<Test> = Figure::ALL.iter().map(|&f| test(run, base, f)).collect();
+    // The directions by the workload: the baseline's pattern and mix are this run's.
+    let dirs = Direction::all_of(&run.spec);
+    let main = Direction::main_of(&run.spec);
+    let mut tests = vec![
+        test(run, base, Figure::Iops, None),
+        test(run, base, Figure::BwBytes, None),
+    ];
+    for f in [Figure::LatP50Ns, Figure::LatP99Ns] {
+        tests.extend(dirs.iter().map(|&d| test(run, base, f, Some(d))));
+    }
+    let main_test = |f: Figure| {
+        tests
+            .iter()
+            .find(|t| t.figure == f && t.direction == Some(main))
+            .map_or_else(|| Spread::of(&samples(run, f, Some(main))), |t| t.spread)
+    };
     Cell {
         run: run.name.clone(),
         iops: tests[0].spread,
         bw_bytes: tests[1].spread,
-        lat_p50_ns: tests[2].spread,
-        lat_p99_ns: tests[3].spread,
+        lat_p50_ns: main_test(Figure::LatP50Ns),
+        lat_p99_ns: main_test(Figure::LatP99Ns),
         ratio: tests[0].ratio,
         incomplete: used_reps(run).1,
         verdict: tests[0].verdict,
         differs: base.map(|b| differences(run, b)).unwrap_or_default(),
         latency_kind: run.latency_kind,
+        latency_direction: main,
         tests,
     }
 }
 
-/// Matches the runs of `docs` by [`run_key`], in the first document's order, then the
-/// runs only later documents have.
+/// A study's point as "param=value" (`compress=98`), if the run is part of one.
+fn study_point(run: &Run) -> Option<String> {
+    run.study
+        .as_ref()
+        .map(|s| format!("{}={}", s.param, s.value))
+}
+
+/// The label of each run of `doc`: its [`run_key`], and where runs of the document share
+/// one, what tells them apart, in this order, as far as needed: the study's point (the
+/// compress study's reads differ by nothing else), the data, the offset, the span, the
+/// number of targets, the run's name, and last its place among them (`#2`).
+pub(crate) fn labels(doc: &Document) -> Vec<String> {
+    let keys: Vec<String> = doc.runs.iter().map(run_key).collect();
+    let size = crate::units::fmt_size;
+    let tells: [&dyn Fn(&Run) -> String; 6] = [
+        &|r| study_point(r).unwrap_or_default(),
+        &|r| format!("data={}", r.spec.data.describe()),
+        &|r| format!("offset={}", size(r.target.offset)),
+        &|r| format!("span={}", size(r.target.span_bytes)),
+        &|r| format!("targets={}", r.spec.targets.len().max(1)),
+        &|r| format!("\"{}\"", r.name),
+    ];
+    let mut out = keys.clone();
+    for (i, key) in keys.iter().enumerate() {
+        let same: Vec<usize> = (0..keys.len()).filter(|&j| keys[j] == *key).collect();
+        if same.len() < 2 {
+            continue;
+        }
+        let mut parts: Vec<Vec<String>> = vec![Vec::new(); same.len()];
+        for tell in tells {
+            let vals: Vec<String> = same.iter().map(|&j| tell(&doc.runs[j])).collect();
+            if vals.iter().any(|v| *v != vals[0]) {
+                for (p, v) in parts.iter_mut().zip(vals) {
+                    p.push(v);
+                }
+            }
+            let mut u = parts.clone();
+            u.sort();
+            u.dedup();
+            if u.len() == parts.len() {
+                break;
+            }
+        }
+        let me = same.iter().position(|&j| j == i).unwrap_or(0);
+        let mut l = key.clone();
+        for p in parts[me]
+            .iter()
+            .filter(|p| !p.is_empty() && !key.contains(p.as_str()))
+        {
+            l.push(' ');
+            l.push_str(p);
+        }
+        let mut u = parts.clone();
+        u.sort();
+        u.dedup();
+        if u.len() < parts.len() {
+            l.push_str(&format!(" #{}", me + 1));
+        }
+        out[i] = l;
+    }
+    out
+}
+
+/// Matches the runs of `docs`, in the first document's order, then the runs only later
+/// documents have: a run pairs with the first unused run of another document with the
+/// same label ([`labels`]), else with the same [`run_key`].
 pub fn compare(docs: &[(String, Document)]) -> Comparison {
     // A run without figures (a fio job iomark cannot represent) has nothing to compare.
     let mut used: Vec<Vec<bool>> = docs
@@ -379,6 +551,7 @@ pub fn compare(docs: &[(String, Document)]) -> Comparison {
                 .collect()
         })
         .collect();
+    let labels: Vec<Vec<String>> = docs.iter().map(|(_, d)| labels(d)).collect();
     let mut rows = Vec::new();
     for di in 0..docs.len() {
         for ri in 0..docs[di].1.runs.len() {
@@ -386,13 +559,18 @@ pub fn compare(docs: &[(String, Document)]) -> Comparison {
                 continue;
             }
             let key = run_key(&docs[di].1.runs[ri]);
+            let label = &labels[di][ri];
             let mut picks: Vec<Option<usize>> = vec![None; docs.len()];
             for (dj, (_, d)) in docs.iter().enumerate().skip(di) {
-                picks[dj] = d
-                    .runs
-                    .iter()
-                    .enumerate()
-                    .position(|(k, r)| !used[dj][k] && run_key(r) == key);
+                let free = |k: &usize| !used[dj][*k];
+                picks[dj] = (0..d.runs.len())
+                    .filter(free)
+                    .find(|&k| labels[dj][k] == *label)
+                    .or_else(|| {
+                        (0..d.runs.len())
+                            .filter(free)
+                            .find(|&k| run_key(&d.runs[k]) == key)
+                    });
             }
             for (dj, p) in picks.iter().enumerate() {
                 if let Some(k) = p {
@@ -416,7 +594,10 @@ pub fn compare(docs: &[(String, Document)]) -> Comparison {
                     })
                 })
                 .collect();
-            rows.push(Row { key, cells });
+            rows.push(Row {
+                key: label.clone(),
+                cells,
+            });
         }
     }
     Comparison {
@@ -426,53 +607,9 @@ pub fn compare(docs: &[(String, Document)]) -> Comparison {
     }
 }
 
-/// Two-sided p-value of Welch's unequal-variances t-test (Welch 1947, "The generalization
-/// of 'Student's' problem when several different population variances are involved";
-/// degrees of freedom by the Welch–Satterthwaite equation). `None` when either side has
-/// fewer than two values.
-pub(crate) fn welch_p(a: &[f64], b: &[f64]) -> Option<f64> {
-    if a.len() < 2 || b.len() < 2 {
-        return None;
-    }
-    let (sa, sb) = (Spread::of(a), Spread::of(b));
-    let (va, vb) = (
-        sa.stddev.powi(2) / a.len() as f64,
-        sb.stddev.powi(2) / b.len() as f64,
-    );
-    let se2 = va + vb;
-    if se2 == 0.0 {
-        return Some(if sa.mean == sb.mean { 1.0 } else { 0.0 });
-    }
-    let t = (sa.mean - sb.mean) / se2.sqrt();
-    let df = se2.powi(2) / (va.powi(2) / (a.len() - 1) as f64 + vb.powi(2) / (b.len() - 1) as f64);
-    Some(student_two_sided_p(t, df))
-}
-
-/// P(|T| ≥ |t|) for Student's t with `df` degrees of freedom (`statrs`' survival
-/// function; 1 when `df` is not a valid number of degrees of freedom).
-pub(crate) fn student_two_sided_p(t: f64, df: f64) -> f64 {
-    use statrs::distribution::{ContinuousCDF, StudentsT};
-    match StudentsT::new(0.0, 1.0, df) {
-        Ok(d) => (2.0 * d.sf(t.abs())).clamp(0.0, 1.0),
-        Err(_) => 1.0,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn student_p_values_match_tables() {
-        // Two-sided critical values: p = 0.05 at t(0.975, df).
-        for (df, t) in [(1.0, 12.706), (5.0, 2.571), (10.0, 2.228), (30.0, 2.042)] {
-            let p = student_two_sided_p(t, df);
-            assert!((p - 0.05).abs() < 2e-4, "df {df}: p {p}");
-        }
-        assert!((student_two_sided_p(0.0, 7.0) - 1.0).abs() < 1e-12);
-        // p = 0.01 at t = 3.169 with 10 degrees of freedom.
-        assert!((student_two_sided_p(3.169, 10.0) - 0.01).abs() < 2e-4);
-    }
 
     #[test]
     fn runs_paired_despite_a_rate_cap_or_think_time_say_so() {
@@ -516,22 +653,5 @@ mod tests {
         let mut r = base.clone();
         r.spec.fsync = 1;
         assert_eq!(differences(&r, &base), Vec::<String>::new());
-    }
-
-    #[test]
-    fn welch_by_hand() {
-        // a: mean 10, variance 1.25; b: mean 12, variance 5 (n = 5 each).
-        // se² = 1.25/5 + 5/5 = 1.25, t = −2/√1.25 = −1.789, df = 1.5625 / (0.0625/4 + 1/4)
-        // = 5.88; the two-sided p for |t| = 1.789 at 5.88 df is 0.124 (t tables: p = 0.1
-        // at 1.943 and p = 0.2 at 1.440 for 6 df).
-        let p = welch_p(
-            &[8.5, 9.5, 10.0, 10.5, 11.5],
-            &[9.0, 11.0, 12.0, 13.0, 15.0],
-        )
-        .unwrap();
-        assert!((p - 0.124).abs() < 0.003, "{p}");
-        assert_eq!(welch_p(&[1.0], &[2.0, 3.0]), None);
-        assert_eq!(welch_p(&[5.0, 5.0], &[5.0, 5.0]), Some(1.0));
-        assert_eq!(welch_p(&[5.0, 5.0], &[6.0, 6.0]), Some(0.0));
     }
 }
