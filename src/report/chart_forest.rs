@@ -30,7 +30,35 @@ pub(crate) struct Forest {
 
 /// The least width of the label column.
 const FOREST_LEFT: f64 = 250.0;
+/// The widest a label's line may be before it wraps at a space (a wider word widens the
+/// column instead).
+const LABEL_MAX: f64 = 330.0;
 const FOREST_ROW: f64 = 26.0;
+/// The height of a label's line.
+const LINE: f64 = 13.0;
+
+/// `label` broken at spaces into lines no wider than [`LABEL_MAX`] (a longer word on a
+/// line of its own); every line but the last keeps its trailing space, so that the lines
+/// joined are the label.
+fn wrap(label: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in label.split(' ') {
+        let next = if cur.is_empty() {
+            word.to_string()
+        } else {
+            format!("{cur} {word}")
+        };
+        if !cur.is_empty() && text_width(&next, 12.0) > LABEL_MAX {
+            lines.push(cur + " ");
+            cur = word.to_string();
+        } else {
+            cur = next;
+        }
+    }
+    lines.push(cur);
+    lines
+}
 /// The plot area's width right of the labels: a forest plot spans the page, wider than the
 /// other charts, so its text keeps its size.
 const PLOT_W: f64 = 750.0;
@@ -56,15 +84,19 @@ pub(crate) fn text_width(s: &str, size: f64) -> f64 {
 
 /// Renders a forest plot.
 pub(crate) fn forest(c: &Forest) -> String {
-    // The label column fits the longest label (right-aligned at left − 8, from x = 8).
-    let left = c
-        .rows
+    // The label column fits the longest line of a label (right-aligned at left − 8, from
+    // x = 8); a row is as tall as the label with the most lines.
+    let labels: Vec<Vec<String>> = c.rows.iter().map(|(n, _)| wrap(n)).collect();
+    let left = labels
         .iter()
-        .map(|(n, _)| text_width(n, 12.0) + 16.0)
+        .flatten()
+        .map(|l| text_width(l.trim_end(), 12.0) + 16.0)
         .fold(FOREST_LEFT, f64::max)
         .ceil();
     let fw = left + PLOT_W;
-    let h = TOP + FOREST_ROW * c.rows.len().max(1) as f64 + BOTTOM - 4.0
+    let lines = labels.iter().map(Vec::len).max().unwrap_or(1);
+    let row_h = FOREST_ROW.max(LINE * lines as f64 + 8.0);
+    let h = TOP + row_h * c.rows.len().max(1) as f64 + BOTTOM - 4.0
         + LEGEND_ROW * legend_places(&c.groups).last().map_or(0, |p| p.1) as f64;
     let mut out = String::new();
     let _ = write!(
@@ -83,7 +115,7 @@ pub(crate) fn forest(c: &Forest) -> String {
         .chain([0.8, 1.25]);
     let x = Axis::new(vals, true, left, fw - RIGHT, false);
     // Ticks: a decade axis is too coarse for ratios; mark 1/2, 1/1.25, 1, 1.25, 2, ….
-    let bottom = TOP + FOREST_ROW * c.rows.len().max(1) as f64;
+    let bottom = TOP + row_h * c.rows.len().max(1) as f64;
     let data_lo = c
         .rows
         .iter()
@@ -104,18 +136,29 @@ pub(crate) fn forest(c: &Forest) -> String {
     forest_ticks(&mut out, &x, bottom);
     let n_grp = c.groups.len().max(1) as f64;
     for (ri, (name, es)) in c.rows.iter().enumerate() {
-        let y0 = TOP + FOREST_ROW * ri as f64;
+        let y0 = TOP + row_h * ri as f64;
+        let lx = left - 8.0;
+        // The lines centred on the row.
+        let n_lines = labels[ri].len() as f64;
+        let ly = y0 + row_h / 2.0 + 4.0 - LINE * (n_lines - 1.0) / 2.0;
         let _ = write!(
             out,
-            r#"<g class="forest-row" data-test="{n}"><text class="row-label" x="{lx}" y="{ly:.1}" text-anchor="end">{n}</text>"#,
+            r#"<g class="forest-row" data-test="{n}"><text class="row-label" x="{lx}" y="{ly:.1}" text-anchor="end">"#,
             n = esc(name),
-            lx = left - 8.0,
-            ly = y0 + FOREST_ROW / 2.0 + 4.0
         );
+        for (li, l) in labels[ri].iter().enumerate() {
+            let _ = write!(
+                out,
+                r#"<tspan x="{lx}" y="{y:.1}">{l}</tspan>"#,
+                y = ly + LINE * li as f64,
+                l = esc(l)
+            );
+        }
+        out.push_str("</text>");
         for e in es {
             let gi = c.groups.iter().position(|g| *g == e.group).unwrap_or(0);
             let col = PALETTE[gi % PALETTE.len()];
-            let y = y0 + FOREST_ROW * (gi as f64 + 1.0) / (n_grp + 1.0);
+            let y = y0 + row_h * (gi as f64 + 1.0) / (n_grp + 1.0);
             if e.lo.is_finite() && e.hi.is_finite() {
                 let _ = write!(
                     out,
@@ -187,5 +230,37 @@ fn forest_ticks(out: &mut String, x: &Axis, bottom: f64) {
             sw = if t == 1.0 { 1.5 } else { 1.0 },
             ty = bottom + 16.0,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_labels_wrap_and_widen_the_column() {
+        let long = "randwrite bs=4k qd=32 jobs=1 direct data=compressible 98% (zerofill/4k), \
+                    write latency";
+        let lines = wrap(long);
+        assert!(lines.len() >= 2, "{lines:?}");
+        assert_eq!(lines.concat(), long, "the lines joined are the label");
+        assert!(
+            lines
+                .iter()
+                .all(|l| text_width(l.trim_end(), 12.0) <= LABEL_MAX)
+        );
+        assert_eq!(wrap("read bs=4k"), ["read bs=4k"]);
+        // A word wider than the limit stays whole and widens the column.
+        let word = "x".repeat(80);
+        let svg = forest(&Forest {
+            title: "t".into(),
+            x_label: "x".into(),
+            groups: vec!["B".into()],
+            rows: vec![(word.clone(), Vec::new()), ("short".into(), Vec::new())],
+        });
+        let left = text_width(&word, 12.0) + 16.0;
+        assert!(left > FOREST_LEFT);
+        let lx = format!(r#"<tspan x="{}""#, left.ceil() - 8.0);
+        assert!(svg.contains(&lx), "{svg}");
     }
 }
