@@ -137,24 +137,12 @@ pub(crate) fn forest(c: &Forest) -> String {
     let n_grp = c.groups.len().max(1) as f64;
     for (ri, (name, es)) in c.rows.iter().enumerate() {
         let y0 = TOP + row_h * ri as f64;
-        let lx = left - 8.0;
-        // The lines centred on the row.
-        let n_lines = labels[ri].len() as f64;
-        let ly = y0 + row_h / 2.0 + 4.0 - LINE * (n_lines - 1.0) / 2.0;
         let _ = write!(
             out,
-            r#"<g class="forest-row" data-test="{n}"><text class="row-label" x="{lx}" y="{ly:.1}" text-anchor="end">"#,
-            n = esc(name),
+            r#"<g class="forest-row" data-test="{n}">"#,
+            n = esc(name)
         );
-        for (li, l) in labels[ri].iter().enumerate() {
-            let _ = write!(
-                out,
-                r#"<tspan x="{lx}" y="{y:.1}">{l}</tspan>"#,
-                y = ly + LINE * li as f64,
-                l = esc(l)
-            );
-        }
-        out.push_str("</text>");
+        row_label(&mut out, &labels[ri], left - 8.0, y0 + row_h / 2.0 + 4.0);
         for e in es {
             let gi = c.groups.iter().position(|g| *g == e.group).unwrap_or(0);
             let col = PALETTE[gi % PALETTE.len()];
@@ -208,6 +196,24 @@ pub(crate) fn forest(c: &Forest) -> String {
         r#"<g transform="translate(0 {shift:.1})">{leg}</g></svg>"#
     );
     out
+}
+
+/// A row's label, its lines right-aligned at `x` and centred on `y`.
+fn row_label(out: &mut String, lines: &[String], x: f64, y: f64) {
+    let top = y - LINE * (lines.len() as f64 - 1.0) / 2.0;
+    let _ = write!(
+        out,
+        r#"<text class="row-label" x="{x}" y="{top:.1}" text-anchor="end">"#
+    );
+    for (i, l) in lines.iter().enumerate() {
+        let _ = write!(
+            out,
+            r#"<tspan x="{x}" y="{y:.1}">{l}</tspan>"#,
+            y = top + LINE * i as f64,
+            l = esc(l)
+        );
+    }
+    out.push_str("</text>");
 }
 
 /// The forest plot's ratio ticks: 1 first, then others only where they leave room for
