@@ -39,7 +39,8 @@ pub enum Command {
     /// Turn results (iomark's, or fio's JSON output) into tables and an HTML report.
     Report(ReportArgs),
     /// Compare results side by side: ratios to the first, and whether each difference is
-    /// significant (Welch's t-test over the repetitions).
+    /// significant (Welch's t-test on the logs of the repetitions; latencies direction by
+    /// direction).
     Compare(CompareArgs),
     /// Run a whole study: quick, corners, compress, qd, bs, cache, steady, wsat, or matrix
     /// FILE.toml.

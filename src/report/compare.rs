@@ -1,13 +1,18 @@
 //! Comparing results: runs of several documents matched by their parameters, side by side,
 //! with the ratio to the first document (and its 95% interval) and whether each
-//! difference is significant (Welch's t-test over the repetitions, p < 0.05), for IOPS,
-//! MB/s and p50/p99 latency; and what else differs between paired runs. Pure math and matching; the
-//! tables and formats live in `tables.rs`, `export.rs` and `html/`; no formatting here.
+//! difference is significant (Welch's t-test on the logs of the repetitions' values, see
+//! `compare_stats.rs`), for IOPS, MB/s and p50/p99 latency (each direction of a mix with
+//! itself); and what else differs between paired runs. Matching and labels; the
+//! statistics live in `compare_stats.rs`, the tables and formats in `tables.rs`,
+//! `export.rs` and `html/`; no formatting here.
 
 use serde::Serialize;
 
-use crate::results::schema::{Document, Repetition, Run};
+use crate::report::compare_stats::estimate;
+use crate::results::schema::{DirStats, Document, Repetition, Run};
 use crate::results::stats::Spread;
+use differs::differences;
+pub(crate) use differs::labels;
 
 /// The parameters two runs must share to be compared: pattern, mix, block size, queue
 /// depth, jobs, direct or buffered, and the data written. Not the target, the engine or
@@ -37,7 +42,7 @@ pub(crate) fn run_key(run: &Run) -> String {
 pub(crate) enum Verdict {
     /// This is the first document's value.
     Baseline,
-    /// Welch's t-test: p < 0.05.
+    /// Welch's t-test on the logs: p < 0.05, the ratio's interval excludes 1.
     Significant {
         p: f64,
     },
@@ -69,7 +74,7 @@ fn fmt_p(p: f64) -> String {
 }
 
 /// The figures a comparison tests, each on its own: total IOPS, total MB/s, and the
-/// p50 and p99 latency of the direction that did most of the I/O.
+/// p50 and p99 latency of each direction the workload has (see [`Direction`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Figure {
@@ -80,13 +85,6 @@ pub(crate) enum Figure {
 }
 
 impl Figure {
-    pub(crate) const ALL: [Figure; 4] = [
-        Figure::Iops,
-        Figure::BwBytes,
-        Figure::LatP50Ns,
-        Figure::LatP99Ns,
-    ];
-
     /// The figure's name in tables and charts.
     pub(crate) fn label(self) -> &'static str {
         match self {
@@ -111,15 +109,76 @@ impl Figure {
         matches!(self, Figure::Iops | Figure::BwBytes)
     }
 
-    /// This figure of one repetition; latencies of the direction `reads` says.
-    fn of(self, r: &Repetition, reads: bool) -> f64 {
-        let d = if reads { &r.read } else { &r.write };
+    /// This figure of one repetition; latencies of direction `d` (reads when `None`).
+    fn of(self, r: &Repetition, d: Option<Direction>) -> f64 {
+        let s = d.unwrap_or(Direction::Read).of(r);
         match self {
-            Figure::Iops => r.read.iops + r.write.iops,
+            Figure::Iops => r.read.iops + r.write.iops + r.trim.iops,
             Figure::BwBytes => r.read.bw_bytes + r.write.bw_bytes,
-            Figure::LatP50Ns => d.lat_ns.p50 as f64,
-            Figure::LatP99Ns => d.lat_ns.p99 as f64,
+            Figure::LatP50Ns => s.lat_ns.p50 as f64,
+            Figure::LatP99Ns => s.lat_ns.p99 as f64,
         }
+    }
+}
+
+/// The direction a latency figure is of. A pair is always compared direction by
+/// direction: which one did most I/O changes from file to file on a 50/50 mix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Direction {
+    Read,
+    Write,
+    Trim,
+}
+
+impl Direction {
+    /// Its name in tables and charts.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+            Direction::Trim => "trim",
+        }
+    }
+
+    fn of(self, r: &Repetition) -> &DirStats {
+        match self {
+            Direction::Read => &r.read,
+            Direction::Write => &r.write,
+            Direction::Trim => &r.trim,
+        }
+    }
+
+    /// The directions a run of `spec` has latencies of, by its pattern and mix (not by
+    /// what it happened to do most): reads, writes, or both for a mix; trims (and writes
+    /// for `trimwrite`).
+    pub(crate) fn all_of(spec: &crate::plan::spec::Spec) -> Vec<Direction> {
+        let mut out = Vec::new();
+        if spec.rw.trims() {
+            if spec.rw.writes_data() {
+                out.push(Direction::Write);
+            }
+            out.push(Direction::Trim);
+            return out;
+        }
+        if spec.reads() {
+            out.push(Direction::Read);
+        }
+        if spec.writes() {
+            out.push(Direction::Write);
+        }
+        out
+    }
+
+    /// The one direction that stands for a run of `spec` (a cell's `lat_p50_ns` and
+    /// `lat_p99_ns`): the larger share of a mix, reads on a 50/50 one; writes for
+    /// `trimwrite`.
+    pub(crate) fn main_of(spec: &crate::plan::spec::Spec) -> Direction {
+        let all = Direction::all_of(spec);
+        if spec.rw.is_mixed() && all.len() == 2 && spec.rwmixread < 50 {
+            return Direction::Write;
+        }
+        all.first().copied().unwrap_or(Direction::Read)
     }
 }
 
@@ -127,13 +186,29 @@ impl Figure {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Test {
     pub figure: Figure,
+    /// The direction of a latency figure (the same on both sides of a pair); absent for
+    /// IOPS and MB/s, which are totals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
     pub spread: Spread,
-    /// Mean over the baseline's mean; `null` when the baseline's mean is 0.
+    /// The geometric mean over the baseline's (the arithmetic means' ratio when a value is
+    /// 0); `null` when the baseline's is 0.
     pub ratio: Option<f64>,
-    /// The 95% confidence interval of the ratio (from the log ratio's standard error,
-    /// Welch–Satterthwaite degrees of freedom); `null` without two repetitions a side.
+    /// The 95% confidence interval of the ratio: Welch's interval of the difference of
+    /// the mean logs, exponentiated; `null` without two repetitions a side or with a
+    /// value of 0.
     pub ratio_ci95: Option<[f64; 2]>,
     pub verdict: Verdict,
+}
+
+impl Test {
+    /// The test's name in tables and charts: "IOPS", "p99 µs read".
+    pub(crate) fn label(&self) -> String {
+        match self.direction {
+            Some(d) => format!("{} {}", self.figure.label(), d.label()),
+            None => self.figure.label().into(),
+        }
+    }
 }
 
 /// One document's figures for one matched run.
@@ -146,25 +221,54 @@ pub(crate) struct Cell {
     pub lat_p99_ns: Spread,
     /// What `lat_p99_ns` measures: `lat` (submission to completion) or fio's `clat`.
     pub latency_kind: crate::results::schema::LatencyKind,
-    /// Mean IOPS over the baseline's (the first document that has this run); `null` when
-    /// the baseline measured no IOPS.
+    /// The direction of `lat_p50_ns` and `lat_p99_ns`, by the workload (the larger share
+    /// of a mix, reads on a 50/50 one), the same on both sides; `tests` has every
+    /// direction's.
+    pub latency_direction: Direction,
+    /// IOPS over the baseline's (the first document that has this run; geometric means,
+    /// as `tests[0].ratio`); `null` when the baseline measured no IOPS.
     pub ratio: Option<f64>,
     /// Figures from repetitions that did not complete (no complete one existed).
     pub incomplete: bool,
     /// Welch's test on IOPS (the same as `tests[0].verdict`).
     pub verdict: Verdict,
-    /// Every figure against the baseline: IOPS, MB/s, p50, p99.
+    /// Every figure against the baseline: IOPS, MB/s, then p50 and p99 of each direction
+    /// (reads, writes, trims, those the workload has).
     pub tests: Vec<Test>,
     /// How this run differs from the baseline's beyond what is compared (span, runtime,
-    /// data): the figures may not be comparable.
+    /// data, targets, offset, …): the figures may not be comparable.
     pub differs: Vec<String>,
+}
+
+impl Cell {
+    /// The test of figure `f` in direction `d`.
+    pub(crate) fn test(&self, f: Figure, d: Option<Direction>) -> Option<&Test> {
+        self.tests
+            .iter()
+            .find(|t| t.figure == f && t.direction == d)
+    }
 }
 
 /// One matched run across documents (`None` where a document has no such run).
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Row {
+    /// The run's parameters ([`run_key`]), and what tells it from other runs of its
+    /// document with the same ones (a study's point, the data, …; see [`labels`]).
     pub key: String,
     pub cells: Vec<Option<Cell>>,
+}
+
+impl Row {
+    /// The figures and directions this row tests, in order (every cell has the same: the
+    /// pattern and the mix are part of the key).
+    pub(crate) fn tests(&self) -> Vec<(Figure, Option<Direction>)> {
+        self.cells
+            .iter()
+            .flatten()
+            .next()
+            .map(|c| c.tests.iter().map(|t| (t.figure, t.direction)).collect())
+            .unwrap_or_default()
+    }
 }
 
 /// The `tool` of a comparison document.
@@ -199,175 +303,75 @@ fn used_reps(run: &Run) -> (Vec<&Repetition>, bool) {
 }
 
 /// A figure of each repetition of a run that counts.
-fn samples(run: &Run, f: Figure) -> Vec<f64> {
-    let reads = std::ptr::eq(run.summary.main(), &run.summary.read);
-    used_reps(run).0.iter().map(|r| f.of(r, reads)).collect()
+fn samples(run: &Run, f: Figure, d: Option<Direction>) -> Vec<f64> {
+    used_reps(run).0.iter().map(|r| f.of(r, d)).collect()
 }
 
-/// The 95% interval of mean(b) / mean(a): exp(ln r ± t·se), with se² the sum of the
-/// squared relative standard errors (the delta method) and Welch–Satterthwaite degrees of
-/// freedom. `None` with fewer than two values a side or a mean of 0.
-pub(crate) fn ratio_ci95(a: &[f64], b: &[f64]) -> Option<[f64; 2]> {
-    if a.len() < 2 || b.len() < 2 {
-        return None;
-    }
-    let (sa, sb) = (Spread::of(a), Spread::of(b));
-    if sa.mean <= 0.0 || sb.mean <= 0.0 {
-        return None;
-    }
-    let va = (sa.stddev / sa.mean).powi(2) / a.len() as f64;
-    let vb = (sb.stddev / sb.mean).powi(2) / b.len() as f64;
-    let r = sb.mean / sa.mean;
-    let se2 = va + vb;
-    if se2 == 0.0 {
-        return Some([r, r]);
-    }
-    let df = se2.powi(2) / (va.powi(2) / (a.len() - 1) as f64 + vb.powi(2) / (b.len() - 1) as f64);
-    use statrs::distribution::{ContinuousCDF, StudentsT};
-    let t = StudentsT::new(0.0, 1.0, df).map_or(f64::INFINITY, |d| d.inverse_cdf(0.975));
-    let h = t * se2.sqrt();
-    Some([r * (-h).exp(), r * h.exp()])
-}
-
-fn test(run: &Run, base: Option<&Run>, f: Figure) -> Test {
-    let x = samples(run, f);
+fn test(run: &Run, base: Option<&Run>, f: Figure, d: Option<Direction>) -> Test {
+    let x = samples(run, f, d);
     let spread = Spread::of(&x);
     let Some(b) = base else {
         return Test {
             figure: f,
+            direction: d,
             spread,
             ratio: Some(1.0),
             ratio_ci95: None,
             verdict: Verdict::Baseline,
         };
     };
-    let y = samples(b, f);
-    let bm = Spread::of(&y).mean;
-    let verdict = match welch_p(&y, &x) {
-        None => Verdict::NotEnoughRepetitions,
-        Some(p) if p < 0.05 => Verdict::Significant { p },
-        Some(p) => Verdict::NotSignificant { p },
+    let e = estimate(&samples(b, f, d), &x);
+    let verdict = match (e.significant(), e.p) {
+        (Some(true), Some(p)) => Verdict::Significant { p },
+        (Some(false), Some(p)) => Verdict::NotSignificant { p },
+        _ => Verdict::NotEnoughRepetitions,
     };
     Test {
         figure: f,
+        direction: d,
         spread,
-        ratio: (bm > 0.0).then(|| spread.mean / bm),
-        ratio_ci95: ratio_ci95(&y, &x),
+        ratio: e.ratio,
+        ratio_ci95: e.ci95,
         verdict,
     }
 }
 
-/// What differs between a run and its baseline beyond the compared parameters: the span,
-/// the runtime (or size-based against timed), the data written, the amount moved, and the
-/// settings of [`workload`] (a rate cap, think time, the offsets' distribution, syncs, and
-/// fio's `clat` against iomark's `lat`).
-fn differences(run: &Run, base: &Run) -> Vec<String> {
-    let mut out = Vec::new();
-    let size = crate::units::fmt_size;
-    if run.target.span_bytes != base.target.span_bytes {
-        out.push(format!(
-            "span {} vs {}",
-            size(run.target.span_bytes),
-            size(base.target.span_bytes)
-        ));
-    }
-    let rt = |r: &Run| {
-        r.spec
-            .runtime_s
-            .map_or("size-based".to_string(), |s| format!("{s}s"))
-    };
-    if rt(run) != rt(base) {
-        out.push(format!("runtime {} vs {}", rt(run), rt(base)));
-    }
-    if run.spec.data != base.spec.data {
-        out.push(format!(
-            "data {} vs {}",
-            run.spec.data.describe(),
-            base.spec.data.describe()
-        ));
-    }
-    if run.spec.runtime_s.is_none() && run.spec.io_size != base.spec.io_size {
-        let io = |r: &Run| r.spec.io_size.map_or("the span".to_string(), size);
-        out.push(format!("I/O size {} vs {}", io(run), io(base)));
-    }
-    for ((what, a), (_, b)) in workload(run).into_iter().zip(workload(base)) {
-        if a != b {
-            out.push(format!("{what} {a} vs {b}"));
-        }
-    }
-    out
-}
-
-/// The settings that shape a run's I/O beyond `run_key` and change its figures when they
-/// differ (a rate cap, think time, where random offsets fall, syncs), and what its latency
-/// figures measure; as (name, value) in a fixed order, each as a reader would write it.
-fn workload(run: &Run) -> [(&'static str, String); 7] {
-    let s = &run.spec;
-    let none = || "none".to_string();
-    let writes = s.writes();
-    [
-        (
-            "rate",
-            s.rate_bps
-                .map_or_else(none, |b| format!("{}/s", crate::units::fmt_size(b))),
-        ),
-        ("IOPS cap", s.rate_iops.map_or_else(none, |n| n.to_string())),
-        (
-            "think time",
-            s.thinktime_us.map_or_else(none, |us| {
-                format!("{us} µs every {} I/Os", s.thinktime_blocks.unwrap_or(1))
-            }),
-        ),
-        (
-            "offsets",
-            if s.rw.is_random() {
-                s.random_distribution.text()
-            } else {
-                "sequential".into()
-            },
-        ),
-        (
-            "fsync",
-            match (writes, s.fsync, s.end_fsync) {
-                (false, ..) | (true, 0, false) => none(),
-                (true, 0, true) => "at the end".into(),
-                (true, n, end) => format!(
-                    "every {n} writes{}",
-                    if end { " and at the end" } else { "" }
-                ),
-            },
-        ),
-        (
-            "sync mode",
-            match s.engine_opts.sync_mode {
-                crate::plan::engine::SyncMode::None => none(),
-                crate::plan::engine::SyncMode::Sync => "O_SYNC".into(),
-                crate::plan::engine::SyncMode::Dsync => "O_DSYNC".into(),
-            },
-        ),
-        ("latency", run.latency_kind.label().into()),
-    ]
-}
-
 fn cell(run: &Run, base: Option<&Run>) -> Cell {
-    let tests: Vec<Test> = Figure::ALL.iter().map(|&f| test(run, base, f)).collect();
+    // The directions by the workload: the baseline's pattern and mix are this run's.
+    let dirs = Direction::all_of(&run.spec);
+    let main = Direction::main_of(&run.spec);
+    let mut tests = vec![
+        test(run, base, Figure::Iops, None),
+        test(run, base, Figure::BwBytes, None),
+    ];
+    for f in [Figure::LatP50Ns, Figure::LatP99Ns] {
+        tests.extend(dirs.iter().map(|&d| test(run, base, f, Some(d))));
+    }
+    let main_test = |f: Figure| {
+        tests
+            .iter()
+            .find(|t| t.figure == f && t.direction == Some(main))
+            .map_or_else(|| Spread::of(&samples(run, f, Some(main))), |t| t.spread)
+    };
     Cell {
         run: run.name.clone(),
         iops: tests[0].spread,
         bw_bytes: tests[1].spread,
-        lat_p50_ns: tests[2].spread,
-        lat_p99_ns: tests[3].spread,
+        lat_p50_ns: main_test(Figure::LatP50Ns),
+        lat_p99_ns: main_test(Figure::LatP99Ns),
         ratio: tests[0].ratio,
         incomplete: used_reps(run).1,
         verdict: tests[0].verdict,
         differs: base.map(|b| differences(run, b)).unwrap_or_default(),
         latency_kind: run.latency_kind,
+        latency_direction: main,
         tests,
     }
 }
 
-/// Matches the runs of `docs` by [`run_key`], in the first document's order, then the
-/// runs only later documents have.
+/// Matches the runs of `docs`, in the first document's order, then the runs only later
+/// documents have: a run pairs with the first unused run of another document with the
+/// same label ([`labels`]), else with the same [`run_key`].
 pub fn compare(docs: &[(String, Document)]) -> Comparison {
     // A run without figures (a fio job iomark cannot represent) has nothing to compare.
     let mut used: Vec<Vec<bool>> = docs
@@ -379,6 +383,7 @@ pub fn compare(docs: &[(String, Document)]) -> Comparison {
                 .collect()
         })
         .collect();
+    let labels: Vec<Vec<String>> = docs.iter().map(|(_, d)| labels(d)).collect();
     let mut rows = Vec::new();
     for di in 0..docs.len() {
         for ri in 0..docs[di].1.runs.len() {
@@ -386,13 +391,18 @@ pub fn compare(docs: &[(String, Document)]) -> Comparison {
                 continue;
             }
             let key = run_key(&docs[di].1.runs[ri]);
+            let label = &labels[di][ri];
             let mut picks: Vec<Option<usize>> = vec![None; docs.len()];
             for (dj, (_, d)) in docs.iter().enumerate().skip(di) {
-                picks[dj] = d
-                    .runs
-                    .iter()
-                    .enumerate()
-                    .position(|(k, r)| !used[dj][k] && run_key(r) == key);
+                let free = |k: &usize| !used[dj][*k];
+                picks[dj] = (0..d.runs.len())
+                    .filter(free)
+                    .find(|&k| labels[dj][k] == *label)
+                    .or_else(|| {
+                        (0..d.runs.len())
+                            .filter(free)
+                            .find(|&k| run_key(&d.runs[k]) == key)
+                    });
             }
             for (dj, p) in picks.iter().enumerate() {
                 if let Some(k) = p {
@@ -416,7 +426,10 @@ pub fn compare(docs: &[(String, Document)]) -> Comparison {
                     })
                 })
                 .collect();
-            rows.push(Row { key, cells });
+            rows.push(Row {
+                key: label.clone(),
+                cells,
+            });
         }
     }
     Comparison {
@@ -426,112 +439,5 @@ pub fn compare(docs: &[(String, Document)]) -> Comparison {
     }
 }
 
-/// Two-sided p-value of Welch's unequal-variances t-test (Welch 1947, "The generalization
-/// of 'Student's' problem when several different population variances are involved";
-/// degrees of freedom by the Welch–Satterthwaite equation). `None` when either side has
-/// fewer than two values.
-pub(crate) fn welch_p(a: &[f64], b: &[f64]) -> Option<f64> {
-    if a.len() < 2 || b.len() < 2 {
-        return None;
-    }
-    let (sa, sb) = (Spread::of(a), Spread::of(b));
-    let (va, vb) = (
-        sa.stddev.powi(2) / a.len() as f64,
-        sb.stddev.powi(2) / b.len() as f64,
-    );
-    let se2 = va + vb;
-    if se2 == 0.0 {
-        return Some(if sa.mean == sb.mean { 1.0 } else { 0.0 });
-    }
-    let t = (sa.mean - sb.mean) / se2.sqrt();
-    let df = se2.powi(2) / (va.powi(2) / (a.len() - 1) as f64 + vb.powi(2) / (b.len() - 1) as f64);
-    Some(student_two_sided_p(t, df))
-}
-
-/// P(|T| ≥ |t|) for Student's t with `df` degrees of freedom (`statrs`' survival
-/// function; 1 when `df` is not a valid number of degrees of freedom).
-pub(crate) fn student_two_sided_p(t: f64, df: f64) -> f64 {
-    use statrs::distribution::{ContinuousCDF, StudentsT};
-    match StudentsT::new(0.0, 1.0, df) {
-        Ok(d) => (2.0 * d.sf(t.abs())).clamp(0.0, 1.0),
-        Err(_) => 1.0,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn student_p_values_match_tables() {
-        // Two-sided critical values: p = 0.05 at t(0.975, df).
-        for (df, t) in [(1.0, 12.706), (5.0, 2.571), (10.0, 2.228), (30.0, 2.042)] {
-            let p = student_two_sided_p(t, df);
-            assert!((p - 0.05).abs() < 2e-4, "df {df}: p {p}");
-        }
-        assert!((student_two_sided_p(0.0, 7.0) - 1.0).abs() < 1e-12);
-        // p = 0.01 at t = 3.169 with 10 degrees of freedom.
-        assert!((student_two_sided_p(3.169, 10.0) - 0.01).abs() < 2e-4);
-    }
-
-    #[test]
-    fn runs_paired_despite_a_rate_cap_or_think_time_say_so() {
-        use crate::plan::distribution::Distribution;
-        use crate::plan::spec::Rw;
-        use crate::results::testdoc::run;
-        let base = run(Rw::RandRead, 8, &[1000.0, 1010.0], None);
-        let same = run(Rw::RandRead, 8, &[500.0, 510.0], None);
-        assert_eq!(differences(&same, &base), Vec::<String>::new());
-        let mut capped = same.clone();
-        capped.spec.rate_iops = Some(5000);
-        capped.spec.thinktime_us = Some(100);
-        capped.spec.thinktime_blocks = Some(4);
-        capped.spec.random_distribution = Distribution::Zipf(1.2, None);
-        capped.latency_kind = crate::results::schema::LatencyKind::Clat;
-        assert_eq!(run_key(&capped), run_key(&base), "still paired");
-        assert_eq!(
-            differences(&capped, &base),
-            [
-                "IOPS cap 5000 vs none",
-                "think time 100 µs every 4 I/Os vs none",
-                "offsets zipf:1.2 vs random",
-                "latency clat vs lat",
-            ]
-        );
-        // Syncs count only for runs that write.
-        let mut w = run(Rw::RandWrite, 8, &[1000.0], None);
-        let base_w = w.clone();
-        w.spec.fsync = 1;
-        w.spec.end_fsync = true;
-        w.spec.engine_opts.sync_mode = crate::plan::engine::SyncMode::Dsync;
-        w.spec.rate_bps = Some(1 << 20);
-        assert_eq!(
-            differences(&w, &base_w),
-            [
-                "rate 1 MiB/s vs none",
-                "fsync every 1 writes and at the end vs none",
-                "sync mode O_DSYNC vs none",
-            ]
-        );
-        let mut r = base.clone();
-        r.spec.fsync = 1;
-        assert_eq!(differences(&r, &base), Vec::<String>::new());
-    }
-
-    #[test]
-    fn welch_by_hand() {
-        // a: mean 10, variance 1.25; b: mean 12, variance 5 (n = 5 each).
-        // se² = 1.25/5 + 5/5 = 1.25, t = −2/√1.25 = −1.789, df = 1.5625 / (0.0625/4 + 1/4)
-        // = 5.88; the two-sided p for |t| = 1.789 at 5.88 df is 0.124 (t tables: p = 0.1
-        // at 1.943 and p = 0.2 at 1.440 for 6 df).
-        let p = welch_p(
-            &[8.5, 9.5, 10.0, 10.5, 11.5],
-            &[9.0, 11.0, 12.0, 13.0, 15.0],
-        )
-        .unwrap();
-        assert!((p - 0.124).abs() < 0.003, "{p}");
-        assert_eq!(welch_p(&[1.0], &[2.0, 3.0]), None);
-        assert_eq!(welch_p(&[5.0, 5.0], &[5.0, 5.0]), Some(1.0));
-        assert_eq!(welch_p(&[5.0, 5.0], &[6.0, 6.0]), Some(0.0));
-    }
-}
+#[path = "compare_differs.rs"]
+mod differs;

@@ -49,10 +49,11 @@ fn verdict_cell(c: &CmpCell, t: &Test) -> Cell {
     }
 }
 
-/// One matched run of a comparison: a row per figure and document (file tag, figure,
-/// mean, sd, ratio to the baseline with its 95% interval, Welch's verdict), and a note
-/// per document whose run differs from the baseline's in span, runtime or data. Narrow
-/// enough for a terminal: the files are named by tag (A, B, …), the run by a heading.
+/// One matched run of a comparison: a row per test (figure, and a latency's direction) and
+/// document (file tag, test, mean, sd, ratio to the baseline with its 95% interval,
+/// Welch's verdict), and a note per document whose run differs from the baseline's in
+/// span, runtime, data, …. Narrow enough for a terminal: the files are named by tag (A,
+/// B, …), the run by a heading.
 pub(crate) fn comparison_row(c: &Comparison, row: &Row) -> (Table, Vec<String>) {
     let mut t = Table::new([
         "file",
@@ -64,7 +65,7 @@ pub(crate) fn comparison_row(c: &Comparison, row: &Row) -> (Table, Vec<String>) 
     ]);
     let mut notes = Vec::new();
     let base = row.cells.iter().position(Option::is_some).unwrap_or(0);
-    for (fi, f) in Figure::ALL.iter().enumerate() {
+    for (fi, (f, d)) in row.tests().into_iter().enumerate() {
         for (di, cell) in row.cells.iter().enumerate() {
             let Some(cell) = cell else {
                 if fi == 0 {
@@ -76,12 +77,14 @@ pub(crate) fn comparison_row(c: &Comparison, row: &Row) -> (Table, Vec<String>) 
                 }
                 continue;
             };
-            let test = &cell.tests[fi];
+            let Some(test) = cell.test(f, d) else {
+                continue;
+            };
             t.rows.push(vec![
                 Cell::from(doc_tag(di)),
-                Cell::from(f.label()),
-                Cell::from(cmp_value(*f, test.spread.mean)),
-                Cell::from(fmt_sd(&test.spread, |v| cmp_value(*f, v))),
+                Cell::from(test.label()),
+                Cell::from(cmp_value(f, test.spread.mean)),
+                Cell::from(fmt_sd(&test.spread, |v| cmp_value(f, v))),
                 Cell::from(ratio_text(test)),
                 verdict_cell(cell, test),
             ]);
@@ -99,7 +102,7 @@ pub(crate) fn comparison_row(c: &Comparison, row: &Row) -> (Table, Vec<String>) 
 }
 
 /// The comparison as one table (CSV, HTML): a row per matched run, document and
-/// figure, with the ratio's interval in two columns; significant verdicts carry the
+/// test (figure, and a latency's direction), with the ratio's interval in two columns; significant verdicts carry the
 /// class `sig`.
 pub(crate) fn comparison(c: &Comparison) -> Table {
     let mut t = Table::new([
@@ -116,12 +119,12 @@ pub(crate) fn comparison(c: &Comparison) -> Table {
         "differs from baseline",
     ]);
     for r in &c.rows {
-        for (fi, f) in Figure::ALL.iter().enumerate() {
+        for (f, d) in r.tests() {
             for (di, cell) in r.cells.iter().enumerate() {
-                let Some(cell) = cell else {
+                let Some(test) = cell.as_ref().and_then(|x| x.test(f, d)) else {
                     continue;
                 };
-                let test = &cell.tests[fi];
+                let cell = cell.as_ref().expect("has the test");
                 let ci = |i: usize| {
                     test.ratio_ci95
                         .map_or(NONE.into(), |c| format!("{:.4}", c[i]))
@@ -129,10 +132,10 @@ pub(crate) fn comparison(c: &Comparison) -> Table {
                 t.rows.push(vec![
                     Cell::from(r.key.clone()),
                     Cell::from(c.labels[di].clone()),
-                    Cell::from(f.label()),
+                    Cell::from(test.label()),
                     Cell::from(test.spread.n.to_string()),
-                    Cell::from(cmp_value(*f, test.spread.mean)),
-                    Cell::from(fmt_sd(&test.spread, |v| cmp_value(*f, v))),
+                    Cell::from(cmp_value(f, test.spread.mean)),
+                    Cell::from(fmt_sd(&test.spread, |v| cmp_value(f, v))),
                     Cell::from(test.ratio.map_or(NONE.into(), |x| format!("{x:.4}"))),
                     Cell::from(ci(0)),
                     Cell::from(ci(1)),

@@ -74,9 +74,11 @@ pub(crate) fn comparison_markdown(c: &Comparison) -> String {
         ));
     }
     out.push_str(
-        "\nRatios are to the first file that has the run, with their 95% confidence\n\
-         intervals; each difference by Welch's t-test over the repetitions (p < 0.05).\n\
-         IOPS and MB/s are totals; latencies are those of the direction that did most I/O.\n",
+        "\nRatios are to the first file that has the run (of geometric means over the\n\
+         repetitions), with their 95% confidence intervals; a difference is significant\n\
+         when Welch's t-test on the logs of the repetitions gives p < 0.05, which is when\n\
+         the interval excludes 1. IOPS and MB/s are totals; each latency row names its\n\
+         direction, the same on both sides (a mix has a row per direction).\n",
     );
     for row in &c.rows {
         let (t, notes) = tables::comparison_row(c, row);

@@ -12,6 +12,7 @@
 
 pub(crate) mod chart;
 pub mod compare;
+pub(crate) mod compare_stats;
 pub(crate) mod compare_tables;
 pub(crate) mod export;
 pub mod fmt;

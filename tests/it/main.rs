@@ -4,6 +4,8 @@
 
 mod common;
 
+mod compare;
+
 mod bad_input;
 mod bounds;
 mod btrfs;

@@ -545,7 +545,7 @@ fn compare_every_figure_as_a_forest_of_ratios() {
             l.chars().count()
         );
     }
-    for fig in ["| IOPS |", "| MB/s |", "| p50 µs |", "| p99 µs |"] {
+    for fig in ["| IOPS |", "| MB/s |", "| p50 µs read |", "| p99 µs read |"] {
         assert_eq!(
             md.matches(fig).count(),
             2 * 2,

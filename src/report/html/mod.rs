@@ -118,20 +118,19 @@ pub(crate) fn comparison(c: &Comparison) -> String {
         .skip(1)
         .map(|(i, l)| format!("{} {l}", tables::doc_tag(i)))
         .collect();
-    let chart = |fi: usize| {
-        let f = Figure::ALL[fi];
-        let rows = c
-            .rows
-            .iter()
-            .map(|r| {
-                let base = r.cells.iter().position(Option::is_some).unwrap_or(0);
+    // A forest row per run, and per direction for a latency (labelled with it).
+    let chart = |f: Figure| {
+        let mut rows = Vec::new();
+        for r in &c.rows {
+            let base = r.cells.iter().position(Option::is_some).unwrap_or(0);
+            for (_, d) in r.tests().into_iter().filter(|(g, _)| *g == f) {
                 let es = r
                     .cells
                     .iter()
                     .enumerate()
                     .filter(|(i, _)| *i != base)
                     .filter_map(|(i, cell)| {
-                        let t = &cell.as_ref()?.tests[fi];
+                        let t = cell.as_ref()?.test(f, d)?;
                         let [lo, hi] = t.ratio_ci95.unwrap_or([f64::NAN; 2]);
                         Some(Estimate {
                             group: format!("{} {}", tables::doc_tag(i), c.labels[i]),
@@ -141,9 +140,13 @@ pub(crate) fn comparison(c: &Comparison) -> String {
                         })
                     })
                     .collect();
-                (r.key.clone(), es)
-            })
-            .collect();
+                let name = match d {
+                    Some(d) => format!("{}, {} latency", r.key, d.label()),
+                    None => r.key.clone(),
+                };
+                rows.push((name, es));
+            }
+        }
         forest(&Forest {
             title: format!("{} relative to {}", f.label(), c.labels[0]),
             x_label: format!(
@@ -187,9 +190,9 @@ pub(crate) fn comparison(c: &Comparison) -> String {
         );
     }
     let body = format!(
-        "<section id=\"comparison\"><h2>Comparison</h2><div class=\"charts\">{}{}</div>{notes}{}<p>Ratios are to <b>{}</b> (the first file that has the run), with their 95% confidence intervals. A difference is significant when Welch's t-test over the repetitions gives p &lt; 0.05, for IOPS, MB/s and p50/p99 latency each; with fewer than two repetitions on a side there is no test.</p></section>",
-        chart(0),
-        chart(3),
+        "<section id=\"comparison\"><h2>Comparison</h2><div class=\"charts\">{}{}</div>{notes}{}<p>Ratios are to <b>{}</b> (the first file that has the run), with their 95% confidence intervals (ratios of geometric means over the repetitions). A difference is significant when Welch's t-test on the logs of the repetitions' values gives p &lt; 0.05, which is exactly when the interval excludes 1, for IOPS, MB/s and p50/p99 latency each; with fewer than two repetitions on a side there is no test. IOPS and MB/s are totals; a latency is compared direction by direction (read with read, write with write), and a mix has a row per direction.</p></section>",
+        chart(Figure::Iops),
+        chart(Figure::LatP99Ns),
         tables::comparison(c).html("comparison"),
         esc(c.labels.first().map_or("", String::as_str))
     );
