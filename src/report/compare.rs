@@ -373,13 +373,17 @@ fn cell(run: &Run, base: Option<&Run>) -> Cell {
 /// documents have: a run pairs with the first unused run of another document with the
 /// same label ([`labels`]), else with the same [`run_key`].
 pub fn compare(docs: &[(String, Document)]) -> Comparison {
-    // A run without figures (a fio job iomark cannot represent) has nothing to compare.
+    // A run without figures (a fio job iomark cannot represent, a run stopped before its
+    // first repetition was measured) has nothing to compare: it pairs with nothing.
     let mut used: Vec<Vec<bool>> = docs
         .iter()
         .map(|(_, d)| {
             d.runs
                 .iter()
-                .map(|r| r.status == crate::results::schema::Status::Unsupported)
+                .map(|r| {
+                    r.status == crate::results::schema::Status::Unsupported
+                        || r.repetitions.is_empty()
+                })
                 .collect()
         })
         .collect();

@@ -70,7 +70,7 @@ pub(crate) fn comparison_row(c: &Comparison, row: &Row) -> (Table, Vec<String>) 
             let Some(cell) = cell else {
                 if fi == 0 {
                     notes.push(format!(
-                        "{} ({}) has no such run",
+                        "{} ({}) has no measured run like it",
                         doc_tag(di),
                         c.labels[di]
                     ));

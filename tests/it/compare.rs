@@ -432,3 +432,26 @@ fn d_labels_tell_runs_apart_and_fit() {
     }
     assert!(n >= 30, "{n} labels measured");
 }
+
+/// A run stopped before its first repetition was measured (Ctrl-C during --ramp) has no
+/// figures: it pairs with nothing, and the note says so, where it was compared as 0 IOPS
+/// ("ratio 0.000").
+#[test]
+fn a_run_with_nothing_measured_is_no_figure() {
+    let dir = tmp();
+    let d = dir.path();
+    let a = null_doc(d, "randread", "1");
+    let mut b = a.clone();
+    b["runs"][0]["repetitions"] = Value::Array(Vec::new());
+    b["runs"][0]["status"] = Value::from("interrupted");
+    let files = [write_json(d, "a", &a), write_json(d, "b", &b)];
+    let cmp = compare_json(&files);
+    let cells = cmp["rows"][0]["cells"].as_array().unwrap();
+    assert!(cells[1].is_null(), "{}", cells[1]);
+    let md = compare_as(&files, "md");
+    assert!(
+        md.contains("B (b.json) has no measured run like it"),
+        "{md}"
+    );
+    assert!(!md.contains("0.000"), "{md}");
+}
