@@ -9,6 +9,8 @@ use serde_json::Value;
 
 fn steady(dev: &str, dir: &std::path::Path) -> Value {
     let out_json = dir.join("steady.json");
+    // Each call a new document (-o does not replace one that holds measurements).
+    let _ = std::fs::remove_file(&out_json);
     let out = iomark()
         .args([
             "suite",

@@ -250,6 +250,8 @@ fn short_transfers_are_resumed() {
     let how = ["--io-size", "4m", "--repeat", "1"];
     for (rw, dir) in [("randread", "read"), ("randwrite", "write")] {
         let before = fs.requests();
+        // Each run a new document (-o does not replace one that holds measurements).
+        let _ = std::fs::remove_file(results);
         let a = bench.args(rw, "psync", false, &how);
         let (out, _) = run_bounded(&a, Duration::from_secs(20));
         let err = String::from_utf8_lossy(&out.stderr);

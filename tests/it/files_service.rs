@@ -92,6 +92,8 @@ fn fio(dir: &Path, text: &str, a: &LoopDev, b: &LoopDev) -> bool {
 /// `iomark fio` on the same job file as `fio` ran.
 fn iomark_fio(dir: &Path, a: &LoopDev, b: &LoopDev) -> Value {
     let res = dir.join("r.json");
+    // Each call a new document (-o does not replace one that holds measurements).
+    let _ = std::fs::remove_file(&res);
     let out = iomark_process()
         .env("A", &a.dev)
         .env("B", &b.dev)

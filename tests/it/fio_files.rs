@@ -245,6 +245,8 @@ fn one_worker_serves_every_target_in_the_services_order() {
     let (pa, pb) = (a.dev.to_str().unwrap(), b.dev.to_str().unwrap());
     let run = |extra: &[&str]| -> (Vec<(u64, u64)>, Value) {
         let mut doc = Value::Null;
+        // Each run a new document (-o does not replace one that holds measurements).
+        let _ = std::fs::remove_file(&res);
         let w = writes_during(&[&a, &b], || {
             let out = iomark_process()
                 .args(["run", pa, pb, "--bs", "4k", "--size", "8m"])
