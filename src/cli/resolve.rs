@@ -91,7 +91,11 @@ impl SuiteArgs {
             existing,
         )?;
         if let Some(rt) = &self.round_time {
-            duration_opt("--round-time", rt)?;
+            if duration_opt("--round-time", rt)? <= 0.0 {
+                return Err(Error::usage(
+                    "--round-time must be greater than zero (examples: 30s, 1m); leave it out for rounds of 1 minute",
+                ));
+            }
             for p in planned.iter_mut().filter(|p| p.test == "round") {
                 p.opts.push(("runtime".into(), Some(rt.clone())));
             }
@@ -235,6 +239,14 @@ impl QuickArgs {
             return Err(Error::guard(format!(
                 "{} already exists; remove it or run in another directory",
                 file.display()
+            )));
+        }
+        // quick has no --bs: its sequential tests' 1 MiB blocks set the smallest file.
+        let size = size_opt("--size", &self.size)?;
+        if size < 1 << 20 {
+            return Err(Error::usage(format!(
+                "--size {} is smaller than quick's 1 MiB sequential blocks; use --size 1m or more",
+                self.size.trim()
             )));
         }
         let mut user = vec![

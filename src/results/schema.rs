@@ -511,15 +511,9 @@ impl Document {
     pub(crate) fn parse(path: &Path, text: &str) -> Result<Document> {
         let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| Error::document(format!("{} is not JSON: {e}", path.display())))?;
-        match v.get("schema").and_then(|s| s.as_str()) {
-            Some(SCHEMA) => {}
-            Some(other) => {
-                return Err(Error::document(format!(
-                    "{} has schema {other}, which this iomark ({}) cannot read; use a matching iomark version",
-                    path.display(),
-                    env!("CARGO_PKG_VERSION")
-                )));
-            }
+        match v.get("schema") {
+            Some(serde_json::Value::String(s)) if s == SCHEMA => {}
+            Some(other) => return Err(other_schema(path, other)),
             None => {
                 return Err(Error::document(format!(
                     "{} is not an iomark results document (no \"schema\" key)",
@@ -534,6 +528,26 @@ impl Document {
             ))
         })
     }
+}
+
+/// Why a document whose `"schema"` is not [`SCHEMA`] cannot be read: a newer version
+/// (`"iomark/2"`, or a bare number above 1) says so; anything else is not ours.
+fn other_schema(path: &Path, schema: &serde_json::Value) -> Error {
+    let version = match schema {
+        serde_json::Value::String(s) => s.strip_prefix("iomark/").and_then(|n| n.parse().ok()),
+        serde_json::Value::Number(n) => n.as_u64(),
+        _ => None,
+    };
+    let shown = path.display();
+    let ours = env!("CARGO_PKG_VERSION");
+    Error::document(match version {
+        Some(n) if n > 1 => format!(
+            "{shown} has schema version {schema}, newer than this iomark ({ours}) reads ({SCHEMA}); read it with a newer iomark"
+        ),
+        _ => format!(
+            "{shown} has schema {schema}, which is not an iomark schema this iomark ({ours}) reads ({SCHEMA}); give an iomark results file"
+        ),
+    })
 }
 
 /// The largest results document (iomark's or fio's) read: 256 MiB. An interval point of

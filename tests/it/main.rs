@@ -31,6 +31,7 @@ mod mpi;
 mod mpi_hosts;
 mod mpi_study;
 mod multi;
+mod named_right;
 mod new_file;
 mod output;
 mod outputs;
