@@ -178,3 +178,30 @@ fn a_newer_numeric_schema_is_said_to_be_newer() {
         .unwrap();
     assert_refused(&out, "has schema version 999, newer than this iomark");
 }
+
+#[test]
+fn matrix_options_set_twice_or_listed_twice_are_refused() {
+    let dir = tmp();
+    let f = dir.path().join("f.dat");
+    let f = f.to_str().unwrap();
+    let m = dir.path().join("m.toml");
+    let cases = [
+        (
+            "qd = 4\n[vary]\nqd = [1, 4]\n",
+            "m.toml line 1: 'qd' is set at the top level and under [vary] (line 3)",
+        ),
+        (
+            "runtime = \"1s\"\n[fixed]\nruntime = \"2s\"\n[vary]\nqd = [1, 4]\n",
+            "m.toml line 1: 'runtime' is set at the top level and under [fixed] (line 3)",
+        ),
+        ("[vary]\nqd = [1, 1]\n", "m.toml line 2: 'qd' lists 1 twice"),
+    ];
+    for (text, needle) in cases {
+        std::fs::write(&m, text).unwrap();
+        let out = iomark()
+            .args(["suite", "matrix", m.to_str().unwrap(), f, "--dry-run"])
+            .output()
+            .unwrap();
+        assert_refused(&out, needle);
+    }
+}
