@@ -225,8 +225,8 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
 }
 
 fn cmd_verify(args: &iomark::cli::VerifyArgs, stop: &StopFlag) -> Result<i32> {
-    let map = iomark::measure::verify::GenMap::load(&args.state)?;
-    let report = iomark::measure::verify::verify_target(&args.target, &map, args.buffered, stop)?;
+    let report =
+        iomark::measure::verify::load_and_verify(&args.target, &args.state, args.buffered, stop)?;
     put(&match args.json {
         true => serde_json::to_string_pretty(&report).expect("report serializes") + "\n",
         false => format!("{}: {}\n", args.target.display(), report.describe()),
