@@ -90,16 +90,7 @@ impl SuiteArgs {
             matrix.as_ref().map(|m| &m.0),
             existing,
         )?;
-        if let Some(rt) = &self.round_time {
-            if duration_opt("--round-time", rt)? <= 0.0 {
-                return Err(Error::usage(
-                    "--round-time must be greater than zero (examples: 30s, 1m); leave it out for rounds of 1 minute",
-                ));
-            }
-            for p in planned.iter_mut().filter(|p| p.test == "round") {
-                p.opts.push(("runtime".into(), Some(rt.clone())));
-            }
-        }
+        self.round_time_to(&mut planned)?;
         let matrix_src = matrix
             .as_ref()
             .map(|(_, file, text)| (file.as_str(), text.as_str()));
@@ -139,6 +130,22 @@ impl SuiteArgs {
 }
 
 impl SuiteArgs {
+    /// `--round-time`: the length of suite steady's rounds (their `--runtime`).
+    fn round_time_to(&self, planned: &mut [crate::plan::suite::PlannedRun]) -> Result<()> {
+        let Some(rt) = &self.round_time else {
+            return Ok(());
+        };
+        if duration_opt("--round-time", rt)? <= 0.0 {
+            return Err(Error::usage(
+                "--round-time must be greater than zero (examples: 30s, 1m); leave it out for rounds of 1 minute",
+            ));
+        }
+        for p in planned.iter_mut().filter(|p| p.test == "round") {
+            p.opts.push(("runtime".into(), Some(rt.clone())));
+        }
+        Ok(())
+    }
+
     /// Every target named (on the command line, else in the matrix file) and the
     /// `--targets-sweep` steps.
     #[allow(clippy::type_complexity)]

@@ -35,11 +35,9 @@ pub(crate) struct Memory {
 
 impl Memory {
     pub(crate) fn total(&self) -> u64 {
-        self.buffers
-            .saturating_add(self.sampling)
-            .saturating_add(self.pools)
-            .saturating_add(self.verify)
-            .saturating_add(self.per_file)
+        [self.sampling, self.pools, self.verify, self.per_file]
+            .iter()
+            .fold(self.buffers, |t, b| t.saturating_add(*b))
     }
 }
 
@@ -341,14 +339,9 @@ impl Spec {
         // Each writing job's Sampler: its compression samples and its unit hashes (two
         // hash map entries with their share of empty buckets: 64 bytes); and its data
         // generator's pool of units (and the words under their stamps).
-        let (sampling, pools) = if self.writes() {
-            (
-                jobs * (SAMPLE_BUDGET as u64 + MAX_UNIT_HASHES as u64 * 64),
-                jobs.saturating_mul(self.data.pool_bytes() as u64 * 65 / 64),
-            )
-        } else {
-            (0, 0)
-        };
+        let writers = jobs * u64::from(self.writes());
+        let sampling = writers * (SAMPLE_BUDGET as u64 + MAX_UNIT_HASHES as u64 * 64);
+        let pools = writers.saturating_mul(self.data.pool_bytes() as u64 * 65 / 64);
         // --verify: 8 bytes per block, three times (the jobs' maps, the repetition's
         // map, the run's), for each target (several with --file-service); counted when
         // the span is known up front.

@@ -19,6 +19,7 @@ pub(crate) mod html;
 pub(crate) mod markup;
 pub mod notes;
 pub mod progress;
+mod stored;
 pub(crate) mod table;
 pub(crate) mod tables;
 pub(crate) mod targets;

@@ -322,6 +322,11 @@ pub struct WriteAmplification {
     pub ratio: Option<f64>,
     /// What the figures are, or why there are none ("not reported by this device").
     pub note: String,
+    /// zram that held data before the run: the least and most of its original bytes
+    /// after the run outside the run's span (older data; `host_bytes` less them is the
+    /// span's share), from mm_stat before and after, the span and the device's size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_bytes: Option<[u64; 2]>,
 }
 
 /// The target as it was opened.
@@ -513,13 +518,7 @@ impl Document {
             .map_err(|e| Error::document(format!("{} is not JSON: {e}", path.display())))?;
         match v.get("schema") {
             Some(serde_json::Value::String(s)) if s == SCHEMA => {}
-            Some(other) => return Err(other_schema(path, other)),
-            None => {
-                return Err(Error::document(format!(
-                    "{} is not an iomark results document (no \"schema\" key)",
-                    path.display()
-                )));
-            }
+            other => return Err(other_schema(path, other)),
         }
         serde_json::from_value(v).map_err(|e| {
             Error::document(format!(
@@ -530,22 +529,22 @@ impl Document {
     }
 }
 
-/// Why a document whose `"schema"` is not [`SCHEMA`] cannot be read: a newer version
-/// (`"iomark/2"`, or a bare number above 1) says so; anything else is not ours.
-fn other_schema(path: &Path, schema: &serde_json::Value) -> Error {
-    let version = match schema {
-        serde_json::Value::String(s) => s.strip_prefix("iomark/").and_then(|n| n.parse().ok()),
-        serde_json::Value::Number(n) => n.as_u64(),
-        _ => None,
+/// Why a document without [`SCHEMA`] cannot be read: none, a newer one, or another.
+fn other_schema(path: &Path, schema: Option<&serde_json::Value>) -> Error {
+    let (shown, ours) = (path.display(), env!("CARGO_PKG_VERSION"));
+    let Some(schema) = schema else {
+        let no = "is not an iomark results document (no \"schema\" key)";
+        return Error::document(format!("{shown} {no}"));
     };
-    let shown = path.display();
-    let ours = env!("CARGO_PKG_VERSION");
-    Error::document(match version {
+    let v = schema.as_str().map_or(schema.as_u64(), |s| {
+        s.strip_prefix("iomark/").and_then(|n| n.parse().ok())
+    });
+    Error::document(match v {
         Some(n) if n > 1 => format!(
             "{shown} has schema version {schema}, newer than this iomark ({ours}) reads ({SCHEMA}); read it with a newer iomark"
         ),
         _ => format!(
-            "{shown} has schema {schema}, which is not an iomark schema this iomark ({ours}) reads ({SCHEMA}); give an iomark results file"
+            "{shown} has schema {schema}, not one this iomark ({ours}) reads ({SCHEMA}); give an iomark results file"
         ),
     })
 }

@@ -43,3 +43,4 @@ mod suite;
 mod trim;
 mod verdicts;
 mod verify;
+mod zram_blend;
