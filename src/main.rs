@@ -13,7 +13,7 @@ use iomark::plan::{Output, QuickPlan, RunPlan, SuitePlan};
 use iomark::report::{self, Command as Job, notes, progress::TermProgress, text};
 use iomark::stop::{STOP_REQUESTED, StopFlag};
 use iomark::study::runner::{StudyRunner, TargetLife};
-use iomark::study::store::{Store, check_outputs};
+use iomark::study::store::{Store, check_quick_outputs};
 
 /// Under an MPI launcher (the `mpi` feature) every rank runs the job and the command ends
 /// here: rank 0 prints `$show` of the one document and writes it (a `return`, as `?` is).
@@ -180,7 +180,7 @@ fn cmd_run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
 }
 
 fn cmd_quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
-    check_outputs(&plan.out, Some(&plan.file), None, false)?;
+    check_quick_outputs(&plan.out, &plan.file)?;
     scaled! { Quick(&plan), &plan.out, stop, text::plan_table }
     let head = notes::quick_header(&plan, iomark::io::env::place_of(&plan.file).as_deref());
     say(&plan.out, &head, false)?;

@@ -211,7 +211,8 @@ pub struct DataCmdArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct OutputArgs {
     /// Write the results document (JSON) to FILE, updated after every repetition (- for
-    /// stdout, as --json).
+    /// stdout, as --json). A new file, or an earlier document that holds no measurements
+    /// (else --force).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Print the results document (JSON) on stdout; the summary goes to stderr.
@@ -220,8 +221,8 @@ pub struct OutputArgs {
     /// No progress display and no headers; the results, errors and warnings still print.
     #[arg(long, short = 'q')]
     pub quiet: bool,
-    /// Replace an existing -o (or --verify-state) file even when it is not an earlier
-    /// iomark document.
+    /// Replace an existing -o (or --verify-state) file: a results document that holds
+    /// measurements, or a file that is not an earlier iomark document.
     #[arg(long)]
     pub force: bool,
 }

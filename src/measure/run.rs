@@ -469,7 +469,17 @@ pub(crate) fn absorb(
         rep.status = Status::Failed;
     }
     let stopped = rep.status != Status::Complete;
-    run.repetitions.push(rep);
+    // Stopped before its measured window opened (during --ramp): nothing was measured,
+    // and a repetition of 0 IOPS would pull every figure across repetitions down.
+    let unmeasured = stopped && rep.elapsed_s < 1e-6 && rep.read.ios + rep.write.ios == 0;
+    if unmeasured {
+        run.warnings.push(format!(
+            "repetition {}: stopped before its measured window opened (during the ramp); nothing of it was measured, and it is not kept",
+            rep.index
+        ));
+    } else {
+        run.repetitions.push(rep);
+    }
     run.summary = Summary::of(&run.repetitions);
     for (i, part) in run.targets.iter_mut().enumerate() {
         part.summary = crate::results::targets::target_summary(&run.repetitions, i);

@@ -12,8 +12,9 @@ use crate::workload::sampler::Sampler;
 use crate::workload::seed::job_data;
 
 /// Writes `size` bytes of the stream job 1 of the first repetition of `spec` writes, in
-/// `spec.bs` pieces, to `out`, and measures all of it. A closed pipe ends the stream
-/// quietly.
+/// `spec.bs` pieces, to `out`, and measures all of it. A closed pipe (`| head -c`) ends
+/// the stream with `Error::Stdout` (exit 141, nothing printed): the stream was not the
+/// one asked for, and its measure would be of a part.
 pub(crate) fn produce_stream(
     spec: &Spec,
     size: u64,
@@ -24,26 +25,18 @@ pub(crate) fn produce_stream(
     let mut sampler = Sampler::exhaustive(&spec.data);
     let mut buf = vec![0u8; spec.bs as usize];
     let mut left = size;
-    let mut closed = false;
+    let failed = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::BrokenPipe => Error::Stdout(e),
+        _ => Error::io("writing the data stream", &e),
+    };
     while left > 0 && !stop.is_set() {
         data.fill(&mut buf);
         let n = left.min(buf.len() as u64) as usize;
         sampler.observe(&buf[..n]);
-        if let Err(e) = out.write_all(&buf[..n]) {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                closed = true;
-                break;
-            }
-            return Err(Error::io("writing the data stream", &e));
-        }
+        out.write_all(&buf[..n]).map_err(failed)?;
         left -= n as u64;
     }
-    if !closed
-        && let Err(e) = out.flush()
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        return Err(Error::io("writing the data stream", &e));
-    }
+    out.flush().map_err(failed)?;
     sampler
         .measure()
         .ok_or_else(|| Error::runtime("no data was produced"))

@@ -48,7 +48,8 @@ pub struct Output {
     pub json: bool,
     /// No progress display.
     pub quiet: bool,
-    /// Replace an existing output file that is not an earlier iomark document.
+    /// Replace an existing output file: a results document holding measurements, or a
+    /// file that is not an earlier iomark document.
     pub force: bool,
 }
 

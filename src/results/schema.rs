@@ -238,24 +238,32 @@ impl Run {
     }
 }
 
-/// The mean page-cache hit share from which a run is `cache_bound`, percent.
+/// The page-cache hit share (of the bytes read) from which a run is `cache_bound`, percent.
 pub const CACHE_BOUND_PCT: f64 = 50.0;
 
 impl Run {
-    /// The mean `page_cache_hit_pct` of the repetitions that have one (the complete
-    /// ones when any complete); `None` when none was measured.
+    /// The share of the bytes read that the page cache served, over the repetitions that
+    /// have one (the complete ones when any complete): each repetition's share weighted
+    /// by its bytes read, so that it is a share of all the bytes (a cold repetition at
+    /// 38% and a warm one at 100% that read 25 times as much: 96%, not their mean 69%).
+    /// `None` when none was measured.
     pub fn page_cache_hit_pct(&self) -> Option<f64> {
         let complete = self
             .repetitions
             .iter()
             .any(|r| r.status == Status::Complete && r.page_cache_hit_pct.is_some());
-        let hits: Vec<f64> = self
-            .repetitions
-            .iter()
-            .filter(|r| !complete || r.status == Status::Complete)
-            .filter_map(|r| r.page_cache_hit_pct)
-            .collect();
-        (!hits.is_empty()).then(|| hits.iter().sum::<f64>() / hits.len() as f64)
+        let (mut served, mut read, mut any) = (0.0, 0.0, false);
+        for r in self.repetitions.iter() {
+            if complete && r.status != Status::Complete {
+                continue;
+            }
+            if let Some(h) = r.page_cache_hit_pct {
+                served += h * r.read.bytes as f64;
+                read += r.read.bytes as f64;
+                any = true;
+            }
+        }
+        any.then(|| if read > 0.0 { served / read } else { 0.0 })
     }
 
     /// Bytes iomark moved and bytes the device's counters moved (whole device, every
@@ -518,7 +526,7 @@ impl Document {
             .map_err(|e| Error::document(format!("{} is not JSON: {e}", path.display())))?;
         match v.get("schema") {
             Some(serde_json::Value::String(s)) if s == SCHEMA => {}
-            other => return Err(other_schema(path, other)),
+            other => return Err(crate::results::version::other_schema(path, other)),
         }
         serde_json::from_value(v).map_err(|e| {
             Error::document(format!(
@@ -527,26 +535,6 @@ impl Document {
             ))
         })
     }
-}
-
-/// Why a document without [`SCHEMA`] cannot be read: none, a newer one, or another.
-fn other_schema(path: &Path, schema: Option<&serde_json::Value>) -> Error {
-    let (shown, ours) = (path.display(), env!("CARGO_PKG_VERSION"));
-    let Some(schema) = schema else {
-        let no = "is not an iomark results document (no \"schema\" key)";
-        return Error::document(format!("{shown} {no}"));
-    };
-    let v = schema.as_str().map_or(schema.as_u64(), |s| {
-        s.strip_prefix("iomark/").and_then(|n| n.parse().ok())
-    });
-    Error::document(match v {
-        Some(n) if n > 1 => format!(
-            "{shown} has schema version {schema}, newer than this iomark ({ours}) reads ({SCHEMA}); read it with a newer iomark"
-        ),
-        _ => format!(
-            "{shown} has schema {schema}, not one this iomark ({ours}) reads ({SCHEMA}); give an iomark results file"
-        ),
-    })
 }
 
 /// The largest results document (iomark's or fio's) read: 256 MiB. An interval point of

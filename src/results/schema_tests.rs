@@ -38,3 +38,21 @@ fn save_and_load_round_trip() {
             .contains("not JSON")
     );
 }
+
+#[test]
+fn the_page_cache_share_is_of_the_bytes_read() {
+    use crate::plan::spec::Rw;
+    // The probe's pair: a cold repetition that read 1 part at 38% from memory, a warm one
+    // that read 25 parts all from memory. Of all the bytes, 97.6% came from memory.
+    let mut run = crate::results::testdoc::run(Rw::RandRead, 1, &[1000.0, 25000.0], None);
+    run.repetitions[0].page_cache_hit_pct = Some(38.0);
+    run.repetitions[1].page_cache_hit_pct = Some(100.0);
+    let hit = run.page_cache_hit_pct().unwrap();
+    assert!((hit - (38.0 + 25.0 * 100.0) / 26.0).abs() < 1e-9, "{hit}");
+    // An interrupted repetition does not count when a complete one does.
+    run.repetitions[1].status = Status::Interrupted;
+    assert_eq!(run.page_cache_hit_pct(), Some(38.0));
+    run.repetitions[0].page_cache_hit_pct = None;
+    run.repetitions[1].page_cache_hit_pct = None;
+    assert_eq!(run.page_cache_hit_pct(), None);
+}

@@ -14,6 +14,7 @@ use crate::results::sink::{Progress, Sink};
 
 /// [`check_outputs`] for `iomark run`: against every target it names.
 pub fn check_run_outputs(plan: &crate::plan::RunPlan) -> Result<()> {
+    keeps_measurements(&plan.out, None, false)?;
     if !plan.spec.engine.caps().needs_fd {
         return check_outputs(&plan.out, None, None, plan.policy.keep);
     }
@@ -30,9 +31,59 @@ pub fn check_run_outputs(plan: &crate::plan::RunPlan) -> Result<()> {
 
 /// [`check_outputs`] for `iomark suite`: against every target its runs name.
 pub fn check_suite_outputs(out: &crate::plan::Output, plan: &crate::plan::SuitePlan) -> Result<()> {
+    keeps_measurements(out, plan.resume.as_deref(), true)?;
     let targets = crate::plan::targets::plan_targets(&plan.runs);
     (targets.iter().filter(|t| **t != "null"))
         .try_for_each(|t| check_outputs(out, Some(std::path::Path::new(t)), None, plan.keep))
+}
+
+/// [`check_outputs`] for `iomark quick`: against its file.
+pub fn check_quick_outputs(out: &crate::plan::Output, file: &std::path::Path) -> Result<()> {
+    keeps_measurements(out, None, false)?;
+    check_outputs(out, Some(file), None, false)
+}
+
+/// Refuses to replace a results document that holds measurements (`-o` naming an earlier
+/// run's or study's document: its first save would drop them) without `--force`; a study
+/// continuing it (`--resume` of the same file) is what keeps them. An earlier document
+/// without runs, or a file of another kind (which [`check_outputs`] judges), passes.
+/// `study`: a suite's (whose refusal offers `--resume`).
+pub fn keeps_measurements(
+    out: &crate::plan::Output,
+    resume: Option<&std::path::Path>,
+    study: bool,
+) -> Result<()> {
+    use crate::results::store::{holds_results, same_file};
+    let Some(p) = out.output.as_deref().filter(|p| holds_results(p)) else {
+        return Ok(());
+    };
+    if out.force || resume.is_some_and(|r| same_file(r, p)) {
+        return Ok(());
+    }
+    let Ok(doc) = crate::results::schema::Document::load(p) else {
+        // Unreadable as a whole: check_outputs and the save say what is wrong with it.
+        return Ok(());
+    };
+    let runs = doc.runs.len();
+    if runs == 0 {
+        return Ok(());
+    }
+    let reps: usize = doc.runs.iter().map(|r| r.repetitions.len()).sum();
+    Err(crate::error::Error::usage(format!(
+        "{} already holds measurements ({runs} run{}, {reps} repetition{}, started {}); choose a new -o{}, or add --force to replace them",
+        p.display(),
+        if runs == 1 { "" } else { "s" },
+        if reps == 1 { "" } else { "s" },
+        doc.started,
+        if study {
+            format!(
+                ", --resume {} to continue the same study in it",
+                p.display()
+            )
+        } else {
+            String::new()
+        }
+    )))
 }
 
 /// Checks, before anything runs, where a command's files will go: the results document

@@ -53,6 +53,10 @@ pub struct Sampler {
     chunk: usize,
     unit: usize,
     exhaustive: bool,
+    /// Exhaustive mode: the stream's bytes not yet in a whole unit, and in a whole chunk
+    /// (`iomark data` measures the stream, whose units span its writes).
+    unit_carry: Vec<u8>,
+    chunk_carry: Vec<u8>,
     // Compression: whole writes, every `stride`-th (a power of two), up to `budget` bytes.
     samples: Vec<u8>,
     budget: usize,
@@ -123,6 +127,8 @@ impl Sampler {
             chunk: spec.compress_chunk as usize,
             unit: spec.dedup_unit as usize,
             exhaustive: false,
+            unit_carry: Vec::new(),
+            chunk_carry: Vec::new(),
             samples: Vec::new(),
             budget: crate::plan::data::SAMPLE_BUDGET,
             stride: 1,
@@ -162,7 +168,10 @@ impl Sampler {
             return;
         }
         self.written += buf.len() as u64;
-        for unit in buf.chunks(self.unit) {
+        // Whole units only: a write's tail shorter than a unit (a write smaller than the
+        // unit, or a size that is no multiple of it) is no unit a deduplicator could
+        // match, and equal short pieces are not duplicate units.
+        for unit in buf.chunks_exact(self.unit) {
             let sel = selector(unit);
             if self.frequent[(sel >> 60) as usize] == sel {
                 self.frequent_skip += 1;
@@ -183,13 +192,25 @@ impl Sampler {
         }
     }
 
-    /// `observe` for `iomark data`: every unit hashed, every chunk compressed.
+    /// `observe` for `iomark data`: every unit of the stream hashed, every chunk
+    /// compressed, across the boundaries of its writes (the tails wait in the carries;
+    /// `measure` takes the last, partial ones).
     #[cold]
     fn observe_all(&mut self, buf: &[u8]) {
-        for unit in buf.chunks(self.unit) {
+        let mut units = std::mem::take(&mut self.unit_carry);
+        units.extend_from_slice(buf);
+        let whole = units.len() / self.unit * self.unit;
+        for unit in units[..whole].chunks_exact(self.unit) {
             self.record(content_hash(unit), 1, 0);
         }
-        self.compress_now(buf);
+        units.drain(..whole);
+        self.unit_carry = units;
+        let mut chunks = std::mem::take(&mut self.chunk_carry);
+        chunks.extend_from_slice(buf);
+        let whole = chunks.len() / self.chunk * self.chunk;
+        self.compress_now(&chunks[..whole]);
+        chunks.drain(..whole);
+        self.chunk_carry = chunks;
     }
 
     /// The 256th unit of a frequent content since one was hashed: hashed, standing for
@@ -320,6 +341,16 @@ impl Sampler {
     /// Compresses the samples chunk by chunk and counts duplicates; `None` when nothing
     /// was written.
     pub(crate) fn measure(&self) -> Option<DataMeasure> {
+        // The stream's last, partial unit and chunk (exhaustive mode).
+        if !self.unit_carry.is_empty() || !self.chunk_carry.is_empty() {
+            let mut all = self.clone();
+            let (unit, chunk) = (all.unit_carry.split_off(0), all.chunk_carry.split_off(0));
+            if !unit.is_empty() {
+                all.record(content_hash(&unit), 1, 0);
+            }
+            all.compress_now(&chunk);
+            return all.measure();
+        }
         let (mut raw, mut lz4, mut zstd) = (self.raw, self.lz4, self.zstd);
         let mut out = Vec::new();
         for c in self.samples.chunks(self.chunk) {

@@ -409,3 +409,44 @@ fn a_killed_studys_file_is_removed_by_the_next_run() {
     std::thread::sleep(Duration::from_millis(300));
     killed_then_left_to_the_user(&mut child, &target);
 }
+
+/// Stopped during --ramp, before its measured window opened: the repetition measured
+/// nothing and is not kept (the probe saw it kept as 0 IOPS, which `compare` then took
+/// for a figure); the warning says so and the run is interrupted.
+#[test]
+fn a_repetition_stopped_during_its_ramp_is_not_kept() {
+    let dir = tmp();
+    let target = dir.path().join("t.dat");
+    std::fs::write(&target, vec![0x5au8; 16 << 20]).unwrap();
+    let results = dir.path().join("r.json");
+    let mut child = iomark_process()
+        .args([
+            "run",
+            "--rw",
+            "randread",
+            "--ramp",
+            "30s",
+            "--runtime",
+            "1s",
+        ])
+        .args(["-q", "-o"])
+        .arg(&results)
+        .arg(&target)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Well into the 30 s ramp (nothing to lay out: the file exists).
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(&child, libc::SIGINT);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let run = &read_json(&results)["runs"][0];
+    assert_eq!(run["status"], "interrupted");
+    assert_eq!(run["repetitions"].as_array().unwrap().len(), 0, "{run}");
+    let w = run["warnings"].to_string();
+    assert!(
+        w.contains("stopped before its measured window opened"),
+        "{w}"
+    );
+}

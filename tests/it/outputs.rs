@@ -34,12 +34,43 @@ fn refused(cmd: &mut assert_cmd::Command, needle: &str) {
 }
 
 #[test]
-fn results_go_to_a_new_file_or_an_earlier_document_only() {
+fn results_go_to_a_new_file_only_unless_forced() {
     let dir = tmp();
     let d = dir.path();
     let doc = d.join("r.json");
     null_run(&doc).success();
-    null_run(&doc).success(); // an earlier document is replaced
+    // An earlier document holds measurements: refused before anything runs, and kept
+    // whole; --force replaces it.
+    let before = std::fs::read(&doc).unwrap();
+    let out = iomark()
+        .args(["run", "--engine", "null", "--size", "16m", "-q", "-o"])
+        .arg(&doc)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("already holds measurements (1 run, 1 repetition") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(std::fs::read(&doc).unwrap(), before);
+    iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "16m",
+            "--runtime",
+            "0.1",
+            "-q",
+        ])
+        .args(["--force", "-o"])
+        .arg(&doc)
+        .assert()
+        .success();
+    assert_ne!(std::fs::read(&doc).unwrap(), before);
     let foreign = d.join("notes.json");
     std::fs::write(&foreign, b"{\"mine\": true}").unwrap();
     refused(
@@ -306,4 +337,33 @@ fn results_that_cannot_be_saved_where_asked_are_saved_elsewhere() {
     let doc = read_json(&saved);
     std::fs::remove_file(&saved).unwrap();
     assert_eq!(doc["runs"][0]["repetitions"].as_array().unwrap().len(), 3);
+}
+
+/// The probe's case: a finished study, its command run again without --resume (then cut
+/// by Ctrl-C) kept one run of six. Refused now, the document (reads and writes at QD 1
+/// and 2: 4 runs) untouched; --resume of the
+/// same file continues it (nothing left to do).
+#[test]
+fn a_study_is_not_replaced_by_running_it_again() {
+    let dir = tmp();
+    let doc = dir.path().join("study.json");
+    let study = |extra: &[&str]| {
+        iomark()
+            .args(["suite", "qd", "--engine", "null", "--size", "16m"])
+            .args(["--runtime", "0.1", "--ramp", "0", "--qd", "1,2", "-q"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let d = doc.to_str().unwrap();
+    assert!(study(&["-o", d]).status.success());
+    let before = std::fs::read(&doc).unwrap();
+    let out = study(&["-o", d]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("(4 runs, 4 repetitions"), "{err}");
+    assert!(err.contains(&format!("--resume {d}")), "{err}");
+    assert_eq!(std::fs::read(&doc).unwrap(), before);
+    assert!(study(&["--resume", d]).status.success());
+    assert_eq!(read_json(&doc)["runs"].as_array().unwrap().len(), 4);
 }

@@ -210,3 +210,29 @@ fn swap_device_is_never_written() {
         "in use as swap",
     );
 }
+
+/// A mistyped device name (`/dev/nvme9n1` for `/dev/nvme0n1`) made a file in devtmpfs,
+/// in memory, and measured it as if it were the device: refused now, nothing made.
+#[test]
+fn a_device_name_that_does_not_exist_is_not_made_a_file() {
+    let path = format!("/dev/iomark-no-such-disk-{}", std::process::id());
+    for sub in [
+        &[
+            "run",
+            "--rw",
+            "randread",
+            "--size",
+            "16m",
+            "--runtime",
+            "0.2",
+        ][..],
+        &["suite", "corners", "--size", "16m", "--runtime", "0.2"],
+    ] {
+        let out = iomark().args(sub).arg(&path).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{sub:?}: {err}");
+        assert!(err.contains("holds device nodes (devtmpfs)"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!std::path::Path::new(&path).exists(), "{path} was made");
+    }
+}

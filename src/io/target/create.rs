@@ -1,6 +1,8 @@
 //! Making a new file target: created with O_EXCL, marked, laid out with the workload's
 //! data (progress every MiB, Ctrl-C honoured) or only allocated (`--new-file allocate`),
-//! then checked against the alignment direct I/O needs.
+//! then checked against the alignment direct I/O needs; and `preflight`, the checks made
+//! for every run of a plan before the first starts (a new file: never in devtmpfs, and
+//! room for it).
 
 use std::os::fd::AsRawFd;
 
@@ -22,6 +24,7 @@ impl Target {
                 parent.display()
             )));
         }
+        new_file_in_devtmpfs(&path, &parent)?;
         let span = spec.size.unwrap_or(DEFAULT_NEW_FILE_SIZE);
         let len = spec.offset + span;
         let file = OpenOptions::new()
@@ -216,5 +219,65 @@ impl Target {
             )));
         }
         Ok(())
+    }
+}
+
+/// Refuses a new file in devtmpfs (`/dev`): a device name that does not exist there
+/// (`/dev/nvme9n1` for `/dev/nvme0n1`) would become a file in memory, measured as if it
+/// were the device.
+pub(super) fn new_file_in_devtmpfs(path: &Path, dir: &Path) -> Result<()> {
+    if FsInfo::of_path(dir).is_some_and(|f| f.fstype == "devtmpfs") {
+        return Err(Error::usage(format!(
+            "{} does not exist, and {} holds device nodes (devtmpfs): iomark would make a file in memory there and measure it as if it were a device; check the device's name (lsblk lists them), or name a file on the filesystem to test",
+            path.display(),
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The checks `Target::open` can make without opening anything for writing, for every
+/// run of a plan before the first one starts (so a study does not stop at its eighth run
+/// for a flag it needed from the start): a directory or a special file, a device written
+/// without `--allow-write-device`, a file iomark did not make written without
+/// `--overwrite`, a new file in a missing directory or on a filesystem without room.
+pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
+    if !spec.engine.caps().needs_fd {
+        return Ok(());
+    }
+    let path = Path::new(&spec.target);
+    match fs::metadata(path) {
+        Ok(md) => {
+            let kind = Target::kind_allowed(&md, path, spec, policy)?;
+            let foreign = || File::open(path).is_ok_and(|f| !is_marked(&f));
+            if kind == TargetKind::File && spec.writes() && !policy.overwrite && foreign() {
+                return Err(foreign_refusal(path, spec));
+            }
+            Ok(())
+        }
+        Err(_) if spec.size_pct.is_some() || spec.offset_pct.is_some() => {
+            Err(Error::usage(format!(
+                "--size or --offset as a percentage is a share of an existing file or device, and {} does not exist; give bytes (e.g. --size 1g), as fio needs size= for a new file",
+                path.display()
+            )))
+        }
+        Err(_) => {
+            let dir = crate::results::store::directory_of(path);
+            new_file_in_devtmpfs(path, dir)?;
+            let Ok(free) = sys::free_bytes(dir) else {
+                return Ok(()); // Target::open says what is wrong with the directory
+            };
+            let need = spec.offset + spec.size.unwrap_or(DEFAULT_NEW_FILE_SIZE);
+            if need > free {
+                return Err(Error::target(format!(
+                    "{} would need {} and the filesystem of {} has {} free; free space or use a smaller --size",
+                    path.display(),
+                    fmt_size(need),
+                    dir.display(),
+                    fmt_size(free)
+                )));
+            }
+            Ok(())
+        }
     }
 }

@@ -124,51 +124,6 @@ fn open_error(path: &Path, e: &io::Error, direct: bool, write: bool) -> Error {
     }
 }
 
-/// The checks `Target::open` can make without opening anything for writing, for every
-/// run of a plan before the first one starts (so a study does not stop at its eighth run
-/// for a flag it needed from the start): a directory or a special file, a device written
-/// without `--allow-write-device`, a file iomark did not make written without
-/// `--overwrite`, a new file in a missing directory or on a filesystem without room.
-pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
-    if !spec.engine.caps().needs_fd {
-        return Ok(());
-    }
-    let path = Path::new(&spec.target);
-    match fs::metadata(path) {
-        Ok(md) => {
-            let kind = Target::kind_allowed(&md, path, spec, policy)?;
-            let foreign = || File::open(path).is_ok_and(|f| !is_marked(&f));
-            if kind == TargetKind::File && spec.writes() && !policy.overwrite && foreign() {
-                return Err(foreign_refusal(path, spec));
-            }
-            Ok(())
-        }
-        Err(_) if spec.size_pct.is_some() || spec.offset_pct.is_some() => {
-            Err(Error::usage(format!(
-                "--size or --offset as a percentage is a share of an existing file or device, and {} does not exist; give bytes (e.g. --size 1g), as fio needs size= for a new file",
-                path.display()
-            )))
-        }
-        Err(_) => {
-            let dir = crate::results::store::directory_of(path);
-            let Ok(free) = sys::free_bytes(dir) else {
-                return Ok(()); // Target::open says what is wrong with the directory
-            };
-            let need = spec.offset + spec.size.unwrap_or(DEFAULT_NEW_FILE_SIZE);
-            if need > free {
-                return Err(Error::target(format!(
-                    "{} would need {} and the filesystem of {} has {} free; free space or use a smaller --size",
-                    path.display(),
-                    fmt_size(need),
-                    dir.display(),
-                    fmt_size(free)
-                )));
-            }
-            Ok(())
-        }
-    }
-}
-
 impl Target {
     /// Opens the target of `spec`, creating and laying out a new file when needed.
     /// `go_on(done, total)` is asked after every MiB while a new file is laid out (bytes
@@ -593,6 +548,7 @@ impl Drop for Target {
 }
 
 mod create;
+pub use create::preflight;
 mod trim;
 
 #[cfg(test)]
