@@ -225,8 +225,8 @@ fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
 }
 
 fn cmd_verify(args: &iomark::cli::VerifyArgs, stop: &StopFlag) -> Result<i32> {
-    let map = iomark::measure::verify::GenMap::load(&args.state)?;
-    let report = iomark::measure::verify::verify_target(&args.target, &map, args.buffered, stop)?;
+    let report =
+        iomark::measure::verify::load_and_verify(&args.target, &args.state, args.buffered, stop)?;
     put(&match args.json {
         true => serde_json::to_string_pretty(&report).expect("report serializes") + "\n",
         false => format!("{}: {}\n", args.target.display(), report.describe()),
@@ -243,7 +243,7 @@ fn cmd_verify(args: &iomark::cli::VerifyArgs, stop: &StopFlag) -> Result<i32> {
 
 /// `iomark report` and `iomark compare`: the text on stdout unless written to -o.
 fn cmd_report(job: Job, files: &[PathBuf], to: &iomark::cli::ReportOutput) -> Result<i32> {
-    let format = iomark::cli::output_format(to.format.as_deref(), to.output.as_deref())?;
-    let text = report::run_command(job, files, format, to.output.as_deref(), to.force)?;
+    let format = iomark::cli::output_format(to.format.as_deref(), to.file())?;
+    let text = report::run_command(job, files, format, to.file(), to.force)?;
     text.map_or(Ok(()), |t| put(&t)).map(|()| 0)
 }

@@ -18,7 +18,12 @@ pub enum UnitError {
     SizeOverflow(String),
     #[error("'{0}' is not a duration (examples: 30, 90s, 500ms, 3m, 1h, 1m30s)")]
     BadDuration(String),
+    #[error("'{0}' is too long a duration; the longest is 1000000000s (277777h, about 31 years)")]
+    DurationOverflow(String),
 }
+
+/// The longest duration [`parse_duration`] accepts, in seconds.
+pub const MAX_DURATION_SECS: f64 = 1e9;
 
 /// Parses a size in bytes: `4096`, `4k`, `4K`, `4KiB`, `4kB` (4000), `1.5GiB`.
 pub fn parse_size(text: &str) -> Result<u64, UnitError> {
@@ -104,8 +109,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
         };
         total += v * secs;
     }
-    if !total.is_finite() || total > 1e9 {
+    if total.is_nan() {
         return Err(bad());
+    }
+    if total > MAX_DURATION_SECS {
+        return Err(UnitError::DurationOverflow(text.to_string()));
     }
     Ok(Duration::from_secs_f64(total))
 }
@@ -213,6 +221,20 @@ mod tests {
         for (text, want) in table {
             assert_eq!(parse_size(text).ok(), *want, "parse_size({text:?})");
         }
+    }
+
+    #[test]
+    fn a_duration_too_long_says_so_with_the_longest() {
+        let e = parse_duration("99999999999999h").unwrap_err();
+        assert_eq!(e, UnitError::DurationOverflow("99999999999999h".into()));
+        assert!(e.to_string().contains("the longest is 1000000000s"), "{e}");
+        assert!(parse_duration("277777h").is_ok());
+        assert!(
+            parse_duration("banana")
+                .unwrap_err()
+                .to_string()
+                .contains("not a duration")
+        );
     }
 
     #[test]

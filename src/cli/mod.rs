@@ -74,7 +74,7 @@ pub struct CompareArgs {
 /// Where `report` and `compare` write, and in which format.
 #[derive(Debug, Args)]
 pub struct ReportOutput {
-    /// Write to FILE (the format follows its extension) instead of stdout.
+    /// Write to FILE (the format follows its extension) instead of stdout (- is stdout).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// html, md, csv or json [default: from the output's extension, else md].
@@ -83,6 +83,13 @@ pub struct ReportOutput {
     /// Replace an existing output file even when it is not an earlier iomark output.
     #[arg(long)]
     pub force: bool,
+}
+
+impl ReportOutput {
+    /// The file to write (`None`: stdout, also for `-o -`).
+    pub fn file(&self) -> Option<&std::path::Path> {
+        (self.output.as_deref()).filter(|p| *p != std::path::Path::new("-"))
+    }
 }
 
 /// The format asked for, or the output file's extension, or Markdown.
@@ -204,8 +211,9 @@ pub struct DataCmdArgs {
 /// Options shared by every command that writes results.
 #[derive(Debug, Args, Clone, Default)]
 pub struct OutputArgs {
-    /// Write the results document (JSON) to FILE, updated after every repetition. A new
-    /// file, or an earlier document that holds no measurements (else --force).
+    /// Write the results document (JSON) to FILE, updated after every repetition (- for
+    /// stdout, as --json). A new file, or an earlier document that holds no measurements
+    /// (else --force).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Print the results document (JSON) on stdout; the summary goes to stderr.
@@ -223,9 +231,11 @@ pub struct OutputArgs {
 impl OutputArgs {
     /// The clap-free output choices.
     pub(crate) fn to_output(&self) -> crate::plan::Output {
+        // `-o -` is stdout, as `--json` (and `data -o -`) are.
+        let stdout = self.output.as_deref() == Some(std::path::Path::new("-"));
         crate::plan::Output {
-            output: self.output.clone(),
-            json: self.json,
+            output: self.output.clone().filter(|_| !stdout),
+            json: self.json || stdout,
             quiet: self.quiet,
             force: self.force,
         }

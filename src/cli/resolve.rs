@@ -90,12 +90,7 @@ impl SuiteArgs {
             matrix.as_ref().map(|m| &m.0),
             existing,
         )?;
-        if let Some(rt) = &self.round_time {
-            duration_opt("--round-time", rt)?;
-            for p in planned.iter_mut().filter(|p| p.test == "round") {
-                p.opts.push(("runtime".into(), Some(rt.clone())));
-            }
-        }
+        self.round_time_to(&mut planned)?;
         let matrix_src = matrix
             .as_ref()
             .map(|(_, file, text)| (file.as_str(), text.as_str()));
@@ -135,6 +130,22 @@ impl SuiteArgs {
 }
 
 impl SuiteArgs {
+    /// `--round-time`: the length of suite steady's rounds (their `--runtime`).
+    fn round_time_to(&self, planned: &mut [crate::plan::suite::PlannedRun]) -> Result<()> {
+        let Some(rt) = &self.round_time else {
+            return Ok(());
+        };
+        if duration_opt("--round-time", rt)? <= 0.0 {
+            return Err(Error::usage(
+                "--round-time must be greater than zero (examples: 30s, 1m); leave it out for rounds of 1 minute",
+            ));
+        }
+        for p in planned.iter_mut().filter(|p| p.test == "round") {
+            p.opts.push(("runtime".into(), Some(rt.clone())));
+        }
+        Ok(())
+    }
+
     /// Every target named (on the command line, else in the matrix file) and the
     /// `--targets-sweep` steps.
     #[allow(clippy::type_complexity)]
@@ -235,6 +246,14 @@ impl QuickArgs {
             return Err(Error::guard(format!(
                 "{} already exists; remove it or run in another directory",
                 file.display()
+            )));
+        }
+        // quick has no --bs: its sequential tests' 1 MiB blocks set the smallest file.
+        let size = size_opt("--size", &self.size)?;
+        if size < 1 << 20 {
+            return Err(Error::usage(format!(
+                "--size {} is smaller than quick's 1 MiB sequential blocks; use --size 1m or more",
+                self.size.trim()
             )));
         }
         let mut user = vec![

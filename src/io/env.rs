@@ -342,6 +342,17 @@ fn mm_stat(dev: &BlockDev) -> Option<Vec<u64>> {
     )
 }
 
+/// A zram device's same-filled pages in bytes (`mm_stat` same_pages: stored as a count,
+/// not in orig_data_size) and its size (`disksize`); `None` for other devices.
+pub(crate) fn zram_same_and_size(dev: &BlockDev) -> Option<(u64, u64)> {
+    let same = *mm_stat(dev)?.get(5)?;
+    let size = fs::read_to_string(dev.sysfs.join("disksize")).ok()?;
+    Some((
+        same * crate::io::sys::page_size(),
+        size.trim().parse().ok()?,
+    ))
+}
+
 /// Whether a zram device holds nothing at all (`mm_stat`: no data stored, no same-filled
 /// pages): every read of it returns zeros without decompressing anything. `false` for
 /// other devices.

@@ -101,34 +101,12 @@ pub(crate) fn write_amplification(
             }
             None => format!("not reported: {}", unseen(targets)),
         },
+        outside_bytes: None,
     });
     // zram: what it stores compressed against what it was given (one device's whole
     // accounting, so for a run on one target).
-    if let [target] = targets
-        && let Some((orig, compr)) = target
-            .device
-            .as_ref()
-            .and_then(crate::io::env::zram_mm_stat)
-    {
-        all.push(Wa {
-            source: "zram".into(),
-            host_bytes: Some(orig),
-            device_bytes: Some(compr),
-            ratio: ratio(Some(orig), Some(compr)),
-            note: if orig > 0 {
-                let mut n = "zram mm_stat after the run: compressed bytes stored against original bytes stored".to_string();
-                // mm_stat is the device's whole content, not this run's writes alone.
-                if let Some((held, _)) = before.zram.filter(|z| z.0 > 0) {
-                    n.push_str(&format!(
-                        ", the device's whole content: it held {} before this run, so a run that rewrote only part of it gives a blend of both",
-                        crate::units::fmt_size(held)
-                    ));
-                }
-                n
-            } else {
-                "not reported: zram holds no data to compress (pages of one repeated word, zeros among them, are kept as a count: mm_stat same_pages)".into()
-            },
-        });
+    if let [target] = targets {
+        all.extend(zram_source(run, target, before.zram, host));
     }
     all.push(smart_source(smart_before, smart_after, targets));
     let best = ["smart", "zram", "block_layer"]
@@ -137,6 +115,112 @@ pub(crate) fn write_amplification(
         .cloned();
     run.write_amplification = best;
     run.write_amplification_sources = all;
+}
+
+/// zram's figure: what it stores compressed against what it stores (`mm_stat` after the
+/// run). It is the device's whole content: when the device held data before the run
+/// (`held`: original and compressed bytes), the share outside the run's span is bounded
+/// ([`outside_bounds`]) and said.
+fn zram_source(run: &Run, target: &Target, held: Option<(u64, u64)>, host: u64) -> Option<Wa> {
+    use crate::units::{fmt_pct, fmt_size};
+    let dev = target.device.as_ref()?;
+    let (orig, compr) = crate::io::env::zram_mm_stat(dev)?;
+    if orig == 0 {
+        return Some(Wa {
+            source: "zram".into(),
+            host_bytes: Some(orig),
+            device_bytes: Some(compr),
+            ratio: None,
+            note: "not reported: zram holds no data to compress (pages of one repeated word, zeros among them, are kept as a count: mm_stat same_pages)".into(),
+            outside_bytes: None,
+        });
+    }
+    let mut note =
+        "zram mm_stat after the run: compressed bytes stored against original bytes stored"
+            .to_string();
+    let mut outside_bytes = None;
+    // mm_stat is the device's whole content, not this run's writes alone.
+    if let Some((held, _)) = held.filter(|z| z.0 > 0) {
+        let (same, disksize) = crate::io::env::zram_same_and_size(dev).unwrap_or((0, u64::MAX));
+        let covered = covers_span(&run.spec, host, target.span);
+        let shape = Shape {
+            held,
+            after: orig,
+            span: target.span,
+            disksize,
+            same: covered.then_some(same),
+        };
+        outside_bytes = outside_bounds(&shape);
+        let share = |o: u64| fmt_pct(100.0 * (orig - o) as f64 / orig as f64);
+        note.push_str(&format!(
+            ", the device's whole content: it held {} before this run",
+            fmt_size(held)
+        ));
+        note.push_str(&match outside_bytes {
+            Some([_, 0]) => ", all of it in this run's span: the figure is the span's".to_string(),
+            Some([lo, hi]) if lo == hi => format!(
+                ", and {} of what it stores lies outside this run's span (older data): the span is {} of it, so the figure is a blend of both",
+                fmt_size(lo),
+                share(lo)
+            ),
+            Some([0, hi]) => format!(
+                ", and up to {} of what it stores may lie outside this run's span (older data: a run that rewrites only part of its span cannot tell), so the figure may be a blend of both",
+                fmt_size(hi)
+            ),
+            Some([lo, hi]) => format!(
+                ", and {} to {} of what it stores lies outside this run's span (older data): the span is {} to {} of it, so the figure is a blend of both",
+                fmt_size(lo),
+                fmt_size(hi),
+                share(hi),
+                share(lo)
+            ),
+            None => ", so a run that rewrote only part of it gives a blend of both".to_string(),
+        });
+    }
+    Some(Wa {
+        source: "zram".into(),
+        host_bytes: Some(orig),
+        device_bytes: Some(compr),
+        ratio: ratio(Some(orig), Some(compr)),
+        note,
+        outside_bytes,
+    })
+}
+
+/// Whether a run wrote every block of its span: one job writing sequentially, without
+/// holes, at least a span's worth.
+fn covers_span(spec: &crate::plan::spec::Spec, written: u64, span: u64) -> bool {
+    spec.rw == crate::plan::spec::Rw::Write
+        && spec.jobs == 1
+        && spec.hole.is_none()
+        && span > 0
+        && written >= span
+}
+
+/// What zram's counters say of a run on it: original bytes held before and after, the
+/// run's span, the device's size, and (when the run wrote its whole span) the bytes of
+/// same-filled pages after it, which zram keeps as a count, not as original bytes.
+struct Shape {
+    held: u64,
+    after: u64,
+    span: u64,
+    disksize: u64,
+    same: Option<u64>,
+}
+
+/// The least and the most original bytes outside the run's span, which the run did not
+/// change: at most what was held before, what the rest of the device can hold, and what
+/// is held after; at least what the span could not have held before or after. A run that
+/// wrote its whole span holds at least the span less its same-filled pages inside it.
+/// `None` when the counters contradict each other (another writer).
+fn outside_bounds(s: &Shape) -> Option<[u64; 2]> {
+    let lo = (s.held.saturating_sub(s.span)).max(s.after.saturating_sub(s.span));
+    let mut hi = s.held.min(s.disksize.saturating_sub(s.span)).min(s.after);
+    if let Some(same) = s.same {
+        let inside = s.span.saturating_sub(same);
+        hi = hi.min(s.after.saturating_sub(inside));
+    }
+    (lo <= hi).then_some([lo, hi])
 }
 
 /// SMART: the drive's own host and media write counters, before and after.
@@ -163,6 +247,7 @@ fn smart_source(before: Smart, after: Smart, targets: &[Target]) -> Wa {
                     "the drive reports host writes only; media writes not reported by this device"
                         .into()
                 },
+                outside_bytes: None,
             }
         }
         (_, Some(Err(why))) | (Some(Err(why)), _) => Wa {
@@ -171,6 +256,7 @@ fn smart_source(before: Smart, after: Smart, targets: &[Target]) -> Wa {
             device_bytes: None,
             ratio: None,
             note: why,
+            outside_bytes: None,
         },
         _ => Wa {
             source: "smart".into(),
@@ -178,6 +264,7 @@ fn smart_source(before: Smart, after: Smart, targets: &[Target]) -> Wa {
             device_bytes: None,
             ratio: None,
             note: format!("not reported: {}", unseen(targets)),
+            outside_bytes: None,
         },
     }
 }
@@ -189,4 +276,46 @@ fn unseen(targets: &[Target]) -> &'static str {
         .find(|t| t.device.is_none())
         .and_then(|t| t.fs.as_ref());
     crate::results::env::FsInfo::unseen_device(fs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const M: u64 = 1 << 20;
+
+    #[test]
+    fn outside_bounds_from_zram_counters() {
+        let shape = |held, after, same| Shape {
+            held,
+            after,
+            span: 64 * M,
+            disksize: 256 * M,
+            same,
+        };
+        // The probe's zram: 128 MiB held, a fill of the first 64 MiB leaves 128 MiB.
+        // Rewriting the span whole (no same-filled pages) pins the other 64 MiB.
+        assert_eq!(
+            outside_bounds(&shape(128 * M, 128 * M, Some(0))),
+            Some([64 * M, 64 * M])
+        );
+        // A random write cannot tell how much of the span it rewrote.
+        assert_eq!(
+            outside_bounds(&shape(128 * M, 128 * M, None)),
+            Some([64 * M, 128 * M])
+        );
+        // Same-filled pages after a whole rewrite widen the bound by their bytes.
+        assert_eq!(
+            outside_bounds(&shape(100 * M, 120 * M, Some(8 * M))),
+            Some([56 * M, 64 * M])
+        );
+        // The span is the whole device: nothing can be outside it.
+        let whole = Shape {
+            disksize: 64 * M,
+            ..shape(32 * M, 64 * M, None)
+        };
+        assert_eq!(outside_bounds(&whole), Some([0, 0]));
+        // Counters that contradict the run (another writer): no bounds.
+        assert_eq!(outside_bounds(&shape(8 * M, 100 * M, Some(0))), None);
+    }
 }

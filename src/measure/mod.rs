@@ -19,6 +19,7 @@ pub mod stream;
 mod tally;
 mod targets;
 pub mod verify;
+pub mod verify_state;
 mod warnings;
 mod worker;
 mod worker_out;

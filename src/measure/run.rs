@@ -151,8 +151,11 @@ pub(crate) fn check_memory(spec: &Spec, available: Option<u64>) -> Result<()> {
         return Ok(());
     }
     let mut parts = vec![format!("{} of I/O buffers", fmt_size(m.buffers))];
+    if m.pools > 0 {
+        parts.push(format!("{} of data pools", fmt_size(m.pools)));
+    }
     if m.sampling > 0 {
-        parts.push(format!("{} of data sampling", fmt_size(m.sampling)));
+        parts.push(format!("{} of data samples", fmt_size(m.sampling)));
     }
     if m.verify > 0 {
         parts.push(format!("{} of verify maps", fmt_size(m.verify)));
@@ -160,20 +163,42 @@ pub(crate) fn check_memory(spec: &Spec, available: Option<u64>) -> Result<()> {
     if m.per_file > 0 {
         parts.push(format!("{} of per-file histograms", fmt_size(m.per_file)));
     }
-    let fix = if m.verify > m.buffers {
-        "use a larger --bs or a smaller --size"
+    // The fix and the headline name what is large.
+    let (what, fix) = if m.verify > m.buffers.max(m.pools) {
+        (
+            format!(
+                "--size {} in blocks of --bs {}",
+                size_of(spec),
+                fmt_size(spec.bs)
+            ),
+            "use a larger --bs or a smaller --size",
+        )
     } else {
-        "lower --jobs, --qd or --bs"
+        let per_job = format!("--qd {} x --bs {}", spec.qd, fmt_size(spec.bs));
+        // The pools named when they are a fair share next to the buffers.
+        let per_job = match m.pools < m.buffers / 4 {
+            true => per_job,
+            false => format!(
+                "({per_job} + --data-pool {})",
+                fmt_size(spec.data.pool_bytes() as u64)
+            ),
+        };
+        let fix = match m.pools > m.buffers {
+            true => "lower --jobs or --data-pool (16m by default)",
+            false => "lower --jobs, --qd or --bs",
+        };
+        (format!("--jobs {} x {per_job}", spec.jobs), fix)
     };
     Err(Error::usage(format!(
-        "--jobs {} x --qd {} x --bs {} needs about {} of memory ({}), more than half of the {} available; {fix}",
-        spec.jobs,
-        spec.qd,
-        fmt_size(spec.bs),
+        "{what} needs about {} of memory ({}), more than half of the {} available; {fix}",
         fmt_size(m.total()),
         parts.join(", "),
         fmt_size(avail)
     )))
+}
+
+fn size_of(spec: &Spec) -> String {
+    spec.size.map_or("?".into(), crate::units::fmt_size)
 }
 
 /// Checks what can only be checked once the target is open.
@@ -529,11 +554,25 @@ mod tests {
         spec.size = Some(1 << 40);
         let err = check_memory(&spec, Some(8 << 30)).unwrap_err().to_string();
         assert!(
-            err.contains("6 GiB of verify maps") && err.contains("of data sampling"),
+            err.contains("6 GiB of verify maps")
+                && err.contains("of data samples")
+                && err.contains("of data pools"),
             "{err}"
         );
         assert!(
-            err.ends_with("use a larger --bs or a smaller --size"),
+            err.starts_with("--size 1 TiB in blocks of --bs 4 KiB needs")
+                && err.ends_with("use a larger --bs or a smaller --size"),
+            "{err}"
+        );
+        // A large data pool is named as what to lower, not the buffers.
+        spec.verify = false;
+        spec.jobs = 8;
+        spec.data.pool = 1 << 30;
+        let err = check_memory(&spec, Some(8 << 30)).unwrap_err().to_string();
+        assert!(
+            err.starts_with("--jobs 8 x (--qd 1 x --bs 4 KiB + --data-pool 1 GiB) needs about 8.")
+                && err.contains("of data pools")
+                && err.ends_with("lower --jobs or --data-pool (16m by default)"),
             "{err}"
         );
     }

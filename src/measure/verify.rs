@@ -28,6 +28,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result, describe_io};
 use crate::io::target::Target;
+use crate::measure::verify_state::TargetId;
 use crate::plan::spec::Spec;
 use crate::results::schema::{BlockState, VerifyReport};
 use crate::results::sink::Sink;
@@ -36,7 +37,10 @@ use crate::stop::StopFlag;
 /// Size of the header at the start of each block.
 pub(crate) const HEADER: usize = 40;
 const MAGIC: &[u8; 8] = b"IOMARKv2";
-const STATE_MAGIC: &[u8; 8] = b"IOMKVST2";
+/// The state files: the map, then the target it was saved for (`verify_state.rs`).
+const STATE_MAGIC: &[u8; 8] = b"IOMKVST3";
+/// The state files before they named their target: read as before, unchecked.
+const STATE_MAGIC_V2: &[u8; 8] = b"IOMKVST2";
 /// The state files of iomark before the CRC covered the header (blocks `IOMARKv1`).
 const STATE_MAGIC_V1: &[u8; 8] = b"IOMKVST1";
 
@@ -48,7 +52,7 @@ fn block_crc(block: &[u8]) -> u32 {
 
 /// Whether the first bytes of a file are a verify state iomark wrote.
 pub fn is_state(head: &[u8]) -> bool {
-    head.starts_with(STATE_MAGIC)
+    head.starts_with(STATE_MAGIC) || head.starts_with(STATE_MAGIC_V2)
 }
 
 /// Writes the header into `block` (whose payload is already filled).
@@ -101,6 +105,9 @@ pub struct GenMap {
     pub bs: u64,
     pub seed: u64,
     pub gens: Vec<u64>,
+    /// The target the generations were written to (`None`: not known, as in a state
+    /// file of the previous format).
+    pub target: Option<TargetId>,
 }
 
 /// Largest map iomark keeps: 2^27 blocks (1 GiB of generations).
@@ -113,6 +120,7 @@ impl GenMap {
             bs,
             seed,
             gens: vec![0; (span / bs) as usize],
+            target: None,
         }
     }
 
@@ -125,6 +133,7 @@ impl GenMap {
             for v in [self.base, self.bs, self.seed, self.gens.len() as u64] {
                 w.write_all(&v.to_le_bytes())?;
             }
+            TargetId::write(self.target.as_ref(), &mut w)?;
             for g in &self.gens {
                 w.write_all(&g.to_le_bytes())?;
             }
@@ -164,17 +173,20 @@ impl GenMap {
                 "{p} was written by an older iomark, whose block checksums did not cover the header; verify it with that version, or write the target again with --verify-state"
             )));
         }
-        if &head[0..8] != STATE_MAGIC {
-            return Err(bad("wrong magic"));
-        }
+        let (target, id_len) = match &head[0..8] {
+            m if m == STATE_MAGIC => TargetId::read(&mut f).map_err(bad)?,
+            m if m == STATE_MAGIC_V2 => (None, 0),
+            _ => return Err(bad("wrong magic")),
+        };
         let (base, bs, seed, n) = (
             le64(&head, 8),
             le64(&head, 16),
             le64(&head, 24),
             le64(&head, 32),
         );
-        if bs == 0 || n > MAX_BLOCKS || len != 40 + n * 8 {
-            return Err(bad(if len < 40 + n * 8 {
+        let want = 40 + id_len + n * 8;
+        if bs == 0 || n > MAX_BLOCKS || len != want {
+            return Err(bad(if len < want {
                 "truncated"
             } else {
                 "implausible header"
@@ -191,6 +203,7 @@ impl GenMap {
             bs,
             seed,
             gens,
+            target,
         })
     }
 }
@@ -244,10 +257,21 @@ pub(crate) fn verify(
     Ok(rep)
 }
 
-/// `iomark verify`: opens `target` for reading (O_DIRECT unless `buffered`) and checks
-/// every block the state file says was written; `stop` cuts it short (the caller says so).
-pub fn verify_target(
+/// `iomark verify`: loads the state file and checks `target` against it.
+pub fn load_and_verify(
     target: &Path,
+    state: &Path,
+    buffered: bool,
+    stop: &StopFlag,
+) -> Result<VerifyReport> {
+    verify_target((target, state), &GenMap::load(state)?, buffered, stop)
+}
+
+/// `iomark verify`: opens `target` for reading (O_DIRECT unless `buffered`) and checks
+/// every block the state file (`state`, its `map`) says was written; another target than
+/// the state's is refused. `stop` cuts it short (the caller says so).
+pub fn verify_target(
+    (target, state): (&Path, &Path),
     map: &GenMap,
     buffered: bool,
     stop: &crate::stop::StopFlag,
@@ -273,6 +297,9 @@ pub fn verify_target(
             )),
             _ => Error::target(format!("cannot open {p}: {}", describe_io(&e))),
         })?;
+    if let Some(id) = &map.target {
+        id.check(state, target, &file)?;
+    }
     // A target shorter than what the state covers was not the one written (or was cut):
     // its missing blocks would read as corrupt.
     let len = file.metadata().ok().map(|md| {
@@ -307,6 +334,7 @@ pub(crate) fn verify_back(
         return (None, None);
     };
     let mut map = GenMap::new(target.base, target.span, spec.bs, spec.seed);
+    map.target = TargetId::of(&target.path, file);
     for (base, gens) in job_gens {
         let first = ((base - target.base) / spec.bs) as usize;
         for (i, g) in gens.into_iter().enumerate() {
@@ -402,6 +430,41 @@ mod tests {
         f.write_all(&[0; 8]).unwrap();
         let err = GenMap::load(&p).unwrap_err().to_string();
         assert!(err.contains("implausible header"), "{err}");
+    }
+
+    #[test]
+    fn a_state_names_its_target_and_an_older_one_reads_as_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let (p, t) = (dir.path().join("s"), dir.path().join("t.dat"));
+        std::fs::write(&t, vec![0u8; 40960]).unwrap();
+        let mut m = GenMap::new(0, 40960, 4096, 9);
+        m.gens[2] = 5;
+        m.target = TargetId::of(&t, &std::fs::File::open(&t).unwrap());
+        let id = m.target.clone().unwrap();
+        assert_eq!(
+            (id.given.as_str(), id.size, id.block_device),
+            (t.to_str().unwrap(), 40960, false)
+        );
+        m.save(&p).unwrap();
+        assert_eq!(GenMap::load(&p).unwrap(), m);
+        // The previous format: the same header and map, no identity.
+        let mut v2 = STATE_MAGIC_V2.to_vec();
+        for v in [0u64, 4096, 9, 10] {
+            v2.extend(v.to_le_bytes());
+        }
+        for g in &m.gens {
+            v2.extend(g.to_le_bytes());
+        }
+        std::fs::write(&p, &v2).unwrap();
+        assert!(is_state(&v2));
+        let old = GenMap::load(&p).unwrap();
+        assert_eq!((old.target, old.gens), (None, m.gens.clone()));
+        // A cut identity is a truncated state, not a panic.
+        m.save(&p).unwrap();
+        let full = std::fs::read(&p).unwrap();
+        std::fs::write(&p, &full[..60]).unwrap();
+        let err = GenMap::load(&p).unwrap_err().to_string();
+        assert!(err.contains("truncated"), "{err}");
     }
 
     #[test]

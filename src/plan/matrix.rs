@@ -78,6 +78,49 @@ fn line_of(text: &str, key: &str) -> usize {
         .map_or(1, |i| i + 1)
 }
 
+/// The line (from 1) where `key` is set in `table` (`None`: the top level, before any
+/// table); 1 if not found.
+fn line_in(text: &str, table: Option<&str>, key: &str) -> usize {
+    let mut current: Option<&str> = None;
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if let Some(h) = t.strip_prefix('[') {
+            current = Some(h.split(']').next().unwrap_or("").trim());
+            continue;
+        }
+        let is_key = (t.strip_prefix(key)).is_some_and(|r| r.trim_start().starts_with('='));
+        if current == table && is_key {
+            return i + 1;
+        }
+    }
+    1
+}
+
+/// Where a matrix file sets an option: the top level, `[fixed]` or `[vary]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Place {
+    Top,
+    Fixed,
+    Vary,
+}
+
+impl Place {
+    fn table(self) -> Option<&'static str> {
+        match self {
+            Place::Top => None,
+            Place::Fixed => Some("fixed"),
+            Place::Vary => Some("vary"),
+        }
+    }
+    fn said(self) -> &'static str {
+        match self {
+            Place::Top => "at the top level",
+            Place::Fixed => "under [fixed]",
+            Place::Vary => "under [vary]",
+        }
+    }
+}
+
 /// The file being parsed: what its messages and checks need.
 struct Parser<'a> {
     path: &'a str,
@@ -166,8 +209,60 @@ impl Parser<'_> {
         Ok(vals)
     }
 
+    /// Refuses an option set in two places (one would silently win) and a list that
+    /// names a value twice (two identical runs).
+    fn check_once(&self, table: &toml::Table) -> Result<()> {
+        let mut seen: Vec<(String, &str, Place)> = Vec::new();
+        for (key, v) in table {
+            let (place, keys): (Place, Vec<&String>) = match (key.as_str(), v) {
+                ("target", _) => continue,
+                ("fixed", toml::Value::Table(t)) => (Place::Fixed, t.keys().collect()),
+                ("vary", toml::Value::Table(t)) => (Place::Vary, t.keys().collect()),
+                _ => (Place::Top, vec![key]),
+            };
+            for k in keys {
+                let name = k.replace('_', "-");
+                if let Some((_, k0, p0)) = seen.iter().find(|(n, _, _)| *n == name) {
+                    let mut two = [(*k0, *p0), (k.as_str(), place)]
+                        .map(|(k, p)| (k, p, line_in(self.text, p.table(), k)));
+                    two.sort_by_key(|(_, _, line)| *line);
+                    let [(k, a, la), (_, b, lb)] = two;
+                    let why = match a == Place::Vary || b == Place::Vary {
+                        true => "but its [vary] list gives every run its own value",
+                        false => "but only one value can hold",
+                    };
+                    return Err(Error::document(format!(
+                        "{} line {la}: '{k}' is set {} and {} (line {lb}), {why}; remove one of them",
+                        self.path,
+                        a.said(),
+                        b.said(),
+                    )));
+                }
+                seen.push((name, k.as_str(), place));
+            }
+        }
+        if let Some(toml::Value::Table(t)) = table.get("vary") {
+            for (k, v) in t {
+                let Some(items) = v.as_array() else { continue };
+                // "1" and 1 are one value to the option.
+                let text = |x: &toml::Value| x.as_str().map_or(x.to_string(), str::to_string);
+                let texts: Vec<String> = items.iter().map(text).collect();
+                let twice = (texts.iter().enumerate()).find(|(i, x)| texts[..*i].contains(x));
+                if let Some((_, x)) = twice {
+                    let at = line_in(self.text, Some("vary"), k);
+                    return Err(Error::document(format!(
+                        "{} line {at}: '{k}' lists {x} twice, which makes two identical runs; list each value once (repetitions: --repeat N)",
+                        self.path
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Reads the top-level entries of the file into a matrix (not yet checked for lists).
     fn read(&self, table: &toml::Table) -> Result<Matrix> {
+        self.check_once(table)?;
         let mut m = Matrix {
             target: None,
             targets: Vec::new(),
@@ -305,6 +400,27 @@ mod tests {
             ("[vary]\nqd = 4\n", "line 2", "must be a list"),
             ("qd = [1\n", "line 1", ""),
             ("runtime = \"1s\"\n", "", "no [vary]"),
+            // An option in two places: one would silently win (found by a probe).
+            (
+                "qd = 4\n[vary]\nqd = [1, 4]\n",
+                "line 1",
+                "'qd' is set at the top level and under [vary] (line 3), but its [vary] list",
+            ),
+            (
+                "[vary]\nbs = [\"4k\"]\n[fixed]\nbs = \"8k\"\n",
+                "line 2",
+                "'bs' is set under [vary] and under [fixed] (line 4)",
+            ),
+            (
+                "runtime = \"1s\"\n[fixed]\nruntime = \"2s\"\n[vary]\nqd = [1]\n",
+                "line 1",
+                "'runtime' is set at the top level and under [fixed] (line 3), but only one value can hold; remove one of them",
+            ),
+            (
+                "[vary]\nrw = [\"read\"]\nqd = [1, \"1\"]\n",
+                "line 3",
+                "'qd' lists 1 twice, which makes two identical runs",
+            ),
         ];
         for (t, line, needle) in bad {
             let e = Matrix::parse("m.toml", t).unwrap_err();

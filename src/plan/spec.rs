@@ -25,6 +25,8 @@ pub(crate) struct Memory {
     pub buffers: u64,
     /// Every writing job's data samples and hashes.
     pub sampling: u64,
+    /// Every writing job's data generator's pool of units (`--data-pool`).
+    pub pools: u64,
     /// The generation maps of `--verify`.
     pub verify: u64,
     /// `--file-service`: each job's latency histograms per file it serves.
@@ -33,10 +35,9 @@ pub(crate) struct Memory {
 
 impl Memory {
     pub(crate) fn total(&self) -> u64 {
-        self.buffers
-            .saturating_add(self.sampling)
-            .saturating_add(self.verify)
-            .saturating_add(self.per_file)
+        [self.sampling, self.pools, self.verify, self.per_file]
+            .iter()
+            .fold(self.buffers, |t, b| t.saturating_add(*b))
     }
 }
 
@@ -336,15 +337,11 @@ impl Spec {
         .map_or(u64::MAX, |b| b.total as u64);
         let buffers = jobs.saturating_mul(per_job);
         // Each writing job's Sampler: its compression samples and its unit hashes (two
-        // hash map entries with their share of empty buckets: 64 bytes), and its data
+        // hash map entries with their share of empty buckets: 64 bytes); and its data
         // generator's pool of units (and the words under their stamps).
-        let sampling = if self.writes() {
-            jobs * (SAMPLE_BUDGET as u64
-                + MAX_UNIT_HASHES as u64 * 64
-                + self.data.pool_bytes() as u64 * 65 / 64)
-        } else {
-            0
-        };
+        let writers = jobs * u64::from(self.writes());
+        let sampling = writers * (SAMPLE_BUDGET as u64 + MAX_UNIT_HASHES as u64 * 64);
+        let pools = writers.saturating_mul(self.data.pool_bytes() as u64 * 65 / 64);
         // --verify: 8 bytes per block, three times (the jobs' maps, the repetition's
         // map, the run's), for each target (several with --file-service); counted when
         // the span is known up front.
@@ -367,6 +364,7 @@ impl Spec {
         Memory {
             buffers,
             sampling,
+            pools,
             verify,
             per_file,
         }

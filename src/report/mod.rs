@@ -20,6 +20,7 @@ pub(crate) mod html;
 pub(crate) mod markup;
 pub mod notes;
 pub mod progress;
+mod stored;
 pub(crate) mod table;
 pub(crate) mod tables;
 pub(crate) mod targets;
@@ -56,6 +57,16 @@ impl Format {
                     || (text.trim_start().starts_with('{')
                         && text.contains(&format!("\"tool\": \"{}\"", compare::COMPARISON_TOOL)))
             }
+        }
+    }
+
+    /// The file name extension of the format.
+    pub(crate) fn extension(self) -> &'static str {
+        match self {
+            Format::Html => "html",
+            Format::Md => "md",
+            Format::Csv => "csv",
+            Format::Json => "json",
         }
     }
 
@@ -102,6 +113,19 @@ pub fn run_command(
         Command::Report => "the report",
         Command::Compare => "the comparison",
     };
+    if let Some(p) = output.filter(|p| p.is_dir()) {
+        // A file name in the directory, in the format asked for.
+        let name = match cmd {
+            Command::Report => "report",
+            Command::Compare => "comparison",
+        };
+        return Err(crate::error::Error::usage(format!(
+            "{} is a directory; give a file name for {what} (e.g. {}/{name}.{})",
+            p.display(),
+            p.display().to_string().trim_end_matches('/'),
+            format.extension()
+        )));
+    }
     if let Some(p) = output {
         // A results document holds measurements that cannot be made again: a report or a
         // comparison (even one in JSON, itself a results document) replaces it only with

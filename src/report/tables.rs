@@ -236,6 +236,8 @@ pub(crate) struct StudyTable {
     pub saturation: Vec<QdPoint>,
     /// Whether the test's runs are one workload that differs only in the swept value.
     pub one_workload: bool,
+    /// Lines to print under the table (what a marked figure means).
+    pub notes: Vec<String>,
 }
 
 /// Total IOPS at one queue depth: the mean and, with repetitions, the half-width of its
@@ -323,7 +325,12 @@ fn pct(v: Option<f64>) -> String {
 /// The compressibility columns of a run: lz4 and zstd as measured (mean over the
 /// repetitions that wrote), what the device stored of what it was given (zram), and the
 /// write amplification of the best source.
-fn data_cells(r: &Run) -> [String; 4] {
+fn data_cells(
+    doc: &Document,
+    r: &Run,
+    blended: &mut Vec<(String, String)>,
+    row: &str,
+) -> [String; 4] {
     let measured: Vec<_> = r.repetitions.iter().filter_map(|x| x.data).collect();
     let mean = |f: fn(&crate::results::schema::DataMeasure) -> f64| {
         (!measured.is_empty()).then(|| measured.iter().map(f).sum::<f64>() / measured.len() as f64)
@@ -334,13 +341,27 @@ fn data_cells(r: &Run) -> [String; 4] {
         .find(|w| w.source == "zram")
         .and_then(|w| w.ratio)
         .map(|x| 100.0 * x);
+    // A figure that blends in data outside the span is marked, and its share said below.
+    let mut stored = pct(stored);
+    let blend = crate::report::stored::blend(doc, r);
+    if let Some(share) = blend.clone() {
+        stored.push_str(" *");
+        blended.push((row.to_string(), share));
+    }
     [
         pct(mean(|d| d.lz4_pct)),
         pct(mean(|d| d.zstd_pct)),
-        pct(stored),
+        stored,
         r.write_amplification
             .as_ref()
-            .and_then(|w| Some(format!("{:.2} ({})", w.ratio?, w.source)))
+            .and_then(|w| {
+                let mark = if w.source == "zram" && blend.is_some() {
+                    " *"
+                } else {
+                    ""
+                };
+                Some(format!("{:.2} ({}){mark}", w.ratio?, w.source))
+            })
             .unwrap_or_else(|| NONE.into()),
     ]
 }
@@ -368,6 +389,7 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
     let mut t = Table::new(header);
     let mut saturation = Vec::new();
     let mut workloads: Vec<Spec> = Vec::new();
+    let mut blended = Vec::new();
     for r in &doc.runs {
         let Some(p) = r.study.as_ref().filter(|p| p.test == test) else {
             continue;
@@ -427,7 +449,7 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
                 .to_string(),
         ];
         if compress {
-            row.extend(data_cells(r));
+            row.extend(data_cells(doc, r, &mut blended, &format!("{}%", p.value)));
         }
         t.push(row);
     }
@@ -437,6 +459,9 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
         table: t,
         saturation,
         one_workload: workloads.len() == 1,
+        notes: crate::report::stored::footnote(&blended)
+            .into_iter()
+            .collect(),
     }
 }
 

@@ -419,6 +419,9 @@ pub(crate) fn study_tables(doc: &Document) -> String {
     for st in tables::studies(doc) {
         let _ = writeln!(out, "\n{}", st.test);
         out.push_str(&st.table.terminal());
+        for n in &st.notes {
+            let _ = writeln!(out, "{n}");
+        }
         if st.param != "qd" || !st.one_workload {
             continue;
         }

@@ -188,6 +188,7 @@ fn zram_amplification(r: &mut crate::results::schema::Run, stored_pct: f64) {
         device_bytes: Some(((100 << 20) as f64 * stored_pct / 100.0) as u64),
         ratio: Some(stored_pct / 100.0),
         note: "zram mm_stat after the run".into(),
+        outside_bytes: None,
     };
     r.write_amplification = Some(wa.clone());
     r.write_amplification_sources = vec![
@@ -197,6 +198,7 @@ fn zram_amplification(r: &mut crate::results::schema::Run, stored_pct: f64) {
             device_bytes: Some(100 << 20),
             ratio: Some(1.0),
             note: "kernel counters".into(),
+            outside_bytes: None,
         },
         wa,
     ];
@@ -250,6 +252,56 @@ fn the_compress_table_and_run_text_show_measured_data_and_amplification() {
         s.contains("write amplification (block_layer): 1.000"),
         "{s}"
     );
+}
+
+/// A zram figure blended with data outside the span is marked, with the span's share
+/// below the table; the runs of one span narrow each other's bounds (a fill that
+/// rewrote the span whole pins what lies outside, a random write after it does not).
+#[test]
+fn a_blended_zram_figure_is_marked_with_the_spans_share() {
+    let mut fill = run(Rw::Write, 32, &[5000.0], Some(("fill", "compress", "98")));
+    zram_amplification(&mut fill, 51.0);
+    let mut rand = run(
+        Rw::RandWrite,
+        32,
+        &[5000.0],
+        Some(("randwrite", "compress", "98")),
+    );
+    zram_amplification(&mut rand, 51.0);
+    let outside = |r: &mut crate::results::schema::Run, b: [u64; 2]| {
+        for w in &mut r.write_amplification_sources {
+            if w.source == "zram" {
+                w.outside_bytes = Some(b);
+            }
+        }
+    };
+    // 100 MiB stored; 25 MiB outside the span (the fill knows), 0 to 60 (randwrite alone).
+    outside(&mut fill, [25 << 20, 25 << 20]);
+    outside(&mut rand, [0, 60 << 20]);
+    let st = tables::studies(&doc(vec![fill.clone(), rand.clone()]));
+    for t in &st {
+        let cells: Vec<&str> = t.table.rows[0].iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(
+            &cells[11..],
+            ["51% *", "0.51 (zram) *"],
+            "{}: {cells:?}",
+            t.test
+        );
+        assert_eq!(t.notes.len(), 1);
+        assert!(t.notes[0].contains("by row: 98%: 75%."), "{}", t.notes[0]);
+    }
+    // The randwrite alone: a range.
+    let st = tables::studies(&doc(vec![rand.clone()]));
+    assert!(
+        st[0].notes[0].contains("by row: 98%: 40%–100%."),
+        "{}",
+        st[0].notes[0]
+    );
+    // Nothing outside: no mark, no note.
+    outside(&mut fill, [0, 0]);
+    let st = tables::studies(&doc(vec![fill, rand]));
+    assert!(st.iter().all(|t| t.notes.is_empty()), "{:?}", st[1].notes);
+    assert_eq!(st[1].table.rows[0][11].text, "51%");
 }
 
 // Items 1 and 3: the page cache and the device counters, as measured.

@@ -14,3 +14,4 @@ pub mod targets;
 #[cfg(test)]
 pub(crate) mod testdoc;
 pub mod verify;
+mod version;

@@ -330,6 +330,11 @@ pub struct WriteAmplification {
     pub ratio: Option<f64>,
     /// What the figures are, or why there are none ("not reported by this device").
     pub note: String,
+    /// zram that held data before the run: the least and most of its original bytes
+    /// after the run outside the run's span (older data; `host_bytes` less them is the
+    /// span's share), from mm_stat before and after, the span and the device's size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_bytes: Option<[u64; 2]>,
 }
 
 /// The target as it was opened.
@@ -519,21 +524,9 @@ impl Document {
     pub(crate) fn parse(path: &Path, text: &str) -> Result<Document> {
         let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| Error::document(format!("{} is not JSON: {e}", path.display())))?;
-        match v.get("schema").and_then(|s| s.as_str()) {
-            Some(SCHEMA) => {}
-            Some(other) => {
-                return Err(Error::document(format!(
-                    "{} has schema {other}, which this iomark ({}) cannot read; use a matching iomark version",
-                    path.display(),
-                    env!("CARGO_PKG_VERSION")
-                )));
-            }
-            None => {
-                return Err(Error::document(format!(
-                    "{} is not an iomark results document (no \"schema\" key)",
-                    path.display()
-                )));
-            }
+        match v.get("schema") {
+            Some(serde_json::Value::String(s)) if s == SCHEMA => {}
+            other => return Err(crate::results::version::other_schema(path, other)),
         }
         serde_json::from_value(v).map_err(|e| {
             Error::document(format!(

@@ -209,8 +209,8 @@ fn runs_whose_buffers_do_not_fit_are_refused_before_the_target_is_made() {
         ],
     );
     assert!(!t.exists(), "the target was created before the refusal");
-    // 1024 jobs x 4096 x 4 KiB: 16 GiB of buffers and 6 GiB of data sampling.
-    let need = 22 * GIB;
+    // 1024 jobs x 4096 x 4 KiB: 16 GiB of buffers, 16 GiB of data pools and 8 GiB of samples.
+    let need = 40 * GIB;
     if mem_available() / 2 < need {
         let b = bounded(
             &[
@@ -222,11 +222,11 @@ fn runs_whose_buffers_do_not_fit_are_refused_before_the_target_is_made() {
         assert_refused(
             &b,
             "16 GiB of buffers",
-            &["16 GiB of I/O buffers", "lower --jobs"],
+            &["16 GiB of I/O buffers", "of data pools", "lower --jobs"],
         );
         assert!(!t.exists(), "the target was created before the refusal");
     } else {
-        eprintln!("skipped the 16 GiB case: this machine has more than 44 GiB available");
+        eprintln!("skipped the 16 GiB case: this machine has more than 80 GiB available");
     }
     // The plan shows the estimate.
     let plan = crate::common::dry_run(&["qd", "--jobs", "4", ts]);

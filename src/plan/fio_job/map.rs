@@ -39,6 +39,9 @@ pub struct MappedJob {
     pub new_group: bool,
     /// `wait_for=NAME` and where.
     pub wait_for: Option<(String, String)>,
+    /// The fio line each of iomark's options came from: iomark's name, then fio's
+    /// `key=value` as written and its `FILE:LINE`, for messages about the value.
+    pub sources: Vec<(String, String, String)>,
 }
 
 impl MappedJob {
@@ -201,6 +204,7 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
             stonewall: def.file_stonewall,
             new_group: false,
             wait_for: None,
+            sources: Vec::new(),
         },
     };
     let keys: Vec<String> = c.last.keys().cloned().collect();
@@ -225,7 +229,56 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
     for k in keys.iter().filter(|k| !HANDLED.contains(&k.as_str())) {
         c.refuse(k, "not an option iomark knows");
     }
+    c.job.sources = sources(&c);
     Ok(c.job)
+}
+
+/// iomark's options whose fio option has another name (the rest are fio's with `_` for
+/// `-`), each with the fio options that may set it, most specific first.
+const FIO_NAMES: &[(&str, &[&str])] = &[
+    ("bs", &["bs", "bssplit", "bsrange"]),
+    ("write-bs", &["bs", "bssplit", "bsrange"]),
+    ("size", &["size", "filesize"]),
+    ("qd", &["iodepth"]),
+    ("jobs", &["numjobs"]),
+    ("engine", &["ioengine"]),
+    ("seed", &["randseed"]),
+    ("repeat", &["loops"]),
+    ("ramp", &["ramp_time"]),
+    ("compress", &["buffer_compress_percentage"]),
+    ("compress-chunk", &["buffer_compress_chunk"]),
+    ("dedup", &["dedupe_percentage", "scramble_buffers"]),
+    ("sync-mode", &["sync"]),
+    ("batch-submit", &["iodepth_batch_submit"]),
+    ("batch-complete", &["iodepth_batch_complete_min"]),
+    ("sqpoll-cpu", &["sqthread_poll_cpu"]),
+    ("sqpoll", &["sqthread_poll"]),
+    ("cpus", &["cpus_allowed"]),
+    ("cpus-policy", &["cpus_allowed_policy"]),
+    ("file-service", &["file_service_type"]),
+    ("fadvise", &["fadvise_hint"]),
+    ("rate-cycle", &["rate_cycle"]),
+];
+
+/// Where each of the job's iomark options came from (see [`MappedJob::sources`]).
+fn sources(c: &Ctx) -> Vec<(String, String, String)> {
+    let mut out: Vec<(String, String, String)> = Vec::new();
+    for (ours, _) in &c.job.opts {
+        if out.iter().any(|(o, _, _)| o == ours) {
+            continue;
+        }
+        let plain = ours.replace('-', "_");
+        let fio = FIO_NAMES.iter().find(|(o, _)| o == ours);
+        let keys = fio.map_or(vec![plain.as_str()], |(_, k)| k.to_vec());
+        if let Some(e) = keys.iter().find_map(|k| c.get(k)) {
+            let kv = match &e.value {
+                Some(v) => format!("{}={}", e.key, v.trim()),
+                None => e.key.clone(),
+            };
+            out.push((ours.clone(), kv, e.at.clone()));
+        }
+    }
+    out
 }
 
 /// Every key some function here reads or refuses for its value. `thread` and

@@ -169,7 +169,7 @@ pub fn study_runs(jobs: &[GroupedJob], extra: &[Opt], sys: &System) -> Result<Ve
     let mut runs = Vec::new();
     for GroupedJob { group, job } in jobs {
         let named = |e: Error| match e {
-            Error::Usage(m) => Error::usage(format!("{} [{}]: {m}", job.at, job.name)),
+            Error::Usage(m) => in_fio_terms(job, &m),
             other => other,
         };
         let opts: Vec<Opt> = job.opts.iter().chain(extra).cloned().collect();
@@ -197,6 +197,55 @@ pub fn study_runs(jobs: &[GroupedJob], extra: &[Opt], sys: &System) -> Result<Ve
         });
     }
     Ok(runs)
+}
+
+/// A refusal of iomark's run options in the job file's terms: the first of iomark's
+/// options it names that came from a line of the file is named as that line's fio option
+/// (`--repeat 0` → `loops=0`, at its line); otherwise the job's section is named.
+fn in_fio_terms(job: &MappedJob, msg: &str) -> Error {
+    let named = |(ours, _, _): &&(String, String, String)| {
+        let flag = format!("--{ours}");
+        // The first mention of `--ours` as a whole word.
+        msg.match_indices(&flag)
+            .find(|(i, _)| {
+                let after = msg[i + flag.len()..].chars().next();
+                !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+            })
+            .map(|(i, _)| i)
+    };
+    let first = (job.sources.iter())
+        .filter_map(|s| named(&s).map(|i| (i, s)))
+        .min_by_key(|(i, _)| *i);
+    let Some((_, (ours, kv, at))) = first else {
+        return Error::usage(format!("{} [{}]: {msg}", job.at, job.name));
+    };
+    let flag = format!("--{ours}");
+    // `--repeat 0` with the value given is the line itself; a bare `--repeat` its key.
+    let value = kv.split_once('=').map(|(_, v)| v);
+    let mut text = match (value, job.opt(ours)) {
+        (Some(_), Some(v)) => msg.replacen(&format!("{flag} {v}"), kv, 1),
+        _ => msg.to_string(),
+    };
+    for (o, kv2, _) in &job.sources {
+        let k = kv2.split('=').next().unwrap_or(kv2);
+        text = replace_flag(&text, &format!("--{o}"), k);
+    }
+    Error::usage(format!("{at} [{}]: {text}", job.name))
+}
+
+/// `text` with every whole-word `flag` replaced by `by`.
+fn replace_flag(text: &str, flag: &str, by: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(flag) {
+        let after = rest[i + flag.len()..].chars().next();
+        let whole = !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-');
+        out.push_str(&rest[..i]);
+        out.push_str(if whole { by } else { flag });
+        rest = &rest[i + flag.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
