@@ -271,3 +271,10 @@ impl DataSpec {
         }
     }
 }
+
+/// [`DataSpec::zero_units_repeat`] for a run that writes data (a read run writes none).
+pub(crate) fn zero_units(spec: &crate::plan::spec::Spec) -> Option<String> {
+    (spec.writes() && spec.rw.writes_data())
+        .then(|| spec.data.zero_units_repeat())
+        .flatten()
+}

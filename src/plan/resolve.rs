@@ -310,19 +310,11 @@ impl RunOptions {
         spec.seed = seed;
         spec.interval_s = duration_opt("--interval", self.text_or_default("interval"))?;
         spec.data = self.data_spec()?;
-        notes.extend(
-            (spec.writes() && spec.rw.writes_data())
-                .then(|| spec.data.zero_units_repeat())
-                .flatten(),
-        );
+        notes.extend(crate::plan::data::zero_units(&spec));
         spec.verify = self.on("verify");
         spec.file_service = crate::plan::files::resolve(self)?;
         spec.stonewall = self.on("stonewall");
-        spec.pause_s = self
-            .text("pause")
-            .map(|p| duration_opt("--pause", p))
-            .transpose()?
-            .unwrap_or(0.0);
+        spec.pause_s = duration_opt("--pause", self.text("pause").unwrap_or("0"))?;
         spec.drop_caches = self.on("drop-caches");
         if self.on("drop-caches") && !sys.root {
             return Err(Error::usage(

@@ -120,6 +120,14 @@ pub(crate) fn rank_lines(run: &Run) -> String {
     out
 }
 
+/// Why a run shows no device counters: the first target without a device says.
+fn unseen_device(run: &Run) -> &'static str {
+    let fs = (std::iter::once(&run.target).chain(run.targets.iter().map(|p| &p.target)))
+        .find(|t| t.device.is_none())
+        .and_then(|t| t.filesystem.as_ref());
+    crate::results::env::FsInfo::unseen_device(fs)
+}
+
 /// What one repetition measured: time, each direction, CPU, data, verification, device.
 fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
     let s = &run.spec;
@@ -236,11 +244,7 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
             }
         }
         None if s.engine.caps().does_io => {
-            let fs = (std::iter::once(&run.target).chain(run.targets.iter().map(|p| &p.target)))
-                .find(|t| t.device.is_none())
-                .and_then(|t| t.filesystem.as_ref());
-            let why = crate::results::env::FsInfo::unseen_device(fs);
-            let _ = writeln!(out, "  device: {why}");
+            let _ = writeln!(out, "  device: {}", unseen_device(run));
         }
         None => {}
     }
