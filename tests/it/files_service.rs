@@ -438,6 +438,8 @@ fn skewed_file_services_spread_the_writes_as_their_distribution() {
             assert_success(&out);
         });
         let mine = shares(&refs, || {
+            // Each service a new document (-o does not replace one that holds runs).
+            let _ = std::fs::remove_file(dir.path().join("r.json"));
             let out = env(iomark_process())
                 .arg("fio")
                 .arg(dir.path().join("j.fio"))
