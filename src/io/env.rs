@@ -258,6 +258,17 @@ fn unescape_mount(s: &str) -> String {
         .replace("\\134", "\\")
 }
 
+/// Address space the process may still map when `RLIMIT_AS` limits it (`ulimit -v`):
+/// the limit less what is mapped now (`VmSize`); `None` when unlimited.
+pub(crate) fn address_space_room() -> Option<u64> {
+    let limit = crate::io::sys::address_space_limit()?;
+    let used = fs::read_to_string("/proc/self/status").ok().and_then(|s| {
+        let line = s.lines().find(|l| l.starts_with("VmSize:"))?;
+        line.split_whitespace().nth(1)?.parse::<u64>().ok()
+    })?;
+    Some(limit.saturating_sub(used * 1024))
+}
+
 /// Bytes of memory the kernel reports available for new allocations (page cache that can
 /// be reclaimed included): `MemAvailable` from /proc/meminfo.
 pub(crate) fn mem_available() -> Option<u64> {

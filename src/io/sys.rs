@@ -296,6 +296,20 @@ pub(crate) fn btrfs_fs_info(fd: BorrowedFd) -> Option<(String, u64)> {
     Some((uuid, args[1]))
 }
 
+/// The soft `RLIMIT_AS` (bytes of address space), `None` when unlimited.
+pub(crate) fn address_space_limit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes only the struct we own.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    Some(r.rlim_cur)
+}
+
 /// The major and minor numbers of a device number.
 pub(crate) fn major_minor(dev: u64) -> (u32, u32) {
     (libc::major(dev), libc::minor(dev))

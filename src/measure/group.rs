@@ -45,7 +45,11 @@ pub(crate) fn run_group(
                 spec.name()
             )));
         }
-        check_memory(spec, crate::io::env::mem_available())?;
+        check_memory(
+            spec,
+            crate::io::env::mem_available(),
+            crate::io::env::address_space_room(),
+        )?;
         crate::measure::launch::check_cpus(spec)?;
     }
     let corpora = (members.iter())

@@ -38,7 +38,11 @@ pub(crate) fn run(
     sink: &mut dyn Sink,
 ) -> Result<RunOutcome> {
     spec.validate()?;
-    check_memory(spec, crate::io::env::mem_available())?;
+    check_memory(
+        spec,
+        crate::io::env::mem_available(),
+        crate::io::env::address_space_room(),
+    )?;
     crate::measure::launch::check_cpus(spec)?;
     let corpus = load_for(&spec.data)?;
     // A new file is laid out with the workload's own data profile (a compressing device
@@ -141,15 +145,18 @@ pub(crate) fn conclude(
 /// available (`MemAvailable`): the page cache, io_uring's rings and the rest of the
 /// system need the other half, and a run at the edge of memory measures reclaim, or is
 /// killed. Unknown available memory is not checked.
-pub(crate) fn check_memory(spec: &Spec, available: Option<u64>) -> Result<()> {
+/// `room`: the address space the process may still map (`RLIMIT_AS`, `ulimit -v`), when
+/// limited: the run's memory and 512 MiB for the rest (threads' stacks, the libraries)
+/// must fit, or the first allocation past it fails.
+pub(crate) fn check_memory(spec: &Spec, available: Option<u64>, room: Option<u64>) -> Result<()> {
     use crate::units::fmt_size;
-    let Some(avail) = available else {
-        return Ok(());
-    };
     let m = spec.memory();
-    if m.total() <= avail / 2 {
-        return Ok(());
-    }
+    let over_room = room.filter(|&r| m.total() + (512 << 20) > r);
+    let avail = match available {
+        Some(a) if m.total() > a / 2 => a,
+        _ if over_room.is_none() => return Ok(()),
+        _ => 0,
+    };
     let mut parts = vec![format!("{} of I/O buffers", fmt_size(m.buffers))];
     if m.pools > 0 {
         parts.push(format!("{} of data pools", fmt_size(m.pools)));
@@ -189,11 +196,17 @@ pub(crate) fn check_memory(spec: &Spec, available: Option<u64>) -> Result<()> {
         };
         (format!("--jobs {} x {per_job}", spec.jobs), fix)
     };
+    let limit = match over_room {
+        Some(r) => format!(
+            "more than the {} of address space this process may still map (ulimit -v); raise the limit or {fix}",
+            fmt_size(r)
+        ),
+        None => format!("more than half of the {} available; {fix}", fmt_size(avail)),
+    };
     Err(Error::usage(format!(
-        "{what} needs about {} of memory ({}), more than half of the {} available; {fix}",
+        "{what} needs about {} of memory ({}), {limit}",
         fmt_size(m.total()),
         parts.join(", "),
-        fmt_size(avail)
     )))
 }
 
@@ -534,25 +547,27 @@ mod tests {
     fn memory_check_refuses_what_does_not_fit_with_the_figures() {
         let mut spec = Spec::new("f");
         spec.rw = crate::plan::spec::Rw::RandRead;
-        assert!(check_memory(&spec, Some(1 << 30)).is_ok());
+        assert!(check_memory(&spec, Some(1 << 30), None).is_ok());
         spec.jobs = 1024;
         spec.qd = 4096;
         // 16 GiB of buffers: refused with 30 GiB available, accepted with 40 GiB.
-        let err = check_memory(&spec, Some(30 << 30)).unwrap_err();
+        let err = check_memory(&spec, Some(30 << 30), None).unwrap_err();
         assert!(matches!(err, Error::Usage(_)), "{err:?}");
         assert_eq!(
             err.to_string(),
             "--jobs 1024 x --qd 4096 x --bs 4 KiB needs about 16 GiB of memory (16 GiB of I/O buffers), more than half of the 30 GiB available; lower --jobs, --qd or --bs"
         );
-        assert!(check_memory(&spec, Some(40 << 30)).is_ok());
-        assert!(check_memory(&spec, None).is_ok());
+        assert!(check_memory(&spec, Some(40 << 30), None).is_ok());
+        assert!(check_memory(&spec, None, None).is_ok());
         // Writes add each job's data sampling; --verify its maps.
         spec.rw = crate::plan::spec::Rw::Write;
         spec.jobs = 1;
         spec.qd = 1;
         spec.verify = true;
         spec.size = Some(1 << 40);
-        let err = check_memory(&spec, Some(8 << 30)).unwrap_err().to_string();
+        let err = check_memory(&spec, Some(8 << 30), None)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("6 GiB of verify maps")
                 && err.contains("of data samples")
@@ -568,7 +583,9 @@ mod tests {
         spec.verify = false;
         spec.jobs = 8;
         spec.data.pool = 1 << 30;
-        let err = check_memory(&spec, Some(8 << 30)).unwrap_err().to_string();
+        let err = check_memory(&spec, Some(8 << 30), None)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.starts_with("--jobs 8 x (--qd 1 x --bs 4 KiB + --data-pool 1 GiB) needs about 8.")
                 && err.contains("of data pools")

@@ -377,3 +377,29 @@ fn an_empty_target_is_said_to_be_empty() {
         assert!(!err.contains("--offset"), "{err}");
     }
 }
+
+/// Under `ulimit -v` (RLIMIT_AS) a run whose pools cannot be mapped was not refused: the
+/// allocation failed with a backtrace (exit 134) and left the file it was making. Now it
+/// is refused before anything is made, naming the limit.
+#[test]
+fn a_run_larger_than_the_address_space_limit_is_refused() {
+    let dir = crate::common::tmp();
+    let target = dir.path().join("t.dat");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 3000000 && exec \"$0\" \"$@\"")
+        .arg(crate::common::iomark_bin())
+        .args(["run", "--rw", "write", "--data-pool", "1g", "--jobs", "4"])
+        .args(["--size", "64m", "--runtime", "1"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("of address space this process may still map (ulimit -v)"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!target.exists());
+}
