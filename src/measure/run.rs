@@ -196,7 +196,8 @@ pub(crate) fn check_memory(spec: &Spec, available: Option<u64>, room: Option<u64
         };
         (format!("--jobs {} x {per_job}", spec.jobs), fix)
     };
-    let limit = match over_room {
+    // The memory the machine has first; the process's limit when only that is short.
+    let limit = match over_room.filter(|_| avail == 0) {
         Some(r) => format!(
             "more than the {} of address space this process may still map (ulimit -v); raise the limit or {fix}",
             fmt_size(r)
