@@ -26,6 +26,9 @@ fn default_pool() -> u64 {
 /// Distinct unit hashes each writing job keeps to measure dedupability before it samples
 /// by content.
 pub(crate) const MAX_UNIT_HASHES: usize = 1 << 16;
+/// Slots of each writing job's sampler's table of frequent contents (16 bytes each, 256
+/// KiB in all; `workload::sampler`).
+pub(crate) const TRACK_SLOTS: usize = 16384;
 
 /// The kind of content written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -320,7 +320,7 @@ impl Spec {
 
     /// What this run allocates in its process, known before the target is opened.
     pub(crate) fn memory(&self) -> Memory {
-        use crate::plan::data::{MAX_UNIT_HASHES, SAMPLE_BUDGET};
+        use crate::plan::data::{MAX_UNIT_HASHES, SAMPLE_BUDGET, TRACK_SLOTS};
         // Every target has its own jobs, unless the jobs serve the targets
         // (--file-service).
         let jobs = match self.serves_files() {
@@ -336,11 +336,11 @@ impl Spec {
         )
         .map_or(u64::MAX, |b| b.total as u64);
         let buffers = jobs.saturating_mul(per_job);
-        // Each writing job's Sampler: its compression samples and its unit hashes (two
-        // hash map entries with their share of empty buckets: 64 bytes); and its data
+        // Each writing job's Sampler: its compression samples, its unit hashes (64 bytes
+        // each with empty buckets) and its table of frequent contents; and its data
         // generator's pool of units (and the words under their stamps).
         let writers = jobs * u64::from(self.writes());
-        let sampling = writers * (SAMPLE_BUDGET as u64 + MAX_UNIT_HASHES as u64 * 64);
+        let sampling = writers * ((SAMPLE_BUDGET + MAX_UNIT_HASHES * 64 + TRACK_SLOTS * 16) as u64);
         let pools = writers.saturating_mul(self.data.pool_bytes() as u64 * 65 / 64);
         // --verify: 8 bytes per block, three times (the jobs' maps, the repetition's
         // map, the run's), for each target (several with --file-service); counted when

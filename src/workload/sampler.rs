@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::plan::data::DataSpec;
+use crate::plan::data::{DataSpec, TRACK_SLOTS};
 use crate::results::schema::DataMeasure;
 use crate::workload::data::content_hash;
 
@@ -19,8 +19,6 @@ const HASH_ALLOWANCE: u64 = 4 << 20;
 /// pinned, and from then on one copy in `1 << HASH_BUDGET_SHIFT` is hashed, and counts
 /// for that many.
 const FREQUENT: u32 = 16;
-/// Slots of the tracking table (indexed by a selector's top bits): 4096 of 16 bytes.
-const TRACK_SLOTS: usize = 4096;
 /// The count of a pinned selector's slot (never decays, never replaced).
 const PINNED: u32 = u32::MAX;
 
