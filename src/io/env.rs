@@ -70,8 +70,12 @@ impl BlockDev {
         if major == 0 {
             return None;
         }
-        let link = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
-        let sysfs = fs::canonicalize(&link).ok()?;
+        BlockDev::at_sysfs(Path::new(&format!("/sys/dev/block/{major}:{minor}")))
+    }
+
+    /// The device a sysfs link leads to, when it is one (it has a `stat`).
+    fn at_sysfs(link: &Path) -> Option<BlockDev> {
+        let sysfs = fs::canonicalize(link).ok()?;
         let name = sysfs.file_name()?.to_string_lossy().into_owned();
         sysfs
             .join("stat")
@@ -114,12 +118,7 @@ impl BlockDev {
             .ok()?
             .flatten()
             .next()?;
-        let sysfs = fs::canonicalize(member.path()).ok()?;
-        let name = sysfs.file_name()?.to_string_lossy().into_owned();
-        sysfs
-            .join("stat")
-            .exists()
-            .then_some(BlockDev { name, sysfs })
+        BlockDev::at_sysfs(&member.path())
     }
 
     /// The whole disk this device belongs to (itself unless it is a partition).

@@ -79,8 +79,7 @@ pub(crate) fn write_amplification(
                 }
                 // Buffered: rewrites of a block merge in the page cache, and only the
                 // last reaches the device.
-                let compression =
-                    (targets.iter()).find_map(|t| t.fs.as_ref().and_then(|f| f.compression()));
+                let compression = Target::compression(targets);
                 // Under 1 on a compressing btrfs is its compression, merged or not.
                 let merged = !run.spec.direct
                     && compression.is_none()

@@ -120,7 +120,7 @@ pub(crate) fn conclude(
     }
     // A compressing btrfs moves fewer bytes at its device than it serves: the page
     // cache's share cannot be told from the counters there.
-    let compressing = (targets.iter()).find_map(|t| t.fs.as_ref().and_then(|f| f.compression()));
+    let compressing = Target::compression(targets);
     if let Some(c) = compressing.filter(|_| !spec.direct) {
         for r in &mut run.repetitions {
             r.page_cache_hit_pct = None;
@@ -293,8 +293,7 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
     {
         let total = crate::results::env::Host::capture().memory_bytes;
         let grows = targets.iter().all(|t| t.created);
-        let measured =
-            !(targets.iter()).any(|t| t.fs.as_ref().is_some_and(|f| f.compression().is_some()));
+        let measured = Target::compression(targets).is_none();
         run.warnings.push(warnings::cache_may_serve(
             span, avail, total, grows, measured,
         ));

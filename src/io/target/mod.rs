@@ -463,6 +463,14 @@ impl Target {
     }
 
     /// The open file or device; `None` for the null engine.
+    /// The compression the first of `targets` on a compressing btrfs applies
+    /// (`compress-force=zstd:3`): its device then moves fewer bytes than iomark does.
+    pub(crate) fn compression(targets: &[Target]) -> Option<&str> {
+        targets
+            .iter()
+            .find_map(|t| t.fs.as_ref().and_then(FsInfo::compression))
+    }
+
     pub(crate) fn file(&self) -> Option<&File> {
         self.file.as_ref()
     }
