@@ -6,8 +6,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 
+use crate::measure::tally::Tally;
 use crate::results::schema::Point;
-use crate::results::stats::{Counter, LatHist};
+use crate::results::stats::{Counter, LatHist, LatRecorder};
 
 /// Per-worker progress counters, padded so two workers never share a cache line. Only
 /// the worker writes them; the main thread reads them for the progress display.
@@ -131,6 +132,9 @@ pub(crate) struct Interval {
     /// Where interval `idx` ends, in nanoseconds after the ramp: before then `roll` only
     /// compares (no division per completion).
     ends_ns: u64,
+    /// The latencies of this interval's reads and writes, not yet in `sum.hist` and the
+    /// worker's histograms (added when the interval is sent).
+    pending: [LatRecorder; 2],
 }
 
 impl Interval {
@@ -139,25 +143,36 @@ impl Interval {
             idx: 0,
             sum: IntervalSum::default(),
             ends_ns: 0,
+            pending: [LatRecorder::new(), LatRecorder::new()],
         }
+    }
+
+    /// Counts the latency of a read or a write (see `pending`).
+    #[inline(always)]
+    pub(crate) fn record(&mut self, write: bool, ns: u64) {
+        self.pending[write as usize].record(ns);
     }
 
     /// Moves to the interval (of `len_ns`) that `since_ramp_ns` falls in, sending the one
     /// accumulated so far when it is another.
     #[inline(always)]
-    pub(crate) fn roll(&mut self, tx: &LaneTx, since_ramp_ns: u64, len_ns: u64) {
+    pub(crate) fn roll(&mut self, tx: &LaneTx, since_ramp_ns: u64, len_ns: u64, t: &mut Tally) {
         if since_ramp_ns < self.ends_ns {
             return;
         }
         let idx = since_ramp_ns / len_ns;
         self.ends_ns = (idx + 1).saturating_mul(len_ns);
         if idx != self.idx {
-            self.flush(tx, idx);
+            self.flush(tx, idx, t);
         }
     }
 
-    /// Sends the interval (if anything happened in it) and starts interval `next_idx`.
-    pub(crate) fn flush(&mut self, tx: &LaneTx, next_idx: u64) {
+    /// Sends the interval (if anything happened in it) and starts interval `next_idx`;
+    /// the latencies counted in it go to the worker's histograms `t` too.
+    pub(crate) fn flush(&mut self, tx: &LaneTx, next_idx: u64, t: &mut Tally) {
+        let [reads, writes] = &mut self.pending;
+        reads.drain_into(&mut t.hist_read, &mut self.sum.hist);
+        writes.drain_into(&mut t.hist_write, &mut self.sum.hist);
         let sum = std::mem::take(&mut self.sum);
         if sum.read.ios + sum.write.ios + sum.trim.ios > 0 {
             let lane = tx.lane;
@@ -259,12 +274,29 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let tx = LaneTx::one(tx);
         let mut iv = Interval::new();
+        let mut tally = Tally::new();
         for t in [0u64, 999, 1000, 3000, 3999] {
-            iv.roll(&tx, t, 1000);
+            iv.roll(&tx, t, 1000, &mut tally);
             iv.sum.read.ios += 1;
+            iv.record(false, t + 1);
         }
-        iv.flush(&tx, 0);
-        let got: Vec<(u64, u64)> = rx.try_iter().map(|m| (m.idx, m.sum.read.ios)).collect();
-        assert_eq!(got, [(0, 2), (1, 1), (3, 2)]);
+        iv.flush(&tx, 0, &mut tally);
+        let got: Vec<(u64, u64, u64)> = (rx.try_iter())
+            .map(|m| (m.idx, m.sum.read.ios, m.sum.hist.quantile(1.0)))
+            .collect();
+        // Each interval's latencies in its own histogram, and all of them in the tally's.
+        let top = |vals: &[u64]| {
+            let mut h = LatHist::coarse();
+            vals.iter().for_each(|&v| h.record(v));
+            h.quantile(1.0)
+        };
+        let want = [
+            (0, 2, top(&[1, 1000])),
+            (1, 1, top(&[1001])),
+            (3, 2, top(&[3001, 4000])),
+        ];
+        assert_eq!(got, want);
+        assert_eq!(tally.hist_read.count(), 5);
+        assert_eq!(tally.hist_read.quantile(0.0), 1);
     }
 }

@@ -385,7 +385,12 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         let (ramp, now) = (self.ctx.ramp_ns, self.now);
         // A batch belongs to the interval in which it was reaped: close the previous one.
         if now >= ramp {
-            self.iv.roll(&self.ctx.tx, now - ramp, self.ctx.interval_ns);
+            self.iv.roll(
+                &self.ctx.tx,
+                now - ramp,
+                self.ctx.interval_ns,
+                &mut self.out.tally,
+            );
         }
         let in_window = now >= ramp && self.ctx.end_ns.is_none_or(|end| now <= end);
         let refill = (self.pace.as_ref()).is_some_and(|p| p.counts_each_completion());
@@ -488,26 +493,17 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     fn record(&mut self, sl: Slot) {
         let lat = self.now.saturating_sub(sl.start_ns);
         let bytes = sl.len as u64;
-        let (total, hist, iv) = if sl.op == Op::Read {
-            (
-                &mut self.out.tally.read,
-                &mut self.out.tally.hist_read,
-                &mut self.iv.sum.read,
-            )
-        } else {
-            (
-                &mut self.out.tally.write,
-                &mut self.out.tally.hist_write,
-                &mut self.iv.sum.write,
-            )
+        let write = sl.op != Op::Read;
+        let (total, iv) = match write {
+            false => (&mut self.out.tally.read, &mut self.iv.sum.read),
+            true => (&mut self.out.tally.write, &mut self.iv.sum.write),
         };
         total.ios += 1;
         total.bytes += bytes;
-        hist.record(lat);
         iv.ios += 1;
         iv.bytes += bytes;
         self.iv.sum.lat_sum_ns += lat as u128;
-        self.iv.sum.hist.record(lat);
+        self.iv.record(write, lat);
         self.live.add(bytes, lat);
         self.last_counted_ns = self.now - self.ctx.ramp_ns;
         if let Some(f) = self.files.as_mut() {
@@ -517,7 +513,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
 
     /// Closes the last interval and says where the worker's measured window ended.
     fn finish(mut self) -> WorkerOut {
-        self.iv.flush(&self.ctx.tx, 0);
+        self.iv.flush(&self.ctx.tx, 0, &mut self.out.tally);
         let ctx = self.ctx;
         let measured_now = self.now.saturating_sub(ctx.ramp_ns);
         let size_done = ctx.ios_per_job.is_some_and(|n| self.issued_measured >= n);

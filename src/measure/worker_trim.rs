@@ -92,7 +92,12 @@ impl<E: Engine> Worker<'_, '_, E> {
         let (ramp, now) = (self.ctx.ramp_ns, self.now);
         if now >= ramp {
             // The interval the trim ended in.
-            self.iv.roll(&self.ctx.tx, now - ramp, self.ctx.interval_ns);
+            self.iv.roll(
+                &self.ctx.tx,
+                now - ramp,
+                self.ctx.interval_ns,
+                &mut self.out.tally,
+            );
         }
         let in_window = now >= ramp && self.ctx.end_ns.is_none_or(|end| now <= end);
         if measuring && in_window {

@@ -108,6 +108,87 @@ impl AddAssign<&LatHist> for LatHist {
     }
 }
 
+/// Where a precise histogram (`LatHist::precise`: lowest value 1, three significant
+/// digits) counts a value: hdrhistogram's layout of 2048 sub-buckets, the upper 1024 of
+/// each power of two after the first.
+const SUB_MASK: u64 = 2047;
+const HALF_MAG: u32 = 10;
+
+#[inline(always)]
+fn precise_index(v: u64) -> usize {
+    let bucket = 53 - (v | SUB_MASK).leading_zeros();
+    let sub = (v >> bucket) as usize;
+    ((bucket as usize + 1) << HALF_MAG) + sub - (1 << HALF_MAG)
+}
+
+/// The lowest value of the bucket at `index` (see [`precise_index`]).
+fn precise_value(index: usize) -> u64 {
+    let half = 1usize << HALF_MAG;
+    match (index >> HALF_MAG).checked_sub(1) {
+        Some(bucket) => (((index & (half - 1)) + half) as u64) << bucket,
+        None => index as u64,
+    }
+}
+
+/// A worker's latencies not yet added to its histograms: counts in the buckets of a
+/// precise histogram, and nothing else, so that counting one I/O is an index and an
+/// add (hdrhistogram also keeps the lowest, highest and total on every value, and a
+/// worker counts each I/O in two histograms). [`LatRecorder::drain_into`] adds them to
+/// both at once, exactly: every bucket here is a bucket of the precise histogram and
+/// lies inside one bucket of the coarse one.
+#[derive(Debug, Clone)]
+pub(crate) struct LatRecorder {
+    counts: Vec<u64>,
+    /// The bucket of the highest value tracked (where longer latencies are counted).
+    top: usize,
+    /// The range of buckets counted in since the last drain (`lo > hi`: none).
+    lo: usize,
+    hi: usize,
+}
+
+impl LatRecorder {
+    pub(crate) fn new() -> LatRecorder {
+        let top = precise_index(MAX_TRACKABLE_NS);
+        // hdrhistogram sizes its counts to whole powers of two past the highest value.
+        let len = ((top >> HALF_MAG) + 1) << HALF_MAG;
+        LatRecorder {
+            counts: vec![0; len],
+            top,
+            lo: usize::MAX,
+            hi: 0,
+        }
+    }
+
+    /// Counts one latency as [`LatHist::record`] would.
+    #[inline(always)]
+    pub(crate) fn record(&mut self, ns: u64) {
+        let mut i = precise_index(ns.max(1));
+        if i >= self.counts.len() {
+            i = self.top;
+        }
+        self.counts[i] += 1;
+        self.lo = self.lo.min(i);
+        self.hi = self.hi.max(i);
+    }
+
+    /// Adds what was counted since the last drain to `precise` and `coarse`, and
+    /// starts again from nothing.
+    pub(crate) fn drain_into(&mut self, precise: &mut LatHist, coarse: &mut LatHist) {
+        if self.lo > self.hi {
+            return;
+        }
+        for i in self.lo..=self.hi {
+            let n = std::mem::take(&mut self.counts[i]);
+            if n > 0 {
+                let v = precise_value(i);
+                precise.h.saturating_record_n(v, n);
+                coarse.h.saturating_record_n(v, n);
+            }
+        }
+        (self.lo, self.hi) = (usize::MAX, 0);
+    }
+}
+
 /// Latency figures in nanoseconds, as in the results document's `lat_ns`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatSummary {
@@ -228,6 +309,42 @@ impl Spread {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_recorder_drained_gives_the_histograms_of_every_value() {
+        // Values over the whole range, with the edges: 0 (counted as 1), each power of
+        // two and its neighbours (where buckets change width), the highest trackable
+        // value and beyond it (saturated), in two drains.
+        let mut vals: Vec<u64> = vec![0, 1, 2047, 2048, 2049, u64::MAX, MAX_TRACKABLE_NS];
+        vals.extend((0..64).flat_map(|b| [(1u64 << b) - 1, 1 << b, (1 << b) + 1]));
+        vals.extend([MAX_TRACKABLE_NS + 1, MAX_TRACKABLE_NS * 2, 1 << 62]);
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            vals.push(x >> (x % 50)); // spread over every magnitude
+        }
+        let (mut p_direct, mut c_direct) = (LatHist::precise(), LatHist::coarse());
+        let (mut p_drained, mut c_drained) = (LatHist::precise(), LatHist::coarse());
+        let mut rec = LatRecorder::new();
+        for (i, &v) in vals.iter().enumerate() {
+            p_direct.record(v);
+            c_direct.record(v);
+            rec.record(v);
+            if i == vals.len() / 2 {
+                rec.drain_into(&mut p_drained, &mut c_drained);
+            }
+        }
+        rec.drain_into(&mut p_drained, &mut c_drained);
+        assert_eq!(p_drained.buckets(), p_direct.buckets());
+        assert_eq!(c_drained.buckets(), c_direct.buckets());
+        assert_eq!(p_drained.summary(), p_direct.summary());
+        assert_eq!(c_drained.summary(), c_direct.summary());
+        // Drained: nothing is added twice.
+        rec.drain_into(&mut p_drained, &mut c_drained);
+        assert_eq!(p_drained.count(), vals.len() as u64);
+    }
 
     #[test]
     fn histograms_sent_as_buckets_merge_exactly() {
