@@ -26,7 +26,7 @@ fn default_pool() -> u64 {
 /// Distinct unit hashes each writing job keeps to measure dedupability before it samples
 /// by content.
 pub(crate) const MAX_UNIT_HASHES: usize = 1 << 16;
-/// Slots of each writing job's sampler's table of frequent contents (16 bytes each, 256
+/// Slots of each writing job's sampler's table of frequent contents (8 bytes each, 128
 /// KiB in all; `workload::sampler`).
 pub(crate) const TRACK_SLOTS: usize = 16384;
 
