@@ -141,9 +141,9 @@ pub(crate) struct LatRecorder {
     counts: Vec<u64>,
     /// The bucket of the highest value tracked (where longer latencies are counted).
     top: usize,
-    /// The range of buckets counted in since the last drain (`lo > hi`: none).
-    lo: usize,
-    hi: usize,
+    /// Which stretches of 1024 buckets (one power of two each) were counted in since
+    /// the last drain: one bit each, 33 of them.
+    touched: u64,
 }
 
 impl LatRecorder {
@@ -151,11 +151,11 @@ impl LatRecorder {
         let top = precise_index(MAX_TRACKABLE_NS);
         // hdrhistogram sizes its counts to whole powers of two past the highest value.
         let len = ((top >> HALF_MAG) + 1) << HALF_MAG;
+        debug_assert!(len >> HALF_MAG <= 64, "one bit of `touched` per stretch");
         LatRecorder {
             counts: vec![0; len],
             top,
-            lo: usize::MAX,
-            hi: 0,
+            touched: 0,
         }
     }
 
@@ -167,25 +167,25 @@ impl LatRecorder {
             i = self.top;
         }
         self.counts[i] += 1;
-        self.lo = self.lo.min(i);
-        self.hi = self.hi.max(i);
+        self.touched |= 1 << (i >> HALF_MAG);
     }
 
     /// Adds what was counted since the last drain to `precise` and `coarse`, and
     /// starts again from nothing.
     pub(crate) fn drain_into(&mut self, precise: &mut LatHist, coarse: &mut LatHist) {
-        if self.lo > self.hi {
-            return;
-        }
-        for i in self.lo..=self.hi {
-            let n = std::mem::take(&mut self.counts[i]);
-            if n > 0 {
-                let v = precise_value(i);
-                precise.h.saturating_record_n(v, n);
-                coarse.h.saturating_record_n(v, n);
+        while self.touched != 0 {
+            let stretch = self.touched.trailing_zeros() as usize;
+            self.touched &= self.touched - 1;
+            let first = stretch << HALF_MAG;
+            for (i, c) in self.counts[first..][..1 << HALF_MAG].iter_mut().enumerate() {
+                let n = std::mem::take(c);
+                if n > 0 {
+                    let v = precise_value(first + i);
+                    precise.h.saturating_record_n(v, n);
+                    coarse.h.saturating_record_n(v, n);
+                }
             }
         }
-        (self.lo, self.hi) = (usize::MAX, 0);
     }
 }
 
