@@ -84,7 +84,6 @@ pub(crate) fn worker_data(ctx: &WorkerCtx) -> DataGen {
 /// Builds the worker's engine, waits at the gate, runs the loop.
 pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
     let spec = ctx.spec;
-    let qd = spec.qd as usize;
     // Set up, then wait at the gate whatever happened, so the main thread never waits
     // for a worker that gave up.
     // The data first: the engine may send writes from its pool, so the pool must outlive
@@ -96,7 +95,8 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
         sys::back_with_huge_pages(ptr, len);
     }
     let engine = pin(ctx).and_then(|()| {
-        BufferPool::new(qd, spec.buf_bs() as usize, ctx.align as usize)
+        let slots = crate::measure::worker::slots(spec);
+        BufferPool::new(slots, spec.buf_bs() as usize, ctx.align as usize)
             .map_err(|e| Error::io("allocating I/O buffers", &e))
             .and_then(|pool| build_engine(ctx, pool, data.pool_region()))
     });

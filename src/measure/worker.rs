@@ -56,6 +56,25 @@ impl Slot {
     };
 }
 
+/// Whether a worker of `spec` prepares its next I/O while the queue is full (one slot
+/// and buffer more than `--qd`): then a completion and the I/O sent in its place share
+/// one clock reading, taken after the completion was reaped and just before the
+/// submission, and the preparation (a write's stamps, the sampler) and the completion's
+/// accounting are done while I/O is in flight. Not with what decides at submission
+/// whether, where or when the next I/O may go: pacing and think time, `--verify` (a
+/// block is never written twice at once), `--fsync` (a flush waits for the queue to
+/// drain), trims (done at once).
+pub(crate) fn ahead(spec: &crate::plan::spec::Spec) -> bool {
+    let paced = spec.thinktime_us.is_some() || spec.rate_bps.is_some() || spec.rate_iops.is_some();
+    !paced && !spec.verify && spec.fsync == 0 && !spec.rw.trims()
+}
+
+/// The request slots (and buffers) of a worker of `spec`: `--qd`, and one to prepare
+/// ahead in.
+pub(crate) fn slots(spec: &crate::plan::spec::Spec) -> usize {
+    spec.qd as usize + usize::from(ahead(spec))
+}
+
 /// Where the final flush (`--end-fsync`) stands.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum EndSync {
@@ -86,6 +105,12 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     verify: Option<VerifyTrack>,
     slots: Vec<Slot>,
     free: Vec<u32>,
+    /// The slot of an I/O prepared ahead (picked, its data stamped) and not yet sent:
+    /// sent as soon as a completion is reaped, timed from the clock reading that timed
+    /// that completion (see [`ahead`]).
+    ready: Option<u32>,
+    /// Whether this worker prepares an I/O ahead ([`ahead`]).
+    ahead: bool,
     comps: Vec<Completion>,
     inflight: usize,
     issued_measured: u64,
@@ -104,6 +129,8 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     cpu_start: Option<CpuTimes>,
     /// A trimming pattern's state (`worker_trim.rs`).
     trims: Option<trim::Trims>,
+    /// The last `prepare_io` did a trim (at once, synchronously) and it succeeded.
+    trimmed: bool,
     out: WorkerOut,
 }
 
@@ -139,8 +166,10 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             data,
             sampler: (spec.writes() && spec.rw.writes_data()).then(|| Sampler::new(&spec.data)),
             verify,
-            slots: vec![Slot::IDLE; qd],
-            free: (0..qd as u32).rev().collect(),
+            slots: vec![Slot::IDLE; slots(spec)],
+            free: (0..slots(spec) as u32).rev().collect(),
+            ready: None,
+            ahead: ahead(spec),
             comps: Vec::with_capacity(qd * 2),
             inflight: 0,
             issued_measured: 0,
@@ -157,6 +186,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             clock,
             cpu_start: None,
             trims: trim::Trims::of(ctx),
+            trimmed: false,
             out: WorkerOut::empty(None),
             eng,
             ctx,
@@ -208,6 +238,22 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         } else if self.ctx.end_ns.is_some_and(|end| self.now >= end) {
             self.stopping = true;
         }
+        if self.stopping {
+            self.discard_ready();
+        }
+    }
+
+    /// Takes back an I/O prepared ahead that will not be sent (the worker stops): its
+    /// slot and its pool units. (A write's data was shown to the sampler as it was
+    /// prepared: the measured stream has one write of this job more than was written,
+    /// of the same profile.)
+    fn discard_ready(&mut self) {
+        if let Some(slot) = self.ready.take() {
+            self.free.push(slot);
+            if let Some(l) = self.slots[slot as usize].lent.take() {
+                self.data.give_back(l);
+            }
+        }
     }
 
     /// Issues requests until the queue is full, the work is done or an fsync is due.
@@ -244,15 +290,52 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 self.pace_held = true;
                 break; // not yet: see `run`
             }
-            if !self.issue_io(measuring) || self.submit_err.is_some() {
+            if let Some(slot) = self.ready.take() {
+                self.send(slot, self.clock.now_ns());
+            } else if !self.issue_io(measuring) {
+                break;
+            }
+            if self.submit_err.is_some() {
                 break;
             }
         }
+        if self.ahead
+            && self.ready.is_none()
+            && self.inflight >= spec.qd as usize
+            && !self.free.is_empty()
+        {
+            self.prepare_ahead();
+        }
+    }
+
+    /// The queue is full: prepares the next I/O (see `ready`), unless the work is done.
+    fn prepare_ahead(&mut self) {
+        let measuring = self.now >= self.ctx.ramp_ns;
+        let done = (self.ctx.ios_per_job).is_some_and(|n| self.issued_measured >= n);
+        if self.stopping || self.submit_err.is_some() || (measuring && done) {
+            return;
+        }
+        self.ready = self.prepare_io(measuring);
     }
 
     /// Picks the next I/O, prepares its buffer and issues it; false when no block may be
     /// written now (with --verify, every candidate is being written).
     fn issue_io(&mut self, measuring: bool) -> bool {
+        match self.prepare_io(measuring) {
+            Some(slot) => {
+                self.send(slot, self.clock.now_ns());
+                true
+            }
+            // A trim was done at once (true), or no block may be written now (false).
+            None => self.trimmed,
+        }
+    }
+
+    /// Picks the next I/O and prepares its buffer in a free slot (returned); `None` when
+    /// it was a trim, done at once (`trimmed` says whether it was), or when no block may
+    /// be written now (with --verify, every candidate is being written).
+    fn prepare_io(&mut self, measuring: bool) -> Option<u32> {
+        self.trimmed = false;
         let slot = self.free.pop().expect("inflight < qd leaves a free slot");
         // A trimwrite's write goes to the file just trimmed.
         let mut file = self.current_file();
@@ -266,7 +349,8 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 let offset = self.offsets.next_offset_len(len as u64);
                 self.on_pass_end(file);
                 if self.trims.is_some() {
-                    return self.trim_now(slot, offset, len, measuring);
+                    self.trimmed = self.trim_now(slot, offset, len, measuring);
+                    return None;
                 }
                 (len, offset, if read { Op::Read } else { Op::Write })
             }
@@ -282,7 +366,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             if v.writing.contains(&(file, offset)) {
                 // Every candidate is being written: wait for a completion.
                 self.free.push(slot);
-                return false;
+                return None;
             }
             v.writing[slot as usize] = (file, offset);
         }
@@ -303,24 +387,31 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             offset,
             len,
             done: 0,
-            start_ns: self.clock.now_ns(),
+            start_ns: 0,
             counts: measuring,
             lent,
         };
+        Some(slot)
+    }
+
+    /// Issues the I/O prepared in `slot`, timed from `now`.
+    #[inline(always)]
+    fn send(&mut self, slot: u32, now: u64) {
+        let sl = &mut self.slots[slot as usize];
+        sl.start_ns = now;
+        let sl = *sl;
         // Each request goes to the kernel as soon as it is ready (as fio does by default):
         // the device gets work a batch-preparation earlier, and measured on a loop device
         // this gave more IOPS for the same CPU per I/O.
-        let ext = self.ext_of(lent);
         self.issue(Request {
             slot,
-            op,
-            offset,
-            len,
+            op: sl.op,
+            offset: sl.offset,
+            len: sl.len,
             buf_off: 0,
-            ext,
-            file,
+            ext: self.ext_of(sl.lent),
+            file: sl.file,
         });
-        true
     }
 
     /// Queues one request and hands it to the kernel at once; keeps the first submission
@@ -375,6 +466,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.ctx.halt.store(true, Ordering::Relaxed);
         self.stopping = true;
         self.interrupted = true;
+        self.discard_ready();
     }
 
     /// Takes every completion available and accounts for it.
@@ -383,6 +475,13 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.eng.reap(&mut comps);
         self.now = self.clock.now_ns();
         let (ramp, now) = (self.ctx.ramp_ns, self.now);
+        // A completion frees a place in the queue: the I/O prepared ahead goes at once,
+        // timed from the reading that timed the completion (nothing else happens in
+        // between), and the completions are counted while it is in flight.
+        if self.ready.is_some() && !self.stopping && self.frees_a_slot(&comps) {
+            let slot = self.ready.take().expect("checked");
+            self.send(slot, now);
+        }
         // A batch belongs to the interval in which it was reaped: close the previous one.
         if now >= ramp {
             self.iv.roll(
@@ -405,6 +504,20 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         if now >= ramp {
             self.ctx.live.publish(self.live);
         }
+    }
+
+    /// Whether the completions of `comps` end one I/O at least, all of them without an
+    /// error (an error stops the worker; a short transfer goes on in its slot).
+    #[inline(always)]
+    fn frees_a_slot(&self, comps: &[Completion]) -> bool {
+        let ends = |c: &Completion| {
+            let sl = &self.slots[c.slot as usize];
+            sl.op == Op::Fsync || sl.done as u64 + c.result as u64 >= sl.len as u64
+        };
+        comps
+            .iter()
+            .all(|c| c.result > 0 || self.slots[c.slot as usize].op == Op::Fsync)
+            && comps.iter().any(ends)
     }
 
     /// Accounts for one completion.

@@ -34,7 +34,8 @@ struct Fake {
 impl Fake {
     fn new(qd: usize) -> Fake {
         Fake {
-            pool: BufferPool::new(qd, 4096, 4096).unwrap(),
+            // A slot more than the queue's depth: the worker prepares one I/O ahead.
+            pool: BufferPool::new(qd + 1, 4096, 4096).unwrap(),
             queued: Vec::new(),
             done: Vec::new(),
             short: false,
@@ -300,7 +301,7 @@ fn every_real_engine_runs_the_worker_to_the_same_counts() {
     let f = tempfile::NamedTempFile::new().unwrap();
     f.as_file().set_len(64 * 4096).unwrap();
     let file = f.as_file();
-    let pool = |qd| BufferPool::new(qd, 4096, 4096).unwrap();
+    let pool = |qd: usize| BufferPool::new(qd + 1, 4096, 4096).unwrap();
     let batched = EngineOpts {
         batch_submit: 4,
         batch_complete: 3,
