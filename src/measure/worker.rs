@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use crate::error::Error;
 use crate::io::clock::Clock;
-use crate::io::engine::{Completion, Engine, Op, Queued, Request};
+use crate::io::engine::{Completion, Engine, Op, Request};
 use crate::io::env::CpuTimes;
 use crate::measure::interval::{Interval, LiveTotals};
 use crate::measure::launch::{WorkerCtx, io_error};
@@ -54,25 +54,6 @@ impl Slot {
         counts: false,
         lent: None,
     };
-}
-
-/// Whether a worker of `spec` prepares its next I/O while the queue is full (one slot
-/// and buffer more than `--qd`): then a completion and the I/O sent in its place share
-/// one clock reading, taken after the completion was reaped and just before the
-/// submission, and the preparation (a write's stamps, the sampler) and the completion's
-/// accounting are done while I/O is in flight. Not with what decides at submission
-/// whether, where or when the next I/O may go: pacing and think time, `--verify` (a
-/// block is never written twice at once), `--fsync` (a flush waits for the queue to
-/// drain), trims (done at once).
-pub(crate) fn ahead(spec: &crate::plan::spec::Spec) -> bool {
-    let paced = spec.thinktime_us.is_some() || spec.rate_bps.is_some() || spec.rate_iops.is_some();
-    !paced && !spec.verify && spec.fsync == 0 && !spec.rw.trims()
-}
-
-/// The request slots (and buffers) of a worker of `spec`: `--qd`, and one to prepare
-/// ahead in.
-pub(crate) fn slots(spec: &crate::plan::spec::Spec) -> usize {
-    spec.qd as usize + usize::from(ahead(spec))
 }
 
 /// Where the final flush (`--end-fsync`) stands.
@@ -243,19 +224,6 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         }
     }
 
-    /// Takes back an I/O prepared ahead that will not be sent (the worker stops): its
-    /// slot and its pool units. (A write's data was shown to the sampler as it was
-    /// prepared: the measured stream has one write of this job more than was written,
-    /// of the same profile.)
-    fn discard_ready(&mut self) {
-        if let Some(slot) = self.ready.take() {
-            self.free.push(slot);
-            if let Some(l) = self.slots[slot as usize].lent.take() {
-                self.data.give_back(l);
-            }
-        }
-    }
-
     /// Issues requests until the queue is full, the work is done or an fsync is due.
     fn fill_queue(&mut self) {
         let spec = self.ctx.spec;
@@ -306,16 +274,6 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         {
             self.prepare_ahead();
         }
-    }
-
-    /// The queue is full: prepares the next I/O (see `ready`), unless the work is done.
-    fn prepare_ahead(&mut self) {
-        let measuring = self.now >= self.ctx.ramp_ns;
-        let done = (self.ctx.ios_per_job).is_some_and(|n| self.issued_measured >= n);
-        if self.stopping || self.submit_err.is_some() || (measuring && done) {
-            return;
-        }
-        self.ready = self.prepare_io(measuring);
     }
 
     /// Picks the next I/O, prepares its buffer and issues it; false when no block may be
@@ -394,48 +352,6 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         Some(slot)
     }
 
-    /// Issues the I/O prepared in `slot`, timed from `now`.
-    #[inline(always)]
-    fn send(&mut self, slot: u32, now: u64) {
-        let sl = &mut self.slots[slot as usize];
-        sl.start_ns = now;
-        let sl = *sl;
-        // Each request goes to the kernel as soon as it is ready (as fio does by default):
-        // the device gets work a batch-preparation earlier, and measured on a loop device
-        // this gave more IOPS for the same CPU per I/O.
-        self.issue(Request {
-            slot,
-            op: sl.op,
-            offset: sl.offset,
-            len: sl.len,
-            buf_off: 0,
-            ext: self.ext_of(sl.lent),
-            file: sl.file,
-        });
-    }
-
-    /// Queues one request and hands it to the kernel at once; keeps the first submission
-    /// failure (other than a signal's interruption).
-    #[inline(always)]
-    fn issue(&mut self, req: Request) {
-        self.inflight += 1;
-        let mut queued = self.eng.queue(req);
-        if let Ok(Queued::Busy) = queued {
-            // No room: hand what is queued to the kernel, take what completed, retry.
-            let _ = self.eng.submit(0);
-            queued = self.eng.queue(req);
-        }
-        let err = match queued {
-            Err(e) => Some(e),
-            Ok(Queued::Busy) => Some(std::io::Error::other("the engine stayed busy")),
-            Ok(Queued::Queued) => match self.eng.submit(0) {
-                Err(e) if e.kind() != std::io::ErrorKind::Interrupted => Some(e),
-                _ => None,
-            },
-        };
-        self.submit_err = self.submit_err.take().or(err);
-    }
-
     /// Waits for at least one completion; false (with the error kept) when submission
     /// failed and the worker must stop.
     fn wait_for_completions(&mut self) -> bool {
@@ -504,20 +420,6 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         if now >= ramp {
             self.ctx.live.publish(self.live);
         }
-    }
-
-    /// Whether the completions of `comps` end one I/O at least, all of them without an
-    /// error (an error stops the worker; a short transfer goes on in its slot).
-    #[inline(always)]
-    fn frees_a_slot(&self, comps: &[Completion]) -> bool {
-        let ends = |c: &Completion| {
-            let sl = &self.slots[c.slot as usize];
-            sl.op == Op::Fsync || sl.done as u64 + c.result as u64 >= sl.len as u64
-        };
-        comps
-            .iter()
-            .all(|c| c.result > 0 || self.slots[c.slot as usize].op == Op::Fsync)
-            && comps.iter().any(ends)
     }
 
     /// Accounts for one completion.
@@ -669,3 +571,8 @@ mod write;
 #[path = "worker_files.rs"]
 mod files;
 use write::VerifyTrack;
+
+#[path = "worker_send.rs"]
+mod send;
+use send::ahead;
+pub(crate) use send::slots;
