@@ -110,7 +110,7 @@ pub(crate) fn changed_refusal(path: &Path, spec: &Spec, left_by: Option<u32>) ->
     };
     Error::guard(format!(
         "{} {why}; --rw {} would overwrite it: add --overwrite, or remove it, or choose a new file name",
-        path.display(),
+        named(path),
         spec.rw.name()
     ))
 }
@@ -119,9 +119,19 @@ pub(crate) fn changed_refusal(path: &Path, spec: &Spec, left_by: Option<u32>) ->
 pub(crate) fn foreign_refusal(path: &Path, spec: &Spec) -> Error {
     Error::guard(format!(
         "{} exists and was not created by iomark; --rw {} would overwrite it: add --overwrite, or choose a new file name",
-        path.display(),
+        named(path),
         spec.rw.name()
     ))
+}
+
+/// A path as a refusal names it: a symbolic link with the file it leads to, which is
+/// what a write would change.
+fn named(path: &Path) -> String {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    match std::fs::canonicalize(path) {
+        Ok(to) if is_link => format!("{} (a symbolic link to {})", path.display(), to.display()),
+        _ => path.display().to_string(),
+    }
 }
 
 /// Files this process created and has not yet removed or handed over (kept): removed by

@@ -162,7 +162,7 @@ pub(crate) fn direct_reads_elsewhere(run: &Run) -> Option<String> {
     }
     let (own, dev) = run.moved_by_device(Moved::Read)?;
     let (read, rest) = match dev {
-        0 => ("nothing".to_string(), "none of it"),
+        0 => ("nothing".to_string(), "all of it"),
         d => (fmt_size(d), "the rest"),
     };
     clearly_less(own, dev).then(|| format!(
@@ -340,7 +340,7 @@ mod tests {
         // Direct reads the device did not serve; buffered ones have the cache's figure.
         let r = direct_reads_elsewhere(&moved(Rw::RandRead, true, 8 * mib, 0)).unwrap();
         assert!(
-            r.contains("read nothing of the 16 MiB") && r.contains("none of it came"),
+            r.contains("read nothing of the 16 MiB") && r.contains("all of it came"),
             "{r}"
         );
         let r = direct_reads_elsewhere(&moved(Rw::RandRead, true, 8 * mib, 4 * mib)).unwrap();

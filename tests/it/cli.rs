@@ -275,6 +275,26 @@ fn existing_foreign_file_is_read_but_written_only_with_overwrite() {
 }
 
 #[test]
+fn a_refused_symbolic_link_names_the_file_it_points_to() {
+    // A link the user may take for a stale file of their own: the refusal says where a
+    // write would land, so that --overwrite is not taken blindly.
+    let dir = tmp();
+    let theirs = dir.path().join("mine.dat");
+    std::fs::write(&theirs, vec![7u8; 1 << 20]).unwrap();
+    let link = dir.path().join("a.0.0");
+    std::os::unix::fs::symlink(&theirs, &link).unwrap();
+    let out = (iomark().args(["run", "--rw", "write", "--size", "1m"]))
+        .arg(&link)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let want = format!("a symbolic link to {}", theirs.display());
+    assert!(err.contains(&want), "{err}");
+    assert_eq!(std::fs::read(&theirs).unwrap(), vec![7u8; 1 << 20]);
+}
+
+#[test]
 fn keep_leaves_the_file_and_iomark_may_write_its_own_file_again() {
     let dir = tmp();
     let f = dir.path().join("kept.dat");
