@@ -135,12 +135,17 @@ pub(crate) fn steady_verdict(doc: &Document) -> Option<String> {
             s.slope_pct.unwrap_or(0.0),
             s.criteria.max_slope_pct
         ),
-        _ => format!(
-            "steady state NOT reached in {} rounds (last window: range {:.1}%, slope {:.1}%)\n",
-            s.rounds,
-            s.range_pct.unwrap_or(f64::NAN),
-            s.slope_pct.unwrap_or(f64::NAN)
-        ),
+        _ => match (s.range_pct, s.slope_pct) {
+            (Some(range), Some(slope)) => format!(
+                "steady state NOT reached in {} rounds (last window: range {range:.1}%, slope {slope:.1}%)\n",
+                s.rounds
+            ),
+            // Cut before a window's worth of rounds: nothing to judge.
+            _ => format!(
+                "steady state NOT reached: {} round(s), fewer than the {} of a window\n",
+                s.rounds, s.criteria.window
+            ),
+        },
     })
 }
 

@@ -432,22 +432,30 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
                 ci95,
             });
         }
-        let mut row = vec![
-            label,
-            fmt_count(iops.mean),
-            fmt_sd(&iops, fmt_count),
-            format!("{:.1}", bw.mean / 1e6),
-            fmt_sd(&bw, |v| format!("{:.1}", v / 1e6)),
-            fmt_ns(main.lat_p50_ns.mean),
-            fmt_ns(main.lat_p99_ns.mean),
-            main.iops.cv_pct.map_or(NONE.into(), |c| format!("{c:.1}%")),
-            r.summary
-                .read
-                .iops
-                .n
-                .max(r.summary.write.iops.n)
-                .to_string(),
-        ];
+        let mut row = if r.repetitions.is_empty() {
+            // Nothing measured (cut before its window): no figures, not zeros.
+            let mut row = vec![label];
+            row.extend([NONE; 7].map(String::from));
+            row.push("0".into());
+            row
+        } else {
+            vec![
+                label,
+                fmt_count(iops.mean),
+                fmt_sd(&iops, fmt_count),
+                format!("{:.1}", bw.mean / 1e6),
+                fmt_sd(&bw, |v| format!("{:.1}", v / 1e6)),
+                fmt_ns(main.lat_p50_ns.mean),
+                fmt_ns(main.lat_p99_ns.mean),
+                main.iops.cv_pct.map_or(NONE.into(), |c| format!("{c:.1}%")),
+                r.summary
+                    .read
+                    .iops
+                    .n
+                    .max(r.summary.write.iops.n)
+                    .to_string(),
+            ]
+        };
         if compress {
             row.extend(data_cells(doc, r, &mut blended, &format!("{}%", p.value)));
         }

@@ -402,3 +402,33 @@ fn page_cache_hits_and_device_counters_are_reported_as_measured() {
         ]
     );
 }
+
+// A run cut before it measured anything (probe 7): no figures, not zeros, in the study
+// table and the charts; a steady-state study cut before a window: no NaN.
+#[test]
+fn a_run_that_measured_nothing_shows_no_figures_and_no_point() {
+    use crate::results::schema::Status;
+    let mut cut = run(Rw::RandRead, 4, &[], Some(("randread", "qd", "4")));
+    cut.status = Status::Interrupted;
+    let d = doc(vec![
+        run(Rw::RandRead, 1, &[9e3], Some(("randread", "qd", "1"))),
+        cut,
+        run(Rw::RandRead, 16, &[50e3], Some(("randread", "qd", "16"))),
+    ]);
+    let out = text::study_tables(&d);
+    let row = (out.lines())
+        .find(|l| l.contains("4 (interrupted)"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(!row.contains("0 ns") && !row.contains(" 0.0 "), "{row}");
+    let html = report(&[("d".into(), d)], Format::Html);
+    // The points of the study's charts (IOPS and latency against the queue depth).
+    assert!(html.contains("<title>randread: 16 → "), "the measured runs have points");
+    assert!(!html.contains("<title>randread: 4 → "), "a point for the run that measured nothing");
+    let mut steady = doc(vec![]);
+    steady.steady_state = Some(crate::results::steady::evaluate(
+        &[1e3, 2e3],
+        Default::default(),
+    ));
+    let v = notes::steady_verdict(&steady).unwrap();
+    assert!(!v.contains("NaN") && v.contains("fewer than the 5"), "{v}");
+}

@@ -79,6 +79,10 @@ impl<'a> Sweep<'a> {
                     .iter()
                     .filter_map(|r| {
                         let p = r.study.as_ref().filter(|p| &p.test == t)?;
+                        // A run cut before it measured anything has no point (not 0).
+                        if r.repetitions.is_empty() {
+                            return None;
+                        }
                         Some((numeric(&self.param, &p.value)?, f(r)))
                     })
                     .collect();
@@ -351,6 +355,8 @@ fn iops_bars(sweep: &Sweep) -> String {
                                 .as_ref()
                                 .is_some_and(|p| &p.test == t && &p.value == v)
                         })
+                        // Nothing measured: no bar (not one of 0).
+                        .filter(|r| !r.repetitions.is_empty())
                         .map_or((f64::NAN, 0.0), |r| iops(r))
                 })
                 .collect(),
