@@ -16,6 +16,17 @@ pub(crate) fn report_markdown(docs: &[(String, Document)]) -> String {
     }
     out.push('\n');
     out.push_str(&tables::runs(docs).markdown());
+    // A dirty-drive study's verdict, as the run printed it.
+    for (label, d) in docs {
+        if let Some(v) = crate::report::notes::steady_verdict(d) {
+            let who = if docs.len() > 1 {
+                format!("`{label}`: ")
+            } else {
+                String::new()
+            };
+            out.push_str(&format!("\n{who}{v}"));
+        }
+    }
     // Every run's notes, as the text and HTML reports give them: figures without them
     // (a page cache that served the reads, a device that wrote nothing) mislead.
     let notes: Vec<String> = (docs.iter())

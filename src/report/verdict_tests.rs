@@ -422,8 +422,14 @@ fn a_run_that_measured_nothing_shows_no_figures_and_no_point() {
     assert!(!row.contains("0 ns") && !row.contains(" 0.0 "), "{row}");
     let html = report(&[("d".into(), d)], Format::Html);
     // The points of the study's charts (IOPS and latency against the queue depth).
-    assert!(html.contains("<title>randread: 16 → "), "the measured runs have points");
-    assert!(!html.contains("<title>randread: 4 → "), "a point for the run that measured nothing");
+    assert!(
+        html.contains("<title>randread: 16 → "),
+        "the measured runs have points"
+    );
+    assert!(
+        !html.contains("<title>randread: 4 → "),
+        "a point for the run that measured nothing"
+    );
     let mut steady = doc(vec![]);
     steady.steady_state = Some(crate::results::steady::evaluate(
         &[1e3, 2e3],
@@ -431,4 +437,27 @@ fn a_run_that_measured_nothing_shows_no_figures_and_no_point() {
     ));
     let v = notes::steady_verdict(&steady).unwrap();
     assert!(!v.contains("NaN") && v.contains("fewer than the 5"), "{v}");
+}
+
+// The report of a steady-state study says what the run printed (probe 11).
+#[test]
+fn the_report_of_a_steady_state_study_gives_its_verdict() {
+    let iops = [50e3, 40e3, 41e3, 40.5e3, 40.8e3, 40.6e3];
+    let runs = (iops.iter().enumerate())
+        .map(|(i, &v)| {
+            let round = (i + 1).to_string();
+            run(Rw::RandWrite, 32, &[v], Some(("steady", "round", &round)))
+        })
+        .collect();
+    let mut d = doc(runs);
+    d.steady_state = Some(crate::results::steady::evaluate(&iops, Default::default()));
+    let want = notes::steady_verdict(&d).unwrap();
+    assert!(
+        want.starts_with("steady state reached at round 6"),
+        "{want}"
+    );
+    let md = report(&[("d".into(), d.clone())], Format::Md);
+    assert!(md.contains(want.trim_end()), "{md}");
+    let html = report(&[("d".into(), d)], Format::Html);
+    assert!(html.contains(&format!("<p class=\"steady\">{}</p>", want.trim_end())));
 }

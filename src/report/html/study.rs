@@ -161,6 +161,11 @@ pub(super) fn study_section(label: &str, doc: &Document) -> String {
             out.push_str(&iops_bars(&sweep));
         }
         out.push_str("</div>");
+        if param == "round"
+            && let Some(v) = crate::report::notes::steady_verdict(doc)
+        {
+            let _ = write!(out, "<p class=\"steady\">{}</p>", esc(v.trim_end()));
+        }
         out.push_str(&preparation_note(doc));
         out.push_str("</section>");
     }
