@@ -5,7 +5,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    assert_success, dry_run, iomark, iomark_process, read_json, run_json, signal, tmp,
+    Zram, assert_success, dry_run, iomark, iomark_process, read_json, run_json, signal, tmp,
 };
 
 /// The runs of a --dry-run plan: (test, param=value, rw, bs, qd, estimate).
@@ -436,4 +436,34 @@ fn dry_run_estimates_every_study_and_names_the_file_it_makes() {
     assert!(wsat.contains("assumed 500 MB/s"), "{wsat}");
     assert!(!wsat.contains("depends on the device"), "{wsat}");
     assert!(!t.exists());
+}
+
+/// A study that would be refused at one of its runs is refused before the first one
+/// and by --dry-run (probe 9): `suite bs` sweeps 512-byte blocks, which a device of
+/// 4 KiB sectors refuses under direct I/O.
+#[test]
+fn a_plan_the_device_refuses_is_refused_before_anything_runs() {
+    let Some(z) = Zram::new("lz4", "64M") else {
+        return;
+    };
+    let dev = format!("/dev/zram{}", z.id);
+    for dry in [true, false] {
+        let mut args = vec![
+            "suite",
+            "bs",
+            "--runtime",
+            "1s",
+            "--allow-write-device",
+            &dev,
+        ];
+        if dry {
+            args.push("--dry-run");
+        }
+        let out = iomark().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "dry-run {dry}: {err}");
+        assert!(err.contains("is not a multiple of 4096"), "{err}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.contains("IOPS"), "nothing measured: {stdout}");
+    }
 }

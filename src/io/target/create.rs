@@ -189,37 +189,42 @@ impl Target {
         }
         let file = self.file.as_ref().expect("opened above");
         self.align = direct_alignment(file, self.kind, self.device.as_ref());
-        let a = self.align;
-        if !spec.bs.is_multiple_of(a) {
-            return Err(Error::target(format!(
-                "--bs {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",
-                spec.bs,
-                self.path.display()
-            )));
-        }
-        let mixes = (spec
-            .bs_mix
-            .as_ref()
-            .map(|m| (m.opt(), m.sizes()))
-            .into_iter())
-        .chain((spec.write_bs.as_ref()).map(|w| (format!("--write-bs {}", w.text()), w.sizes())));
-        for (opt, sizes) in mixes {
-            if let Some(bad) = sizes.into_iter().find(|b| !b.is_multiple_of(a)) {
-                return Err(Error::target(format!(
-                    "{opt} has {bad} bytes, not a multiple of {a} bytes, the alignment direct I/O needs on {}; use multiples of {a} or --buffered",
-                    self.path.display()
-                )));
-            }
-        }
-        if !spec.offset.is_multiple_of(a) {
-            return Err(Error::target(format!(
-                "--offset {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",
-                spec.offset,
-                self.path.display()
-            )));
-        }
-        Ok(())
+        direct_aligned(spec, self.align, &self.path)
     }
+}
+
+/// Refuses a direct-I/O run whose sizes or offset are not multiples of `a`, the
+/// alignment direct I/O needs on `path`.
+fn direct_aligned(spec: &Spec, a: u64, path: &Path) -> Result<()> {
+    if !spec.bs.is_multiple_of(a) {
+        return Err(Error::target(format!(
+            "--bs {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",
+            spec.bs,
+            path.display()
+        )));
+    }
+    let mixes = (spec
+        .bs_mix
+        .as_ref()
+        .map(|m| (m.opt(), m.sizes()))
+        .into_iter())
+    .chain((spec.write_bs.as_ref()).map(|w| (format!("--write-bs {}", w.text()), w.sizes())));
+    for (opt, sizes) in mixes {
+        if let Some(bad) = sizes.into_iter().find(|b| !b.is_multiple_of(a)) {
+            return Err(Error::target(format!(
+                "{opt} has {bad} bytes, not a multiple of {a} bytes, the alignment direct I/O needs on {}; use multiples of {a} or --buffered",
+                path.display()
+            )));
+        }
+    }
+    if !spec.offset.is_multiple_of(a) {
+        return Err(Error::target(format!(
+            "--offset {} is not a multiple of {a} bytes, the alignment direct I/O needs on {}; use a multiple of {a} or --buffered",
+            spec.offset,
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Refuses a new file in devtmpfs (`/dev`): a device name that does not exist there
@@ -253,7 +258,14 @@ pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
             if kind == TargetKind::File && spec.writes() && !policy.overwrite && foreign() {
                 return Err(foreign_refusal(path, spec));
             }
-            Ok(())
+            // Direct I/O's alignment, as the run will find it (a 4 KiB-sector device
+            // refuses a 512-byte block of a `suite bs` at its first run otherwise).
+            match File::open(path) {
+                Ok(f) if spec.direct => {
+                    direct_aligned(spec, direct_alignment(&f, kind, None), path)
+                }
+                _ => Ok(()),
+            }
         }
         Err(_) if spec.size_pct.is_some() || spec.offset_pct.is_some() => {
             Err(Error::usage(format!(
