@@ -111,6 +111,19 @@ pub(crate) fn engine_on_target(r: &Run) -> String {
     }
 }
 
+/// The span a run covered: "64 MiB", or on several targets of different sizes each
+/// one's, in the order of its targets ("64 MiB, 16 MiB").
+pub(crate) fn span_words(r: &Run) -> String {
+    let spans: Vec<u64> = r.targets.iter().map(|t| t.target.span_bytes).collect();
+    match spans.first() {
+        Some(first) if spans.iter().any(|s| s != first) => (spans.iter())
+            .map(|&s| fmt_size(s))
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => fmt_size(r.target.span_bytes),
+    }
+}
+
 /// Every warning of every run, one line each, naming the run and its study value.
 pub(crate) fn run_notes(doc: &Document) -> String {
     let mut s = String::new();

@@ -425,3 +425,21 @@ fn stonewall_stops_the_others_at_once_and_names_the_first_done() {
         assert!(warnings.contains(&format!("by target {s}")), "{warnings}");
     }
 }
+
+/// Targets of different sizes: the header gives each one's span, not the first's for
+/// all (probe 8).
+#[test]
+fn targets_of_different_sizes_are_labelled_with_their_own_spans() {
+    let (Some(a), Some(b)) = (LoopDev::new(64 << 20, true), LoopDev::new(16 << 20, true)) else {
+        return;
+    };
+    let out = (iomark().args(["run", "--rw", "randread", "--runtime", "300ms"]))
+        .arg(a.path())
+        .arg(b.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let head = text.lines().next().unwrap_or_default();
+    assert!(head.contains("(64 MiB, 16 MiB span"), "{head}");
+}
