@@ -8,7 +8,9 @@
 #
 # Default job: the null engine, 4 KiB sequential writes at QD 1 over 1 GiB; options given
 # after the two binaries replace "--rw write --bs 4k --qd 1" (the engine, the size and the
-# runtime stay unless given: `--engine`, `--size` given there replace them). Run it on
+# runtime stay unless given: `--engine`, `--size` given there replace them; TARGET=PATH
+# names the file or device to run on, e.g. TARGET=/dev/loop0 ... --engine io_uring
+# --allow-write-device). Run it on
 # a quiet machine: the ratio of two builds measured side by side is what it reports, not
 # either build's speed.
 set -euo pipefail
@@ -24,7 +26,8 @@ JOB=("$@")
 case " ${JOB[*]} " in *" --engine "*) ;; *) JOB+=(--engine null) ;; esac
 case " ${JOB[*]} " in *" --size "*) ;; *) JOB+=(--size 1g) ;; esac
 one() {
-  "$1" run "${JOB[@]}" --runtime "${SECS}s" --quiet -o "$TMP/r.json" --force >/dev/null 2>&1
+  "$1" run "${JOB[@]}" --runtime "${SECS}s" --quiet -o "$TMP/r.json" --force ${TARGET:-} \
+    >/dev/null 2>&1
   python3 - "$TMP/r.json" <<'EOF'
 import json, sys
 rep = json.load(open(sys.argv[1]))["runs"][0]["repetitions"][0]
