@@ -170,6 +170,52 @@ impl Direction {
         out
     }
 
+    /// The directions a run has figures of: its pattern's ([`Direction::all_of`]), then
+    /// any other it did I/O in (a fio entry where `group_reporting` merged jobs of
+    /// different directions: its `spec` is only the last job's).
+    pub(crate) fn of_run(run: &Run) -> Vec<Direction> {
+        let (all, beyond) = (Direction::all_of(&run.spec), Direction::beyond_spec(run));
+        [Direction::Read, Direction::Write, Direction::Trim]
+            .into_iter()
+            .filter(|d| all.contains(d) || beyond.contains(d))
+            .collect()
+    }
+
+    /// The directions a run did I/O in that its pattern does not have.
+    pub(crate) fn beyond_spec(run: &Run) -> Vec<Direction> {
+        let all = Direction::all_of(&run.spec);
+        [Direction::Read, Direction::Write, Direction::Trim]
+            .into_iter()
+            .filter(|d| !all.contains(d))
+            .filter(|d| run.repetitions.iter().any(|r| d.of(r).ios > 0))
+            .collect()
+    }
+
+    /// Its figures across the repetitions.
+    pub(crate) fn summary(
+        self,
+        s: &crate::results::schema::Summary,
+    ) -> &crate::results::schema::DirSummary {
+        match self {
+            Direction::Read => &s.read,
+            Direction::Write => &s.write,
+            Direction::Trim => &s.trim,
+        }
+    }
+
+    /// The one direction that stands for a run: [`Direction::main_of`] its pattern, or
+    /// the direction that did most I/O when it did I/O beyond its pattern.
+    pub(crate) fn main_of_run(run: &Run) -> Direction {
+        if Direction::beyond_spec(run).is_empty() {
+            return Direction::main_of(&run.spec);
+        }
+        let ios = |d: Direction| run.repetitions.iter().map(|r| d.of(r).ios).sum::<u64>();
+        Direction::of_run(run)
+            .into_iter()
+            .max_by_key(|&d| ios(d))
+            .unwrap_or(Direction::Read)
+    }
+
     /// The one direction that stands for a run of `spec` (a cell's `lat_p50_ns` and
     /// `lat_p99_ns`): the larger share of a mix, reads on a 50/50 one; writes for
     /// `trimwrite`.
@@ -337,9 +383,16 @@ fn test(run: &Run, base: Option<&Run>, f: Figure, d: Option<Direction>) -> Test 
 }
 
 fn cell(run: &Run, base: Option<&Run>) -> Cell {
-    // The directions by the workload: the baseline's pattern and mix are this run's.
-    let dirs = Direction::all_of(&run.spec);
-    let main = Direction::main_of(&run.spec);
+    // The directions by the workload: the baseline's pattern and mix are this run's
+    // (with any direction either did I/O in beyond it: a fio group of different jobs).
+    let mut dirs = Direction::of_run(run);
+    for d in base.map(Direction::beyond_spec).unwrap_or_default() {
+        if !dirs.contains(&d) {
+            dirs.push(d);
+        }
+    }
+    dirs.sort_by_key(|&d| d as u8);
+    let main = Direction::main_of_run(run);
     let mut tests = vec![
         test(run, base, Figure::Iops, None),
         test(run, base, Figure::BwBytes, None),

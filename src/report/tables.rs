@@ -5,6 +5,7 @@
 //! job. Reads the results schema and the plan only; never runs I/O or prints.
 
 use crate::plan::spec::Spec;
+use crate::report::compare::Direction;
 use crate::report::fmt::{NONE, fmt_count, fmt_duration, fmt_sd};
 use crate::report::table::Table;
 use crate::results::schema::{Document, Repetition, Run, Status};
@@ -85,6 +86,11 @@ pub(crate) fn run_rows(r: &Run) -> Vec<Vec<String>> {
     if r.spec.rw.trims() {
         dirs.retain(|(d, _)| r.spec.rw.writes_data() && *d == "write");
         dirs.insert(0, ("trim", &r.summary.trim));
+    }
+    // A direction done beyond the pattern (fio's group_reporting over different jobs).
+    for d in Direction::beyond_spec(r) {
+        let at = if d == Direction::Read { 0 } else { dirs.len() };
+        dirs.insert(at, (d.label(), d.summary(&r.summary)));
     }
     dirs.into_iter()
         .map(|(dir, d)| {

@@ -400,6 +400,50 @@ fn check_group_reporting(path: &Path, name: &str) {
     let job = &fio_jobs(path)[0];
     same_figures(run, job, "read");
     same_figures(run, job, "write");
+    every_direction_shown(path, job);
+}
+
+/// Every direction of a group entry that did I/O is reported: a row each in md, csv
+/// and HTML with fio's IOPS, and its latencies compared in `compare`.
+fn every_direction_shown(path: &Path, job: &Value) {
+    let dir = tmp();
+    let md = markdown(path);
+    let csv = String::from_utf8(stdout_of(&[
+        "report",
+        path.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]))
+    .unwrap();
+    let page = html(path, dir.path());
+    let cmp = compare_json(&[path.to_path_buf(), path.to_path_buf()]);
+    let tests = cmp["rows"][0]["cells"][0]["tests"].as_array().unwrap();
+    for d in ["read", "write"] {
+        assert!(job[d]["total_ios"].as_u64().unwrap() > 0, "fio did {d}s");
+        let iops = format!("{:.0}", job[d]["iops"].as_f64().unwrap());
+        assert!(
+            md.lines()
+                .any(|l| l.contains(&format!("| {d} |")) && l.contains(&format!("| {iops} |"))),
+            "no {d} row with fio's {iops} IOPS in:\n{md}"
+        );
+        assert!(
+            csv.lines()
+                .any(|l| l.contains(&format!(",{d},")) && l.contains(&format!(",{iops},"))),
+            "no {d} row in:\n{csv}"
+        );
+        assert!(
+            page.contains(&format!("<td>{d}</td>")) && page.contains(&format!("<td>{iops}</td>")),
+            "no {d} row in the HTML summary"
+        );
+        for f in ["lat_p50_ns", "lat_p99_ns"] {
+            assert!(
+                tests
+                    .iter()
+                    .any(|t| t["figure"] == f && t["direction"] == d),
+                "compare has no {f} of {d}s: {tests:?}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -1160,3 +1160,39 @@ fn rw_suffixes_seek_every_n_and_leave_holes() {
         assert_refused(&out, needle);
     }
 }
+
+/// fio's `ramp_time` in a job without `time_based` is part of `size` (fio moves `size`
+/// in all and resets its stats when the ramp ends); iomark's ramp would come on top of
+/// it (the probe's j11: 26,384 device reads where fio did 16,384). Refused, naming the
+/// job file's line, before anything is made or measured; with `time_based` it runs.
+#[test]
+fn ramp_time_in_a_size_based_job_is_refused_with_its_line() {
+    let dir = tmp();
+    let target = dir.path().join("r.dat");
+    let job = dir.path().join("ramp.fio");
+    let text = format!(
+        "[sz]\nfilename={}\nsize=1m\nbs=4k\nrw=randread\nramp_time=500ms\n",
+        target.display()
+    );
+    std::fs::write(&job, &text).unwrap();
+    for dry in [true, false] {
+        let mut cmd = iomark();
+        cmd.arg("fio").arg(&job);
+        if dry {
+            cmd.arg("--dry-run");
+        }
+        let out = cmd.output().unwrap();
+        assert_refused(&out, &format!("{}:6 ramp_time=500ms", job.display()));
+        assert_refused(&out, "part of size");
+        assert!(!target.exists(), "nothing is made for a refused job");
+    }
+    let timed = text.replace("size=1m\n", "size=1m\nruntime=1\ntime_based\n");
+    std::fs::write(&job, timed).unwrap();
+    let out = iomark()
+        .arg("fio")
+        .arg(&job)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert_success(&out);
+}

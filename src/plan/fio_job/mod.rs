@@ -71,13 +71,12 @@ pub fn plan_jobs(defs: &[ini::JobDef], ignore: bool, fresh_seed: u64) -> Result<
         (file.to_string(), line.parse::<u64>().unwrap_or(0))
     });
     if !unsupported.is_empty() && !ignore {
+        let (what, them) = match unsupported.len() {
+            1 => ("this option", "it"),
+            _ => ("these options", "them"),
+        };
         return Err(Error::usage(format!(
-            "iomark does not support {}: {}; remove them, or add --ignore-unsupported to run without them",
-            if unsupported.len() == 1 {
-                "this option"
-            } else {
-                "these options"
-            },
+            "iomark does not support {what}: {}; remove {them}, or add --ignore-unsupported to run without {them}",
             unsupported.join("; ")
         )));
     }

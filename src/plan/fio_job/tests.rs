@@ -226,8 +226,8 @@ fn block_size_mixes_take_the_side_the_pattern_uses() {
 fn data_time_and_files() {
     let j = planned(
         "[a]\nrw=write\nbs=8k\nbuffer_compress_percentage=50\ndedupe_percentage=20\n\
-         runtime=2m\nramp_time=500ms\nloops=3\nverify=md5\ndirectory=/d\n\
-         [b]\nrw=write\nbuffer_pattern=\"ab\"\nruntime=5\ntime_based\nfilename=/x\\:y\n\
+         runtime=2m\nloops=3\nverify=md5\ndirectory=/d\n\
+         [b]\nrw=write\nbuffer_pattern=\"ab\"\nruntime=5\ntime_based\nramp_time=500ms\nfilename=/x\\:y\n\
          [c]\nzero_buffers\nbuffer_pattern=0xDEAD\nioengine=null\nsize=1m\nrandrepeat=0\n\
          [d]\nrandrepeat=0\nrandseed=5\nrw=randrw\nrwmixwrite=10\nrwmixread=60\n\
          filename=/t/$jobname.$jobnum.$filenum\n",
@@ -237,7 +237,7 @@ fn data_time_and_files() {
     assert_eq!(opt(&j[0], "dedup-unit"), Some("8192"));
     assert_eq!(opt(&j[0], "runtime"), Some("120s"));
     assert_eq!(opt(&j[0], "io-size"), Some("1x"));
-    assert_eq!(opt(&j[0], "ramp"), Some("0.5s"));
+    assert_eq!(opt(&j[1], "ramp"), Some("0.5s"));
     assert_eq!(opt(&j[0], "repeat"), Some("3"));
     assert_eq!(opt(&j[0], "verify"), Some("1"));
     assert_eq!(j[0].job.target.as_deref(), Some("/d/a.0.0"));
