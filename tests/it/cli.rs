@@ -1,6 +1,8 @@
 //! End-to-end tests of the `iomark` binary on small files in temporary directories.
 
-use crate::common::{assert_success, dry_run, iomark, read_json, require, run_json, tmp};
+use crate::common::{
+    assert_success, dry_run, iomark, read_json, require, run_json, stdout_of, tmp,
+};
 use serde_json::Value;
 
 fn get<'a>(v: &'a Value, path: &str) -> &'a Value {
@@ -476,6 +478,68 @@ fn runtime_and_io_size_together_stop_at_whichever_comes_first() {
     assert!(el < 5.0, "elapsed {el} s: the size limit ended the run");
     let iops = rep["read"]["iops"].as_f64().unwrap();
     assert!((iops * el - 64.0).abs() < 1e-6);
+}
+
+/// probe12 finding 1: `--io-size 2x` with `--runtime` was dropped (the run went on for
+/// the whole runtime, many times the span); both hold, whichever ends first, and the
+/// document records the bytes the multiple came to.
+#[test]
+fn io_size_multiple_and_runtime_together_stop_at_whichever_comes_first() {
+    let dir = tmp();
+    let f = dir.path().join("both.dat");
+    // 2x a 1 MiB span at 4 KiB is 512 writes: done long before 30 s.
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "randwrite",
+        "--size",
+        "1m",
+        "--io-size",
+        "2x",
+        "--runtime",
+        "30s",
+        f.to_str().unwrap(),
+    ]);
+    let run = &doc["runs"][0];
+    let rep = &run["repetitions"][0];
+    assert_eq!(rep["write"]["ios"], 512, "{rep:#}");
+    let el = rep["elapsed_s"].as_f64().unwrap();
+    assert!(el < 10.0, "elapsed {el} s: the volume ended the run");
+    assert_eq!(run["spec"]["io_size"], 2 << 20);
+    assert_eq!(run["spec"]["io_spans"], 2.0);
+    // What --as-fio writes for it: fio stops at io_size or the runtime too.
+    let fio = stdout_of(&[
+        "run",
+        "--rw",
+        "randwrite",
+        "--size",
+        "1m",
+        "--io-size",
+        "2x",
+        "--runtime",
+        "30s",
+        "--engine",
+        "null",
+        "--as-fio",
+    ]);
+    let fio = String::from_utf8(fio).unwrap();
+    assert!(
+        fio.contains("io_size=2097152") && !fio.contains("time_based"),
+        "{fio}"
+    );
+    // The write-saturation suite's 4x limit holds with a --runtime (null engine: fast).
+    let doc = run_json(&[
+        "suite",
+        "wsat",
+        "--engine",
+        "null",
+        "--size",
+        "1m",
+        "--runtime",
+        "30s",
+    ]);
+    let rep = &doc["runs"][0]["repetitions"][0];
+    assert_eq!(rep["write"]["ios"], 1024, "4x 1 MiB at 4 KiB: {rep:#}");
 }
 
 #[test]
