@@ -44,6 +44,7 @@ pub(crate) fn run(
         crate::io::env::address_space_room(),
     )?;
     crate::measure::launch::check_cpus(spec)?;
+    crate::measure::launch::check_aio(&[spec])?;
     let corpus = load_for(&spec.data)?;
     // A new file is laid out with the workload's own data profile (a compressing device
     // then stores, and a read test reads, data of the kind asked for).
@@ -491,11 +492,19 @@ pub(crate) fn absorb(
     let stopped = rep.status != Status::Complete;
     // Stopped before its measured window opened (during --ramp): nothing was measured,
     // and a repetition of 0 IOPS would pull every figure across repetitions down.
-    let unmeasured = stopped && rep.elapsed_s < 1e-6 && rep.read.ios + rep.write.ios == 0;
-    if unmeasured {
+    // Stopped by an error (a job's setup, its first I/O) before any I/O completed: a
+    // repetition of zeros would read as a measurement too.
+    let none = rep.read.ios + rep.write.ios + rep.trim.ios + rep.fsyncs == 0;
+    let unmeasured = stopped && none && rep.elapsed_s < 1e-6;
+    let failed_early = stopped && none && error.is_some_and(|e| !e.is_rate_min());
+    if unmeasured || failed_early {
         run.warnings.push(format!(
-            "repetition {}: stopped before its measured window opened (during the ramp); nothing of it was measured, and it is not kept",
-            rep.index
+            "repetition {}: {}; nothing of it was measured, and it is not kept",
+            rep.index,
+            match failed_early {
+                true => "stopped by an error before any I/O completed",
+                false => "stopped before its measured window opened (during the ramp)",
+            }
         ));
     } else {
         run.repetitions.push(rep);

@@ -246,6 +246,7 @@ pub(crate) fn preflight_spec(spec: &crate::plan::spec::Spec, policy: &TargetPoli
             "--stonewall ends every target's jobs when the first target finishes, and with --file-service every job serves every target: drop one of them, or run it as the ranks of an MPI job",
         ));
     }
+    crate::measure::check_aio(&[spec])?;
     spec.per_target()
         .iter()
         .try_for_each(|s| crate::io::target::preflight(s, policy))
