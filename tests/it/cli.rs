@@ -1,7 +1,7 @@
 //! End-to-end tests of the `iomark` binary on small files in temporary directories.
 
 use crate::common::{
-    assert_success, dry_run, iomark, read_json, require, run_json, stdout_of, tmp,
+    assert_refused, assert_success, dry_run, iomark, read_json, require, run_json, stdout_of, tmp,
 };
 use serde_json::Value;
 
@@ -640,4 +640,89 @@ fn page_cache_options_given_to_a_direct_run_are_said_to_do_nothing() {
     // Buffered, they act: nothing said.
     let w = notes(&["--buffered", "--fadvise", "random"]);
     assert!(!w.contains("--fadvise"), "{w}");
+}
+
+/// probe12 finding 5: options accepted and ignored. `--write-bs` on a run that only
+/// reads is said to do nothing there (as `--fsync` is); `--rw trimwrite` with `--bs` and
+/// `--write-bs` apart is refused (it took one of them silently); a TARGET given to
+/// `--engine null` is said not to be opened, and nothing is made there.
+#[test]
+fn options_a_run_cannot_use_are_named_not_dropped() {
+    let note = |args: &[&str]| -> String {
+        let doc = run_json(&[&["run", "--engine", "null", "--size", "1m"], args].concat());
+        let spec = &doc["runs"][0]["spec"];
+        assert_eq!(spec["bs"], 4096, "the reads keep their size");
+        spec["engine_note"].as_str().unwrap_or("").to_string()
+    };
+    let n = note(&["--rw", "randread", "--bs", "4k", "--write-bs", "64k"]);
+    assert!(
+        n.contains(
+            "--write-bs 64k does nothing here: --rw randread writes nothing (its reads use --bs 4k)"
+        ),
+        "{n}"
+    );
+    let n = note(&["--rw", "read", "--bsrange", "4k-4k", "--write-bs", "64k"]);
+    assert!(n.contains("--write-bs 64k does nothing here"), "{n}");
+    // A mix uses it: no note.
+    let n = note(&["--rw", "randrw", "--write-bs", "4k"]);
+    assert!(!n.contains("--write-bs"), "{n}");
+
+    let out = iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "16m",
+            "--rw",
+            "trimwrite",
+        ])
+        .args(["--bs", "64k", "--write-bs", "4k"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "--rw trimwrite trims each block and then writes it, so --bs 64k and --write-bs 4k must be the same",
+    );
+    // One size given either way is both sides.
+    let doc = run_json(&[
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "16m",
+        "--rw",
+        "trimwrite",
+        "--write-bs",
+        "64k",
+    ]);
+    assert_eq!(doc["runs"][0]["spec"]["bs"], 65536);
+
+    let dir = tmp();
+    let f = dir.path().join("never.dat");
+    let doc = run_json(&[
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "1m",
+        "--rw",
+        "randread",
+        f.to_str().unwrap(),
+    ]);
+    let n = doc["runs"][0]["spec"]["engine_note"].as_str().unwrap_or("");
+    assert!(
+        n.contains(&format!(
+            "--engine null does no I/O: {} is not opened",
+            f.display()
+        )),
+        "{n}"
+    );
+    assert!(!f.exists());
+    let out = iomark()
+        .args(["run", "--engine", "null", "--runtime", "1s"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_refused(&out, "does not open");
 }
