@@ -52,6 +52,7 @@ pub(crate) fn run_group(
         )?;
         crate::measure::launch::check_cpus(spec)?;
     }
+    crate::measure::launch::check_aio(&members.iter().map(|(s, _)| *s).collect::<Vec<_>>())?;
     let corpora = (members.iter())
         .map(|(s, _)| load_for(&s.data))
         .collect::<Result<Vec<_>>>()?;

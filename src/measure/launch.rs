@@ -165,6 +165,48 @@ pub(crate) fn check_cpus(spec: &Spec) -> Result<(), Error> {
     }
 }
 
+/// Refuses libaio runs whose AIO contexts the system would not grant: each libaio job
+/// asks `io_setup` for its queue's events, and the kernel refuses (EAGAIN) once all the
+/// processes' events would pass `fs.aio-max-nr`. `specs` are the runs started together.
+pub(crate) fn check_aio(specs: &[&Spec]) -> Result<(), Error> {
+    let read = |f: &str| {
+        std::fs::read_to_string(format!("/proc/sys/fs/{f}"))
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+    };
+    match (read("aio-max-nr"), read("aio-nr")) {
+        (Some(max), Some(used)) => aio_fits(specs, max, used),
+        _ => Ok(()), // the setup's own error says it then
+    }
+}
+
+/// The events the libaio jobs of `specs` ask for, against `max` of which `used` are taken.
+fn aio_fits(specs: &[&Spec], max: u64, used: u64) -> Result<(), Error> {
+    let libaio: Vec<&&Spec> = (specs.iter())
+        .filter(|s| s.engine == EngineKind::Libaio)
+        .collect();
+    let jobs = |s: &Spec| match s.serves_files() {
+        true => u64::from(s.jobs),
+        false => u64::from(s.jobs) * u64::from(s.target_count()),
+    };
+    // Each job's context holds its queue (one slot more when it prepares ahead).
+    let need: u64 = (libaio.iter())
+        .map(|s| jobs(s) * crate::measure::worker::slots(s).max(1) as u64)
+        .sum();
+    let free = max.saturating_sub(used);
+    let Some(s) = libaio.first().filter(|_| need > free) else {
+        return Ok(());
+    };
+    let asked = match libaio.len() {
+        1 => format!("--jobs {} x --qd {}", jobs(s), s.qd),
+        n => format!("{n} libaio runs together"),
+    };
+    Err(Error::usage(format!(
+        "--engine libaio with {asked} needs {need} AIO events and the system grants {free} more (fs.aio-max-nr {max}, {used} in use): lower --jobs or --qd, raise the limit (sysctl -w fs.aio-max-nr={}), or use --engine io_uring",
+        (used + need).next_power_of_two()
+    )))
+}
+
 /// The one engine factory. `data_pool` is the data generator's unit pool (start, length),
 /// which writes may be sent from; it outlives the engine.
 fn build_engine<'fd>(
@@ -176,10 +218,16 @@ fn build_engine<'fd>(
     let qd = spec.qd as usize;
     let opts = &spec.engine_opts;
     let setup = |what: &str, e: std::io::Error| {
-        Error::runtime(format!(
-            "{what} setup failed: {}; try --engine psync",
-            describe_io(&e)
-        ))
+        // psync keeps one I/O in flight: advice only for a run that asks no more.
+        let fix = match (spec.engine, e.raw_os_error()) {
+            (EngineKind::Libaio, Some(sys::EAGAIN)) => {
+                "; the jobs' AIO events (--jobs x --qd) pass fs.aio-max-nr: lower --jobs or --qd, raise the sysctl, or use --engine io_uring"
+            }
+            _ if spec.qd <= 1 => "; try --engine psync",
+            (EngineKind::Libaio, _) => "; try --engine io_uring",
+            _ => "; try --engine libaio",
+        };
+        Error::runtime(format!("{what} setup failed: {}{fix}", describe_io(&e)))
     };
     let Some(fd) = ctx.fd else {
         return match spec.engine {
@@ -270,4 +318,35 @@ pub(crate) struct WorkFile<'a> {
     pub(crate) path: &'a str,
     /// Its index among the run's targets (whose figures its I/Os count in).
     pub(crate) target: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libaio_jobs_past_the_aio_limit_are_refused_naming_the_sysctl() {
+        let mut s = Spec::new("f");
+        (s.engine, s.jobs, s.qd) = (EngineKind::Libaio, 20, 4096);
+        let need = 20 * crate::measure::worker::slots(&s) as u64;
+        let err = aio_fits(&[&s], 65536, 0).unwrap_err();
+        assert!(matches!(err, Error::Usage(_)), "{err:?}");
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with(&format!(
+                "--engine libaio with --jobs 20 x --qd 4096 needs {need} AIO events and the system grants 65536 more (fs.aio-max-nr 65536, 0 in use)"
+            )) && msg.contains("sysctl -w fs.aio-max-nr=131072")
+                && msg.ends_with("or use --engine io_uring"),
+            "{msg}"
+        );
+        // Events others hold count against the limit.
+        assert!(aio_fits(&[&s], 65536 + need, 65536).is_ok());
+        assert!(aio_fits(&[&s], 65536 + need, 65537).is_err());
+        // Runs started together add up; other engines ask for none.
+        s.jobs = 10;
+        let err = aio_fits(&[&s, &s], 65536, 0).unwrap_err().to_string();
+        assert!(err.contains("with 2 libaio runs together"), "{err}");
+        s.engine = EngineKind::IoUring;
+        assert!(aio_fits(&[&s], 0, 0).is_ok());
+    }
 }

@@ -23,3 +23,5 @@ pub mod verify_state;
 mod warnings;
 mod worker;
 mod worker_out;
+
+pub(crate) use launch::check_aio;

@@ -39,12 +39,13 @@ pub(crate) struct Window {
 }
 
 impl Window {
-    /// Time-based unless only a size was given; with both, whichever comes first ends it.
+    /// Time-based unless a volume was given too (`--io-size`, bytes or `Nx` the span):
+    /// with both, whichever comes first ends it.
     pub(crate) fn of(spec: &Spec, span: u64) -> Window {
         // `--startdelay` comes first: no I/O, excluded like the ramp (`pace::start_delay`).
         let ramp_ns = ((spec.startdelay_end_s() + spec.ramp_s) * 1e9) as u64;
         let end_ns = spec.runtime_s.map(|r| ramp_ns + (r * 1e9) as u64);
-        let ios_per_job = if end_ns.is_some() && spec.io_size.is_none() {
+        let ios_per_job = if end_ns.is_some() && spec.io_size.is_none() && spec.io_spans.is_none() {
             None
         } else {
             let io = spec

@@ -44,6 +44,7 @@ pub(crate) fn run(
         crate::io::env::address_space_room(),
     )?;
     crate::measure::launch::check_cpus(spec)?;
+    crate::measure::launch::check_aio(&[spec])?;
     let corpus = load_for(&spec.data)?;
     // A new file is laid out with the workload's own data profile (a compressing device
     // then stores, and a read test reads, data of the kind asked for).
@@ -283,6 +284,13 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
         latency_kind: crate::results::schema::LatencyKind::Lat,
         fio: None,
     };
+    // `--io-size Nx`: the bytes it came to on this span, recorded beside `io_spans` (not
+    // when several targets' spans differ: then each moved N times its own).
+    if let Some(n) = spec.io_spans.filter(|_| spec.io_size.is_none())
+        && targets.iter().all(|t| t.span == target.span)
+    {
+        run.spec.io_size = Some((target.span as f64 * n) as u64);
+    }
     let span: u64 = targets.iter().map(|t| t.span).sum();
     let avail = crate::io::env::mem_available();
     if !spec.direct
@@ -484,11 +492,19 @@ pub(crate) fn absorb(
     let stopped = rep.status != Status::Complete;
     // Stopped before its measured window opened (during --ramp): nothing was measured,
     // and a repetition of 0 IOPS would pull every figure across repetitions down.
-    let unmeasured = stopped && rep.elapsed_s < 1e-6 && rep.read.ios + rep.write.ios == 0;
-    if unmeasured {
+    // Stopped by an error (a job's setup, its first I/O) before any I/O completed: a
+    // repetition of zeros would read as a measurement too.
+    let none = rep.read.ios + rep.write.ios + rep.trim.ios + rep.fsyncs == 0;
+    let unmeasured = stopped && none && rep.elapsed_s < 1e-6;
+    let failed_early = stopped && none && error.is_some_and(|e| !e.is_rate_min());
+    if unmeasured || failed_early {
         run.warnings.push(format!(
-            "repetition {}: stopped before its measured window opened (during the ramp); nothing of it was measured, and it is not kept",
-            rep.index
+            "repetition {}: {}; nothing of it was measured, and it is not kept",
+            rep.index,
+            match failed_early {
+                true => "stopped by an error before any I/O completed",
+                false => "stopped before its measured window opened (during the ramp)",
+            }
         ));
     } else {
         run.repetitions.push(rep);
@@ -540,57 +556,5 @@ pub(crate) fn settle(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn memory_check_refuses_what_does_not_fit_with_the_figures() {
-        let mut spec = Spec::new("f");
-        spec.rw = crate::plan::spec::Rw::RandRead;
-        assert!(check_memory(&spec, Some(1 << 30), None).is_ok());
-        spec.jobs = 1024;
-        spec.qd = 4096;
-        // 16 GiB of buffers: refused with 30 GiB available, accepted with 40 GiB.
-        let err = check_memory(&spec, Some(30 << 30), None).unwrap_err();
-        assert!(matches!(err, Error::Usage(_)), "{err:?}");
-        assert_eq!(
-            err.to_string(),
-            "--jobs 1024 x --qd 4096 x --bs 4 KiB needs about 16 GiB of memory (16 GiB of I/O buffers), more than half of the 30 GiB available; lower --jobs, --qd or --bs"
-        );
-        assert!(check_memory(&spec, Some(40 << 30), None).is_ok());
-        assert!(check_memory(&spec, None, None).is_ok());
-        // Writes add each job's data sampling; --verify its maps.
-        spec.rw = crate::plan::spec::Rw::Write;
-        spec.jobs = 1;
-        spec.qd = 1;
-        spec.verify = true;
-        spec.size = Some(1 << 40);
-        let err = check_memory(&spec, Some(8 << 30), None)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("6 GiB of verify maps")
-                && err.contains("of data samples")
-                && err.contains("of data pools"),
-            "{err}"
-        );
-        assert!(
-            err.starts_with("--size 1 TiB in blocks of --bs 4 KiB needs")
-                && err.ends_with("use a larger --bs or a smaller --size"),
-            "{err}"
-        );
-        // A large data pool is named as what to lower, not the buffers.
-        spec.verify = false;
-        spec.jobs = 8;
-        spec.data.pool = 1 << 30;
-        let err = check_memory(&spec, Some(8 << 30), None)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.starts_with("--jobs 8 x (--qd 1 x --bs 4 KiB + --data-pool 1 GiB) needs about 8.")
-                && err.contains("of data pools")
-                && err.ends_with("lower --jobs or --data-pool (16m by default)"),
-            "{err}"
-        );
-    }
-}
+#[path = "run_tests.rs"]
+mod tests;

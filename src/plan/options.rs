@@ -84,7 +84,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         "SIZE|SPLIT|RANGE",
         None,
         Workload,
-        "The writes' sizes in a mix (--rw rw or randrw) when they differ from the reads' (--bs, --bssplit or --bsrange), as fio's bs=4k,64k: a size (64k), a split (4k/50:64k/50) or a range (4k-64k). A pattern of one direction takes that direction's size: a writing one this, a reading one --bs.",
+        "The writes' sizes in a mix (--rw rw or randrw) when they differ from the reads' (--bs, --bssplit or --bsrange), as fio's bs=4k,64k: a size (64k), a split (4k/50:64k/50) or a range (4k-64k). A pattern of one direction takes that direction's size: a writing one this, a reading one --bs (a note says this does nothing there); trimwrite needs it equal to --bs.",
     ),
     value(
         "size",

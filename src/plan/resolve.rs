@@ -172,10 +172,30 @@ impl RunOptions {
                     let same = w.mix == spec.bs_mix && w.bs == spec.bs;
                     spec.write_bs = (!same).then_some(w);
                 }
+                // trimwrite trims and then writes each block: one size for both sides.
+                Rw::TrimWrite
+                    if (self.given("bs") || spec.bs_mix.is_some())
+                        && (w.bs, &w.mix) != (spec.bs, &spec.bs_mix) =>
+                {
+                    let bs = (spec.bs_mix.as_ref()).map_or_else(
+                        || format!("--bs {}", self.text_or_default("bs")),
+                        BsMix::opt,
+                    );
+                    return Err(Error::usage(format!(
+                        "--rw trimwrite trims each block and then writes it, so {bs} and --write-bs {t} must be the same (fio's trimwrite needs them equal); give one of them"
+                    )));
+                }
                 // One direction: a writing pattern takes the writes' sizes (fio's second
                 // side), a reading one keeps --bs.
                 rw if rw.writes_data() || rw.trims() => (spec.bs, spec.bs_mix) = (w.bs, w.mix),
-                _ => {}
+                rw => notes.push(format!(
+                    "--write-bs {t} does nothing here: --rw {} writes nothing (its reads use {})",
+                    rw.name(),
+                    (spec.bs_mix.as_ref()).map_or_else(
+                        || format!("--bs {}", self.text_or_default("bs")),
+                        BsMix::opt
+                    )
+                )),
             }
         }
         let pct = |opt: &str, t: &str, zero_ok: bool| -> Result<Option<f64>> {
@@ -256,6 +276,8 @@ impl RunOptions {
             )));
         }
         let (engine, engine_note) = resolve_engine(self.text("engine"), sys)?;
+        // The null engine opens nothing: a TARGET named with it is not used.
+        let unused = target.filter(|t| engine == EngineKind::Null && !["", "null"].contains(t));
         let target = target_of(target, engine)?;
         let qd: i64 = count_opt("--qd", self.text_or_default("qd"), "a whole number")?;
         let jobs: i64 = count_opt("--jobs", self.text_or_default("jobs"), "a whole number")?;
@@ -276,6 +298,11 @@ impl RunOptions {
         spec.rwmixread = rw.read_pct(rwmixread as u8);
         spec.engine = engine;
         let mut notes = self.sizes(&mut spec, sys)?;
+        if let Some(t) = unused {
+            notes.push(format!(
+                "--engine null does no I/O: {t} is not opened (nothing is read, written or created there)"
+            ));
+        }
         spec.qd = qd as u32;
         spec.jobs = jobs as u32;
         spec.runtime_s = self

@@ -246,6 +246,7 @@ pub(crate) fn preflight_spec(spec: &crate::plan::spec::Spec, policy: &TargetPoli
             "--stonewall ends every target's jobs when the first target finishes, and with --file-service every job serves every target: drop one of them, or run it as the ranks of an MPI job",
         ));
     }
+    crate::measure::check_aio(&[spec])?;
     spec.per_target()
         .iter()
         .try_for_each(|s| crate::io::target::preflight(s, policy))
@@ -278,14 +279,19 @@ fn check_resume(plan: &SuitePlan, path: &std::path::Path, doc: &Document) -> Res
     }
     for (i, r) in doc.runs.iter().enumerate() {
         let want = &plan.runs[i];
-        if r.spec != want.plan.spec || r.study.as_ref() != Some(&want.point) {
+        // A run of `--io-size Nx` records the bytes that came to (`Run::spec.io_size`).
+        let mut spec = r.spec.clone();
+        if want.plan.spec.io_spans.is_some() && want.plan.spec.io_size.is_none() {
+            spec.io_size = None;
+        }
+        if spec != want.plan.spec || r.study.as_ref() != Some(&want.point) {
             return Err(Error::document(format!(
                 "{} was made by another plan: run {} there is '{}', here '{}'{}; resume with the same suite and options",
                 path.display(),
                 i + 1,
                 r.name,
                 want.plan.spec.name(),
-                differing(&r.spec, &want.plan.spec).map_or(String::new(), |d| format!(" ({d})"))
+                differing(&spec, &want.plan.spec).map_or(String::new(), |d| format!(" ({d})"))
             )));
         }
     }

@@ -301,3 +301,28 @@ fn laying_out_a_file_is_reported() {
     assert!(sink.0.windows(2).all(|w| w[0].0 <= w[1].0));
     assert_eq!(sink.0.last(), Some(&(total, total)));
 }
+
+#[test]
+fn a_run_of_a_multiple_of_the_span_resumes() {
+    // `--io-size 2x` is recorded as the bytes it came to (`spec.io_size`); the plan
+    // that made the document still resumes it.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    let mut runs = vec![null_run("1", Rw::Read, 1), null_run("2", Rw::Read, 1)];
+    for r in &mut runs {
+        (r.plan.spec.io_size, r.plan.spec.io_spans) = (None, Some(2.0));
+    }
+    let stop = StopFlag::new();
+    {
+        let mut discard = Discard;
+        let mut runner = StudyRunner::new(Store::new(Some(path.clone())), &mut discard, &stop);
+        let life = TargetLife::new("null", false);
+        runner.run_plan(&runs[..1], &[], &life, true).unwrap();
+        assert_eq!(runner.store.doc.runs[0].spec.io_size, Some(2 << 20));
+        assert_eq!(runner.store.doc.runs[0].repetitions[0].read.ios, 512);
+    }
+    let mut discard = Discard;
+    let mut runner = StudyRunner::new(Store::new(Some(path.clone())), &mut discard, &stop);
+    runner.suite(&suite(runs, Some(path))).unwrap();
+    assert_eq!(runner.store.doc.runs.len(), 2);
+}

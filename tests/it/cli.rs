@@ -1,6 +1,8 @@
 //! End-to-end tests of the `iomark` binary on small files in temporary directories.
 
-use crate::common::{assert_success, dry_run, iomark, read_json, require, run_json, tmp};
+use crate::common::{
+    assert_refused, assert_success, dry_run, iomark, read_json, require, run_json, stdout_of, tmp,
+};
 use serde_json::Value;
 
 fn get<'a>(v: &'a Value, path: &str) -> &'a Value {
@@ -498,6 +500,68 @@ fn runtime_and_io_size_together_stop_at_whichever_comes_first() {
     assert!((iops * el - 64.0).abs() < 1e-6);
 }
 
+/// probe12 finding 1: `--io-size 2x` with `--runtime` was dropped (the run went on for
+/// the whole runtime, many times the span); both hold, whichever ends first, and the
+/// document records the bytes the multiple came to.
+#[test]
+fn io_size_multiple_and_runtime_together_stop_at_whichever_comes_first() {
+    let dir = tmp();
+    let f = dir.path().join("both.dat");
+    // 2x a 1 MiB span at 4 KiB is 512 writes: done long before 30 s.
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "randwrite",
+        "--size",
+        "1m",
+        "--io-size",
+        "2x",
+        "--runtime",
+        "30s",
+        f.to_str().unwrap(),
+    ]);
+    let run = &doc["runs"][0];
+    let rep = &run["repetitions"][0];
+    assert_eq!(rep["write"]["ios"], 512, "{rep:#}");
+    let el = rep["elapsed_s"].as_f64().unwrap();
+    assert!(el < 10.0, "elapsed {el} s: the volume ended the run");
+    assert_eq!(run["spec"]["io_size"], 2 << 20);
+    assert_eq!(run["spec"]["io_spans"], 2.0);
+    // What --as-fio writes for it: fio stops at io_size or the runtime too.
+    let fio = stdout_of(&[
+        "run",
+        "--rw",
+        "randwrite",
+        "--size",
+        "1m",
+        "--io-size",
+        "2x",
+        "--runtime",
+        "30s",
+        "--engine",
+        "null",
+        "--as-fio",
+    ]);
+    let fio = String::from_utf8(fio).unwrap();
+    assert!(
+        fio.contains("io_size=2097152") && !fio.contains("time_based"),
+        "{fio}"
+    );
+    // The write-saturation suite's 4x limit holds with a --runtime (null engine: fast).
+    let doc = run_json(&[
+        "suite",
+        "wsat",
+        "--engine",
+        "null",
+        "--size",
+        "1m",
+        "--runtime",
+        "30s",
+    ]);
+    let rep = &doc["runs"][0]["repetitions"][0];
+    assert_eq!(rep["write"]["ios"], 1024, "4x 1 MiB at 4 KiB: {rep:#}");
+}
+
 #[test]
 fn syncs_given_to_jobs_that_only_read_are_said_to_do_nothing() {
     // A study's --fsync reaches its read tests too: those say it does nothing there, the
@@ -596,4 +660,89 @@ fn page_cache_options_given_to_a_direct_run_are_said_to_do_nothing() {
     // Buffered, they act: nothing said.
     let w = notes(&["--buffered", "--fadvise", "random"]);
     assert!(!w.contains("--fadvise"), "{w}");
+}
+
+/// probe12 finding 5: options accepted and ignored. `--write-bs` on a run that only
+/// reads is said to do nothing there (as `--fsync` is); `--rw trimwrite` with `--bs` and
+/// `--write-bs` apart is refused (it took one of them silently); a TARGET given to
+/// `--engine null` is said not to be opened, and nothing is made there.
+#[test]
+fn options_a_run_cannot_use_are_named_not_dropped() {
+    let note = |args: &[&str]| -> String {
+        let doc = run_json(&[&["run", "--engine", "null", "--size", "1m"], args].concat());
+        let spec = &doc["runs"][0]["spec"];
+        assert_eq!(spec["bs"], 4096, "the reads keep their size");
+        spec["engine_note"].as_str().unwrap_or("").to_string()
+    };
+    let n = note(&["--rw", "randread", "--bs", "4k", "--write-bs", "64k"]);
+    assert!(
+        n.contains(
+            "--write-bs 64k does nothing here: --rw randread writes nothing (its reads use --bs 4k)"
+        ),
+        "{n}"
+    );
+    let n = note(&["--rw", "read", "--bsrange", "4k-4k", "--write-bs", "64k"]);
+    assert!(n.contains("--write-bs 64k does nothing here"), "{n}");
+    // A mix uses it: no note.
+    let n = note(&["--rw", "randrw", "--write-bs", "4k"]);
+    assert!(!n.contains("--write-bs"), "{n}");
+
+    let out = iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "16m",
+            "--rw",
+            "trimwrite",
+        ])
+        .args(["--bs", "64k", "--write-bs", "4k"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "--rw trimwrite trims each block and then writes it, so --bs 64k and --write-bs 4k must be the same",
+    );
+    // One size given either way is both sides.
+    let doc = run_json(&[
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "16m",
+        "--rw",
+        "trimwrite",
+        "--write-bs",
+        "64k",
+    ]);
+    assert_eq!(doc["runs"][0]["spec"]["bs"], 65536);
+
+    let dir = tmp();
+    let f = dir.path().join("never.dat");
+    let doc = run_json(&[
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "1m",
+        "--rw",
+        "randread",
+        f.to_str().unwrap(),
+    ]);
+    let n = doc["runs"][0]["spec"]["engine_note"].as_str().unwrap_or("");
+    assert!(
+        n.contains(&format!(
+            "--engine null does no I/O: {} is not opened",
+            f.display()
+        )),
+        "{n}"
+    );
+    assert!(!f.exists());
+    let out = iomark()
+        .args(["run", "--engine", "null", "--runtime", "1s"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_refused(&out, "does not open");
 }

@@ -386,3 +386,45 @@ fn fio_job_options_for_engines_are_understood() {
     assert_eq!(spec["engine_opts"]["batch_submit"], 8);
     assert_eq!(spec["engine_opts"]["batch_complete"], 4);
 }
+
+/// probe12 finding 2b: libaio jobs whose AIO events pass `fs.aio-max-nr` failed in
+/// io_setup, were kept as an interrupted repetition of zeros and advised
+/// `--engine psync` (which refuses a queue depth). They are refused before anything
+/// runs, naming the sysctl and the fixes.
+#[test]
+fn libaio_past_the_system_aio_limit_is_refused_before_running() {
+    let read = |f: &str| {
+        std::fs::read_to_string(format!("/proc/sys/fs/{f}"))
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+    };
+    let (Some(max), Some(used)) = (read("aio-max-nr"), read("aio-nr")) else {
+        require("/proc/sys/fs/aio-max-nr and aio-nr", false);
+        return;
+    };
+    // 4096 events a job: one job more than the free events hold.
+    let jobs = max.saturating_sub(used) / 4096 + 1;
+    if !require("at most 64 jobs of QD 4096 pass fs.aio-max-nr", jobs <= 64) {
+        return;
+    }
+    let dir = tmp();
+    let (f, o) = (dir.path().join("aio.dat"), dir.path().join("aio.json"));
+    let jobs = jobs.to_string();
+    let out = iomark()
+        .args([
+            "run", "--rw", "randread", "--engine", "libaio", "--qd", "4096",
+        ])
+        .args(["--jobs", &jobs, "--size", "16m", "--runtime", "1s", "-o"])
+        .args([&o, &f])
+        .output()
+        .unwrap();
+    assert_refused(&out, "fs.aio-max-nr");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("--jobs {jobs} x --qd 4096"))
+            && err.contains("--engine io_uring")
+            && !err.contains("psync"),
+        "{err}"
+    );
+    assert!(!f.exists() && !o.exists(), "nothing made, nothing kept");
+}

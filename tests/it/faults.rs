@@ -238,6 +238,39 @@ fn eio_on_read_through_the_page_cache() {
     eio_mid_run(Dir::Read, "psync", false, false);
 }
 
+/// probe12 finding 2b: a run stopped by an error before any I/O completed (a job's
+/// setup, here its first read) kept a repetition of zeros that reports and compares read
+/// as a measurement. It keeps none and says why.
+#[test]
+fn an_error_before_any_io_keeps_no_repetition_of_zeros() {
+    let Some(bench) = Bench::new(false) else {
+        return;
+    };
+    let (fs, results) = (&bench.fs, bench.results.as_path());
+    fs.fail(Dir::Read, fs.requests(), 0..SIZE);
+    let how = ["--io-size", "4m", "--repeat", "2"];
+    let (out, _) = run_bounded(
+        &bench.args("randread", "psync", true, &how),
+        Duration::from_secs(20),
+    );
+    let err = one_line(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let run = &read_json(results)["runs"][0];
+    assert_eq!(run["status"], "interrupted", "{run:#}");
+    assert_eq!(run["repetitions"].as_array().unwrap().len(), 0, "{run:#}");
+    let warnings = run["warnings"].to_string();
+    assert!(
+        warnings.contains("repetition 1: stopped by an error before any I/O completed"),
+        "{warnings}"
+    );
+    assert!(
+        run["error"]
+            .as_str()
+            .unwrap()
+            .contains("Input/output error")
+    );
+}
+
 /// Reads and writes answered short (2 KiB of each 4 KiB) are resumed for the rest and
 /// counted once: the run completes with exactly the planned I/O and byte counts.
 #[test]

@@ -137,9 +137,10 @@ impl Target {
     ) -> Result<Target> {
         if !spec.engine.caps().needs_fd {
             let span = spec.size.ok_or_else(|| {
-                Error::usage(
-                    "--engine null does no I/O and needs --size to know the span (e.g. --size 1g)",
-                )
+                Error::usage(match spec.target.as_str() {
+                    "null" => "--engine null does no I/O and needs --size to know the span (e.g. --size 1g)".to_string(),
+                    t => format!("--engine null does no I/O and does not open {t}, so its size is not the span: give --size (e.g. --size 1g)"),
+                })
             })?;
             return Ok(Target {
                 kind: TargetKind::None,
