@@ -9,12 +9,13 @@ fn memory_check_refuses_what_does_not_fit_with_the_figures() {
     assert!(check_memory(&spec, Some(1 << 30), None).is_ok());
     spec.jobs = 1024;
     spec.qd = 4096;
-    // 16 GiB of buffers: refused with 30 GiB available, accepted with 40 GiB.
+    // 16 GiB of buffers (and one more per job, to prepare an I/O ahead): refused with
+    // 30 GiB available, accepted with 40 GiB.
     let err = check_memory(&spec, Some(30 << 30), None).unwrap_err();
     assert!(matches!(err, Error::Usage(_)), "{err:?}");
     assert_eq!(
         err.to_string(),
-        "--jobs 1024 x --qd 4096 x --bs 4 KiB needs about 16 GiB of memory (16 GiB of I/O buffers), more than half of the 30 GiB available; lower --jobs, --qd or --bs"
+        "--jobs 1024 x --qd 4096 x --bs 4 KiB needs about 16.0 GiB of memory (16.0 GiB of I/O buffers), more than half of the 30 GiB available; lower --jobs, --qd or --bs"
     );
     assert!(check_memory(&spec, Some(40 << 30), None).is_ok());
     assert!(check_memory(&spec, None, None).is_ok());

@@ -88,9 +88,9 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     free: Vec<u32>,
     /// The slot of an I/O prepared ahead (picked, its data stamped) and not yet sent:
     /// sent as soon as a completion is reaped, timed from the clock reading that timed
-    /// that completion (see [`ahead`]).
+    /// that completion (see `Spec::prepares_ahead`).
     ready: Option<u32>,
-    /// Whether this worker prepares an I/O ahead ([`ahead`]).
+    /// Whether this worker prepares an I/O ahead (`Spec::prepares_ahead`).
     ahead: bool,
     comps: Vec<Completion>,
     inflight: usize,
@@ -150,7 +150,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             slots: vec![Slot::IDLE; slots(spec)],
             free: (0..slots(spec) as u32).rev().collect(),
             ready: None,
-            ahead: ahead(spec),
+            ahead: spec.prepares_ahead(),
             comps: Vec::with_capacity(qd * 2),
             inflight: 0,
             issued_measured: 0,
@@ -574,5 +574,4 @@ use write::VerifyTrack;
 
 #[path = "worker_send.rs"]
 mod send;
-use send::ahead;
 pub(crate) use send::slots;

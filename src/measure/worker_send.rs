@@ -1,28 +1,15 @@
 //! Sending I/O: a prepared request timed and handed to the kernel, and the I/O prepared
 //! ahead: while the queue is full, a worker picks its next I/O and prepares its data in
 //! a spare slot, and sends it as soon as a completion is reaped, timed from the same
-//! clock reading as that completion (see [`ahead`]).
+//! clock reading as that completion (see `Spec::prepares_ahead`).
 
 use super::Worker;
 use crate::io::engine::{Completion, Engine, Op, Queued, Request};
 
-/// Whether a worker of `spec` prepares its next I/O while the queue is full (one slot
-/// and buffer more than `--qd`): then a completion and the I/O sent in its place share
-/// one clock reading, taken after the completion was reaped and just before the
-/// submission, and the preparation (a write's stamps, the sampler) and the completion's
-/// accounting are done while I/O is in flight. Not with what decides at submission
-/// whether, where or when the next I/O may go: pacing and think time, `--verify` (a
-/// block is never written twice at once), `--fsync` (a flush waits for the queue to
-/// drain), trims (done at once).
-pub(crate) fn ahead(spec: &crate::plan::spec::Spec) -> bool {
-    let paced = spec.thinktime_us.is_some() || spec.rate_bps.is_some() || spec.rate_iops.is_some();
-    !paced && !spec.verify && spec.fsync == 0 && !spec.rw.trims()
-}
-
 /// The request slots (and buffers) of a worker of `spec`: `--qd`, and one to prepare
 /// ahead in.
 pub(crate) fn slots(spec: &crate::plan::spec::Spec) -> usize {
-    spec.qd as usize + usize::from(ahead(spec))
+    spec.qd as usize + usize::from(spec.prepares_ahead())
 }
 
 impl<E: Engine> Worker<'_, '_, E> {

@@ -326,6 +326,22 @@ pub(crate) struct BufferShape {
     pub(crate) huge: bool,
 }
 
+impl crate::plan::spec::Spec {
+    /// Whether each job prepares its next I/O while its queue is full (one slot and
+    /// buffer more than `--qd`): then a completion and the I/O sent in its place share
+    /// one clock reading, taken after the completion was reaped and just before the
+    /// submission, and the preparation (a write's stamps, the sampler) and the
+    /// completion's accounting are done while I/O is in flight (`measure/worker_send.rs`).
+    /// Not with what decides at submission whether, where or when the next I/O may go:
+    /// pacing and think time, `--verify` (a block is never written twice at once),
+    /// `--fsync` (a flush waits for the queue to drain), trims (done at once).
+    pub(crate) fn prepares_ahead(&self) -> bool {
+        let paced =
+            self.thinktime_us.is_some() || self.rate_bps.is_some() || self.rate_iops.is_some();
+        !paced && !self.verify && self.fsync == 0 && !self.rw.trims()
+    }
+}
+
 /// The buffers of `slots` slots of `slot_len` bytes aligned to `align` (a power of two is
 /// used, 4096 at least); `None` when the size overflows.
 pub(crate) fn buffer_shape(slots: usize, slot_len: usize, align: usize) -> Option<BufferShape> {

@@ -327,10 +327,10 @@ impl Spec {
             true => self.jobs as u64,
             false => self.jobs as u64 * self.target_count() as u64,
         };
-        // Each job's BufferPool: qd slots of bs rounded up to the alignment (4 KiB at
-        // least; a device may ask for more, which only adds to this).
+        // Each job's BufferPool: qd slots (and one to prepare ahead in) of bs rounded up
+        // to the alignment (4 KiB at least; a device may ask for more, which only adds).
         let per_job = crate::plan::engine::buffer_shape(
-            self.qd as usize,
+            self.qd as usize + usize::from(self.prepares_ahead()),
             usize::try_from(self.buf_bs()).unwrap_or(usize::MAX),
             4096,
         )

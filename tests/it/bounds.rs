@@ -204,7 +204,7 @@ fn runs_whose_buffers_do_not_fit_are_refused_before_the_target_is_made() {
         "4 TiB of buffers",
         &[
             "--jobs 64 x --qd 1024 x --bs 64 MiB",
-            "4 TiB of I/O buffers",
+            "4.0 TiB of I/O buffers",
             "available",
         ],
     );
@@ -222,7 +222,7 @@ fn runs_whose_buffers_do_not_fit_are_refused_before_the_target_is_made() {
         assert_refused(
             &b,
             "16 GiB of buffers",
-            &["16 GiB of I/O buffers", "of data pools", "lower --jobs"],
+            &["16.0 GiB of I/O buffers", "of data pools", "lower --jobs"],
         );
         assert!(!t.exists(), "the target was created before the refusal");
     } else {
