@@ -418,7 +418,6 @@ pub(crate) fn wsat_minutes(rep: &Repetition) -> String {
 /// for a queue-depth sweep of one workload (three depths or more), where IOPS stop
 /// growing and what that means.
 pub(crate) fn study_tables(doc: &Document) -> String {
-    use crate::report::tables::{Saturation, saturation};
     let mut out = String::new();
     for st in tables::studies(doc) {
         let _ = writeln!(out, "\n{}", st.test);
@@ -426,33 +425,36 @@ pub(crate) fn study_tables(doc: &Document) -> String {
         for n in &st.notes {
             let _ = writeln!(out, "{n}");
         }
-        if st.param != "qd" || !st.one_workload {
-            continue;
-        }
-        match saturation(&st.saturation) {
-            Some(Saturation::At { qd, best_qd, best }) => {
-                let _ = writeln!(
-                    out,
-                    "IOPS saturate at QD {qd}: the smallest depth reaching 95% of the best mean ({} IOPS at QD {best_qd}){}; deeper queues add less than 5%",
-                    fmt_count(best),
-                    if st.saturation.iter().any(|p| p.ci95.is_some()) {
-                        ", its 95% confidence interval overlapping the best's"
-                    } else {
-                        ""
-                    }
-                );
-            }
-            Some(Saturation::Growing) => {
-                let _ = writeln!(
-                    out,
-                    "IOPS still growing: only the deepest queue measured reaches 95% of the best mean"
-                );
-            }
-            None => {}
+        if let Some(v) = study_verdict(&st) {
+            let _ = writeln!(out, "{v}");
         }
     }
     group_lines(&mut out, doc);
     out
+}
+
+/// What a queue-depth sweep of one workload says about saturation, in a sentence.
+pub(crate) fn study_verdict(st: &tables::StudyTable) -> Option<String> {
+    use crate::report::tables::{Saturation, saturation};
+    if st.param != "qd" || !st.one_workload {
+        return None;
+    }
+    match saturation(&st.saturation) {
+        Some(Saturation::At { qd, best_qd, best }) => Some(format!(
+            "IOPS saturate at QD {qd}: the smallest depth reaching 95% of the best mean ({} IOPS at QD {best_qd}){}; deeper queues add less than 5%",
+            fmt_count(best),
+            if st.saturation.iter().any(|p| p.ci95.is_some()) {
+                ", its 95% confidence interval overlapping the best's"
+            } else {
+                ""
+            }
+        )),
+        Some(Saturation::Growing) => Some(
+            "IOPS still growing: only the deepest queue measured reaches 95% of the best mean"
+                .into(),
+        ),
+        None => None,
+    }
 }
 
 /// One line per group of runs measured together: the group's sum (fio's

@@ -461,3 +461,29 @@ fn the_report_of_a_steady_state_study_gives_its_verdict() {
     let html = report(&[("d".into(), d)], Format::Html);
     assert!(html.contains(&format!("<p class=\"steady\">{}</p>", want.trim_end())));
 }
+
+// The HTML report has a study's tables and verdicts, as the text report does (the
+// compress study's measured data and device columns were in the text alone).
+#[test]
+fn the_html_report_has_the_study_tables_and_verdicts() {
+    let runs = [(1u32, 52e3), (4, 120e3), (16, 160e3), (64, 162e3)]
+        .iter()
+        .map(|&(q, v)| {
+            let qd = q.to_string();
+            run(Rw::RandRead, q, &[v], Some(("randread", "qd", &qd)))
+        })
+        .collect();
+    let d = doc(runs);
+    let text = text::study_tables(&d);
+    let verdict = (text.lines())
+        .find(|l| l.starts_with("IOPS saturate at QD 16"))
+        .unwrap_or_else(|| panic!("{text}"))
+        .to_string();
+    let html = report(&[("d".into(), d)], Format::Html);
+    let at = html
+        .find("<section class=\"study\"")
+        .expect("a study section");
+    let section = &html[at..];
+    assert!(section.contains("<table class=\"study\">"), "{section}");
+    assert!(section.contains(&verdict), "{section}");
+}

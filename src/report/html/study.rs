@@ -161,6 +161,22 @@ pub(super) fn study_section(label: &str, doc: &Document) -> String {
             out.push_str(&iops_bars(&sweep));
         }
         out.push_str("</div>");
+        // The study's tables, as the text report has them (the measured data columns
+        // of a compress study, the saturation verdict of a queue-depth sweep).
+        for st in crate::report::tables::studies(doc)
+            .iter()
+            .filter(|t| t.param == param)
+        {
+            let _ = write!(out, "<h4>{}</h4>{}", esc(&st.test), st.table.html("study"));
+            let lines = st
+                .notes
+                .iter()
+                .cloned()
+                .chain(crate::report::text::study_verdict(st));
+            for n in lines {
+                let _ = write!(out, "<p class=\"note\">{}</p>", esc(&n));
+            }
+        }
         if param == "round"
             && let Some(v) = crate::report::notes::steady_verdict(doc)
         {
