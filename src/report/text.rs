@@ -23,6 +23,14 @@ fn dir_lines(out: &mut String, run: &Run, label: &str, d: &DirStats) {
         d.ios,
         fmt_size(d.bytes)
     );
+    if d.ios == 0 {
+        // Latencies of no I/O are not 0 ns: none was measured.
+        let _ = writeln!(
+            out,
+            "         no I/O completed in the measured window: no latencies"
+        );
+        return;
+    }
     let l = &d.lat_ns;
     let p = |name: &str, v: u64| {
         if run.has_percentile(name) {
@@ -160,7 +168,10 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
         "  cpu  : user {:.2} s, sys {:.2} s, {} per I/O{}",
         rep.cpu.user_s,
         rep.cpu.sys_s,
-        fmt_ns(rep.cpu.per_io_ns),
+        match rep.read.ios + rep.write.ios + rep.trim.ios {
+            0 => "n/a".to_string(),
+            _ => fmt_ns(rep.cpu.per_io_ns),
+        },
         if rep.fsyncs > 0 {
             format!("; {} fsyncs", rep.fsyncs)
         } else {
