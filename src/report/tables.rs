@@ -185,10 +185,17 @@ pub(crate) fn plan_listing(
             format!("{}={}", r.point.param, r.point.value),
         ];
         row.extend(spec_cells(s));
+        // What ends each repetition: its runtime, its volume, or whichever comes first.
+        let volume = match (s.io_size, s.io_spans) {
+            (Some(b), _) => Some(fmt_size(b)),
+            (None, Some(n)) => Some(format!("{n}x span")),
+            (None, None) => None,
+        };
         row.extend([
-            match s.runtime_s {
-                Some(rt) => format!("{}x({}s+{}s)", r.plan.repeat, s.ramp_s, rt),
-                None => format!("{}x size", r.plan.repeat),
+            match (s.runtime_s, volume) {
+                (Some(rt), None) => format!("{}x({}s+{}s)", r.plan.repeat, s.ramp_s, rt),
+                (Some(rt), Some(v)) => format!("{}x({}s+{}s or {v})", r.plan.repeat, s.ramp_s, rt),
+                (None, v) => format!("{}x({})", r.plan.repeat, v.as_deref().unwrap_or("span")),
             },
             match est.runs.get(i) {
                 Some(Some((e, crate::plan::EstimateBasis::Runtime))) => fmt_duration(*e),

@@ -527,7 +527,21 @@ fn io_size_multiple_and_runtime_together_stop_at_whichever_comes_first() {
         fio.contains("io_size=2097152") && !fio.contains("time_based"),
         "{fio}"
     );
-    // The write-saturation suite's 4x limit holds with a --runtime (null engine: fast).
+    // The write-saturation suite's 4x limit holds with a --runtime (null engine: fast),
+    // and its plan says so.
+    let plan = stdout_of(&[
+        "suite",
+        "wsat",
+        "--engine",
+        "null",
+        "--size",
+        "1m",
+        "--runtime",
+        "30s",
+        "--dry-run",
+    ]);
+    let plan = String::from_utf8(plan).unwrap();
+    assert!(plan.contains("1x(0s+30s or 4x span)"), "{plan}");
     let doc = run_json(&[
         "suite",
         "wsat",
