@@ -27,16 +27,9 @@ use crate::workload::corpus::load_for;
 use crate::workload::data::DataGen;
 use crate::workload::seed::{spec_stream, target_stream};
 
-/// Runs `members` (each a run's workload and its target policy) together, `repeat` times:
-/// every target is opened and checked before any is measured; in each repetition every
-/// member's jobs start behind one gate. The sink hears of each repetition through
-/// `group_finished`, with every run so far. An `Err` means nothing was measured.
-pub(crate) fn run_group(
-    members: &[(&Spec, &TargetPolicy)],
-    repeat: u32,
-    stop: &StopFlag,
-    sink: &mut dyn Sink,
-) -> Result<Vec<RunOutcome>> {
+/// The checks of runs measured together, before any target is touched: each alone, and
+/// the AIO events of all of them.
+fn check_members(members: &[(&Spec, &TargetPolicy)]) -> Result<()> {
     for (spec, _) in members {
         spec.validate()?;
         if !spec.targets.is_empty() || spec.verify {
@@ -52,7 +45,20 @@ pub(crate) fn run_group(
         )?;
         crate::measure::launch::check_cpus(spec)?;
     }
-    crate::measure::launch::check_aio(&members.iter().map(|(s, _)| *s).collect::<Vec<_>>())?;
+    crate::measure::launch::check_aio(&members.iter().map(|(s, _)| *s).collect::<Vec<_>>())
+}
+
+/// Runs `members` (each a run's workload and its target policy) together, `repeat` times:
+/// every target is opened and checked before any is measured; in each repetition every
+/// member's jobs start behind one gate. The sink hears of each repetition through
+/// `group_finished`, with every run so far. An `Err` means nothing was measured.
+pub(crate) fn run_group(
+    members: &[(&Spec, &TargetPolicy)],
+    repeat: u32,
+    stop: &StopFlag,
+    sink: &mut dyn Sink,
+) -> Result<Vec<RunOutcome>> {
+    check_members(members)?;
     let corpora = (members.iter())
         .map(|(s, _)| load_for(&s.data))
         .collect::<Result<Vec<_>>>()?;

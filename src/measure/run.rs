@@ -507,6 +507,9 @@ pub(crate) fn absorb(
             }
         ));
     } else {
+        if none {
+            run.warnings.push(warnings::empty_window(&rep));
+        }
         run.repetitions.push(rep);
     }
     run.summary = Summary::of(&run.repetitions);

@@ -227,6 +227,7 @@ pub(crate) fn verify(
     // the reads below are synchronous.
     let buf = unsafe { pool.slot_mut(0) };
     let mut rep = VerifyReport::default();
+    let planned = map.gens.iter().filter(|&&g| g != 0).count() as u64;
     let n = map.gens.len();
     let mut i = 0;
     while i < n && !stop() {
@@ -254,6 +255,7 @@ pub(crate) fn verify(
         }
         i += k;
     }
+    rep.cut_at(planned);
     Ok(rep)
 }
 
@@ -501,5 +503,51 @@ mod tests {
         }
         let r = verify(&f, &m, &|| false).unwrap();
         assert_eq!((r.blocks, r.good, r.bytes_read), (4, 4, 4 * 4096), "{r:?}");
+    }
+
+    #[test]
+    fn a_read_back_cut_short_says_how_much_it_checked() {
+        // probe12 finding 10: a read-back stopped by Ctrl-C read like a complete one.
+        // Blocks 0, 1, 2 and 600 written: stopped after the first read (blocks 0 to 2).
+        let f = tempfile::tempfile().unwrap();
+        f.set_len(1000 * 4096).unwrap();
+        let mut m = GenMap::new(0, 1000 * 4096, 4096, 3);
+        for (g, i) in [0u64, 1, 2, 600].into_iter().enumerate() {
+            f.write_all_at(&block(i * 4096, 3, g as u64 + 1), i * 4096)
+                .unwrap();
+            m.gens[i as usize] = g as u64 + 1;
+        }
+        let asked = std::cell::Cell::new(0);
+        let stop = || {
+            asked.set(asked.get() + 1);
+            asked.get() > 1
+        };
+        let r = verify(&f, &m, &stop).unwrap();
+        assert_eq!(
+            (r.blocks, r.cut_short, r.planned_blocks),
+            (3, true, Some(4))
+        );
+        assert!(
+            r.describe().starts_with(
+                "verify CUT SHORT: 3 of 4 written blocks checked (12 KiB read): 3 good"
+            ),
+            "{}",
+            r.describe()
+        );
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(
+            (json["cut_short"].clone(), json["planned_blocks"].clone()),
+            (true.into(), 4.into())
+        );
+        // Summed with a whole one (another target's): cut short, of both's blocks.
+        let whole = verify(&f, &m, &|| false).unwrap();
+        assert!(!whole.cut_short && whole.planned_blocks.is_none());
+        assert!(!serde_json::to_string(&whole).unwrap().contains("cut_short"));
+        let sum = whole.clone().plus(&r);
+        assert_eq!(
+            (sum.blocks, sum.cut_short, sum.planned_blocks),
+            (7, true, Some(8))
+        );
+        assert_eq!(whole.clone().plus(&whole).planned_blocks, None);
     }
 }

@@ -16,6 +16,15 @@ pub(crate) fn slow_stop(rep: u32, waited_s: f64) -> String {
     )
 }
 
+/// A repetition whose measured window saw no I/O complete (a think time longer than the
+/// window, a device that answered nothing in it): its latencies are absent, not 0 ns.
+pub(crate) fn empty_window(rep: &Repetition) -> String {
+    format!(
+        "repetition {}: no I/O completed in its measured window ({:.2} s): it has no latencies (its 0 ns are no measurement), and 0 IOPS",
+        rep.index, rep.elapsed_s
+    )
+}
+
 /// When IOPS of the last third of a repetition's series differ from the first third's by
 /// more than 10% (a cache filling, a device getting dirty, throttling).
 pub(crate) fn drift(rep: &Repetition) -> Option<String> {

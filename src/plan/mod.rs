@@ -19,6 +19,7 @@ pub mod new_file;
 mod option_def;
 pub mod options;
 pub mod resolve;
+mod resolve_bs;
 mod resolve_pace;
 pub mod run_options;
 mod rw;

@@ -7,53 +7,10 @@ use crate::error::{Error, Result};
 use crate::plan::bsmix::{BsMix, WriteBs};
 use crate::plan::data::{CompressMethod, DataKind, DataSpec};
 use crate::plan::options::RunOptions;
+use crate::plan::resolve_bs::{decimal_block, memory_multiple};
 use crate::plan::spec::{self, EngineKind, EngineOpts, Rw, Spec, TargetPolicy};
 use crate::plan::{Output, RunPlan, StudyPoint, StudyRun, System};
 use crate::units::{parse_duration, parse_size};
-
-/// A note when a block size written with a decimal suffix (4KB = 4000 bytes in iomark,
-/// 4096 in fio) is not a multiple of 512.
-fn decimal_block(text: &str, bs: u64) -> Option<String> {
-    let t = text.trim().to_ascii_lowercase();
-    let decimal = ["kb", "mb", "gb"].iter().any(|s| t.ends_with(s));
-    (decimal && !bs.is_multiple_of(512)).then(|| {
-        let binary = t.replace("kb", "k").replace("mb", "m").replace("gb", "g");
-        format!(
-            "--bs {text} is {bs} bytes (KB, MB, GB are powers of 1000 in iomark; fio reads them as powers of 1024): write {binary} for {} bytes",
-            parse_size(&binary).unwrap_or(0)
-        )
-    })
-}
-
-/// `--size 2xmem`: a multiple of this machine's memory (the seeds size files at twice
-/// the memory to defeat the page cache), and the note saying what it came to.
-fn memory_multiple(text: &str, sys: &System) -> Result<Option<(u64, String)>> {
-    let Some(factor) = text.trim().strip_suffix("xmem") else {
-        return Ok(None);
-    };
-    let f: f64 = factor
-        .parse()
-        .ok()
-        .filter(|f: &f64| *f > 0.0 && f.is_finite())
-        .ok_or_else(|| {
-            Error::usage(format!(
-                "--size {text}: '{factor}' is not a positive factor (e.g. 2xmem)"
-            ))
-        })?;
-    if sys.memory_bytes == 0 {
-        return Err(Error::usage(format!(
-            "--size {text}: the machine's memory is unknown here; give a size (e.g. 64g)"
-        )));
-    }
-    // Whole MiB, so that every block size up to 1 MiB divides it.
-    let bytes = ((sys.memory_bytes as f64 * f) as u64) >> 20 << 20;
-    let note = format!(
-        "--size {text} is {} ({f} x this machine's {} of memory)",
-        crate::units::fmt_size(bytes),
-        crate::units::fmt_size(sys.memory_bytes)
-    );
-    Ok(Some((bytes, note)))
-}
 
 pub(crate) fn size_opt(opt: &str, text: &str) -> Result<u64> {
     parse_size(text).map_err(|e| Error::usage(format!("{opt}: {e}")))
@@ -164,39 +121,8 @@ impl RunOptions {
             let one = WriteBs::of(m.max(), Some(m.clone()));
             (spec.bs, spec.bs_mix) = (one.bs, one.mix);
         }
-        if let Some(t) = self.text("write-bs") {
-            let w = WriteBs::parse(t, |s| size_opt("--write-bs", s))?;
-            match spec.rw {
-                // A mix: the writes' own sizes, unless they are the reads'.
-                rw if rw.is_mixed() => {
-                    let same = w.mix == spec.bs_mix && w.bs == spec.bs;
-                    spec.write_bs = (!same).then_some(w);
-                }
-                // trimwrite trims and then writes each block: one size for both sides.
-                Rw::TrimWrite
-                    if (self.given("bs") || spec.bs_mix.is_some())
-                        && (w.bs, &w.mix) != (spec.bs, &spec.bs_mix) =>
-                {
-                    let bs = (spec.bs_mix.as_ref()).map_or_else(
-                        || format!("--bs {}", self.text_or_default("bs")),
-                        BsMix::opt,
-                    );
-                    return Err(Error::usage(format!(
-                        "--rw trimwrite trims each block and then writes it, so {bs} and --write-bs {t} must be the same (fio's trimwrite needs them equal); give one of them"
-                    )));
-                }
-                // One direction: a writing pattern takes the writes' sizes (fio's second
-                // side), a reading one keeps --bs.
-                rw if rw.writes_data() || rw.trims() => (spec.bs, spec.bs_mix) = (w.bs, w.mix),
-                rw => notes.push(format!(
-                    "--write-bs {t} does nothing here: --rw {} writes nothing (its reads use {})",
-                    rw.name(),
-                    (spec.bs_mix.as_ref()).map_or_else(
-                        || format!("--bs {}", self.text_or_default("bs")),
-                        BsMix::opt
-                    )
-                )),
-            }
+        if let Some(note) = self.write_bs(spec)? {
+            notes.push(note);
         }
         let pct = |opt: &str, t: &str, zero_ok: bool| -> Result<Option<f64>> {
             let Some(p) = t.trim().strip_suffix('%') else {
@@ -276,8 +202,7 @@ impl RunOptions {
             )));
         }
         let (engine, engine_note) = resolve_engine(self.text("engine"), sys)?;
-        // The null engine opens nothing: a TARGET named with it is not used.
-        let unused = target.filter(|t| engine == EngineKind::Null && !["", "null"].contains(t));
+        let unused = crate::plan::resolve_bs::unused_target(target, engine);
         let target = target_of(target, engine)?;
         let qd: i64 = count_opt("--qd", self.text_or_default("qd"), "a whole number")?;
         let jobs: i64 = count_opt("--jobs", self.text_or_default("jobs"), "a whole number")?;
@@ -298,11 +223,7 @@ impl RunOptions {
         spec.rwmixread = rw.read_pct(rwmixread as u8);
         spec.engine = engine;
         let mut notes = self.sizes(&mut spec, sys)?;
-        if let Some(t) = unused {
-            notes.push(format!(
-                "--engine null does no I/O: {t} is not opened (nothing is read, written or created there)"
-            ));
-        }
+        notes.extend(unused);
         spec.qd = qd as u32;
         spec.jobs = jobs as u32;
         spec.runtime_s = self

@@ -350,7 +350,13 @@ fn used_reps(run: &Run) -> (Vec<&Repetition>, bool) {
 
 /// A figure of each repetition of a run that counts.
 fn samples(run: &Run, f: Figure, d: Option<Direction>) -> Vec<f64> {
-    used_reps(run).0.iter().map(|r| f.of(r, d)).collect()
+    let latency = matches!(f, Figure::LatP50Ns | Figure::LatP99Ns);
+    (used_reps(run).0.iter())
+        // A latency is of the I/Os that completed: a repetition without any has none
+        // (its 0 ns is no measurement).
+        .filter(|r| !latency || d.unwrap_or(Direction::Read).of(r).ios > 0)
+        .map(|r| f.of(r, d))
+        .collect()
 }
 
 fn test(run: &Run, base: Option<&Run>, f: Figure, d: Option<Direction>) -> Test {

@@ -23,6 +23,15 @@ fn cmp_value(f: Figure, v: f64) -> String {
     }
 }
 
+/// The mean of a figure's spread as shown, [`NONE`] without values (a latency of
+/// repetitions in which no I/O completed).
+fn cmp_mean(f: Figure, s: &crate::results::stats::Spread) -> String {
+    match s.n {
+        0 => NONE.into(),
+        _ => cmp_value(f, s.mean),
+    }
+}
+
 /// "1.200 (1.180–1.221)", "baseline", or [`NONE`].
 fn ratio_text(t: &Test) -> String {
     if t.verdict == Verdict::Baseline {
@@ -83,7 +92,7 @@ pub(crate) fn comparison_row(c: &Comparison, row: &Row) -> (Table, Vec<String>) 
             t.rows.push(vec![
                 Cell::from(doc_tag(di)),
                 Cell::from(test.label()),
-                Cell::from(cmp_value(f, test.spread.mean)),
+                Cell::from(cmp_mean(f, &test.spread)),
                 Cell::from(fmt_sd(&test.spread, |v| cmp_value(f, v))),
                 Cell::from(ratio_text(test)),
                 verdict_cell(cell, test),
@@ -134,7 +143,7 @@ pub(crate) fn comparison(c: &Comparison) -> Table {
                     Cell::from(c.labels[di].clone()),
                     Cell::from(test.label()),
                     Cell::from(test.spread.n.to_string()),
-                    Cell::from(cmp_value(f, test.spread.mean)),
+                    Cell::from(cmp_mean(f, &test.spread)),
                     Cell::from(fmt_sd(&test.spread, |v| cmp_value(f, v))),
                     Cell::from(test.ratio.map_or(NONE.into(), |x| format!("{x:.4}"))),
                     Cell::from(ci(0)),

@@ -28,6 +28,16 @@ pub(crate) fn fmt_mbps(bw_bytes: f64) -> String {
 /// a direction with no figure. CSV writes it as an empty cell.
 pub(crate) const NONE: &str = "-";
 
+/// A latency's mean across repetitions, or [`NONE`] when no repetition completed an I/O
+/// (no latency was measured; 0 ns would read as one).
+pub(crate) fn fmt_lat(s: &crate::results::stats::Spread) -> String {
+    if s.n > 0 {
+        crate::units::fmt_ns(s.mean)
+    } else {
+        NONE.into()
+    }
+}
+
 /// A spread's standard deviation through `f`, or [`NONE`] when there is only one value
 /// (one repetition has no spread; "0" would claim a perfectly steady device).
 pub(crate) fn fmt_sd(s: &crate::results::stats::Spread, f: impl Fn(f64) -> String) -> String {

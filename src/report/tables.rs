@@ -6,7 +6,7 @@
 
 use crate::plan::spec::Spec;
 use crate::report::compare::Direction;
-use crate::report::fmt::{NONE, fmt_count, fmt_duration, fmt_sd};
+use crate::report::fmt::{NONE, fmt_count, fmt_duration, fmt_lat, fmt_sd};
 use crate::report::table::Table;
 use crate::results::schema::{Document, Repetition, Run, Status};
 use crate::units::{fmt_ns, fmt_size};
@@ -36,12 +36,14 @@ const RUN_HEADER: [&str; 19] = [
 ];
 
 /// A percentile of the run's summary in µs, or "n/a" when the run has none (an imported
-/// fio job that did not report it).
-fn pct_us(r: &Run, name: &str, ns: f64) -> String {
-    if r.has_percentile(name) {
-        format!("{:.1}", ns / 1e3)
-    } else {
+/// fio job that did not report it), [`NONE`] when no repetition completed an I/O.
+fn pct_us(r: &Run, name: &str, s: &crate::results::stats::Spread) -> String {
+    if !r.has_percentile(name) {
         "n/a".into()
+    } else if s.n == 0 {
+        NONE.into()
+    } else {
+        format!("{:.1}", s.mean / 1e3)
     }
 }
 
@@ -111,8 +113,8 @@ pub(crate) fn run_rows(r: &Run) -> Vec<Vec<String>> {
                     fmt_sd(&d.iops, |v| format!("{v:.0}")),
                     format!("{:.2}", d.bw_bytes.mean / 1e6),
                     fmt_sd(&d.bw_bytes, |v| format!("{:.2}", v / 1e6)),
-                    pct_us(r, "p50", d.lat_p50_ns.mean),
-                    pct_us(r, "p99", d.lat_p99_ns.mean),
+                    pct_us(r, "p50", &d.lat_p50_ns),
+                    pct_us(r, "p99", &d.lat_p99_ns),
                 ]);
             }
             cells.push(r.latency_kind.label().into());
@@ -149,19 +151,25 @@ pub(crate) fn plan(doc: &Document) -> Table {
         let sm = &run.summary;
         let iops = sm.read.iops.mean + sm.write.iops.mean;
         let bw = sm.read.bw_bytes.mean + sm.write.bw_bytes.mean;
-        let lat = if rep.read.ios >= rep.write.ios {
-            &rep.read.lat_ns
-        } else {
-            &rep.write.lat_ns
-        };
+        // The direction that did the most (reads on a tie, as max_by_key keeps the last).
+        let d = [&rep.trim, &rep.write, &rep.read]
+            .into_iter()
+            .max_by_key(|d| d.ios)
+            .expect("three directions");
+        let lat = &d.lat_ns;
         let name = format!("{}{}", run.name, run.status.label());
+        // No I/O completed: no latency was measured.
+        let cell = |name, ns| match d.ios {
+            0 => NONE.to_string(),
+            _ => lat_cell(run, name, ns),
+        };
         t.push([
             name,
             fmt_count(iops),
             format!("{:.1}", bw / 1e6),
-            lat_cell(run, None, lat.mean),
-            lat_cell(run, Some("p50"), lat.p50 as f64),
-            lat_cell(run, Some("p99"), lat.p99 as f64),
+            cell(None, lat.mean),
+            cell(Some("p50"), lat.p50 as f64),
+            cell(Some("p99"), lat.p99 as f64),
         ]);
     }
     t
@@ -183,10 +191,17 @@ pub(crate) fn plan_listing(
             format!("{}={}", r.point.param, r.point.value),
         ];
         row.extend(spec_cells(s));
+        // What ends each repetition: its runtime, its volume, or whichever comes first.
+        let volume = match (s.io_size, s.io_spans) {
+            (Some(b), _) => Some(fmt_size(b)),
+            (None, Some(n)) => Some(format!("{n}x span")),
+            (None, None) => None,
+        };
         row.extend([
-            match s.runtime_s {
-                Some(rt) => format!("{}x({}s+{}s)", r.plan.repeat, s.ramp_s, rt),
-                None => format!("{}x size", r.plan.repeat),
+            match (s.runtime_s, volume) {
+                (Some(rt), None) => format!("{}x({}s+{}s)", r.plan.repeat, s.ramp_s, rt),
+                (Some(rt), Some(v)) => format!("{}x({}s+{}s or {v})", r.plan.repeat, s.ramp_s, rt),
+                (None, v) => format!("{}x({})", r.plan.repeat, v.as_deref().unwrap_or("span")),
             },
             match est.runs.get(i) {
                 Some(Some((e, crate::plan::EstimateBasis::Runtime))) => fmt_duration(*e),
@@ -451,8 +466,8 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
                 fmt_sd(&iops, fmt_count),
                 format!("{:.1}", bw.mean / 1e6),
                 fmt_sd(&bw, |v| format!("{:.1}", v / 1e6)),
-                fmt_ns(main.lat_p50_ns.mean),
-                fmt_ns(main.lat_p99_ns.mean),
+                fmt_lat(&main.lat_p50_ns),
+                fmt_lat(&main.lat_p99_ns),
                 main.iops.cv_pct.map_or(NONE.into(), |c| format!("{c:.1}%")),
                 r.summary
                     .read

@@ -4,7 +4,7 @@
 //! target's share of the aggregate throughput. Reads results only.
 
 use crate::report::chart::stack::{StackChart, stacked_bars};
-use crate::report::fmt::{NONE, fmt_count, fmt_mbps};
+use crate::report::fmt::{NONE, fmt_count, fmt_lat, fmt_mbps};
 use crate::report::table::Table;
 use crate::results::env::DeviceDelta;
 use crate::results::schema::{DirStats, Repetition, Run, Status, Summary};
@@ -44,8 +44,8 @@ fn row(
         device.to_string(),
         fmt_count(s.total(|d| &d.iops).mean),
         fmt_mbps(s.total(|d| &d.bw_bytes).mean),
-        fmt_ns(main.lat_p50_ns.mean),
-        fmt_ns(main.lat_p99_ns.mean),
+        fmt_lat(&main.lat_p50_ns),
+        fmt_lat(&main.lat_p99_ns),
         ios.to_string(),
         kernel.map_or(NONE.into(), |k| k.to_string()),
     ]

@@ -23,6 +23,14 @@ fn dir_lines(out: &mut String, run: &Run, label: &str, d: &DirStats) {
         d.ios,
         fmt_size(d.bytes)
     );
+    if d.ios == 0 {
+        // Latencies of no I/O are not 0 ns: none was measured.
+        let _ = writeln!(
+            out,
+            "         no I/O completed in the measured window: no latencies"
+        );
+        return;
+    }
     let l = &d.lat_ns;
     let p = |name: &str, v: u64| {
         if run.has_percentile(name) {
@@ -128,6 +136,25 @@ fn unseen_device(run: &Run) -> &'static str {
     crate::results::env::FsInfo::unseen_device(fs)
 }
 
+/// The repetition's CPU time, per I/O when any completed, and its fsyncs.
+fn cpu_line(out: &mut String, rep: &Repetition) {
+    let _ = writeln!(
+        out,
+        "  cpu  : user {:.2} s, sys {:.2} s, {} per I/O{}",
+        rep.cpu.user_s,
+        rep.cpu.sys_s,
+        match rep.read.ios + rep.write.ios + rep.trim.ios {
+            0 => "n/a".to_string(),
+            _ => fmt_ns(rep.cpu.per_io_ns),
+        },
+        if rep.fsyncs > 0 {
+            format!("; {} fsyncs", rep.fsyncs)
+        } else {
+            String::new()
+        }
+    );
+}
+
 /// What one repetition measured: time, each direction, CPU, data, verification, device.
 fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
     let s = &run.spec;
@@ -155,18 +182,7 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
     if rep.write.ios > 0 || (s.writes() && s.rw.writes_data()) {
         dir_lines(out, run, "write", &rep.write);
     }
-    let _ = writeln!(
-        out,
-        "  cpu  : user {:.2} s, sys {:.2} s, {} per I/O{}",
-        rep.cpu.user_s,
-        rep.cpu.sys_s,
-        fmt_ns(rep.cpu.per_io_ns),
-        if rep.fsyncs > 0 {
-            format!("; {} fsyncs", rep.fsyncs)
-        } else {
-            String::new()
-        }
-    );
+    cpu_line(out, rep);
     if let Some(d) = &rep.data {
         let dd = &s.data;
         let mut line = format!(

@@ -171,6 +171,7 @@ fn verify(parts: &[RankPart]) -> Option<crate::results::schema::VerifyReport> {
         match all.as_mut() {
             None => all = Some(v.clone()),
             Some(a) => {
+                a.add_cut(v);
                 a.blocks += v.blocks;
                 a.good += v.good;
                 a.corrupt += v.corrupt;

@@ -79,12 +79,18 @@ impl Summary {
             let vals = |g: fn(&DirStats) -> f64| {
                 Spread::of(&use_reps.iter().map(|r| g(f(r))).collect::<Vec<_>>())
             };
+            // Latencies only of repetitions in which I/O completed: none, no latency
+            // (n 0), where a 0 ns would read as measured.
+            let lat = |g: fn(&DirStats) -> f64| {
+                let done = use_reps.iter().map(|r| f(r)).filter(|d| d.ios > 0);
+                Spread::of(&done.map(g).collect::<Vec<_>>())
+            };
             DirSummary {
                 iops: vals(|d| d.iops),
                 bw_bytes: vals(|d| d.bw_bytes),
-                lat_mean_ns: vals(|d| d.lat_ns.mean),
-                lat_p50_ns: vals(|d| d.lat_ns.p50 as f64),
-                lat_p99_ns: vals(|d| d.lat_ns.p99 as f64),
+                lat_mean_ns: lat(|d| d.lat_ns.mean),
+                lat_p50_ns: lat(|d| d.lat_ns.p50 as f64),
+                lat_p99_ns: lat(|d| d.lat_ns.p99 as f64),
             }
         };
         Summary {

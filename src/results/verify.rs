@@ -28,6 +28,13 @@ pub struct VerifyReport {
     /// before iomark counted it).
     #[serde(default)]
     pub bytes_read: u64,
+    /// The read-back was cut short (Ctrl-C, a signal): `blocks` are those checked before
+    /// it stopped, of `planned_blocks`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut_short: bool,
+    /// With `cut_short`: every block written, which were to be checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned_blocks: Option<u64>,
 }
 
 /// What a block turned out to be.
@@ -62,6 +69,7 @@ impl VerifyReport {
     /// This report and `other`'s added up (several targets' or ranks'): the counts
     /// summed, the first bad blocks of both (offsets in their own targets).
     pub fn plus(mut self, other: &VerifyReport) -> VerifyReport {
+        self.add_cut(other);
         self.blocks += other.blocks;
         self.good += other.good;
         self.corrupt += other.corrupt;
@@ -74,11 +82,33 @@ impl VerifyReport {
         self
     }
 
+    /// Marks the report cut short when fewer than the `planned` blocks were checked.
+    pub(crate) fn cut_at(&mut self, planned: u64) {
+        if self.blocks < planned {
+            (self.cut_short, self.planned_blocks) = (true, Some(planned));
+        }
+    }
+
+    /// Before `other`'s counts are added to this one's: cut short if either was, of the
+    /// blocks both planned.
+    pub(crate) fn add_cut(&mut self, other: &VerifyReport) {
+        if self.cut_short || other.cut_short {
+            let planned = |v: &VerifyReport| v.planned_blocks.unwrap_or(v.blocks);
+            (self.cut_short, self.planned_blocks) = (true, Some(planned(self) + planned(other)));
+        }
+    }
+
     /// One line for the terminal.
     pub fn describe(&self) -> String {
+        let checked = match self.planned_blocks.filter(|_| self.cut_short) {
+            Some(p) => format!(
+                "verify CUT SHORT: {} of {p} written blocks checked",
+                self.blocks
+            ),
+            None => format!("verify: {} blocks", self.blocks),
+        };
         let mut s = format!(
-            "verify: {} blocks ({} read): {} good, {} corrupt, {} misplaced, {} stale",
-            self.blocks,
+            "{checked} ({} read): {} good, {} corrupt, {} misplaced, {} stale",
             crate::units::fmt_size(self.bytes_read),
             self.good,
             self.corrupt,

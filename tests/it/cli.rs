@@ -547,7 +547,21 @@ fn io_size_multiple_and_runtime_together_stop_at_whichever_comes_first() {
         fio.contains("io_size=2097152") && !fio.contains("time_based"),
         "{fio}"
     );
-    // The write-saturation suite's 4x limit holds with a --runtime (null engine: fast).
+    // The write-saturation suite's 4x limit holds with a --runtime (null engine: fast),
+    // and its plan says so.
+    let plan = stdout_of(&[
+        "suite",
+        "wsat",
+        "--engine",
+        "null",
+        "--size",
+        "1m",
+        "--runtime",
+        "30s",
+        "--dry-run",
+    ]);
+    let plan = String::from_utf8(plan).unwrap();
+    assert!(plan.contains("1x(0s+30s or 4x span)"), "{plan}");
     let doc = run_json(&[
         "suite",
         "wsat",
@@ -745,4 +759,69 @@ fn options_a_run_cannot_use_are_named_not_dropped() {
         .output()
         .unwrap();
     assert_refused(&out, "does not open");
+}
+
+/// probe12 finding 7c: a measured window in which no I/O completed printed and stored
+/// 0 ns latencies (and reports and comparisons took them as measured). It says no I/O
+/// completed, and its latencies are absent: "-" in reports and comparisons, spreads of
+/// no value (`n` 0) in the summary.
+#[test]
+fn a_window_without_completed_io_has_no_latencies() {
+    let dir = tmp();
+    let o = dir.path().join("idle.json");
+    let out = iomark()
+        .args([
+            "run",
+            "--rw",
+            "randread",
+            "--thinktime",
+            "3s",
+            "--runtime",
+            "1s",
+        ])
+        .args(["--ramp", "500ms", "--engine", "null", "--size", "1m", "-o"])
+        .arg(&o)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("no I/O completed in the measured window: no latencies")
+            && !text.contains("p99 0 ns")
+            && !text.contains("0 ns per I/O"),
+        "{text}"
+    );
+    let run = &read_json(&o)["runs"][0];
+    assert_eq!(run["repetitions"][0]["read"]["ios"], 0);
+    for f in ["lat_p50_ns", "lat_p99_ns", "lat_mean_ns"] {
+        assert_eq!(run["summary"]["read"][f]["n"], 0, "{f}: {run:#}");
+    }
+    assert!(
+        run["warnings"]
+            .to_string()
+            .contains("no I/O completed in its measured window"),
+        "{run:#}"
+    );
+    let md = stdout_of(&[
+        std::ffi::OsStr::new("report"),
+        o.as_os_str(),
+        "--format".as_ref(),
+        "md".as_ref(),
+    ]);
+    let md = String::from_utf8(md).unwrap();
+    let row = md.lines().find(|l| l.starts_with("| randread")).unwrap();
+    assert!(row.ends_with("| - | - | lat |"), "{row}");
+    let cmp = stdout_of(&[
+        std::ffi::OsStr::new("compare"),
+        o.as_os_str(),
+        o.as_os_str(),
+        "--format".as_ref(),
+        "md".as_ref(),
+    ]);
+    let cmp = String::from_utf8(cmp).unwrap();
+    let lat: Vec<&str> = cmp.lines().filter(|l| l.contains(" µs ")).collect();
+    assert!(!lat.is_empty(), "{cmp}");
+    for l in lat {
+        assert!(l.contains("µs read | - | - |"), "{l}");
+    }
 }

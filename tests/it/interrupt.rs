@@ -195,6 +195,12 @@ fn ctrl_c_during_verify_stops_it() {
     assert_eq!(status.code(), Some(130));
     let doc = read_json(&results);
     assert_eq!(doc["runs"][0]["repetitions"][0]["status"], "interrupted");
+    // The read-back says it was cut short, and how far it got (probe12 finding 10):
+    // 512 blocks of 1 MiB were written.
+    let v = &doc["runs"][0]["repetitions"][0]["verify"];
+    assert_eq!(v["cut_short"], true, "{v:#}");
+    assert_eq!(v["planned_blocks"], 512, "{v:#}");
+    assert!(v["blocks"].as_u64().unwrap() < 512, "{v:#}");
     assert!(!target.exists());
 }
 
