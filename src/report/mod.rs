@@ -23,6 +23,7 @@ pub mod progress;
 mod stored;
 pub(crate) mod table;
 pub(crate) mod tables;
+pub(crate) mod tables_env;
 pub(crate) mod targets;
 pub mod text;
 #[cfg(test)]
