@@ -25,6 +25,19 @@ pub(super) fn job_rw(rw_s: &str) -> Option<Rw> {
     })
 }
 
+/// An average transfer as the labels write sizes: "18.7k", "4k", "1.5m", "900".
+fn average_words(a: u64) -> String {
+    match [(30, "g"), (20, "m"), (10, "k")]
+        .iter()
+        .find(|(s, _)| a >= 1 << s)
+    {
+        Some(&(shift, unit)) if !a.is_multiple_of(1 << shift) => {
+            format!("{:.1}{unit}", a as f64 / (1u64 << shift) as f64)
+        }
+        _ => crate::units::fmt_size_short(a),
+    }
+}
+
 /// The block sizes as fio was told (label) and the one size `spec.bs` keeps: the
 /// average transfer (bytes ÷ I/Os of the direction that did most) when sizes vary
 /// (`bssplit`, `bsrange`, read,write pairs), else the size.
@@ -33,7 +46,7 @@ pub(super) fn job_bs(opts: &Opts, kb: u64, read: &DirStats, write: &DirStats) ->
     let average = (main.ios > 0).then(|| (main.bytes as f64 / main.ios as f64).round() as u64);
     let avg_label = |a: Option<u64>| {
         a.map_or(String::new(), |a| {
-            format!(" (average {})", crate::units::fmt_size_short(a))
+            format!(" (average {})", average_words(a))
         })
     };
     if let Some(split) = opts.get("bssplit") {
@@ -171,4 +184,19 @@ pub(super) fn job_spec(name: &str, opts: &Opts, rw: Option<Rw>, bs: u64, kb: u64
         .map(|d| d.as_secs_f64());
     spec.data = DataSpec::default();
     spec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::average_words;
+
+    #[test]
+    fn an_average_transfer_reads_as_the_docs_write_it() {
+        // bssplit=4k/50:64k/50 imported from fio: "(average 31.2k)", not 31949 bytes.
+        assert_eq!(average_words(31949), "31.2k");
+        assert_eq!(average_words(19149), "18.7k");
+        assert_eq!(average_words(4096), "4k");
+        assert_eq!(average_words(3 << 19), "1.5m");
+        assert_eq!(average_words(900), "900");
+    }
 }
