@@ -394,7 +394,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         // A completion frees a place in the queue: the I/O prepared ahead goes at once,
         // timed from the reading that timed the completion (nothing else happens in
         // between), and the completions are counted while it is in flight.
-        if self.ready.is_some() && !self.stopping && self.frees_a_slot(&comps) {
+        // (Not past the runtime's end: the worker stops at its next turn.)
+        let before_end = self.ctx.end_ns.is_none_or(|end| now < end);
+        if self.ready.is_some() && !self.stopping && before_end && self.frees_a_slot(&comps) {
             let slot = self.ready.take().expect("checked");
             self.send(slot, now);
         }
