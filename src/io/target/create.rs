@@ -253,7 +253,19 @@ pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
             if kind == TargetKind::File && spec.writes() && !policy.overwrite && foreign() {
                 return Err(foreign_refusal(path, spec));
             }
-            Ok(())
+            // A span past the end of what is not grown, before anything is measured
+            // (a device that cannot be read here is refused when it is opened).
+            let len = match kind {
+                TargetKind::BlockDevice => File::open(path).and_then(|f| block_device_size(&f)),
+                TargetKind::File if !spec.writes() => Ok(md.len()),
+                _ => return Ok(()),
+            };
+            match len {
+                Ok(len) => {
+                    past_the_end(&spec.with_shares_of(len), len, kind, path).map_or(Ok(()), Err)
+                }
+                Err(_) => Ok(()),
+            }
         }
         Err(_) if spec.size_pct.is_some() || spec.offset_pct.is_some() => {
             Err(Error::usage(format!(
