@@ -200,7 +200,7 @@ fn cmd_quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
 fn cmd_suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
     if plan.dry_run {
         put(&text::dry_run(&plan))?;
-        return iomark::study::runner::preflight(&plan.runs).map(|()| 0);
+        return iomark::study::runner::preflight_plan(&plan, &[]).map(|()| 0);
     }
     install_signals(stop)?;
     let out = Output {

@@ -125,6 +125,7 @@ impl SuiteArgs {
             overwrite: self.opts.0.on("overwrite"),
             max_rounds,
             together: Vec::new(),
+            fio_jobs: Vec::new(),
         })
     }
 }

@@ -305,6 +305,13 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 let len = self.sizes.next_len(read);
                 file = self.pick_file(len as u64);
                 let offset = self.offsets.next_offset_len(len as u64);
+                if self.offsets.ended() {
+                    // A one-pass job with holes or runs reached the span's end (fio's
+                    // end): the job is done.
+                    self.free.push(slot);
+                    self.stopping = true;
+                    return None;
+                }
                 self.on_pass_end(file);
                 if self.trims.is_some() {
                     self.trimmed = self.trim_now(slot, offset, len, measuring);

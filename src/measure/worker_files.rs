@@ -49,8 +49,18 @@ pub(super) fn offsets_of(
         Rng::new(spec.seed, stream | 1),
     )
     .with_distribution(&spec.random_distribution, spec.seed)
-    .with_runs_of(spec);
+    .with_runs_of(spec)
+    .ending_at_span(one_pass(ctx, span));
     (offsets, region_base, region_blocks)
+}
+
+/// Whether the job makes one pass over its span (`span` bytes), as fio's size-based job
+/// without an `io_size` beyond its `size`: not time-based, no more volume than the span.
+fn one_pass(ctx: &WorkerCtx, span: u64) -> bool {
+    let spec = ctx.spec;
+    ctx.ios_per_job.is_some()
+        && spec.io_size.is_none_or(|b| b <= span)
+        && spec.io_spans.unwrap_or(1.0) <= 1.0
 }
 
 /// Which file comes next, by the service's rule (apart from the files, to be tested

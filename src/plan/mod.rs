@@ -82,6 +82,9 @@ pub struct SuitePlan {
     /// The runs measured together, as ranges of `runs` (`iomark fio`: the jobs of a fio
     /// group); every other run is measured alone.
     pub together: Vec<std::ops::Range<usize>>,
+    /// `iomark fio`: each run's job, to name a refusal by the job file's line
+    /// (`fio_job::in_job_terms`); empty for any other study.
+    pub fio_jobs: Vec<fio_job::map::MappedJob>,
 }
 
 /// Size of a file iomark creates when `--size` is not given.

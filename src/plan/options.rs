@@ -199,7 +199,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         "N",
         None,
         Workload,
-        "Random patterns: a new random offset every N I/Os, the others following on (fio's rw=randread:N).",
+        "Random patterns: a new random offset every N I/Os, the others following on (fio's rw=randread:N). Without --runtime or --io-size the run ends, as fio's, when a run would pass the end of the span.",
     ),
     OptDef {
         requires: Some("random-run"),
@@ -217,7 +217,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         "SIZE",
         None,
         Workload,
-        "Sequential patterns: leave SIZE bytes between one I/O and the next (fio's rw=read:SIZE).",
+        "Sequential patterns: leave SIZE bytes between one I/O and the next (fio's rw=read:SIZE). Without --runtime or --io-size the run ends, as fio's, at the end of the span (else it wraps).",
     ),
     value(
         "startdelay",

@@ -7,9 +7,10 @@ use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::measure::group::run_group;
+use crate::plan::fio_job::in_job_terms;
 use crate::plan::spec::{Spec, TargetPolicy};
 use crate::plan::{StudyRun, SuitePlan, estimate_s};
-use crate::study::runner::{StudyRunner, TargetLife, preflight};
+use crate::study::runner::{StudyRunner, TargetLife, preflight_plan};
 use crate::study::store::Filing;
 
 impl StudyRunner<'_> {
@@ -17,11 +18,7 @@ impl StudyRunner<'_> {
     pub(crate) fn run_fio(&mut self, plan: &SuitePlan, done: &[bool]) -> Result<Option<Error>> {
         let runs = &plan.runs;
         let todo = |i: usize| !done.get(i).copied().unwrap_or(false);
-        let left: Vec<_> = (0..runs.len())
-            .filter(|i| todo(*i))
-            .map(|i| runs[i].clone())
-            .collect();
-        preflight(&left)?;
+        preflight_plan(plan, done)?;
         // One lifetime per file.
         let mut lives: Vec<(String, TargetLife)> = Vec::new();
         for r in runs.iter().filter(|r| r.plan.spec.engine.caps().needs_fd) {
@@ -61,12 +58,12 @@ impl StudyRunner<'_> {
             };
             match result {
                 Ok(Some(failure)) => {
-                    outcome = Ok(Some(failure));
+                    outcome = Ok(Some(in_job_terms(&plan.fio_jobs, range, failure)));
                     break;
                 }
                 Ok(None) => {}
                 Err(e) => {
-                    outcome = Err(e);
+                    outcome = Err(in_job_terms(&plan.fio_jobs, range, e));
                     break;
                 }
             }

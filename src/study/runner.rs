@@ -234,6 +234,17 @@ pub fn preflight(runs: &[StudyRun]) -> Result<()> {
         .try_for_each(|r| preflight_spec(&r.plan.spec, &r.plan.policy))
 }
 
+/// [`preflight`] of a study's runs not `done`, each refusal of an `iomark fio` run named
+/// by its job file's line.
+pub fn preflight_plan(plan: &crate::plan::SuitePlan, done: &[bool]) -> Result<()> {
+    (plan.runs.iter().enumerate())
+        .filter(|(i, _)| !done.get(*i).copied().unwrap_or(false))
+        .try_for_each(|(i, r)| {
+            preflight_spec(&r.plan.spec, &r.plan.policy)
+                .map_err(|e| crate::plan::fio_job::in_job_terms(&plan.fio_jobs, i..i + 1, e))
+        })
+}
+
 /// The preflight of every target of one run, before any of them is touched.
 pub(crate) fn preflight_spec(spec: &crate::plan::spec::Spec, policy: &TargetPolicy) -> Result<()> {
     if spec.stonewall && spec.targets.len() < 2 && !crate::study::mpi_launched() {

@@ -43,6 +43,7 @@ fn suite(runs: Vec<StudyRun>, resume: Option<PathBuf>) -> SuitePlan {
         overwrite: false,
         max_rounds: 25,
         together: Vec::new(),
+        fio_jobs: Vec::new(),
         target_exists: false,
     }
 }

@@ -115,6 +115,11 @@ pub(crate) struct Offsets {
     pass: Option<u64>,
     /// The I/O just picked begins a new pass (taken by [`Offsets::take_pass_end`]).
     pass_ended: bool,
+    /// A size-based job with `--hole` or `--random-run` (fio's `rw=…:N`) ends where fio
+    /// ends it, at the end of the span, instead of wrapping ([`Offsets::ending_at_span`]).
+    end_at_span: bool,
+    /// The span's end was reached: the offset just returned is not to be used.
+    ended: bool,
 }
 
 impl Offsets {
@@ -146,7 +151,28 @@ impl Offsets {
             map: None,
             pass: None,
             pass_ended: false,
+            end_at_span: false,
+            ended: false,
         }
+    }
+
+    /// fio's size-based `rw=…:N`: a sequential I/O (after a hole) or a random run's
+    /// follow-on that would pass the end of the span ends the job (fio's
+    /// `get_next_offset`: the file is done), where a time-based job wraps. Only with a
+    /// hole or runs: without them a size-based job's count ends it at the span's end.
+    pub(crate) fn ending_at_span(mut self, on: bool) -> Self {
+        self.end_at_span = on && (self.hole > 0 || self.run > 1);
+        if self.end_at_span && !self.random {
+            // Each job from the start of the span, as fio's copies.
+            self.next = 0;
+        }
+        self
+    }
+
+    /// Whether the span's end was reached ([`Offsets::ending_at_span`]): the job is done.
+    #[inline(always)]
+    pub(crate) fn ended(&self) -> bool {
+        self.ended
     }
 
     /// fio's `rw` suffix: a random seek every `run` I/Os (the others follow on), or
@@ -218,6 +244,10 @@ impl Offsets {
                 self.next += len;
                 return self.base + at;
             }
+            if self.run_left > 0 && !self.identical && self.end_at_span {
+                self.ended = true;
+                return self.base;
+            }
             let k = len.div_ceil(self.grain).clamp(1, self.blocks);
             let fits = self.blocks - k + 1;
             let b = match self.skew.as_mut() {
@@ -230,11 +260,15 @@ impl Offsets {
             return self.base + b * self.grain;
         }
         if self.next + len > end {
+            if self.end_at_span {
+                self.ended = true;
+                return self.base;
+            }
             self.next = 0;
         }
         let at = self.next;
         self.next += len + self.hole;
-        if self.next >= end {
+        if self.next >= end && !self.end_at_span {
             self.next = 0;
         }
         self.base + at

@@ -336,3 +336,35 @@ fn one_worker_serves_every_target_in_the_services_order() {
     let t = per_target(&doc["runs"][0]);
     assert_eq!((t[0].1, t[1].1), (w[0].0, w[1].0));
 }
+
+/// `numjobs=N` without `filename` (one directory, `nrfiles=1`): fio gives each copy its
+/// own file (`a.0.0`, `a.1.0`); iomark's copies share `a.0.0`, so a buffered copy reads
+/// what the other cached (37.6k IOPS "50% from cache" where fio read everything from the
+/// device), and the only advice printed was "--size 48g … or --direct", which more size
+/// does not fix. The run now says the copies share one file and what to write in the job
+/// file to give each its own; with `nrfiles=2` each copy has its own files, as it says.
+#[test]
+fn numjobs_copies_sharing_a_file_are_told_why_and_how_not_to() {
+    let dir = tmp();
+    let job = dir.path().join("n.fio");
+    let text = format!(
+        "[global]\ndirectory={}\nsize=4m\nioengine=psync\nbs=4k\n[a]\nrw=randread\nnumjobs=2\n",
+        dir.path().display()
+    );
+    std::fs::write(&job, &text).unwrap();
+    let doc = iomark_fio_json(&job, dir.path(), &[]);
+    let run = &doc["runs"][0];
+    let said = run.to_string();
+    assert!(
+        said.contains("copies share one file, a.0.0") && said.contains("nrfiles=2"),
+        "{said}"
+    );
+    std::fs::write(&job, text.replace("numjobs=2", "numjobs=2\nnrfiles=2")).unwrap();
+    let doc = iomark_fio_json(&job, dir.path(), &[]);
+    let run = &doc["runs"][0];
+    let files: Vec<String> = (run["spec"]["targets"].as_array().unwrap().iter())
+        .map(|t| t.as_str().unwrap().rsplit('/').next().unwrap().to_string())
+        .collect();
+    assert_eq!(files, ["a.0.0", "a.0.1", "a.1.0", "a.1.1"]);
+    assert!(!run.to_string().contains("share one file"));
+}

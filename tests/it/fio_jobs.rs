@@ -1196,3 +1196,52 @@ fn ramp_time_in_a_size_based_job_is_refused_with_its_line() {
         .unwrap();
     assert_success(&out);
 }
+
+/// A job file's refusals name its lines and keys, not iomark's flags: `bs=4KiB` says fio
+/// reads it as 4000 bytes, and the fix is `direct=0`, not `--buffered`. A span past the
+/// end of a device is refused before anything is measured (the probe's j24: the first
+/// job was measured, then `--offset 510 MiB plus --size 4 MiB` refused), and under
+/// `--dry-run` too.
+#[test]
+fn job_refusals_name_the_job_file_and_come_before_measuring() {
+    let dir = tmp();
+    let job = dir.path().join("k.fio");
+    let t = dir.path().join("k.dat");
+    let text = format!(
+        "[m]\nfilename={}\ndirect=1\nrw=read\nbs=4KiB\nsize=1m\n",
+        t.display()
+    );
+    std::fs::write(&job, text).unwrap();
+    let out = iomark().arg("fio").arg(&job).output().unwrap();
+    assert_refused(&out, ":5 [m]: bs=4KiB (4000 bytes");
+    assert_refused(&out, "or direct=0");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("--"));
+    let Some(dev) = LoopDev::new(64 << 20, true) else {
+        return;
+    };
+    let d = dev.path().display();
+    let text = format!(
+        "[h]\nfilename={d}\ndirect=1\nrw=read\nbs=4k\nsize=4m\n\
+         [s]\nstonewall\nfilename={d}\ndirect=1\nrw=read\nbs=4k\nsize=4m\noffset=62m\n"
+    );
+    std::fs::write(&job, text).unwrap();
+    let o = dir.path().join("k.json");
+    let before = dev.stat();
+    for args in [&["--dry-run"][..], &["-o", o.to_str().unwrap()]] {
+        let out = iomark().arg("fio").arg(&job).args(args).output().unwrap();
+        assert_refused(
+            &out,
+            "k.fio:14 [s]: offset 62 MiB plus size 4 MiB runs past the end of the device",
+        );
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("--"));
+    }
+    assert!(!o.exists(), "nothing measured, nothing saved");
+    assert_eq!(dev.stat()[0], before[0], "no read reached the device");
+    let text = format!("[a]\nfilename={d}\ndirect=1\nrw=read\nbs=1m\nsize=1g\n");
+    std::fs::write(&job, text).unwrap();
+    let out = iomark().arg("fio").arg(&job).output().unwrap();
+    assert_refused(
+        &out,
+        "k.fio:6 [a]: size 1 GiB runs past the end of the device",
+    );
+}

@@ -775,3 +775,69 @@ fn a_slow_job_in_a_group_fails_its_own_run() {
     assert!(e.contains("below --rate-iops-min 200"), "{e}");
     assert!(runs[1]["repetitions"][0]["read"]["ios"].as_u64() > Some(0));
 }
+
+/// fio's size-based `rw=…:N` ends at the end of the span (fio's `get_next_offset`: the
+/// file is done), not wrapping as a time-based job does: `write:12k` over 1 MiB is 64
+/// writes of 4 KiB under both tools (iomark wrote each block 4 times, 256 writes), and a
+/// `randread:8` run that would follow on past the end ends the job (fewer reads than the
+/// span's 1024 blocks, every one counted by the kernel; iomark read 1024). Device
+/// counters under both tools.
+#[test]
+fn size_based_holes_and_runs_end_at_the_end_of_the_span() {
+    let dir = tmp();
+    let file = dir.path().join("h.fio");
+    let Some(dev) = LoopDev::new(64 << 20, true) else {
+        return;
+    };
+    let hole = "[h]\nfilename=${DIR}\ndirect=1\nrw=write:12k\nbs=4k\nsize=1m\n";
+    std::fs::write(&file, hole).unwrap();
+    let before = dev.stat();
+    let doc = iomark_fio_json(&file, dev.path(), &["--allow-write-device"]);
+    let writes = dev.stat()[2] - before[2];
+    assert_eq!(doc["runs"][0]["repetitions"][0]["write"]["ios"], 64);
+    assert_eq!(writes, 64, "the kernel's writes");
+    let run = "[r]\nfilename=${DIR}\ndirect=1\nrw=randread:8\nbs=4k\nsize=4m\n";
+    std::fs::write(&file, run).unwrap();
+    let before = dev.stat();
+    let doc = iomark_fio_json(&file, dev.path(), &[]);
+    let reads = dev.stat()[0] - before[0];
+    let ios = doc["runs"][0]["repetitions"][0]["read"]["ios"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        ios < 1024,
+        "iomark read {ios} blocks: it did not end at the span's end"
+    );
+    assert_eq!(reads, ios, "the kernel's reads");
+    // Time-based, the same job wraps and goes on.
+    std::fs::write(&file, format!("{run}runtime=300ms\ntime_based\n")).unwrap();
+    let doc = iomark_fio_json(&file, dev.path(), &[]);
+    let timed = doc["runs"][0]["repetitions"][0]["read"]["ios"]
+        .as_u64()
+        .unwrap();
+    assert!(timed > 1024, "time-based: {timed} reads");
+    if !require_tool("fio", "fio (apt-get install fio)") {
+        return;
+    }
+    std::fs::write(&file, hole).unwrap();
+    let before = dev.stat();
+    let out = std::process::Command::new("fio")
+        .arg(&file)
+        .arg("--output=/dev/null")
+        .env("DIR", dev.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    assert_eq!(dev.stat()[2] - before[2], 64, "fio's writes");
+    std::fs::write(&file, run).unwrap();
+    let before = dev.stat();
+    let out = std::process::Command::new("fio")
+        .arg(&file)
+        .arg("--output=/dev/null")
+        .env("DIR", dev.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let theirs = dev.stat()[0] - before[0];
+    assert!(theirs < 1024, "fio read {theirs} blocks");
+}

@@ -260,11 +260,23 @@ pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
             }
             // Direct I/O's alignment, as the run will find it (a 4 KiB-sector device
             // refuses a 512-byte block of a `suite bs` at its first run otherwise).
-            match File::open(path) {
-                Ok(f) if spec.direct => {
-                    direct_aligned(spec, direct_alignment(&f, kind, None), path)
+            if spec.direct
+                && let Ok(f) = File::open(path)
+            {
+                direct_aligned(spec, direct_alignment(&f, kind, None), path)?;
+            }
+            // A span past the end of what is not grown, before anything is measured
+            // (a device that cannot be read here is refused when it is opened).
+            let len = match kind {
+                TargetKind::BlockDevice => File::open(path).and_then(|f| block_device_size(&f)),
+                TargetKind::File if !spec.writes() => Ok(md.len()),
+                _ => return Ok(()),
+            };
+            match len {
+                Ok(len) => {
+                    past_the_end(&spec.with_shares_of(len), len, kind, path).map_or(Ok(()), Err)
                 }
-                _ => Ok(()),
+                Err(_) => Ok(()),
             }
         }
         Err(_) if spec.size_pct.is_some() || spec.offset_pct.is_some() => {

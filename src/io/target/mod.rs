@@ -95,6 +95,45 @@ fn direct_alignment(file: &File, kind: TargetKind, device: Option<&BlockDev>) ->
         .unwrap_or(512)
 }
 
+/// The refusal of a span that does not fit in a target of `len` bytes that is not
+/// grown (a device, or a file iomark only reads): an offset at or past its end, or an
+/// offset plus size past it; `spec`'s shares already taken of `len`.
+pub(crate) fn past_the_end(spec: &Spec, len: u64, kind: TargetKind, path: &Path) -> Option<Error> {
+    let what = match kind {
+        TargetKind::BlockDevice => "device",
+        _ => "file",
+    };
+    let p = path.display();
+    if spec.offset >= len {
+        return Some(Error::target(match len {
+            0 => format!(
+                "{p} is empty (0 B); name a {what} that holds data (an unbound loop device has none: set it up with losetup)"
+            ),
+            _ => format!(
+                "--offset {} is at or past the end of {p} ({}); use a smaller --offset",
+                fmt_size(spec.offset),
+                fmt_size(len)
+            ),
+        }));
+    }
+    let span = spec.size.unwrap_or(len - spec.offset);
+    (spec.offset + span > len).then(|| {
+        Error::target(match spec.offset {
+            0 => format!(
+                "--size {} runs past the end of the {what} {p} ({}); use a smaller --size",
+                fmt_size(span),
+                fmt_size(len)
+            ),
+            o => format!(
+                "--offset {} plus --size {} runs past the end of the {what} {p} ({}); use a smaller --size or --offset",
+                fmt_size(o),
+                fmt_size(span),
+                fmt_size(len)
+            ),
+        })
+    })
+}
+
 fn block_device_size(file: &File) -> io::Result<u64> {
     sys::block_device_size(file.as_fd())
 }
@@ -357,43 +396,16 @@ impl Target {
             })?,
             _ => md.len(),
         };
-        let what = if kind == TargetKind::BlockDevice {
-            "device"
-        } else {
-            "file"
-        };
         let spec = &spec.with_shares_of(len);
-        if spec.offset >= len && !(kind == TargetKind::File && writes) {
-            let p = path.display();
-            return Err(Error::target(match len {
-                0 => format!(
-                    "{p} is empty (0 B); name a {what} that holds data (an unbound loop device has none: set it up with losetup)"
-                ),
-                _ => format!(
-                    "--offset {} is at or past the end of {p} ({}); use a smaller --offset",
-                    fmt_size(spec.offset),
-                    fmt_size(len)
-                ),
-            }));
-        }
-        let span = match spec.size {
-            Some(s) => s,
-            None => len.saturating_sub(spec.offset),
-        };
-        if spec.offset + span > len {
-            if kind == TargetKind::File && writes {
+        let span = spec.size.unwrap_or(len.saturating_sub(spec.offset));
+        if kind == TargetKind::File && writes {
+            if spec.offset + span > len {
                 // The user allowed writing this file; grow it to hold the span.
                 file.set_len(spec.offset + span)
                     .map_err(|e| Error::io(format!("cannot extend {}", path.display()), &e))?;
-            } else {
-                return Err(Error::target(format!(
-                    "--offset {} plus --size {} runs past the end of the {what} {} ({}); use a smaller --size or --offset",
-                    fmt_size(spec.offset),
-                    fmt_size(span),
-                    path.display(),
-                    fmt_size(len)
-                )));
             }
+        } else if let Some(e) = past_the_end(spec, len, kind, &path) {
+            return Err(e);
         }
         let device = BlockDev::of_file(file.as_fd(), md);
         let fs = if kind == TargetKind::File {

@@ -62,7 +62,12 @@ pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
             (files.collect(), copies > 1)
         }
         // One file, shared by the copies (fio gives each copy its own: docs/fio.md).
-        None => (vec![in_dir(dirs.first(), format!("{name}.0.0"))], false),
+        None => {
+            if copies > 1 {
+                c.job.notes.push(shared_file_note(&name, copies));
+            }
+            (vec![in_dir(dirs.first(), format!("{name}.0.0"))], false)
+        }
     };
     let per_job = if split { nrfiles } else { files.len() as u64 };
     open_files(c, per_job)?;
@@ -191,4 +196,12 @@ pub(super) fn new_file(c: &mut Ctx) -> Result<()> {
         c.set("new-file", "allocate");
     }
     Ok(())
+}
+
+/// What a job's `numjobs` copies sharing one file mean, and how the job file gives each
+/// its own (iomark does with `nrfiles` > 1 or one directory per copy).
+fn shared_file_note(name: &str, copies: u64) -> String {
+    format!(
+        "numjobs={copies} without filename: iomark's {copies} copies share one file, {name}.0.0, where fio gives each its own ({name}.0.0, {name}.1.0, …); buffered, a copy reads what another has cached, so more of the reads come from memory than under fio; to give each copy its own file write nrfiles=2 or more, or one directory per copy (directory=d1:d2), or direct=1"
+    )
 }

@@ -229,7 +229,67 @@ fn in_fio_terms(job: &MappedJob, msg: &str) -> Error {
         let k = kv2.split('=').next().unwrap_or(kv2);
         text = replace_flag(&text, &format!("--{o}"), k);
     }
+    text = plain_flags(&text);
+    // fio's `KiB`, `MiB`… are powers of 1000 (its own inversion): say so where the
+    // size is refused, or `bs=4KiB is not a multiple of 512` reads as nonsense.
+    if let Some(v) = value.filter(|v| v.to_ascii_lowercase().ends_with("ib"))
+        && let Some(n) = units::fio_size(v, 1024)
+        && text.contains("not a multiple")
+    {
+        text = text.replacen(
+            kv,
+            &format!("{kv} ({n} bytes: fio reads KiB, MiB… as powers of 1000)"),
+            1,
+        );
+    }
     Error::usage(format!("{at} [{}]: {text}", job.name))
+}
+
+/// iomark's own flags that a job file says otherwise, in fio's words.
+fn plain_flags(text: &str) -> String {
+    let mut text = text.to_string();
+    text = text.replace("--engine ", "ioengine=");
+    for (flag, by) in [
+        ("--buffered", "direct=0"),
+        ("--direct", "direct=1"),
+        ("--offset", "offset"),
+        ("--size", "size"),
+        ("--bssplit", "bssplit"),
+        ("--bsrange", "bsrange"),
+        ("--bs", "bs"),
+    ] {
+        text = replace_flag(&text, flag, by);
+    }
+    text
+}
+
+/// A refusal (`Usage` or `Target`) of the runs `at` of a study from fio job files
+/// (`jobs`, one per run; empty for any other study) in the job file's terms: the line of
+/// the option it names, else the job's section; with several jobs (a group measured
+/// together), the first job that gave an option the message names. Anything else as it
+/// is.
+pub fn in_job_terms(jobs: &[MappedJob], at: std::ops::Range<usize>, e: Error) -> Error {
+    let (msg, target) = match &e {
+        Error::Usage(m) => (m.clone(), false),
+        Error::Target(m) => (m.clone(), true),
+        _ => return e,
+    };
+    let Some(group) = jobs.get(at) else {
+        return e;
+    };
+    let names =
+        |j: &MappedJob| (j.sources.iter()).any(|(ours, _, _)| msg.contains(&format!("--{ours}")));
+    let job = match group {
+        [one] => one,
+        _ => match group.iter().find(|j| names(j)) {
+            Some(j) => j,
+            None => return e,
+        },
+    };
+    match (in_fio_terms(job, &msg), target) {
+        (Error::Usage(m), true) => Error::Target(m),
+        (mapped, _) => mapped,
+    }
 }
 
 /// `text` with every whole-word `flag` replaced by `by`.
