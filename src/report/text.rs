@@ -66,7 +66,7 @@ pub fn run_summary(run: &Run) -> String {
         "{}: {} ({} span, {}, {}{})",
         run.name,
         crate::report::notes::engine_on_target(run),
-        fmt_size(run.target.span_bytes),
+        crate::report::fmt::span_text(run),
         if s.direct { "direct" } else { "buffered" },
         match s.runtime_s {
             Some(r) => format!("{r}s"),

@@ -7,7 +7,6 @@ use std::fmt::Write;
 use crate::report::chart::{LineChart, Series, line_chart};
 use crate::report::markup::esc;
 use crate::results::schema::{Point, Repetition, Run, Status};
-use crate::units::fmt_size;
 
 /// The fewest intervals a time series needs to be drawn as one.
 const MIN_INTERVALS: usize = 3;
@@ -26,7 +25,7 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -
         esc(label),
         esc(&crate::report::notes::engine_on_target(r)),
         esc(&format!("{:?}", r.target.kind).to_lowercase()),
-        fmt_size(r.target.span_bytes),
+        crate::report::fmt::span_text(r),
         if r.spec.direct { "direct" } else { "buffered" },
         r.repetitions.len()
     );
