@@ -13,7 +13,9 @@ use crate::results::schema::{Document, Run};
 pub(super) fn differences(run: &Run, base: &Run) -> Vec<String> {
     let mut out = Vec::new();
     let size = crate::units::fmt_size;
-    if run.target.span_bytes != base.target.span_bytes {
+    // An unknown span (fio's output without `size`) differs from nothing.
+    let known = crate::report::fmt::span_known;
+    if run.target.span_bytes != base.target.span_bytes && known(run) && known(base) {
         out.push(format!(
             "span {} vs {}",
             size(run.target.span_bytes),

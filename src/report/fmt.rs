@@ -54,6 +54,20 @@ pub(crate) fn fmt_duration(secs: f64) -> String {
     }
 }
 
+/// A run's span: "unknown" for fio output that did not say (a job without `size`: fio's
+/// JSON has no span), else its size.
+pub(crate) fn span_text(r: &crate::results::schema::Run) -> String {
+    match span_known(r) {
+        true => crate::units::fmt_size(r.target.span_bytes),
+        false => "unknown".into(),
+    }
+}
+
+/// Whether a run's span is known (fio's output names it only through `size`).
+pub(crate) fn span_known(r: &crate::results::schema::Run) -> bool {
+    r.fio.is_none() || r.target.span_bytes > 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -120,7 +120,7 @@ pub(crate) fn span_words(r: &Run) -> String {
             .map(|&s| fmt_size(s))
             .collect::<Vec<_>>()
             .join(", "),
-        _ => fmt_size(r.target.span_bytes),
+        _ => crate::report::fmt::span_text(r),
     }
 }
 

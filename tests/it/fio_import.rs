@@ -948,3 +948,32 @@ fn copies_of_a_job_merge_json_plus_bins_or_say_one_copy() {
             .any(|w| w.as_str().unwrap().contains("one copy's"))
     );
 }
+
+/// fio output for a device without `size` says nothing of the span: it is shown as
+/// unknown (it was "file, span 0 B"), the target is a device, and `compare` does not
+/// report a false "span 32 MiB vs 0 B" difference.
+#[test]
+fn an_unknown_span_is_unknown_and_not_a_difference() {
+    let dir = tmp();
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("fio-randread.json")).unwrap()).unwrap();
+    let known = dir.path().join("known.json");
+    std::fs::write(&known, v.to_string()).unwrap();
+    let o = &mut v["jobs"][0]["job options"];
+    o["filename"] = "/dev/loop9".into();
+    o.as_object_mut().unwrap().remove("size");
+    let unknown = dir.path().join("unknown.json");
+    std::fs::write(&unknown, v.to_string()).unwrap();
+    let page = html(&unknown, dir.path());
+    assert!(
+        page.contains("span unknown"),
+        "no 'span unknown' in the page"
+    );
+    assert!(!page.contains("span 0 B"));
+    assert!(page.contains("blockdevice, span"));
+    let cmp = compare_json(&[known, unknown]);
+    let cell = &cmp["rows"][0]["cells"][1];
+    assert!(cell["differs"].is_array(), "the two runs pair: {cmp}");
+    let differs = cell["differs"].to_string();
+    assert!(!differs.contains("span"), "{differs}");
+}

@@ -406,7 +406,11 @@ fn json_format(job: &Value) -> &'static str {
 /// The target of an imported run: the file fio's options name.
 fn target(spec: &Spec) -> TargetDesc {
     TargetDesc {
-        kind: TargetKind::File,
+        // fio's output does not say what its file is: a path in /dev is a device.
+        kind: match spec.target.starts_with("/dev/") {
+            true => TargetKind::BlockDevice,
+            false => TargetKind::File,
+        },
         path: spec.target.clone(),
         offset: spec.offset,
         span_bytes: spec.size.unwrap_or(0),
