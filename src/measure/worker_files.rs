@@ -50,17 +50,17 @@ pub(super) fn offsets_of(
     )
     .with_distribution(&spec.random_distribution, spec.seed)
     .with_runs_of(spec)
-    .ending_at_span(one_pass(ctx, span));
+    .ending_at_span(one_pass(ctx));
     (offsets, region_base, region_blocks)
 }
 
-/// Whether the job makes one pass over its span (`span` bytes), as fio's size-based job
-/// without an `io_size` beyond its `size`: not time-based, no more volume than the span.
-fn one_pass(ctx: &WorkerCtx, span: u64) -> bool {
+/// Whether the job makes one pass over its span, as fio's size-based job without an
+/// `io_size`: not time-based, no volume given. (With an `io_size`, even one smaller than
+/// the span, fio moves all of it, wrapping: 8192 writes of `rw=randwrite:8 io_size=32m`
+/// on 64 MiB.)
+fn one_pass(ctx: &WorkerCtx) -> bool {
     let spec = ctx.spec;
-    ctx.ios_per_job.is_some()
-        && spec.io_size.is_none_or(|b| b <= span)
-        && spec.io_spans.unwrap_or(1.0) <= 1.0
+    ctx.ios_per_job.is_some() && spec.io_size.is_none() && spec.io_spans.is_none()
 }
 
 /// Which file comes next, by the service's rule (apart from the files, to be tested
