@@ -124,6 +124,7 @@ fn btrfs_over_two_devices_reports_neither_alone() {
 
 #[test]
 fn btrfs_compression_is_not_taken_for_the_page_cache() {
+    let _cache = crate::common::page_cache_lock();
     let Some(fs) = Btrfs::new(1, 1536 * MIB, &[], "compress-force=zstd") else {
         return;
     };

@@ -797,6 +797,14 @@ pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Held by the tests that drop the page cache machine-wide (`--drop-caches`) and by
+/// those that count a device's reads against a warm (or just dropped) cache: a drop by
+/// one in the middle of another read 10 to 18 blocks of a warm cache from the device.
+pub fn page_cache_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// fio itself reads the job file `job` (`fio --parse-only`, in the file's directory, where
 /// fio keeps a verify job's state file) without an error.
 pub fn assert_fio_parses(job: &Path) {

@@ -57,6 +57,7 @@ fn fio_on(job: &str, dev: &Path) {
 /// (`fadvise_hint=1`) and `fadvise_hint=0` do the same on the same device.
 #[test]
 fn fadvise_random_makes_every_miss_one_block() {
+    let _cache = page_cache_lock();
     let Some(dev) = LoopDev::new(64 << 20, false) else {
         return;
     };
@@ -89,6 +90,7 @@ fn fadvise_random_makes_every_miss_one_block() {
 /// others are served by the page cache).
 #[test]
 fn the_random_map_reads_every_block_once() {
+    let _cache = page_cache_lock();
     let Some(dev) = LoopDev::new(64 << 20, false) else {
         return;
     };
@@ -116,6 +118,7 @@ fn the_random_map_reads_every_block_once() {
 /// the cache serves); `off` not even then (a warm span is read from memory).
 #[test]
 fn invalidate_per_pass_before_the_repetition_or_never() {
+    let _cache = page_cache_lock();
     let Some(dev) = LoopDev::new(64 << 20, false) else {
         return;
     };

@@ -62,6 +62,7 @@ fn buffered_read(dev: &LoopDev, dir: &Path, extra: &[&str]) -> (Value, String, f
 
 #[test]
 fn page_cache_hits_match_the_kernels_read_counter_cold_and_warm() {
+    let _cache = crate::common::page_cache_lock();
     let Some(dev) = LoopDev::new(64 << 20, false) else {
         return;
     };
