@@ -56,6 +56,16 @@ impl Slot {
     };
 }
 
+/// What `prepare_io` made of the next I/O.
+enum Prepared {
+    /// An I/O prepared in this slot, to send.
+    Io(u32),
+    /// Nothing to send; whether to go on issuing: a trim was done at once (its result),
+    /// or no block may be written now (with --verify, every candidate is being written)
+    /// or the span ended (false).
+    Done(bool),
+}
+
 /// Where the final flush (`--end-fsync`) stands.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum EndSync {
@@ -110,8 +120,6 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     cpu_start: Option<CpuTimes>,
     /// A trimming pattern's state (`worker_trim.rs`).
     trims: Option<trim::Trims>,
-    /// The last `prepare_io` did a trim (at once, synchronously) and it succeeded.
-    trimmed: bool,
     out: WorkerOut,
 }
 
@@ -167,7 +175,6 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             clock,
             cpu_start: None,
             trims: trim::Trims::of(ctx),
-            trimmed: false,
             out: WorkerOut::empty(None),
             eng,
             ctx,
@@ -280,20 +287,16 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     /// written now (with --verify, every candidate is being written).
     fn issue_io(&mut self, measuring: bool) -> bool {
         match self.prepare_io(measuring) {
-            Some(slot) => {
+            Prepared::Io(slot) => {
                 self.send(slot, self.clock.now_ns());
                 true
             }
-            // A trim was done at once (true), or no block may be written now (false).
-            None => self.trimmed,
+            Prepared::Done(go_on) => go_on,
         }
     }
 
-    /// Picks the next I/O and prepares its buffer in a free slot (returned); `None` when
-    /// it was a trim, done at once (`trimmed` says whether it was), or when no block may
-    /// be written now (with --verify, every candidate is being written).
-    fn prepare_io(&mut self, measuring: bool) -> Option<u32> {
-        self.trimmed = false;
+    /// Picks the next I/O and prepares its buffer in a free slot; see [`Prepared`].
+    fn prepare_io(&mut self, measuring: bool) -> Prepared {
         let slot = self.free.pop().expect("inflight < qd leaves a free slot");
         // A trimwrite's write goes to the file just trimmed.
         let mut file = self.current_file();
@@ -310,12 +313,11 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                     // end): the job is done.
                     self.free.push(slot);
                     self.stopping = true;
-                    return None;
+                    return Prepared::Done(false);
                 }
                 self.on_pass_end(file);
                 if self.trims.is_some() {
-                    self.trimmed = self.trim_now(slot, offset, len, measuring);
-                    return None;
+                    return Prepared::Done(self.trim_now(slot, offset, len, measuring));
                 }
                 (len, offset, if read { Op::Read } else { Op::Write })
             }
@@ -331,7 +333,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             if v.writing.contains(&(file, offset)) {
                 // Every candidate is being written: wait for a completion.
                 self.free.push(slot);
-                return None;
+                return Prepared::Done(false);
             }
             v.writing[slot as usize] = (file, offset);
         }
@@ -356,7 +358,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             counts: measuring,
             lent,
         };
-        Some(slot)
+        Prepared::Io(slot)
     }
 
     /// Waits for at least one completion; false (with the error kept) when submission

@@ -33,7 +33,10 @@ impl<E: Engine> Worker<'_, '_, E> {
         if self.stopping || self.submit_err.is_some() || (measuring && done) {
             return;
         }
-        self.ready = self.prepare_io(measuring);
+        self.ready = match self.prepare_io(measuring) {
+            super::Prepared::Io(slot) => Some(slot),
+            super::Prepared::Done(_) => None,
+        };
     }
 
     /// Whether the completions of `comps` end one I/O at least, all of them without an

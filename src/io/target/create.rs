@@ -254,21 +254,22 @@ pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
     match fs::metadata(path) {
         Ok(md) => {
             let kind = Target::kind_allowed(&md, path, spec, policy)?;
-            let foreign = || File::open(path).is_ok_and(|f| !is_marked(&f));
-            if kind == TargetKind::File && spec.writes() && !policy.overwrite && foreign() {
+            // Opened once, for reading (a target that cannot be read here is refused
+            // when it is opened for the run).
+            let Ok(file) = File::open(path) else {
+                return Ok(());
+            };
+            if kind == TargetKind::File && spec.writes() && !policy.overwrite && !is_marked(&file) {
                 return Err(foreign_refusal(path, spec));
             }
             // Direct I/O's alignment, as the run will find it (a 4 KiB-sector device
             // refuses a 512-byte block of a `suite bs` at its first run otherwise).
-            if spec.direct
-                && let Ok(f) = File::open(path)
-            {
-                direct_aligned(spec, direct_alignment(&f, kind, None), path)?;
+            if spec.direct {
+                direct_aligned(spec, direct_alignment(&file, kind, None), path)?;
             }
-            // A span past the end of what is not grown, before anything is measured
-            // (a device that cannot be read here is refused when it is opened).
+            // A span past the end of what is not grown, before anything is measured.
             let len = match kind {
-                TargetKind::BlockDevice => File::open(path).and_then(|f| block_device_size(&f)),
+                TargetKind::BlockDevice => block_device_size(&file),
                 TargetKind::File if !spec.writes() => Ok(md.len()),
                 _ => return Ok(()),
             };
