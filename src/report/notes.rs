@@ -114,10 +114,10 @@ pub(crate) fn engine_on_target(r: &Run) -> String {
 /// The span a run covered: "64 MiB", or on several targets of different sizes each
 /// one's, in the order of its targets ("64 MiB, 16 MiB").
 pub(crate) fn span_words(r: &Run) -> String {
-    let spans: Vec<u64> = r.targets.iter().map(|t| t.target.span_bytes).collect();
-    match spans.first() {
-        Some(first) if spans.iter().any(|s| s != first) => (spans.iter())
-            .map(|&s| fmt_size(s))
+    let span = |t: &crate::results::targets::TargetPart| t.target.span_bytes;
+    match r.targets.first().map(span) {
+        Some(first) if r.targets.iter().any(|t| span(t) != first) => (r.targets.iter())
+            .map(|t| fmt_size(span(t)))
             .collect::<Vec<_>>()
             .join(", "),
         _ => crate::report::fmt::span_text(r),

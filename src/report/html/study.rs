@@ -137,6 +137,7 @@ pub(super) fn study_section(label: &str, doc: &Document) -> String {
             params.push(p.param.clone());
         }
     }
+    let tables = crate::report::tables::studies(doc);
     for param in params {
         let sweep = Sweep::of(doc, &param);
         if sweep.runs.len() < 2 {
@@ -163,10 +164,7 @@ pub(super) fn study_section(label: &str, doc: &Document) -> String {
         out.push_str("</div>");
         // The study's tables, as the text report has them (the measured data columns
         // of a compress study, the saturation verdict of a queue-depth sweep).
-        for st in crate::report::tables::studies(doc)
-            .iter()
-            .filter(|t| t.param == param)
-        {
+        for st in tables.iter().filter(|t| t.param == param) {
             let _ = write!(out, "<h4>{}</h4>{}", esc(&st.test), st.table.html("study"));
             let lines = st
                 .notes
