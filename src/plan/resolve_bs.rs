@@ -86,13 +86,19 @@ impl RunOptions {
                 let same = w.mix == spec.bs_mix && w.bs == spec.bs;
                 spec.write_bs = (!same).then_some(w);
             }
-            // trimwrite trims and then writes each block: one size for both sides.
-            Rw::TrimWrite
-                if (self.given("bs") || spec.bs_mix.is_some())
-                    && (w.bs, &w.mix) != (spec.bs, &spec.bs_mix) =>
+            // trimwrite trims and then writes each block: one size for both sides; a
+            // trim writes nothing, and its one size is not chosen by the option that loses.
+            rw if rw.trims()
+                && (self.given("bs") || spec.bs_mix.is_some())
+                && (w.bs, &w.mix) != (spec.bs, &spec.bs_mix) =>
             {
+                let why = match rw {
+                    Rw::TrimWrite => "trims each block and then writes it",
+                    _ => "trims blocks of one size (--write-bs gives it when --bs does not)",
+                };
                 return Err(Error::usage(format!(
-                    "--rw trimwrite trims each block and then writes it, so {} and --write-bs {t} must be the same (fio's trimwrite needs them equal); give one of them",
+                    "--rw {} {why}, so {} and --write-bs {t} must be the same; give one of them",
+                    rw.name(),
                     reads()
                 )));
             }

@@ -718,6 +718,21 @@ fn options_a_run_cannot_use_are_named_not_dropped() {
         &out,
         "--rw trimwrite trims each block and then writes it, so --bs 64k and --write-bs 4k must be the same",
     );
+    // A trim writes nothing: --bs and --write-bs apart are refused, not one of them
+    // silently taken (it was --write-bs).
+    for rw in ["trim", "randtrim"] {
+        let out = iomark()
+            .args(["run", "--engine", "null", "--size", "16m", "--rw", rw])
+            .args(["--bs", "4k", "--write-bs", "64k"])
+            .output()
+            .unwrap();
+        assert_refused(
+            &out,
+            &format!(
+                "--rw {rw} trims blocks of one size (--write-bs gives it when --bs does not), so --bs 4k and --write-bs 64k must be the same"
+            ),
+        );
+    }
     // One size given either way is both sides.
     let doc = run_json(&[
         "run",
