@@ -44,6 +44,12 @@
 # does not count them either) against fio's jobs (usr_cpu + sys_cpu, summed over jobs).
 # iomark's process-wide figure is printed beside it in the per-round lines.
 #
+# IPIs per I/O (the machine's function-call and rescheduling interrupts over a run, per
+# I/O) are printed per round and their medians per job: where the two tools' differ, the
+# scheduler placed their threads differently, and on a guest of few CPUs that moves the
+# IOPS of a device served by a kernel thread (loop) more than either tool does (session
+# 13 in docs/PERFORMANCE.md; bench/placement.sh shows it on its own).
+#
 # Needs fio and python3. Run it on a quiet machine; it prints the machine it ran on.
 set -euo pipefail
 ROUNDS=${ROUNDS:-${1:-3}}
@@ -94,24 +100,37 @@ else:
         cpu += (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * r
     iops = ios / rt
     proc = cpu
-print(f"{iops:.0f} {cpu * 1e9 / max(ios, 1):.1f} {proc * 1e9 / max(ios, 1):.1f}")
+ipis = int(open(path + ".ipis").read())
+print(f"{iops:.0f} {cpu * 1e9 / max(ios, 1):.1f} {proc * 1e9 / max(ios, 1):.1f} {ipis / max(ios, 1):.3f}")
 PY
 }
 
+# The machine's function-call and rescheduling interrupts so far (on every CPU): the
+# wakeups and completions sent from one CPU to another.
+ipis() { awk '/^ *(CAL|RES):/{for(i=2;i<=NF&&$i~/^[0-9]+$/;i++) s+=$i} END{print s+0}' /proc/interrupts; }
+
 # shellcheck disable=SC2086
-run_iomark() { "$IOMARK" run $1 $PIN_IOMARK --runtime "${SECS}s" --json --quiet > "$TMP/i.json"; }
+run_iomark() {
+  local a; a=$(ipis)
+  "$IOMARK" run $1 $PIN_IOMARK --runtime "${SECS}s" --json --quiet > "$TMP/i.json"
+  echo $(($(ipis) - a)) > "$TMP/i.json.ipis"
+}
 # shellcheck disable=SC2086
-run_fio() { fio --name=vsfio $1 $PIN_FIO --time_based --runtime="$SECS" --output-format=json > "$TMP/f.json" 2>/dev/null; }
+run_fio() {
+  local a; a=$(ipis)
+  fio --name=vsfio $1 $PIN_FIO --time_based --runtime="$SECS" --output-format=json > "$TMP/f.json" 2>/dev/null
+  echo $(($(ipis) - a)) > "$TMP/f.json.ipis"
+}
 
 # run_pair DEVICE JOB "iomark args" "fio args"
-declare -A RATIO_IOPS RATIO_CPU
+declare -A RATIO_IOPS RATIO_CPU IPIS_IOMARK IPIS_FIO
 ORDER=()
 run_pair() {
   local dev=$1 name=$2 iargs=$3 fargs=$4 r key="$1 $2"
   want "$name" || return 0
   ORDER+=("$key")
   printf '\n%s\n' "== $dev: $name"
-  printf '%-6s %-7s %14s %14s %16s\n' round tool IOPS "CPU ns/I/O" "process ns/I/O"
+  printf '%-6s %-7s %14s %14s %16s %10s\n' round tool IOPS "CPU ns/I/O" "process ns/I/O" "IPIs/I/O"
   for r in $(seq 1 "$ROUNDS"); do
     # Alternate which tool goes first, so neither always runs on a warmer machine.
     if [ $((r % 2)) = 1 ]; then
@@ -119,14 +138,18 @@ run_pair() {
     else
       run_fio "$fargs"; run_iomark "$iargs"
     fi
-    read -r ii ic ip < <(figures iomark "$TMP/i.json")
-    read -r fi fc fp < <(figures fio "$TMP/f.json")
-    printf '%-6s %-7s %14s %14s %16s\n' "$r" iomark "$ii" "$ic" "$ip"
-    printf '%-6s %-7s %14s %14s %16s\n' "$r" fio "$fi" "$fc" "$fp"
+    read -r ii ic ip iq < <(figures iomark "$TMP/i.json")
+    read -r fi fc fp fq < <(figures fio "$TMP/f.json")
+    printf '%-6s %-7s %14s %14s %16s %10s\n' "$r" iomark "$ii" "$ic" "$ip" "$iq"
+    printf '%-6s %-7s %14s %14s %16s %10s\n' "$r" fio "$fi" "$fc" "$fp" "$fq"
+    IPIS_IOMARK[$key]+="$iq "
+    IPIS_FIO[$key]+="$fq "
     RATIO_IOPS[$key]+="$(python3 -c "print($ii/$fi if $fi else 0)") "
     RATIO_CPU[$key]+="$(python3 -c "print($ic/$fc if $fc else 0)") "
   done
 }
+
+median() { python3 -c "import statistics, sys; print(f'{statistics.median(float(x) for x in sys.argv[1:]):.3f}')" "$@"; }
 
 # "median (lowest-highest) k/n" of the ratios given: k the rounds in iomark's favour
 # (above 1 with "above", below 1 with "below"). With rounds this noisy, a median under 1
@@ -228,12 +251,14 @@ for dev in null loop zram disk; do
   for key in "${ORDER[@]}"; do
     [ "${key%% *}" = "$dev" ] || continue
     if [ $printed = no ]; then
-      printf '\n%s\n%-14s %28s %28s\n' "$dev: iomark/fio, median (lowest-highest) over $ROUNDS rounds" \
-        job "IOPS" "CPU per I/O (workers)"
+      printf '\n%s\n%-14s %28s %28s %18s\n' "$dev: iomark/fio, median (lowest-highest) over $ROUNDS rounds" \
+        job "IOPS" "CPU per I/O (workers)" "IPIs/I/O i / f"
       printed=yes
     fi
     # shellcheck disable=SC2086
-    printf '%-14s %28s %28s\n' "${key#* }" "$(spread above ${RATIO_IOPS[$key]})" "$(spread below ${RATIO_CPU[$key]})"
+    printf '%-14s %28s %28s %18s\n' "${key#* }" "$(spread above ${RATIO_IOPS[$key]})" \
+      "$(spread below ${RATIO_CPU[$key]})" "$(median ${IPIS_IOMARK[$key]}) / $(median ${IPIS_FIO[$key]})"
   done
 done
 echo "(IOPS above 1 and CPU per I/O below 1 favour iomark; k/n: the rounds that did; for null at QD 1, IOPS is ops/s on one core)"
+echo "(IPIs/I/O: the machine's function-call and rescheduling interrupts per I/O, medians for iomark / fio: the wakeups sent to another CPU. On a guest of few CPUs a device worked by a kernel thread (loop) runs fastest when the submitter, that thread and the completions share one CPU; rounds whose tools differ here measured the scheduler's placement, not the tools: bench/placement.sh)"
