@@ -61,10 +61,14 @@ pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
             });
             (files.collect(), copies > 1)
         }
-        // One file, shared by the copies (fio gives each copy its own: docs/fio.md).
+        // One file; fio gives each copy its own, and so does iomark when the job runs
+        // alone in its group (`own_files`); otherwise they share it (docs/fio.md).
         None => {
             if copies > 1 {
                 c.job.notes.push(shared_file_note(&name, copies));
+                c.job.copy_files = (0..copies)
+                    .map(|j| in_dir(dirs.first(), format!("{name}.{j}.0")))
+                    .collect();
             }
             (vec![in_dir(dirs.first(), format!("{name}.0.0"))], false)
         }
@@ -199,9 +203,28 @@ pub(super) fn new_file(c: &mut Ctx) -> Result<()> {
 }
 
 /// What a job's `numjobs` copies sharing one file mean, and how the job file gives each
-/// its own (iomark does with `nrfiles` > 1 or one directory per copy).
+/// its own (iomark does with `nrfiles` > 1 or one directory per copy). Said only when
+/// the job runs together with others of its group (`own_files`).
 fn shared_file_note(name: &str, copies: u64) -> String {
     format!(
-        "numjobs={copies} without filename: iomark's {copies} copies share one file, {name}.0.0, where fio gives each its own ({name}.0.0, {name}.1.0, …); buffered, a copy reads what another has cached, so more of the reads come from memory than under fio; to give each copy its own file write nrfiles=2 or more, or one directory per copy (directory=d1:d2), or direct=1"
+        "numjobs={copies} without filename in a group that runs together: iomark's {copies} copies share one file, {name}.0.0, where fio gives each its own ({name}.0.0, {name}.1.0, …); buffered, a copy reads what another has cached, so more of the reads come from memory than under fio; to give each copy its own file write nrfiles=2 or more, or one directory per copy (directory=d1:d2), or direct=1"
     )
+}
+
+/// Gives each `numjobs` copy of a job without `filename` its own file, as fio does
+/// (`JOB.COPY.0`, each copy with its own: `--split-targets`), when the job runs alone
+/// in its group: iomark runs a job with several files apart from the rest of its group
+/// (`apart_because`), so in a group of several the copies keep sharing one file.
+pub(super) fn own_files(job: &mut super::map::MappedJob) {
+    if job.copy_files.is_empty() {
+        return;
+    }
+    let files = std::mem::take(&mut job.copy_files);
+    job.notes
+        .retain(|n| !n.starts_with("numjobs=") || !n.contains("share one file"));
+    job.target = files.first().cloned();
+    job.targets = files;
+    job.opts
+        .push(("file-service".into(), Some("roundrobin".into())));
+    job.opts.push(("split-targets".into(), None));
 }

@@ -31,6 +31,10 @@ pub struct MappedJob {
     pub notes: Vec<String>,
     /// Options iomark does not support: `FILE:LINE key=value (why)`.
     pub unsupported: Vec<String>,
+    /// The file fio gives each of the `numjobs` copies of a job without `filename` (one
+    /// per copy, `JOB.COPY.0`), where `target` is the one file they share: a job that
+    /// runs alone in its group takes them (`plan_jobs`).
+    pub copy_files: Vec<String>,
     /// fio's `group_reporting`.
     pub group_reporting: bool,
     /// `stonewall` / `wait_for_previous` (or the first job of a later file).
@@ -200,6 +204,7 @@ pub fn map_job(def: &JobDef, fresh_seed: u64) -> Result<MappedJob> {
             opts: vec![("name".into(), Some(name))],
             notes: Vec::new(),
             unsupported: Vec::new(),
+            copy_files: Vec::new(),
             group_reporting: false,
             stonewall: def.file_stonewall,
             new_group: false,

@@ -80,6 +80,11 @@ pub fn plan_jobs(defs: &[ini::JobDef], ignore: bool, fresh_seed: u64) -> Result<
             unsupported.join("; ")
         )));
     }
+    for r in groups(&jobs) {
+        if r.len() == 1 {
+            files::own_files(&mut jobs[r.start].job);
+        }
+    }
     notes_on_groups(&mut jobs);
     Ok(jobs)
 }
