@@ -56,6 +56,9 @@ impl StudyRunner<'_> {
                 None => (self.run_one(range.start, runs.len(), r, Some(r.point.clone())))
                     .map(|out| out.failure),
             };
+            if result.is_ok() {
+                self.in_job_words(range.clone())?;
+            }
             match result {
                 Ok(Some(failure)) => {
                     outcome = Ok(Some(in_job_terms(&plan.fio_jobs, range, failure)));
@@ -72,6 +75,18 @@ impl StudyRunner<'_> {
             life.end();
         }
         outcome
+    }
+
+    /// The advice of the runs `at` (their warnings, filed already) in the job file's
+    /// words: the user wrote no iomark flags (`--size 48g` reads `size=48g`).
+    fn in_job_words(&mut self, at: std::ops::Range<usize>) -> Result<()> {
+        let runs = self.store.doc.runs.iter_mut();
+        for run in runs.skip(at.start).take(at.len()) {
+            for w in &mut run.warnings {
+                *w = crate::plan::fio_job::in_job_words(w);
+            }
+        }
+        self.store.save()
     }
 
     /// Measures `runs` (the plan's runs `at`, of `of`) together, each filed at its place

@@ -410,3 +410,29 @@ fn numjobs_copies_have_their_own_files_as_under_fio() {
     assert_eq!(names(run), ["a.0.0", "a.0.1", "a.1.0", "a.1.1"]);
     assert!(!run.to_string().contains("share one file"));
 }
+
+/// A job file's run gave its advice in iomark's flags ("to measure the device use --size
+/// 48g (2x memory) or more, or --direct"), options a job file cannot hold: it names the
+/// job file's keys now (`size=48g`, `direct=1`).
+#[test]
+fn a_job_files_advice_names_its_keys() {
+    let dir = tmp();
+    let job = dir.path().join("b.fio");
+    let text = format!(
+        "[global]\ndirectory={}\nsize=4m\nioengine=psync\nbs=4k\n[a]\nrw=randread\n",
+        dir.path().display()
+    );
+    std::fs::write(&job, text).unwrap();
+    let doc = iomark_fio_json(&job, dir.path(), &[]);
+    let warnings: Vec<&str> = (doc["runs"][0]["warnings"].as_array().unwrap().iter())
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    let advice = (warnings.iter())
+        .find(|w| w.contains("to measure the device use"))
+        .unwrap_or_else(|| panic!("no page-cache advice in {warnings:?}"));
+    assert!(
+        advice.contains("size=") && advice.ends_with("or direct=1"),
+        "{advice}"
+    );
+    assert!(warnings.iter().all(|w| !w.contains("--")), "{warnings:?}");
+}

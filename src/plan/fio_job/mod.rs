@@ -268,6 +268,57 @@ fn plain_flags(text: &str) -> String {
     text
 }
 
+/// A run's advice (its warnings: "to measure the device use --size 48g … or --direct")
+/// in a job file's words, for a run of `iomark fio`: iomark's flags as fio's keys
+/// (`size=48g`, `direct=1`, `ramp_time`, `loops`), a flag's value after `=`.
+pub fn in_job_words(text: &str) -> String {
+    const AS_KEYS: [(&str, &str); 13] = [
+        ("--size", "size"),
+        ("--offset", "offset"),
+        ("--bs", "bs"),
+        ("--qd", "iodepth"),
+        ("--jobs", "numjobs"),
+        ("--ramp", "ramp_time"),
+        ("--runtime", "runtime"),
+        ("--repeat", "loops"),
+        ("--engine", "ioengine"),
+        ("--direct", "direct=1"),
+        ("--buffered", "direct=0"),
+        ("--end-fsync", "end_fsync=1"),
+        ("--fsync", "fsync"),
+    ];
+    let mut text = text.to_string();
+    for (flag, key) in AS_KEYS {
+        // `--size 48g`: the value follows as `size=48g` (a key that holds its own value,
+        // `direct=1`, takes none).
+        let valued = format!("{flag} ");
+        let mut out = String::new();
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find(&valued) {
+            let tail = &rest[i + valued.len()..];
+            let value_len = tail
+                .find(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == ')')
+                .unwrap_or(tail.len());
+            let value = &tail[..value_len];
+            out.push_str(&rest[..i]);
+            let is_value = value.starts_with(|c: char| c.is_ascii_digit());
+            match (is_value, key.contains('=')) {
+                (true, false) => {
+                    out.push_str(&format!("{key}={value}"));
+                    rest = &tail[value_len..];
+                }
+                _ => {
+                    out.push_str(&valued);
+                    rest = tail;
+                }
+            }
+        }
+        out.push_str(rest);
+        text = replace_flag(&out, flag, key);
+    }
+    text
+}
+
 /// A refusal (`Usage` or `Target`) of the runs `at` of a study from fio job files
 /// (`jobs`, one per run; empty for any other study) in the job file's terms: the line of
 /// the option it names, else the job's section; with several jobs (a group measured

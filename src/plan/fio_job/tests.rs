@@ -413,3 +413,25 @@ fn several_files_per_job_are_fios_names_and_sizes() {
         );
     }
 }
+
+#[test]
+fn advice_in_a_job_files_words() {
+    use super::in_job_words;
+    assert_eq!(
+        in_job_words("to measure the device use --size 48g (2x memory) or more, or --direct"),
+        "to measure the device use size=48g (2x memory) or more, or direct=1"
+    );
+    assert_eq!(
+        in_job_words("consider a longer --ramp; run more repetitions or a longer --runtime"),
+        "consider a longer ramp_time; run more repetitions or a longer runtime"
+    );
+    assert_eq!(
+        in_job_words("use --direct (--end-fsync counts the last flush)"),
+        "use direct=1 (end_fsync=1 counts the last flush)"
+    );
+    // Words that only start like a flag are left alone.
+    assert_eq!(
+        in_job_words("--sizes --bsx --direct-io"),
+        "--sizes --bsx --direct-io"
+    );
+}
