@@ -16,6 +16,7 @@ pub(crate) fn report_markdown(docs: &[(String, Document)]) -> String {
     }
     out.push('\n');
     out.push_str(&tables::runs(docs).markdown());
+    out.push_str(&format!("\n{}\n", tables::RUN_LEGEND));
     // A dirty-drive study's verdict, as the run printed it.
     for (label, d) in docs {
         if let Some(v) = crate::report::notes::steady_verdict(d) {

@@ -31,10 +31,28 @@ pub(crate) fn spec_cells(s: &Spec) -> [String; 6] {
 }
 
 /// The columns of the per-run table.
-const RUN_HEADER: [&str; 19] = [
+const RUN_HEADER: [&str; 22] = [
     "run", "dir", "test", "param", "value", "rw", "bs", "qd", "jobs", "io", "data", "n", "IOPS",
-    "IOPS sd", "MB/s", "MB/s sd", "p50 us", "p99 us", "latency",
+    "IOPS sd", "MB/s", "MB/s sd", "p50 us", "p99 us", "latency", "lz4 %", "zstd-1 %", "dedup %",
 ];
+
+/// What the per-run table's columns hold, for the line under it.
+pub(crate) const RUN_LEGEND: &str = "IOPS and MB/s (10^6 bytes/s): mean and sample standard deviation over the complete repetitions (n). Latencies in µs: the mean over repetitions of each repetition's percentile. lz4 %, zstd-1 %, dedup %: how much smaller the data written measured under lz4 and zstd level 1 (chunk by chunk), and the share of its units that repeated an earlier one (sampled as it was written; mean over the repetitions), on a write row; - where nothing was measured (reads, fio's output).";
+
+/// The measured data of a run's write row (see [`RUN_LEGEND`]): lz4, zstd and dedup
+/// percentages, the mean over the repetitions that measured any.
+fn measured_data(r: &Run) -> [String; 3] {
+    let m: Vec<_> = r.repetitions.iter().filter_map(|x| x.data).collect();
+    let mean = |f: fn(&crate::results::schema::DataMeasure) -> f64| match m.is_empty() {
+        true => NONE.to_string(),
+        false => format!("{:.1}", m.iter().map(f).sum::<f64>() / m.len() as f64),
+    };
+    [
+        mean(|d| d.lz4_pct),
+        mean(|d| d.zstd_pct),
+        mean(|d| d.dedup_pct),
+    ]
+}
 
 /// A percentile of the run's summary in µs, or "n/a" when the run has none (an imported
 /// fio job that did not report it), [`NONE`] when no repetition completed an I/O.
@@ -119,6 +137,10 @@ pub(crate) fn run_rows(r: &Run) -> Vec<Vec<String>> {
                 ]);
             }
             cells.push(r.latency_kind.label().into());
+            match dir {
+                "write" => cells.extend(measured_data(r)),
+                _ => cells.extend([NONE; 3].map(String::from)),
+            }
             cells
         })
         .collect()

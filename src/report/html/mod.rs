@@ -34,7 +34,10 @@ pub(crate) fn report(docs: &[(String, Document)]) -> String {
     let mut body = String::new();
     body.push_str("<section id=\"summary\"><h2>Summary</h2>");
     body.push_str(&tables::runs(docs).html("summary"));
-    body.push_str("<p>IOPS and MB/s (10<sup>6</sup> bytes/s): mean and sample standard deviation over the complete repetitions (n). Latencies in µs: the mean over repetitions of each repetition's percentile.</p></section>");
+    body.push_str(&format!(
+        "<p>{}</p></section>",
+        crate::report::markup::esc(tables::RUN_LEGEND).replace("10^6", "10<sup>6</sup>")
+    ));
     let studies: String = docs
         .iter()
         .map(|(l, d)| study::study_section(l, d))
