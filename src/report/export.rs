@@ -1,5 +1,6 @@
 //! The text formats of `report` and `compare` besides HTML: Markdown (a heading, the
-//! documents' provenance, the table, the runs' notes), CSV (the table, each run's notes
+//! documents' provenance, the table and its legend, a study's tables and verdicts, the
+//! runs' notes), CSV (the table, each run's notes
 //! in a last column) and JSON (the merged document
 //! or the comparison as data). Tables come from `tables.rs`; every function returns text,
 //! the caller decides where it goes. Reads results only; knows nothing of HTML.
@@ -17,6 +18,22 @@ pub(crate) fn report_markdown(docs: &[(String, Document)]) -> String {
     out.push('\n');
     out.push_str(&tables::runs(docs).markdown());
     out.push_str(&format!("\n{}\n", tables::RUN_LEGEND));
+    // A study's tables (the swept value as rows), as the run printed them.
+    for (label, d) in docs {
+        for st in tables::studies(d) {
+            let who = match docs.len() {
+                1 => String::new(),
+                _ => format!(" (`{label}`)"),
+            };
+            out.push_str(&format!("\n## {}{who}\n\n{}", st.test, st.table.markdown()));
+            for n in &st.notes {
+                out.push_str(&format!("\n{n}\n"));
+            }
+            if let Some(v) = crate::report::text::study_verdict(&st) {
+                out.push_str(&format!("\n{v}\n"));
+            }
+        }
+    }
     // A dirty-drive study's verdict, as the run printed it.
     for (label, d) in docs {
         if let Some(v) = crate::report::notes::steady_verdict(d) {

@@ -993,3 +993,47 @@ fn reports_give_the_data_as_measured() {
         "lz4 figure missing from the HTML"
     );
 }
+
+/// `report --format md` of a study gave its runs alone: the study's table (the swept
+/// value as rows) and its verdict were printed by the run and shown in the HTML, not in
+/// Markdown. They are there now, the verdict word for word as the run printed it.
+#[test]
+fn markdown_reports_have_the_study_tables_and_verdicts() {
+    let dir = tmp();
+    let doc = dir.path().join("qd.json");
+    let o = iomark()
+        .args(["suite", "qd", "--engine", "null", "--qd", "1,4,16"])
+        .args([
+            "--rw",
+            "randread",
+            "--runtime",
+            "200ms",
+            "--size",
+            "64m",
+            "-o",
+        ])
+        .arg(&doc)
+        .output()
+        .unwrap();
+    assert_success(&o);
+    let printed = String::from_utf8_lossy(&o.stdout).to_string();
+    let verdict = (printed.lines())
+        .find(|l| l.starts_with("IOPS saturate") || l.starts_with("IOPS still growing"))
+        .unwrap_or_else(|| panic!("no saturation verdict in {printed}"));
+    let md = String::from_utf8(stdout_of(&[
+        "report",
+        doc.to_str().unwrap(),
+        "--format",
+        "md",
+    ]))
+    .unwrap();
+    assert!(md.contains("\n## randread\n"), "{md}");
+    assert!(md.contains("| qd | IOPS |"), "{md}");
+    for qd in ["1", "4", "16"] {
+        assert!(
+            md.contains(&format!("\n| {qd} | ")),
+            "no row for QD {qd}: {md}"
+        );
+    }
+    assert!(md.contains(verdict), "{verdict} not in {md}");
+}
