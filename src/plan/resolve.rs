@@ -403,8 +403,16 @@ impl RunOptions {
             ("compressible", None) => DataKind::Compressible,
             ("pattern", Some(hex)) => {
                 if crate::plan::data::parse_hex(hex).is_none() {
+                    let digits = hex.trim().trim_start_matches("0x").trim_start_matches("0X");
+                    let why = if digits.is_empty() {
+                        "no bytes given: write them in hex after the colon"
+                    } else if !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+                        "not hex digits (0-9, a-f): write the bytes in hex"
+                    } else {
+                        "an odd number of hex digits: write two per byte"
+                    };
                     return Err(Error::usage(format!(
-                        "--data pattern:{hex}: not an even number of hex digits (e.g. pattern:deadbeef)"
+                        "--data pattern:{hex}: {why} (e.g. pattern:deadbeef)"
                     )));
                 }
                 d.pattern = Some(hex.trim_start_matches("0x").to_lowercase());

@@ -192,8 +192,17 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
             d.zstd_pct
         );
         if dd.dedup > 0.0 || d.dedup_pct >= 0.05 {
+            // An estimate from the units hashed, unless every unit written was.
+            let units = rep.write.bytes / dd.dedup_unit.max(1);
+            let sample = match d.dedup_sampled_units < units {
+                true => format!(
+                    " (estimated from {} of {units} units hashed)",
+                    d.dedup_sampled_units
+                ),
+                false => String::new(),
+            };
             line.push_str(&format!(
-                "; {:.1}% duplicate {} units",
+                "; {:.1}% duplicate {} units{sample}",
                 d.dedup_pct,
                 crate::units::fmt_size_short(dd.dedup_unit)
             ));

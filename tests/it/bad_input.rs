@@ -102,6 +102,19 @@ fn each_mistake_is_named_for_what_it_is() {
         ),
         (vec!["run", ""], "TARGET is empty"),
         (vec!["quick", &f], "is not a directory"),
+        // An empty pattern was "not an even number of hex digits" (zero is even).
+        (
+            vec!["data", "--size", "4k", "--data", "pattern:"],
+            "--data pattern:: no bytes given: write them in hex after the colon",
+        ),
+        (
+            vec!["data", "--size", "4k", "--data", "pattern:zz"],
+            "--data pattern:zz: not hex digits",
+        ),
+        (
+            vec!["data", "--size", "4k", "--data", "pattern:abc"],
+            "--data pattern:abc: an odd number of hex digits",
+        ),
         (
             vec![
                 "run",

@@ -4,7 +4,9 @@
 use std::collections::HashSet;
 use std::process::{Command, Stdio};
 
-use crate::common::{Zram, require_tool, run_json, stdout_of, tmp};
+use crate::common::{
+    Zram, assert_success, iomark, read_json, require_tool, run_json, stdout_of, tmp,
+};
 
 fn data_stream(args: &[&str]) -> Vec<u8> {
     stdout_of(&[&["data"], args, &["-o", "-", "-q"]].concat())
@@ -536,5 +538,63 @@ fn units_of_a_large_chunk_are_unique_but_for_its_zeros() {
     assert!(
         err.contains("2 of its 4 4 KiB units are all zeros"),
         "{err}"
+    );
+}
+
+/// A run's dedup figure is estimated from the units it hashed (docs/data.md), but the
+/// "data :" line read as a measurement of every unit: "17.7% duplicate 16k units" for a
+/// file whose units hash to 20.0% duplicate. It says how many units the estimate rests
+/// on now (the JSON's `dedup_sampled_units`), and nothing where every unit was hashed.
+#[test]
+fn a_sampled_dedup_figure_says_it_is_an_estimate() {
+    let dir = tmp();
+    let file = dir.path().join("d.dat");
+    let doc = dir.path().join("d.json");
+    let out = iomark()
+        .args([
+            "run", "--rw", "write", "--size", "64m", "--bs", "64k", "--seed", "5",
+        ])
+        .args(["--dedup", "20", "--dedup-unit", "16k", "--keep", "-o"])
+        .arg(&doc)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let rep = &read_json(&doc)["runs"][0]["repetitions"][0];
+    let hashed = rep["data"]["dedup_sampled_units"].as_u64().unwrap();
+    let units = rep["write"]["bytes"].as_u64().unwrap() / 16384;
+    assert!(hashed < units, "{hashed} of {units}");
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("data :"))
+        .unwrap();
+    assert!(
+        line.contains(&format!(
+            "(estimated from {hashed} of {units} units hashed)"
+        )),
+        "{line}"
+    );
+    // What the estimate is of: the file's 16 KiB units, hashed here.
+    let real = dup_fraction(&std::fs::read(&file).unwrap(), 16384);
+    assert!((real - 20.0).abs() < 0.5, "{real}");
+
+    // Every unit hashed: a measurement, said as one.
+    let out = iomark()
+        .args([
+            "run", "--engine", "null", "--rw", "write", "--size", "1m", "--bs", "64k",
+        ])
+        .args(["--dedup", "20"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("data :"))
+        .unwrap();
+    assert!(
+        line.contains("duplicate 4k units") && !line.contains("estimated"),
+        "{line}"
     );
 }
