@@ -92,12 +92,12 @@ fn dedup_set_bounds_distinct_repeats() {
 
 #[test]
 fn sampled_dedup_estimate_is_close() {
-    // Within the hashing budget (its 4 MiB allowance once per doubling of the
+    // Within the hashing budget (its allowance of 8192 units once per doubling of the
     // written bytes, 1/256 of the bytes for rare contents and as much for frequent
-    // ones), the consistent sample lands within
-    // its sampling error (about 1200 units hashed here, in clusters of copies: a
-    // standard error near 2 points; a run of seconds hashes up to 64 Ki), for rare repeats (any earlier unit), frequent ones (a
-    // set of 3) and a single content (zeros).
+    // ones; here the table's 2000 entries narrow it sooner), the consistent sample
+    // lands within its sampling error (in clusters of copies; a run of seconds hashes
+    // up to 64 Ki), for rare repeats (any earlier unit), frequent ones (a set of 3) and
+    // a single content (zeros).
     let mut set3 = spec(DataKind::Random, 0.0, 90.0);
     set3.dedup_set = Some(3);
     let cases = [
@@ -126,8 +126,9 @@ fn sampled_dedup_estimate_is_close() {
         assert!(m.shift > 0 || want == 100.0, "sampling kicked in");
         // The allowance once per doubling of the written bytes past it, then 1/256
         // for rare and for frequent contents.
-        let doublings = (units as f64 / 1024.0).log2().ceil().max(0.0) as u64;
-        let budget = 1024 * (1 + doublings) + 2 * units / 256 + 64;
+        let allowance = 8192;
+        let doublings = (units as f64 / allowance as f64).log2().ceil().max(0.0) as u64;
+        let budget = allowance * (1 + doublings) + 2 * units / 256 + 64;
         assert!(
             r.dedup_sampled_units <= budget,
             "{}: {} units hashed",

@@ -12,9 +12,13 @@ use crate::workload::data::content_hash;
 /// contents): hashing runs at about the speed data is generated, so this keeps the
 /// measurement near 1% of the CPU per I/O whatever the profile.
 const HASH_BUDGET_SHIFT: u32 = 8;
-/// Bytes every job may hash before the budget applies, so that short runs are measured
-/// from a useful sample (4 MiB: 1024 units of 4 KiB).
-const HASH_ALLOWANCE: u64 = 4 << 20;
+/// Units every job may hash before the budget applies, so that short runs are measured
+/// from a sample whose spread is within a point (8192 units: a standard error of 0.55
+/// points at 50% duplicates; 1024, the allowance before, gave 1.6, and 256 of 16 KiB
+/// units measured 17.7% for 20%) ...
+const HASH_ALLOWANCE_UNITS: u64 = 8192;
+/// ... and at least 4 MiB of them, at most 256 MiB (2048 units of 128 KiB).
+const HASH_ALLOWANCE_BYTES: (u64, u64) = (4 << 20, 256 << 20);
 /// A selector counted this many times in its slot of the tracking table is *frequent*:
 /// pinned, and from then on one copy in `1 << HASH_BUDGET_SHIFT` is hashed, and counts
 /// for that many.
@@ -323,7 +327,9 @@ impl Sampler {
         self.hashed_rare += unit.len() as u64;
         // Over the budget while more than 1/256 of the rare units are selected: halve the
         // fraction. At 1/256 or less the budget catches up by itself.
-        let over_budget = self.hashed_rare > HASH_ALLOWANCE + (self.written >> HASH_BUDGET_SHIFT)
+        let (least, most) = HASH_ALLOWANCE_BYTES;
+        let allowance = (HASH_ALLOWANCE_UNITS * self.unit as u64).clamp(least, most);
+        let over_budget = self.hashed_rare > allowance + (self.written >> HASH_BUDGET_SHIFT)
             && self.shift < HASH_BUDGET_SHIFT
             && self.written >= 2 * self.written_at_narrow;
         if over_budget || self.seen.len() > self.max_entries {

@@ -542,9 +542,12 @@ fn units_of_a_large_chunk_are_unique_but_for_its_zeros() {
 }
 
 /// A run's dedup figure is estimated from the units it hashed (docs/data.md), but the
-/// "data :" line read as a measurement of every unit: "17.7% duplicate 16k units" for a
-/// file whose units hash to 20.0% duplicate. It says how many units the estimate rests
-/// on now (the JSON's `dedup_sampled_units`), and nothing where every unit was hashed.
+/// "data :" line read as a measurement of every unit, and a short run's sample was
+/// small: "17.7% duplicate 16k units" (256 units allowed before the budget, 743 hashed)
+/// for a 64 MiB file whose units hash to 20.0%. Every job may now hash 8192 units
+/// before the budget applies (within 4 MiB and 256 MiB): that file's units are all
+/// hashed and its figure is exact; a larger run's says what its estimate rests on, and
+/// is within a point and a half of the stream's (`iomark data` hashes all of it).
 #[test]
 fn a_sampled_dedup_figure_says_it_is_an_estimate() {
     let dir = tmp();
@@ -561,10 +564,37 @@ fn a_sampled_dedup_figure_says_it_is_an_estimate() {
         .unwrap();
     assert_success(&out);
     let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("data :"))
+        .unwrap();
+    assert!(!line.contains("estimated"), "{line}");
+    let said = read_json(&doc)["runs"][0]["repetitions"][0]["data"]["dedup_pct"]
+        .as_f64()
+        .unwrap();
+    let real = dup_fraction(&std::fs::read(&file).unwrap(), 16384);
+    assert!(
+        (said - real).abs() < 0.05,
+        "said {said}, the file's units {real}"
+    );
+
+    // 256 MiB of 4 KiB units: 65536, of which a part is hashed (8192 units at least).
+    let opts = ["--bs", "64k", "--seed", "5", "--dedup", "20"];
+    let out = iomark()
+        .args([
+            "run", "--engine", "null", "--rw", "write", "--size", "256m", "-o",
+        ])
+        .arg(&doc)
+        .arg("--force")
+        .args(opts)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
     let rep = &read_json(&doc)["runs"][0]["repetitions"][0];
     let hashed = rep["data"]["dedup_sampled_units"].as_u64().unwrap();
-    let units = rep["write"]["bytes"].as_u64().unwrap() / 16384;
-    assert!(hashed < units, "{hashed} of {units}");
+    let units = rep["write"]["bytes"].as_u64().unwrap() / 4096;
+    assert!((8192..units).contains(&hashed), "{hashed} of {units}");
     let line = text
         .lines()
         .find(|l| l.trim_start().starts_with("data :"))
@@ -575,26 +605,26 @@ fn a_sampled_dedup_figure_says_it_is_an_estimate() {
         )),
         "{line}"
     );
-    // What the estimate is of: the file's 16 KiB units, hashed here.
-    let real = dup_fraction(&std::fs::read(&file).unwrap(), 16384);
-    assert!((real - 20.0).abs() < 0.5, "{real}");
-
-    // Every unit hashed: a measurement, said as one.
-    let out = iomark()
-        .args([
-            "run", "--engine", "null", "--rw", "write", "--size", "1m", "--bs", "64k",
-        ])
-        .args(["--dedup", "20"])
+    let whole = iomark()
+        .args(["data", "--size", "256m", "-o", "-", "-q"])
+        .args(opts)
         .output()
         .unwrap();
-    assert_success(&out);
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let line = text
-        .lines()
-        .find(|l| l.trim_start().starts_with("data :"))
-        .unwrap();
+    assert_success(&whole);
+    // The stream's own share, by a 64-bit hash of each unit (not a copy of each).
+    let mut seen = HashSet::new();
+    let dups = (whole.stdout.chunks(4096))
+        .filter(|u| {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            u.hash(&mut h);
+            !seen.insert(h.finish())
+        })
+        .count();
+    let real = 100.0 * dups as f64 / units as f64;
+    let said = rep["data"]["dedup_pct"].as_f64().unwrap();
     assert!(
-        line.contains("duplicate 4k units") && !line.contains("estimated"),
-        "{line}"
+        (said - real).abs() < 1.5,
+        "estimated {said}, the stream's {real}"
     );
 }
