@@ -268,8 +268,12 @@ fn smart_source(before: Smart, after: Smart, targets: &[Target]) -> Wa {
     }
 }
 
-/// Why a run's targets have no device: the first one without one says.
+/// Why a run's targets have no device: the first one without one says; when each has
+/// one, the run had several (a drive's own counters are read for a run on one target).
 fn unseen(targets: &[Target]) -> &'static str {
+    if targets.len() > 1 && targets.iter().all(|t| t.device.is_some()) {
+        return "a drive's own counters are read for a run on one target, and this run wrote to several";
+    }
     let fs = targets
         .iter()
         .find(|t| t.device.is_none())

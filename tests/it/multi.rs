@@ -443,3 +443,42 @@ fn targets_of_different_sizes_are_labelled_with_their_own_spans() {
     let head = text.lines().next().unwrap_or_default();
     assert!(head.contains("(64 MiB, 16 MiB span"), "{head}");
 }
+
+/// A run on two devices said its SMART write amplification was "not reported: no block
+/// device visible under the target", of two block devices: it says why it is not read
+/// (a drive's counters speak for a run on one target), and the block layer's figure is
+/// both devices' writes (the kernel's counters summed).
+#[test]
+fn a_run_on_two_devices_says_why_no_drive_counter_is_read() {
+    let (Some(a), Some(b)) = (LoopDev::new(32 << 20, true), LoopDev::new(32 << 20, true)) else {
+        return;
+    };
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "write",
+        "--size",
+        "8m",
+        "--allow-write-device",
+        a.path().to_str().unwrap(),
+        b.path().to_str().unwrap(),
+    ]);
+    let sources = doc["runs"][0]["write_amplification_sources"]
+        .as_array()
+        .unwrap();
+    let note = |s: &str| {
+        (sources.iter())
+            .find(|w| w["source"] == s)
+            .map(|w| w["note"].as_str().unwrap().to_string())
+            .unwrap_or_default()
+    };
+    let smart = note("smart");
+    assert!(
+        smart.contains("read for a run on one target") && !smart.contains("no block device"),
+        "{smart}"
+    );
+    let bl = (sources.iter())
+        .find(|w| w["source"] == "block_layer")
+        .unwrap();
+    assert_eq!(bl["device_bytes"].as_u64(), Some(16 << 20), "{bl}");
+}
