@@ -1,0 +1,99 @@
+//! Words iomark says about fio's job files and fio's own output (session 13, helper F):
+//! each refusal, label and note says what the job file or fio's output says, in its
+//! terms.
+
+use std::path::Path;
+
+use crate::common::*;
+
+/// `iomark fio JOB` refused in one line: its stderr.
+fn fio_refusal(job: &Path) -> String {
+    let out = iomark()
+        .current_dir(job.parent().unwrap())
+        .arg("fio")
+        .arg(job.file_name().unwrap())
+        .args(["-o", "r.json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    err
+}
+
+/// Item 1: the memory and AIO checks named iomark's `--jobs`/`--qd` in a job file's
+/// refusal (`--jobs 1 x iodepth=4096`, `numjobs=1000 x --qd 1`, `numjobs 10 x
+/// iodepth 4096` with the section's line only): each is now the file's key with its
+/// value and line, or fio's default named as such, and a group's refusal names the job
+/// that asks most.
+#[test]
+fn job_file_memory_and_aio_refusals_name_the_files_keys_and_lines() {
+    let dir = tmp();
+    let d = dir.path().display();
+    // 4096 x 16 MiB buffers: 64 GiB, refused where less than 128 GiB is available.
+    if !require(
+        "less than 128 GiB of memory available",
+        mem_available() < 128 << 30,
+    ) {
+        return;
+    }
+    let job = dir.path().join("mem.fio");
+    std::fs::write(
+        &job,
+        format!("[a]\nioengine=io_uring\niodepth=4096\nbs=16m\nfilename={d}/a.dat\nsize=16m\n"),
+    )
+    .unwrap();
+    let err = fio_refusal(&job);
+    assert!(
+        err.contains("mem.fio:3 [a]: numjobs=1 (the default) x iodepth=4096 x bs")
+            && err.contains("lower numjobs, iodepth or bs"),
+        "{err}"
+    );
+    assert!(!err.contains("--"), "no iomark flag: {err}");
+    // A group: the second job is the one refused, with its own lines and the global's.
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nioengine=io_uring\nbs=16m\nsize=16m\niodepth=4096\n\
+             [a]\nfilename={d}/a.dat\niodepth=1\n[b]\nfilename={d}/b.dat\n"
+        ),
+    )
+    .unwrap();
+    let err = fio_refusal(&job);
+    assert!(
+        err.contains("mem.fio:5 [b]: numjobs=1 (the default) x iodepth=4096 x bs"),
+        "{err}"
+    );
+    assert!(!err.contains("--"), "no iomark flag: {err}");
+
+    // AIO events: jobs of QD 4096 past fs.aio-max-nr, the later job asking more.
+    let read = |f: &str| {
+        std::fs::read_to_string(format!("/proc/sys/fs/{f}"))
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+    };
+    let (Some(max), Some(used)) = (read("aio-max-nr"), read("aio-nr")) else {
+        require("/proc/sys/fs/aio-max-nr and aio-nr", false);
+        return;
+    };
+    let jobs = max.saturating_sub(used) / 4096 + 1;
+    if !require("at most 64 jobs of QD 4096 pass fs.aio-max-nr", jobs <= 64) {
+        return;
+    }
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nioengine=libaio\ndirect=1\nsize=1m\niodepth=4096\n\
+             [a]\nfilename={d}/a.dat\n[b]\nfilename={d}/b.dat\nnumjobs={jobs}\n"
+        ),
+    )
+    .unwrap();
+    let err = fio_refusal(&job);
+    assert!(
+        err.contains(&format!(
+            "mem.fio:10 [b]: numjobs={jobs} x iodepth=4096 (mem.fio:5) with ioengine=libaio (mem.fio:2) needs"
+        )) && err.contains("lower numjobs or iodepth"),
+        "{err}"
+    );
+    assert!(!err.contains("--"), "no iomark flag: {err}");
+}
