@@ -97,3 +97,52 @@ fn job_file_memory_and_aio_refusals_name_the_files_keys_and_lines() {
     );
     assert!(!err.contains("--"), "no iomark flag: {err}");
 }
+
+/// The cells of the HTML table row whose first cell is `first` (every such row).
+fn html_rows(page: &str, first: &str) -> Vec<Vec<String>> {
+    let start = format!("<tr><td>{first}</td>");
+    page.match_indices(&start)
+        .map(|(i, _)| {
+            let row = &page[i..i + page[i..].find("</tr>").unwrap()];
+            row.split("<td>")
+                .skip(1)
+                .map(|c| c.trim_end_matches("</td>").to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Item 2: the "(sum)" row of a reader and a writer measured together showed the
+/// group's total IOPS beside the reads' latencies alone (probe 12, section 8). The sum
+/// row now has no latency, and a row for each direction gives its own: the group's
+/// reads are the reader's alone and its writes the writer's, so each direction's row has
+/// that job's own percentiles.
+#[test]
+fn a_groups_sum_row_gives_each_directions_latencies_with_its_figures() {
+    let dir = tmp();
+    let job = dir.path().join("g.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=psync\nsize=4m\nbs=4k\nruntime=0.3\ntime_based\ngroup_reporting\n\
+         [r]\nfilename=${DIR}/r.dat\nrw=randread\n[w]\nfilename=${DIR}/w.dat\nrw=randwrite\n",
+    )
+    .unwrap();
+    let doc = iomark_fio_json(&job, dir.path(), &[]);
+    let res = write_json(dir.path(), "g.json", &doc);
+    let page = report(&[res.as_path()], &dir.path().join("g.html"));
+    let sum = html_rows(&page, "group: r + w (sum)");
+    assert_eq!(sum.len(), 2, "a sum row under each job");
+    for row in &sum {
+        assert_eq!((row[4].as_str(), row[5].as_str()), ("-", "-"), "{row:?}");
+    }
+    for (job, dir) in [("r", "read"), ("w", "write")] {
+        let own = html_rows(&page, job);
+        let own = own.iter().find(|r| r[1] != dir).expect("the job's own row");
+        let by_dir = html_rows(&page, &format!("group: r + w (sum): {dir}"));
+        assert_eq!(by_dir.len(), 2, "{dir} under each job");
+        for row in &by_dir {
+            // p50 and p99, and the I/Os iomark counted.
+            assert_eq!(row[4..7], own[4..7], "{dir}: {row:?} vs {own:?}");
+        }
+    }
+}
