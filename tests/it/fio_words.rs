@@ -146,3 +146,56 @@ fn a_groups_sum_row_gives_each_directions_latencies_with_its_figures() {
         }
     }
 }
+
+/// fio run on `job` (in its directory) with `--output-format=FORMAT` into `out`; `false`
+/// (after `require`) without fio.
+fn run_fio(job: &Path, format: &str, out: &Path) -> bool {
+    if !require_tool("fio", "fio (apt install fio)") {
+        return false;
+    }
+    let o = std::process::Command::new("fio")
+        .current_dir(job.parent().unwrap())
+        .arg(format!("--output-format={format}"))
+        .arg("--output")
+        .arg(out)
+        .arg(job)
+        .output()
+        .unwrap();
+    assert!(out.exists(), "fio wrote nothing: {o:?}");
+    true
+}
+
+/// `iomark report FILE --format md` (expects success).
+fn report_md(file: &Path) -> String {
+    let md = stdout_of(&["report", file.to_str().unwrap(), "--format", "md"]);
+    String::from_utf8(md).unwrap()
+}
+
+/// Item 3: a fio job that failed (its `error` 22: direct I/O of 1000-byte blocks) was
+/// imported with the note "fio did not report p50, … (clat_percentiles=0 or a
+/// percentile_list without them)": the job asked for them; it failed. The note says so,
+/// with fio's error.
+#[test]
+fn a_failed_fio_jobs_missing_percentiles_are_put_down_to_its_failure() {
+    let dir = tmp();
+    let job = dir.path().join("f.fio");
+    std::fs::write(
+        &job,
+        "[a]\nfilename=f.dat\nsize=1m\ndirect=1\nbs=1000\nrw=randread\nioengine=psync\n",
+    )
+    .unwrap();
+    let out = dir.path().join("f.json");
+    if !run_fio(&job, "json", &out) {
+        return;
+    }
+    let err = read_json(&out)["jobs"][0]["error"].as_i64().unwrap();
+    assert_ne!(err, 0, "fio's job failed");
+    let md = report_md(&out);
+    assert!(
+        md.contains(&format!(
+            "- a (fio): the job failed (fio error {err}: Invalid argument): fio reported no p50, p90, p99"
+        )),
+        "{md}"
+    );
+    assert!(!md.contains("clat_percentiles=0"), "{md}");
+}

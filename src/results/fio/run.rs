@@ -44,7 +44,14 @@ pub(super) fn job_run(
     let runtime_dirs = drop_verify_phase(verifies, &mut m.read, &mut warnings);
     let (name, group_members) = j.group_name(spec.jobs, &m, verifies, &mut warnings);
     let (status, error) = j.status();
-    let percentiles = percentiles_label(copies.len(), &m, &mut warnings);
+    // fio gives no percentiles of a job that failed before an I/O completed.
+    let asked_none = j.opts.flag("clat_percentiles") == Some(false)
+        || j.opts.flag("lat_percentiles") == Some(false)
+        || j.opts.get("percentile_list").is_some();
+    let failed = error
+        .as_deref()
+        .filter(|_| status == Status::Failed && !asked_none);
+    let percentiles = percentiles_label(copies.len(), &m, failed, &mut warnings);
     let elapsed_s = j.elapsed_s(runtime_dirs, verifies);
     let Measured {
         kind,
@@ -363,8 +370,14 @@ fn drop_verify_phase(
 }
 
 /// How the run's percentiles were had ("fio", "merged" or "one copy"), with warnings for
-/// a job fio reported copy by copy and for percentiles fio did not give.
-fn percentiles_label(copies: usize, m: &Measured, warnings: &mut Vec<String>) -> String {
+/// a job fio reported copy by copy and for percentiles fio did not give: because the job
+/// failed (`failed`, fio's error) when it asked for them, else because it did not.
+fn percentiles_label(
+    copies: usize,
+    m: &Measured,
+    failed: Option<&str>,
+    warnings: &mut Vec<String>,
+) -> String {
     let label = if copies > 1 {
         if m.merged {
             warnings.push(format!(
@@ -380,11 +393,16 @@ fn percentiles_label(copies: usize, m: &Measured, warnings: &mut Vec<String>) ->
     } else {
         "fio"
     };
-    if !m.missing.is_empty() {
-        warnings.push(format!(
+    match (m.missing.is_empty(), failed) {
+        (true, _) => {}
+        (false, Some(e)) => warnings.push(format!(
+            "the job failed ({e}): fio reported no {} (none of a direction whose I/Os did not complete): shown as n/a",
+            m.missing.join(", "),
+        )),
+        (false, None) => warnings.push(format!(
             "fio did not report {} (clat_percentiles=0 or a percentile_list without them): shown as n/a",
             m.missing.join(", ")
-        ));
+        )),
     }
     label.to_string()
 }
