@@ -199,3 +199,61 @@ fn a_failed_fio_jobs_missing_percentiles_are_put_down_to_its_failure() {
     );
     assert!(!md.contains("clat_percentiles=0"), "{md}");
 }
+
+/// The cell of column `col` in the md table row of `run` and `dir`.
+fn md_cell(md: &str, run: &str, dir: &str, col: &str) -> String {
+    let header: Vec<&str> = (md.lines())
+        .find(|l| l.starts_with("| run |"))
+        .unwrap_or_else(|| panic!("{md}"))
+        .split(" | ")
+        .collect();
+    let at = header
+        .iter()
+        .position(|h| h.trim_matches('|').trim() == col);
+    let row = (md.lines())
+        .find(|l| l.starts_with(&format!("| {run} | {dir} |")))
+        .unwrap_or_else(|| panic!("no row {run} {dir}: {md}"));
+    row.split(" | ").nth(at.unwrap()).unwrap().to_string()
+}
+
+/// Item 4: a `group_reporting` entry of different jobs, imported from
+/// `--output-format=json,normal`, had 1 in its `jobs` column (the last job's numjobs)
+/// although fio's normal text says how many jobs the group holds ("(groupid=0,
+/// jobs=3)"): the column is that number now, and "?" from the JSON alone, which does not
+/// say.
+#[test]
+fn a_group_reporting_entrys_jobs_are_fios_count_or_unknown() {
+    let dir = tmp();
+    let job = dir.path().join("g.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=psync\nsize=1m\nfilename=g.dat\ngroup_reporting\nbs=4k\n\
+         [r]\nrw=randread\nnumjobs=2\n[w]\nrw=randwrite\n",
+    )
+    .unwrap();
+    let both = dir.path().join("g.out");
+    if !run_fio(&job, "json,normal", &both) {
+        return;
+    }
+    let text = std::fs::read_to_string(&both).unwrap();
+    let fios = text
+        .split("(groupid=0, jobs=")
+        .nth(1)
+        .and_then(|t| t.split(')').next())
+        .unwrap_or_else(|| panic!("fio's text names the group's jobs: {text}"));
+    assert_eq!(fios, "3", "fio's own count: {text}");
+    let md = report_md(&both);
+    for dir in ["read", "write"] {
+        assert_eq!(
+            md_cell(&md, "group of 3 jobs: r, w (fio)", dir, "jobs"),
+            fios
+        );
+    }
+    let json = dir.path().join("g.json");
+    run_fio(&job, "json", &json);
+    let md = report_md(&json);
+    for dir in ["read", "write"] {
+        assert_eq!(md_cell(&md, "group of jobs: r, … (fio)", dir, "jobs"), "?");
+    }
+    assert!(md.contains("jobs shown as ?"), "{md}");
+}

@@ -26,7 +26,11 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -
         esc(&crate::report::notes::engine_on_target(r)),
         esc(&format!("{:?}", r.target.kind).to_lowercase()),
         crate::report::notes::span_words(r),
-        if r.spec.direct { "direct" } else { "buffered" },
+        crate::report::fmt::known_or(
+            r,
+            "direct",
+            if r.spec.direct { "direct" } else { "buffered" }.into()
+        ),
         r.repetitions.len()
     );
     if let Some(e) = &r.error {
