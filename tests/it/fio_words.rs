@@ -257,3 +257,48 @@ fn a_group_reporting_entrys_jobs_are_fios_count_or_unknown() {
     }
     assert!(md.contains("jobs shown as ?"), "{md}");
 }
+
+/// Item 6: fio's terse output names no options, yet its import showed "buffered", qd 1
+/// and jobs 1 (iomark's defaults) as if known, against a job of direct=1, iodepth=4 and
+/// numjobs=2: every report format now shows them unknown.
+#[test]
+fn terse_imports_show_what_terse_does_not_say_as_unknown() {
+    let dir = tmp();
+    let job = dir.path().join("t.fio");
+    std::fs::write(
+        &job,
+        "[a]\nfilename=t.dat\nsize=1m\ndirect=1\niodepth=4\nioengine=libaio\nrw=randread\n\
+         bs=4k\nnumjobs=2\ngroup_reporting\n",
+    )
+    .unwrap();
+    let terse = dir.path().join("t.terse");
+    if !run_fio(&job, "terse", &terse) {
+        return;
+    }
+    let md = report_md(&terse);
+    for (col, job_says) in [("qd", "4"), ("jobs", "2"), ("io", "direct")] {
+        let cell = md_cell(&md, "a (fio)", "read", col);
+        assert_eq!(cell, "?", "{col}: the job says {job_says}; {md}");
+    }
+    let csv = stdout_of(&["report", terse.to_str().unwrap(), "--format", "csv"]);
+    let csv = String::from_utf8(csv).unwrap();
+    let row = csv.lines().nth(1).unwrap();
+    assert!(row.starts_with("a (fio),read,,,,read,4k,?,?,?,"), "{csv}");
+    let json = stdout_of(&["report", terse.to_str().unwrap(), "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let fio = &doc["runs"][0]["fio"];
+    assert_eq!(
+        fio["unknown"],
+        serde_json::json!(["engine", "qd", "jobs", "direct"])
+    );
+    assert_eq!(fio["ioengine"], "?", "{fio}");
+    let page = report(&[terse.as_path()], &dir.path().join("t.html"));
+    assert!(
+        page.contains("? on a (file, span unknown) · ? · 1 repetition(s)"),
+        "the run's line: engine and direct unknown"
+    );
+    assert!(
+        !page.contains("psync") && !page.contains("buffered ·"),
+        "nothing invented"
+    );
+}
