@@ -302,3 +302,34 @@ fn terse_imports_show_what_terse_does_not_say_as_unknown() {
         "nothing invented"
     );
 }
+
+/// Item 5: a fio job without `filename` (fio names its files `a.0.0`, `a.1.0`, … after
+/// the job, in `directory`) was imported as a run "on a" (the job's name): it is now
+/// labelled with the files fio made, checked against the files fio left in the directory.
+#[test]
+fn a_fio_job_without_filename_is_labelled_with_the_files_fio_made() {
+    let dir = tmp();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let job = dir.path().join("n.fio");
+    std::fs::write(
+        &job,
+        "[global]\nsize=256k\nrw=randread\nbs=4k\n[a]\nnumjobs=2\n\
+         [b]\nstonewall\ndirectory=sub\nnrfiles=2\n",
+    )
+    .unwrap();
+    let out = dir.path().join("n.json");
+    if !run_fio(&job, "json", &out) {
+        return;
+    }
+    let page = report(&[out.as_path()], &dir.path().join("n.html"));
+    for (run, files) in [
+        ("a", vec!["a.0.0", "a.1.0"]),
+        ("b", vec!["sub/b.0.0", "sub/b.0.1"]),
+    ] {
+        for f in &files {
+            assert!(dir.path().join(f).is_file(), "fio made {f}");
+        }
+        let line = format!("psync on {} (file, span", files.join(", "));
+        assert!(page.contains(&line), "{run}: {line} in the page");
+    }
+}
