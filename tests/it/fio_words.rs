@@ -333,3 +333,95 @@ fn a_fio_job_without_filename_is_labelled_with_the_files_fio_made() {
         assert!(page.contains(&line), "{run}: {line} in the page");
     }
 }
+
+/// Item 7: `iomark fio --dry-run` said every file the study makes was the first job's
+/// size ("… f1.dat, f2.dat is made for the study (16 MiB)") where `nrfiles=3` files are a
+/// third of `size` each and `filename=f1:f2` files half of it: the plan now gives each
+/// file with its length (in its text and as `files_made` in its JSON), and the real run
+/// (with --keep) makes exactly those.
+#[test]
+fn the_dry_run_lists_each_file_with_the_length_the_run_makes_it() {
+    let dir = tmp();
+    let job = dir.path().join("s.fio");
+    std::fs::write(
+        &job,
+        "[global]\ndirectory=${DIR}\nsize=1m\nioengine=psync\nbs=4k\n\
+         [a]\nrw=randread\nnumjobs=2\n\
+         [b]\nstonewall\nrw=write\nnrfiles=3\n\
+         [c]\nstonewall\nrw=randwrite\nfilename=f1.dat:f2.dat\nsize=512k\n",
+    )
+    .unwrap();
+    let plan = |json: bool| {
+        let mut cmd = iomark();
+        cmd.arg("fio")
+            .arg(&job)
+            .arg("--dry-run")
+            .env("DIR", dir.path());
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().unwrap();
+        assert_success(&out);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let doc: serde_json::Value = serde_json::from_str(&plan(true)).unwrap();
+    let planned: Vec<(String, u64)> = (doc["files_made"].as_array())
+        .unwrap_or_else(|| panic!("files_made in {doc}"))
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let d = dir.path().display();
+    let third = (1 << 20) / 3;
+    // a's copies: one file or one each, as iomark runs them; each of size.
+    for (path, len) in &planned {
+        if path.contains("/a.") {
+            assert_eq!(*len, 1 << 20, "{path}");
+        }
+    }
+    let rest: Vec<(String, u64)> = planned
+        .iter()
+        .filter(|(p, _)| !p.contains("/a."))
+        .cloned()
+        .collect();
+    let want = [
+        (format!("{d}/b.0.0"), third),
+        (format!("{d}/b.0.1"), third),
+        (format!("{d}/b.0.2"), third),
+        (format!("{d}/f1.dat"), 256 << 10),
+        (format!("{d}/f2.dat"), 256 << 10),
+    ];
+    assert_eq!(rest, want);
+    let text = plan(false);
+    assert!(
+        text.contains(&format!(
+            "{d}/b.0.0, {d}/b.0.1, {d}/b.0.2 (341.3 KiB each), \
+             {d}/f1.dat, {d}/f2.dat (256 KiB each) are made for the study"
+        )),
+        "{text}"
+    );
+    // The run makes what the plan said (ls -l).
+    let out = iomark()
+        .arg("fio")
+        .arg(&job)
+        .args(["--keep", "-q", "-o"])
+        .arg(dir.path().join("r.json"))
+        .env("DIR", dir.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let mut made: Vec<(String, u64)> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| !["s.fio", "r.json"].contains(&e.file_name().to_str().unwrap()))
+        .map(|e| (e.path().display().to_string(), e.metadata().unwrap().len()))
+        .collect();
+    made.sort();
+    let mut planned = planned;
+    planned.sort();
+    assert_eq!(made, planned, "ls -l after the run against the plan");
+}
