@@ -289,13 +289,13 @@ fn terse_imports_show_what_terse_does_not_say_as_unknown() {
     let fio = &doc["runs"][0]["fio"];
     assert_eq!(
         fio["unknown"],
-        serde_json::json!(["engine", "qd", "jobs", "direct"])
+        serde_json::json!(["target", "engine", "qd", "jobs", "direct"])
     );
     assert_eq!(fio["ioengine"], "?", "{fio}");
     let page = report(&[terse.as_path()], &dir.path().join("t.html"));
     assert!(
-        page.contains("? on a (file, span unknown) · ? · 1 repetition(s)"),
-        "the run's line: engine and direct unknown"
+        page.contains("? on ? (file, span unknown) · ? · 1 repetition(s)"),
+        "the run's line: engine, file and direct unknown"
     );
     assert!(
         !page.contains("psync") && !page.contains("buffered ·"),
