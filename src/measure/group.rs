@@ -28,22 +28,28 @@ use crate::workload::data::DataGen;
 use crate::workload::seed::{spec_stream, target_stream};
 
 /// The checks of runs measured together, before any target is touched: each alone, and
-/// the AIO events of all of them.
+/// the AIO events of all of them. A refusal names the run it is about (`NAME: …`), so a
+/// job file's refusal names that job's lines (`fio_job::in_job_terms`).
 fn check_members(members: &[(&Spec, &TargetPolicy)]) -> Result<()> {
     for (spec, _) in members {
-        spec.validate()?;
+        let named = |e: Error| match e {
+            Error::Usage(m) => Error::Usage(format!("{}: {m}", spec.name())),
+            Error::Target(m) => Error::Target(format!("{}: {m}", spec.name())),
+            e => e,
+        };
+        spec.validate().map_err(named)?;
         if !spec.targets.is_empty() || spec.verify {
-            return Err(Error::usage(format!(
-                "{}: a run measured with others has one target and no --verify; run it alone",
-                spec.name()
+            return Err(named(Error::usage(
+                "a run measured with others has one target and no --verify; run it alone",
             )));
         }
         check_memory(
             spec,
             crate::io::env::mem_available(),
             crate::io::env::address_space_room(),
-        )?;
-        crate::measure::launch::check_cpus(spec)?;
+        )
+        .map_err(named)?;
+        crate::measure::launch::check_cpus(spec).map_err(named)?;
     }
     crate::measure::launch::check_aio(&members.iter().map(|(s, _)| *s).collect::<Vec<_>>())
 }

@@ -181,6 +181,8 @@ pub(crate) fn check_aio(specs: &[&Spec]) -> Result<(), Error> {
 }
 
 /// The events the libaio jobs of `specs` ask for, against `max` of which `used` are taken.
+/// Runs measured together are named by the one asking most (`NAME: …`), so a job file's
+/// refusal can name that job's lines (`fio_job::in_job_terms`).
 fn aio_fits(specs: &[&Spec], max: u64, used: u64) -> Result<(), Error> {
     let libaio: Vec<&&Spec> = (specs.iter())
         .filter(|s| s.engine == EngineKind::Libaio)
@@ -190,19 +192,35 @@ fn aio_fits(specs: &[&Spec], max: u64, used: u64) -> Result<(), Error> {
         false => u64::from(s.jobs) * u64::from(s.target_count()),
     };
     // Each job's context holds its queue (one slot more when it prepares ahead).
-    let need: u64 = (libaio.iter())
-        .map(|s| jobs(s) * crate::measure::worker::slots(s).max(1) as u64)
-        .sum();
+    let events = |s: &Spec| jobs(s) * crate::measure::worker::slots(s).max(1) as u64;
+    let need: u64 = libaio.iter().map(|s| events(s)).sum();
     let free = max.saturating_sub(used);
-    let Some(s) = libaio.first().filter(|_| need > free) else {
+    let Some(s) = (libaio.iter().rev())
+        .max_by_key(|s| events(s))
+        .filter(|_| need > free)
+    else {
         return Ok(());
     };
-    let asked = match libaio.len() {
-        1 => format!("--jobs {} x --qd {}", jobs(s), s.qd),
-        n => format!("{n} libaio runs together"),
+    let own = events(s);
+    let asked = format!(
+        "--jobs {} x --qd {} with --engine libaio needs {own} AIO events",
+        jobs(s),
+        s.qd
+    );
+    let asked = match (libaio.len() - 1, specs.len()) {
+        (_, 1) => asked,
+        (0, _) => format!("{}: {asked}", s.name()),
+        (1, _) => format!(
+            "{}: {asked}, {need} with the other libaio run measured with it,",
+            s.name()
+        ),
+        (n, _) => format!(
+            "{}: {asked}, {need} with the {n} other libaio runs measured with it,",
+            s.name()
+        ),
     };
     Err(Error::usage(format!(
-        "--engine libaio with {asked} needs {need} AIO events and the system grants {free} more (fs.aio-max-nr {max}, {used} in use): lower --jobs or --qd, raise the limit (sysctl -w fs.aio-max-nr={}), or use --engine io_uring",
+        "{asked} and the system grants {free} more (fs.aio-max-nr {max}, {used} in use): lower --jobs or --qd, raise the limit (sysctl -w fs.aio-max-nr={}), or use --engine io_uring",
         (used + need).next_power_of_two()
     )))
 }
@@ -334,7 +352,7 @@ mod tests {
         let msg = err.to_string();
         assert!(
             msg.starts_with(&format!(
-                "--engine libaio with --jobs 20 x --qd 4096 needs {need} AIO events and the system grants 65536 more (fs.aio-max-nr 65536, 0 in use)"
+                "--jobs 20 x --qd 4096 with --engine libaio needs {need} AIO events and the system grants 65536 more (fs.aio-max-nr 65536, 0 in use)"
             )) && msg.contains("sysctl -w fs.aio-max-nr=131072")
                 && msg.ends_with("or use --engine io_uring"),
             "{msg}"
@@ -343,9 +361,16 @@ mod tests {
         assert!(aio_fits(&[&s], 65536 + need, 65536).is_ok());
         assert!(aio_fits(&[&s], 65536 + need, 65537).is_err());
         // Runs started together add up; other engines ask for none.
+        // Runs measured together: the one asking most names them.
         s.jobs = 10;
-        let err = aio_fits(&[&s, &s], 65536, 0).unwrap_err().to_string();
-        assert!(err.contains("with 2 libaio runs together"), "{err}");
+        let mut big = s.clone();
+        (big.jobs, big.label) = (12, Some("big".into()));
+        let own = 12 * crate::measure::worker::slots(&s) as u64;
+        let err = aio_fits(&[&s, &big], 65536, 0).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("big: --jobs 12 x --qd 4096 with --engine libaio needs {own} AIO events, {} with the other libaio run measured with it, and the system grants", own + need / 2)),
+            "{err}"
+        );
         s.engine = EngineKind::IoUring;
         assert!(aio_fits(&[&s], 0, 0).is_ok());
     }

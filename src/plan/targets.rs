@@ -110,6 +110,25 @@ pub fn plan_targets(runs: &[StudyRun]) -> Vec<&str> {
     all
 }
 
+/// The files `runs` make, in plan order, each with the length it is made: the offset
+/// plus the span of the first run on it (the run that makes it; `Target::create`), the
+/// default size without `--size`. `exists` says which paths are there already (not made).
+pub fn made_files<'a>(runs: &'a [StudyRun], exists: &dyn Fn(&str) -> bool) -> Vec<(&'a str, u64)> {
+    let mut all: Vec<(&str, u64)> = Vec::new();
+    for s in runs.iter().map(|r| &r.plan.spec) {
+        if !s.engine.caps().needs_fd {
+            continue;
+        }
+        let len = s.offset + s.size.unwrap_or(crate::plan::DEFAULT_NEW_FILE_SIZE);
+        for t in s.target_paths() {
+            if !all.iter().any(|(p, _)| *p == t) && !exists(t) {
+                all.push((t, len));
+            }
+        }
+    }
+    all
+}
+
 /// Whether this process is a rank of an MPI job: built with the feature `mpi`, and
 /// started by a launcher (OpenMPI's mpirun, MPICH's hydra, Slurm's srun with PMI or PMIx).
 pub fn mpi_launched() -> bool {

@@ -19,13 +19,18 @@ pub(crate) use differs::labels;
 /// the seed: comparing those is the point.
 pub(crate) fn run_key(run: &Run) -> String {
     let s = &run.spec;
+    // A parameter an import does not give pairs with nothing but another unknown.
+    let known = |what, shown: String| crate::report::fmt::known_or(run, what, shown);
     let mut k = format!(
         "{} bs={} qd={} jobs={} {}",
         s.rw.name(),
         s.bs_text(),
-        s.qd,
-        s.jobs,
-        if s.direct { "direct" } else { "buffered" }
+        known("qd", s.qd.to_string()),
+        known("jobs", s.jobs.to_string()),
+        known(
+            "direct",
+            if s.direct { "direct" } else { "buffered" }.into()
+        ),
     );
     if s.rw.is_mixed() {
         k.push_str(&format!(" mix={}", s.rwmixread));

@@ -68,6 +68,22 @@ pub(crate) fn span_known(r: &crate::results::schema::Run) -> bool {
     r.fio.is_none() || r.target.span_bytes > 0
 }
 
+/// What a cell shows for a parameter another tool's output did not give.
+pub(crate) const UNKNOWN: &str = "?";
+
+/// `shown`, or [`UNKNOWN`] when `what` (`engine`, `qd`, `jobs`, `direct`) is a parameter
+/// the imported output of `r` does not give (`FioJob::unknown`).
+pub(crate) fn known_or(r: &crate::results::schema::Run, what: &str, shown: String) -> String {
+    match r
+        .fio
+        .as_ref()
+        .is_some_and(|f| f.unknown.iter().any(|u| u == what))
+    {
+        true => UNKNOWN.into(),
+        false => shown,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,6 +29,12 @@ pub fn dry_run_json(plan: &SuitePlan) -> String {
         .iter()
         .filter(|r| r.plan.spec.runtime_s.is_none())
         .count();
+    // The files the study makes, each with the length it is made.
+    let exists = |p: &str| std::path::Path::new(p).exists();
+    let made: Vec<serde_json::Value> = crate::plan::targets::made_files(&plan.runs, &exists)
+        .into_iter()
+        .map(|(path, bytes)| serde_json::json!({"path": path, "bytes": bytes}))
+        .collect();
     let runs: Vec<serde_json::Value> = plan
         .runs
         .iter()
@@ -51,6 +57,7 @@ pub fn dry_run_json(plan: &SuitePlan) -> String {
     serde_json::to_string_pretty(&serde_json::json!({
         "suite": plan.name,
         "target": plan.target,
+        "files_made": made,
         "runs": runs,
         "estimate_s": est.low_s,
         "estimate_max_s": est.high_s,

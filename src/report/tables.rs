@@ -80,9 +80,14 @@ fn lat_cell(r: &Run, name: Option<&str>, ns: f64) -> String {
 }
 
 /// The parameter cells of a run: [`spec_cells`], with fio's own rw and block sizes for
-/// an imported fio job (`bssplit 4k/50:64k/50 (average 18.7k)`, `4k,64k`, `randtrim`).
+/// an imported fio job (`bssplit 4k/50:64k/50 (average 18.7k)`, `4k,64k`, `randtrim`),
+/// and "?" for its depth, jobs or direct I/O where fio's output does not say them.
 pub(crate) fn run_spec_cells(r: &Run) -> [String; 6] {
     let mut c = spec_cells(&r.spec);
+    // What the imported output does not say is shown as such, not as iomark's default.
+    for (i, what) in [(2, "qd"), (3, "jobs"), (4, "direct")] {
+        c[i] = crate::report::fmt::known_or(r, what, std::mem::take(&mut c[i]));
+    }
     if let Some(f) = &r.fio {
         c[1] = f.bs.clone();
         if r.status == Status::Unsupported {

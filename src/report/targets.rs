@@ -8,6 +8,7 @@ use crate::report::fmt::{NONE, fmt_count, fmt_lat, fmt_mbps};
 use crate::report::table::Table;
 use crate::results::env::DeviceDelta;
 use crate::results::schema::{DirStats, Repetition, Run, Status, Summary};
+use crate::results::summary::DirSummary;
 use crate::units::fmt_ns;
 
 /// The repetitions the tables summarise: the complete ones, all when none completed.
@@ -27,28 +28,75 @@ fn kernel_ios(d: &DeviceDelta) -> u64 {
     d.read_ios + d.write_ios + d.discard_ios
 }
 
-/// One row: a name, its device, its summary, and the I/Os of the counted repetitions as
-/// iomark and as the kernel counted them.
-fn row(
+/// One direction's I/Os in a device's kernel counters.
+type KernelCount = fn(&DeviceDelta) -> u64;
+
+/// The rows of one name: its device, its summary, and the I/Os of the counted
+/// repetitions as iomark and as the kernel counted them. Reads, writes and trims together
+/// have no one latency: a summary of more than one direction is a row of their sum
+/// without latencies, then a row for each direction with its own figures (said in the tables' notes).
+fn rows(
     name: &str,
     device: &str,
     s: &Summary,
     dirs: &[[DirStats; 3]],
     devs: &[Option<&DeviceDelta>],
-) -> Vec<String> {
-    let main = s.main();
-    let ios: u64 = dirs.iter().flatten().map(|d| d.ios).sum();
-    let kernel: Option<u64> = devs.iter().map(|d| d.map(kernel_ios)).sum();
-    vec![
-        name.to_string(),
-        device.to_string(),
-        fmt_count(s.total(|d| &d.iops).mean),
-        fmt_mbps(s.total(|d| &d.bw_bytes).mean),
-        fmt_lat(&main.lat_p50_ns),
-        fmt_lat(&main.lat_p99_ns),
-        ios.to_string(),
-        kernel.map_or(NONE.into(), |k| k.to_string()),
-    ]
+) -> Vec<Vec<String>> {
+    let ios = |i: usize| dirs.iter().map(|d| d[i].ios).sum::<u64>();
+    let kernel =
+        |f: fn(&DeviceDelta) -> u64| -> Option<u64> { devs.iter().map(|d| d.map(f)).sum() };
+    let cells =
+        |name: String, iops: f64, bw: f64, lat: Option<&DirSummary>, n: u64, k: Option<u64>| {
+            vec![
+                name,
+                device.to_string(),
+                fmt_count(iops),
+                fmt_mbps(bw),
+                lat.map_or(NONE.into(), |d| fmt_lat(&d.lat_p50_ns)),
+                lat.map_or(NONE.into(), |d| fmt_lat(&d.lat_p99_ns)),
+                n.to_string(),
+                k.map_or(NONE.into(), |k| k.to_string()),
+            ]
+        };
+    let each: [(&str, &DirSummary, KernelCount); 3] = [
+        ("read", &s.read, |d| d.read_ios),
+        ("write", &s.write, |d| d.write_ios),
+        ("trim", &s.trim, |d| d.discard_ios),
+    ];
+    let did: Vec<usize> = (0..3).filter(|&i| ios(i) > 0).collect();
+    let total = (0..3).map(ios).sum();
+    let (iops, bw) = (s.total(|d| &d.iops).mean, s.total(|d| &d.bw_bytes).mean);
+    if did.len() < 2 {
+        return vec![cells(
+            name.into(),
+            iops,
+            bw,
+            Some(s.main()),
+            total,
+            kernel(kernel_ios),
+        )];
+    }
+    let mut out = vec![cells(
+        name.into(),
+        iops,
+        bw,
+        None,
+        total,
+        kernel(kernel_ios),
+    )];
+    for i in did {
+        let (dir, d, k) = each[i];
+        let row = cells(
+            format!("{name}: {dir}"),
+            d.iops.mean,
+            d.bw_bytes.mean,
+            Some(d),
+            ios(i),
+            kernel(k),
+        );
+        out.push(row);
+    }
+    out
 }
 
 /// The per-target table of a run on several targets; `None` for a run on one.
@@ -79,20 +127,23 @@ pub(crate) fn run_targets(run: &Run) -> Option<Table> {
         let dirs: Vec<_> = per.iter().map(|p| [p.read, p.write, p.trim]).collect();
         let devs: Vec<_> = per.iter().map(|p| p.device.as_ref()).collect();
         let dev = device_of(i).unwrap_or(NONE);
-        let mut cells = row(&part.target.path, dev, &part.summary, &dirs, &devs);
         // A device under several targets: its counters are all of theirs, not this one's.
         let sharing = (0..run.targets.len())
             .filter(|&j| device_of(j).is_some_and(|d| d == dev))
             .count();
-        if sharing > 1 && cells[7] != NONE {
-            cells[7] = format!("{} ({dev}, all {sharing} targets)", cells[7]);
+        for mut cells in rows(&part.target.path, dev, &part.summary, &dirs, &devs) {
+            if sharing > 1 && cells[7] != NONE {
+                cells[7] = format!("{} ({dev}, all {sharing} targets)", cells[7]);
+            }
+            t.push(cells);
         }
-        t.push(cells);
     }
     let dirs: Vec<_> = reps.iter().map(|r| [r.read, r.write, r.trim]).collect();
     let devs: Vec<_> = reps.iter().map(|r| r.device.as_ref()).collect();
     let name = format!("all {} (aggregate)", run.targets.len());
-    t.push(row(&name, "", &run.summary, &dirs, &devs));
+    for cells in rows(&name, "", &run.summary, &dirs, &devs) {
+        t.push(cells);
+    }
     Some(t)
 }
 
@@ -114,7 +165,9 @@ pub(crate) fn run_group(run: &Run) -> Option<Table> {
     let dirs: Vec<_> = reps.iter().map(|r| [r.read, r.write, r.trim]).collect();
     let devs: Vec<_> = reps.iter().map(|r| r.device.as_ref()).collect();
     let dev = run.target.device.as_ref().map_or(NONE, |d| d.name.as_str());
-    t.push(row(&run.name, dev, &run.summary, &dirs, &devs));
+    for cells in rows(&run.name, dev, &run.summary, &dirs, &devs) {
+        t.push(cells);
+    }
     let complete: Vec<_> = (g.repetitions.iter())
         .filter(|r| r.status == Status::Complete)
         .collect();
@@ -126,12 +179,14 @@ pub(crate) fn run_group(run: &Run) -> Option<Table> {
     let dirs: Vec<_> = greps.iter().map(|r| [r.read, r.write, r.trim]).collect();
     let devs: Vec<_> = greps.iter().map(|r| r.device.as_ref()).collect();
     let name = format!("group: {} (sum)", g.runs.join(" + "));
-    t.push(row(&name, "", &g.summary, &dirs, &devs));
+    for cells in rows(&name, "", &g.summary, &dirs, &devs) {
+        t.push(cells);
+    }
     Some(t)
 }
 
 /// The note under a group's table.
-pub(crate) const GROUP_NOTE: &str = "measured together behind one start gate: each run's IOPS and MB/s are over its own window; the group's are every run's I/Os over the common window (the start to the last run's end), its percentiles from the runs' latency histograms merged";
+pub(crate) const GROUP_NOTE: &str = "measured together behind one start gate: each run's IOPS and MB/s are over its own window; the group's are every run's I/Os over the common window (the start to the last run's end), its percentiles from the runs' latency histograms merged; a row of reads and writes together has no one latency (-), the rows under it give each direction's own";
 
 /// The per-rank table of a run scaled out over MPI, from each repetition's `ranks`
 /// (means over the counted repetitions): each rank's host, target, IOPS and MB/s over
@@ -304,7 +359,7 @@ pub(crate) fn rank_chart(run: &Run) -> Option<String> {
 pub(crate) const RANKS_NOTE: &str = "each rank's IOPS and MB/s are over its own window, averaged over the repetitions, and its window is that share of the aggregate's; the slowest and the fastest rank are by MB/s; the aggregate (the run's figures) is every rank's I/Os over the common window, its percentiles from the ranks' histograms merged";
 
 /// The note under the per-target table: what the aggregate is.
-pub(crate) const AGGREGATE_NOTE: &str = "each target's IOPS and MB/s are over its own window; the aggregate's are all targets' I/Os over the common window (the first start to the last target's end), its percentiles from the targets' latency histograms merged";
+pub(crate) const AGGREGATE_NOTE: &str = "each target's IOPS and MB/s are over its own window; the aggregate's are all targets' I/Os over the common window (the first start to the last target's end), its percentiles from the targets' latency histograms merged; a row of reads and writes together has no one latency (-), the rows under it give each direction's own";
 
 /// Each repetition's throughput as a stack of the targets' shares: a target's bytes over
 /// the repetition's common window, so each bar's height is the aggregate MB/s.

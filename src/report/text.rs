@@ -362,16 +362,17 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
         plan.runs.len(),
         first.map_or("-", |s| s.engine.name())
     );
-    if let Some(s) = first.filter(|s| !plan.target_exists && s.engine.caps().needs_fd) {
-        let size = s.offset + s.size.unwrap_or(crate::plan::DEFAULT_NEW_FILE_SIZE);
+    let exists = |p: &str| std::path::Path::new(p).exists();
+    let made = crate::plan::targets::made_files(&plan.runs, &exists);
+    if let Some(s) = first.filter(|_| !made.is_empty()) {
         let _ = writeln!(
             out,
-            "file: {} is made for the study ({}{}) and {}",
-            crate::plan::targets::plan_targets(&plan.runs).join(", "),
-            fmt_size(size),
+            "file: {} {} made for the study{} and {}",
+            made_files_words(&made),
+            if made.len() == 1 { "is" } else { "are" },
             match s.new_file {
                 crate::plan::new_file::NewFile::Write => "",
-                crate::plan::new_file::NewFile::Allocate => ", allocated: nothing written first",
+                crate::plan::new_file::NewFile::Allocate => " (allocated: nothing written first)",
             },
             if plan.keep {
                 "kept (--keep)"
@@ -403,6 +404,22 @@ pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
     }
     let _ = writeln!(out, "estimated total: {}", estimate_words(&est));
     out
+}
+
+/// The files a study makes, each with its length, files of one length after each other
+/// said once: "a.0.0 (16 MiB), b.0.0, b.0.1 (5.3 MiB each)".
+fn made_files_words(made: &[(&str, u64)]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < made.len() {
+        let len = made[i].1;
+        let n = made[i..].iter().take_while(|(_, l)| *l == len).count();
+        let names: Vec<&str> = made[i..i + n].iter().map(|(p, _)| *p).collect();
+        let each = if n > 1 { " each" } else { "" };
+        parts.push(format!("{} ({}{each})", names.join(", "), fmt_size(len)));
+        i += n;
+    }
+    parts.join(", ")
 }
 
 /// "5:04 to 25:04 (5 to 25 rounds: it stops once steady), size-based runs at an assumed

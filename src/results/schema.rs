@@ -157,6 +157,12 @@ pub struct FioJob {
     /// fio's error number for the job (0: none).
     #[serde(default)]
     pub error: i64,
+    /// What fio's output does not say, shown as "?" (the `spec` field holds iomark's
+    /// default; an unknown `target` is `?`): `target`, `engine`, `qd`, `jobs`, `direct`
+    /// (terse output names no options; a
+    /// `group_reporting` entry of different jobs, in JSON alone, not how many).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<String>,
 }
 
 /// One workload and all its repetitions.

@@ -25,6 +25,7 @@ mod fio_import;
 mod fio_jobs;
 mod fio_options;
 mod fio_sizes;
+mod fio_words;
 mod fuzz;
 mod ground_truth;
 mod guard;

@@ -429,7 +429,7 @@ fn dry_run_estimates_every_study_and_names_the_file_it_makes() {
     assert!(steady.contains("5 to 7 rounds"), "{steady}");
     assert!(steady.contains("assumed 500 MB/s"), "{steady}");
     assert!(
-        steady.contains("is made for the study (1 GiB) and removed at the end"),
+        steady.contains("(1 GiB) is made for the study and removed at the end"),
         "{steady}"
     );
     let wsat = listing(&["wsat", "--size", "64m"]);

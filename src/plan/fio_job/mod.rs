@@ -230,8 +230,18 @@ fn in_fio_terms(job: &MappedJob, msg: &str) -> Error {
         (Some(_), Some(v)) => msg.replacen(&format!("{flag} {v}"), kv, 1),
         _ => msg.to_string(),
     };
-    for (o, kv2, _) in &job.sources {
+    // The other options with their values, each as its line says (and where, when
+    // another line); then any mention of them by their key.
+    for (o, kv2, at2) in &job.sources {
         let k = kv2.split('=').next().unwrap_or(kv2);
+        if let (true, Some(v)) = (kv2.contains('='), job.opt(o)) {
+            let whole = if at2 == at {
+                kv2.clone()
+            } else {
+                format!("{kv2} ({at2})")
+            };
+            text = replace_flag(&text, &format!("--{o} {v}"), &whole);
+        }
         text = replace_flag(&text, &format!("--{o}"), k);
     }
     text = plain_flags(&text);
@@ -253,6 +263,15 @@ fn in_fio_terms(job: &MappedJob, msg: &str) -> Error {
 /// iomark's own flags that a job file says otherwise, in fio's words.
 fn plain_flags(text: &str) -> String {
     let mut text = text.to_string();
+    // Jobs and depth the file leaves at fio's default (1) are named as fio's keys.
+    for (flag, key) in [("--jobs", "numjobs"), ("--qd", "iodepth")] {
+        text = replace_flag(
+            &text,
+            &format!("{flag} 1"),
+            &format!("{key}=1 (the default)"),
+        );
+        text = replace_flag(&text, flag, key);
+    }
     text = text.replace("--engine ", "ioengine=");
     for (flag, by) in [
         ("--buffered", "direct=0"),
@@ -333,12 +352,15 @@ pub fn in_job_terms(jobs: &[MappedJob], at: std::ops::Range<usize>, e: Error) ->
     let Some(group) = jobs.get(at) else {
         return e;
     };
+    // A refusal about one run of a group starts with its name (`NAME: …`).
+    let about = (group.iter()).find_map(|j| Some((j, msg.strip_prefix(&format!("{}: ", j.name))?)));
     let names =
         |j: &MappedJob| (j.sources.iter()).any(|(ours, _, _)| msg.contains(&format!("--{ours}")));
-    let job = match group {
-        [one] => one,
-        _ => match group.iter().find(|j| names(j)) {
-            Some(j) => j,
+    let (job, msg) = match (group, about) {
+        (_, Some((j, rest))) => (j, rest.to_string()),
+        ([one], None) => (one, msg),
+        (_, None) => match group.iter().find(|j| names(j)) {
+            Some(j) => (j, msg),
             None => return e,
         },
     };

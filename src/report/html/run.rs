@@ -26,7 +26,11 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -
         esc(&crate::report::notes::engine_on_target(r)),
         esc(&format!("{:?}", r.target.kind).to_lowercase()),
         crate::report::notes::span_words(r),
-        if r.spec.direct { "direct" } else { "buffered" },
+        crate::report::fmt::known_or(
+            r,
+            "direct",
+            if r.spec.direct { "direct" } else { "buffered" }.into()
+        ),
         r.repetitions.len()
     );
     if let Some(e) = &r.error {
@@ -115,10 +119,17 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -
     if !amp.rows.is_empty() {
         out.push_str(&amp.html("env"));
     }
+    // The fields an import does not give (named as the spec's) are shown unknown.
+    let mut spec = serde_json::to_value(&r.spec).unwrap_or_default();
+    for what in r.fio.iter().flat_map(|f| &f.unknown) {
+        if let Some(v) = spec.get_mut(what) {
+            *v = crate::report::fmt::UNKNOWN.into();
+        }
+    }
     let _ = write!(
         out,
         "<details><summary>Full spec</summary><pre>{}</pre></details></article>",
-        esc(&serde_json::to_string_pretty(&r.spec).unwrap_or_default())
+        esc(&serde_json::to_string_pretty(&spec).unwrap_or_default())
     );
     out
 }

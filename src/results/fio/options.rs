@@ -148,7 +148,10 @@ fn mix_side(side: &str, split: bool, kb: u64) -> Option<BsMix> {
 /// The workload of a job, from its options (the job's own, else the global ones).
 pub(super) fn job_spec(name: &str, opts: &Opts, rw: Option<Rw>, bs: u64, kb: u64) -> Spec {
     let rw = rw.unwrap_or(Rw::Read);
-    let mut spec = Spec::new(opts.get("filename").unwrap_or(name));
+    let mut spec = match opts.get("filename") {
+        Some(f) => Spec::new(f),
+        None => Spec::new(own_files(name, opts)),
+    };
     spec.rw = rw;
     spec.rwmixread = opts
         .get("rwmixread")
@@ -184,6 +187,38 @@ pub(super) fn job_spec(name: &str, opts: &Opts, rw: Option<Rw>, bs: u64, kb: u64
         .map(|d| d.as_secs_f64());
     spec.data = DataSpec::default();
     spec
+}
+
+/// The files fio made for a job without `filename`, named as fio names them:
+/// `filename_format` (`$jobname.$jobnum.$filenum` by default) for each copy (`numjobs`)
+/// and file (`nrfiles`), in `directory` (several directories: fio spreads the files
+/// over them, so each is named with the list); up to 4 named, more as the first and last
+/// with how many.
+fn own_files(name: &str, opts: &Opts) -> String {
+    let count = |k: &str| opts.get(k).and_then(|s| s.parse::<u32>().ok()).unwrap_or(1);
+    let (jobs, files) = (count("numjobs").max(1), count("nrfiles").max(1));
+    let format = opts
+        .get("filename_format")
+        .unwrap_or("$jobname.$jobnum.$filenum");
+    let dir = opts.get("directory").filter(|d| !d.is_empty());
+    let path = |j: u32, f: u32| {
+        let file = (format.replace("$jobname", name))
+            .replace("$jobnum", &j.to_string())
+            .replace("$filenum", &f.to_string());
+        match dir {
+            Some(d) if d.contains(':') => format!("{{{d}}}/{file}"),
+            Some(d) => format!("{}/{file}", d.trim_end_matches('/')),
+            None => file,
+        }
+    };
+    let all: Vec<String> = (0..jobs)
+        .flat_map(|j| (0..files).map(move |f| (j, f)))
+        .map(|(j, f)| path(j, f))
+        .collect();
+    match all.len() {
+        0..=4 => all.join(", "),
+        n => format!("{} … {} ({n} files)", all[0], all[n - 1]),
+    }
 }
 
 #[cfg(test)]

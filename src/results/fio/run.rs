@@ -42,9 +42,23 @@ pub(super) fn job_run(
     )];
     let verifies = j.verifies();
     let runtime_dirs = drop_verify_phase(verifies, &mut m.read, &mut warnings);
-    let (name, group_members) = j.group_name(spec.jobs, &m, verifies, &mut warnings);
+    let (name, group_members, group_jobs) = j.group_name(spec.jobs, &m, verifies, &mut warnings);
+    // An entry of different jobs is as many jobs as fio's text says, or an unknown number.
+    let mut unknown = Vec::new();
+    match group_jobs {
+        Some(Some(n)) => spec.jobs = n,
+        Some(None) => unknown.push("jobs".to_string()),
+        None => {}
+    }
     let (status, error) = j.status();
-    let percentiles = percentiles_label(copies.len(), &m, &mut warnings);
+    // fio gives no percentiles of a job that failed before an I/O completed.
+    let asked_none = j.opts.flag("clat_percentiles") == Some(false)
+        || j.opts.flag("lat_percentiles") == Some(false)
+        || j.opts.get("percentile_list").is_some();
+    let failed = error
+        .as_deref()
+        .filter(|_| status == Status::Failed && !asked_none);
+    let percentiles = percentiles_label(copies.len(), &m, failed, &mut warnings);
     let elapsed_s = j.elapsed_s(runtime_dirs, verifies);
     let Measured {
         kind,
@@ -88,6 +102,7 @@ pub(super) fn job_run(
             percentiles,
             missing_percentiles: missing,
             error: num(j.job, "error") as i64,
+            unknown,
         }),
         targets: Vec::new(),
         mpi: None,
@@ -190,14 +205,16 @@ impl<'a> Job<'a> {
     }
 
     /// The run's name (the job's, or the group's when fio's group_reporting merged
-    /// different jobs into this entry) and the group's members; warns of the merging.
+    /// different jobs into this entry), the group's members, and for such an entry how
+    /// many jobs it covers (`Some(None)`: fio's JSON alone does not say); warns of the
+    /// merging.
     fn group_name(
         &self,
         numjobs: u32,
         m: &Measured,
         verifies: bool,
         warnings: &mut Vec<String>,
-    ) -> (String, Vec<String>) {
+    ) -> (String, Vec<String>, Option<Option<u32>>) {
         let (_, group, jobname) = self.key;
         let info = self.info;
         // group_reporting: one entry stands for every job of the group.
@@ -226,13 +243,21 @@ impl<'a> Job<'a> {
             };
             warnings.push(format!(
                 "fio's group_reporting merged different jobs into this entry ({}): the figures are the group's; rw, bs and the other options shown are only the last job's",
-                if members.is_empty() { "fio's JSON does not say which; its normal output does".to_string() } else { members.join(", ") }
+                match (members.is_empty(), n_jobs) {
+                    (false, _) => members.join(", "),
+                    (true, Some(_)) => "fio's JSON does not say which; its normal output does".to_string(),
+                    (true, None) => "fio's JSON does not say which or how many: jobs shown as ?; its normal output does".to_string(),
+                }
             ));
-            return (format!("group of {count}jobs: {names}"), members);
+            return (
+                format!("group of {count}jobs: {names}"),
+                members,
+                Some(n_jobs),
+            );
         } else if group_reporting {
             warnings.push("fio's group_reporting: the figures are the whole group's".into());
         }
-        (jobname.clone(), Vec::new())
+        (jobname.clone(), Vec::new(), None)
     }
 
     /// The run's status, and its error: a pattern iomark does not have, or the error
@@ -363,8 +388,14 @@ fn drop_verify_phase(
 }
 
 /// How the run's percentiles were had ("fio", "merged" or "one copy"), with warnings for
-/// a job fio reported copy by copy and for percentiles fio did not give.
-fn percentiles_label(copies: usize, m: &Measured, warnings: &mut Vec<String>) -> String {
+/// a job fio reported copy by copy and for percentiles fio did not give: because the job
+/// failed (`failed`, fio's error) when it asked for them, else because it did not.
+fn percentiles_label(
+    copies: usize,
+    m: &Measured,
+    failed: Option<&str>,
+    warnings: &mut Vec<String>,
+) -> String {
     let label = if copies > 1 {
         if m.merged {
             warnings.push(format!(
@@ -380,11 +411,16 @@ fn percentiles_label(copies: usize, m: &Measured, warnings: &mut Vec<String>) ->
     } else {
         "fio"
     };
-    if !m.missing.is_empty() {
-        warnings.push(format!(
+    match (m.missing.is_empty(), failed) {
+        (true, _) => {}
+        (false, Some(e)) => warnings.push(format!(
+            "the job failed ({e}): fio reported no {} (none of a direction whose I/Os did not complete): shown as n/a",
+            m.missing.join(", "),
+        )),
+        (false, None) => warnings.push(format!(
             "fio did not report {} (clat_percentiles=0 or a percentile_list without them): shown as n/a",
             m.missing.join(", ")
-        ));
+        )),
     }
     label.to_string()
 }

@@ -56,8 +56,18 @@ pub(crate) fn parse(text: &str) -> Option<std::result::Result<Document, String>>
                 for r in &mut doc.runs {
                     if let Some(f) = &mut r.fio {
                         f.format = "terse".into();
+                        // Terse output names no options: these are not known, whatever
+                        // iomark's defaults in `spec` say.
+                        f.ioengine = "?".into();
+                        f.unknown = ["target", "engine", "qd", "jobs", "direct"]
+                            .map(String::from)
+                            .into();
                     }
-                    r.warnings.push("fio terse output: it names no options, so rw is inferred from the directions that did I/O (random or sequential is not known), bs is the average transfer, and latencies are whole microseconds, IOPS whole (fio truncates them); I/O counts are IOPS × runtime".into());
+                    // Nor the file: not even whether fio named it after the job.
+                    r.spec.target = "?".into();
+                    r.target.path = "?".into();
+                    r.spec.engine_note = Some(format!("imported from fio terse output ({}): it does not name the engine", first[1]));
+                    r.warnings.push("fio terse output: it names no options, so rw is inferred from the directions that did I/O (random or sequential is not known), bs is the average transfer, the file, engine, queue depth, jobs and direct or buffered I/O are not known (shown as ?), and latencies are whole microseconds, IOPS whole (fio truncates them); I/O counts are IOPS × runtime".into());
                 }
                 doc
             },
