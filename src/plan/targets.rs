@@ -138,6 +138,30 @@ pub fn mpi_launched() -> bool {
             .any(|v| std::env::var_os(v).is_some())
 }
 
+/// The refusal for a build without MPI that a launcher started as one of several tasks:
+/// each would run alone, all on the same targets and `-o` (and exit 0). A launcher of
+/// one task is no concern.
+pub fn launched_without_mpi() -> Option<String> {
+    if cfg!(feature = "mpi") {
+        return None;
+    }
+    let var = |k: &str| std::env::var(k).ok();
+    let by = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
+        .into_iter()
+        .find(|k| var(k).is_some())?;
+    let tasks = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"]
+        .into_iter()
+        .find_map(|k| Some((k, var(k)?.trim().parse::<u64>().ok()?)));
+    let started = match tasks {
+        Some((_, 1)) => return None,
+        Some((k, n)) => format!("as one of {n} tasks of an MPI launcher ({k}={n})"),
+        None => format!("by an MPI launcher ({by} is set)"),
+    };
+    Some(format!(
+        "started {started}, but this build of iomark has no MPI: each task would run alone, all on the same targets and -o; build it with `cargo build --release --features mpi` (needs libopenmpi-dev and libclang-dev), or run iomark without the launcher"
+    ))
+}
+
 /// `--targets-sweep 1,2,4`: how many of the targets each step of the sweep uses, checked
 /// against the `given` targets.
 pub(crate) fn parse_sweep(text: &str, given: usize) -> Result<Vec<usize>> {

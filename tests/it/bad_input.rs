@@ -1,7 +1,7 @@
 //! Every bad command line in `tests/data/bad-commands.txt` gets a one-line error on stderr,
 //! exit status 2, and no panic or backtrace.
 
-use crate::common::{iomark, tmp};
+use crate::common::{assert_refused, assert_success, iomark, tmp};
 
 #[test]
 fn bad_command_lines_exit_2_with_one_line() {
@@ -415,4 +415,71 @@ fn a_run_larger_than_the_address_space_limit_is_refused() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(!target.exists());
+}
+
+/// A build without MPI started by mpirun ran each task alone, all on the same target and
+/// `-o`, and exited 0 (docs/scale-out.md says iomark refuses to let tasks run alone): it
+/// refuses now, before any I/O, naming the launcher's variable and the build that has
+/// MPI; a launcher of one task, and the commands that measure nothing, go on.
+#[test]
+fn a_build_without_mpi_refuses_to_run_as_several_tasks() {
+    if std::env::var_os("IOMARK_TEST_BIN").is_none() && cfg!(feature = "mpi") {
+        return; // this build has MPI: the launcher's variables mean a real job
+    }
+    let dir = tmp();
+    let out_json = dir.path().join("r.json");
+    for (var, value, named) in [
+        (
+            "OMPI_COMM_WORLD_SIZE",
+            "2",
+            "one of 2 tasks of an MPI launcher (OMPI_COMM_WORLD_SIZE=2)",
+        ),
+        (
+            "PMI_SIZE",
+            "4",
+            "one of 4 tasks of an MPI launcher (PMI_SIZE=4)",
+        ),
+        ("PMIX_RANK", "0", "by an MPI launcher (PMIX_RANK is set)"),
+    ] {
+        let out = iomark()
+            .env(var, value)
+            .args([
+                "run",
+                "--engine",
+                "null",
+                "--size",
+                "1m",
+                "--runtime",
+                "100ms",
+                "-o",
+            ])
+            .arg(&out_json)
+            .output()
+            .unwrap();
+        assert_refused(&out, named);
+        assert_refused(&out, "this build of iomark has no MPI");
+        assert!(!out_json.exists(), "nothing measured, nothing written");
+    }
+    let one = iomark()
+        .env("OMPI_COMM_WORLD_SIZE", "1")
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--runtime",
+            "100ms",
+            "-o",
+        ])
+        .arg(&out_json)
+        .output()
+        .unwrap();
+    assert_success(&one);
+    let data = iomark()
+        .env("OMPI_COMM_WORLD_SIZE", "2")
+        .args(["data", "--size", "4k", "-q", "-o", "-"])
+        .output()
+        .unwrap();
+    assert_success(&data);
 }
