@@ -283,6 +283,8 @@ pub(crate) struct StudyTable {
     pub param: String,
     pub table: Table,
     pub saturation: Vec<QdPoint>,
+    /// The swept values of runs left out of `saturation` (cut short, failed).
+    pub uncounted: Vec<u64>,
     /// Whether the test's runs are one workload that differs only in the swept value.
     pub one_workload: bool,
     /// Lines to print under the table (what a marked figure means).
@@ -437,6 +439,7 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
     }
     let mut t = Table::new(header);
     let mut saturation = Vec::new();
+    let mut uncounted = Vec::new();
     let mut workloads: Vec<Spec> = Vec::new();
     let mut blended = Vec::new();
     for r in &doc.runs {
@@ -468,6 +471,11 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
         // Buffered writes nothing flushed: what reached the device within the window.
         if let Some(w) = r.device_wrote_pct() {
             label.push_str(&format!(" (device wrote {})", crate::units::fmt_pct(w)));
+        }
+        if let Ok(q) = p.value.parse::<u64>()
+            && r.status != Status::Complete
+        {
+            uncounted.push(q);
         }
         if let Ok(q) = p.value.parse::<u64>()
             && r.status == Status::Complete
@@ -515,6 +523,7 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
         param,
         table: t,
         saturation,
+        uncounted,
         one_workload: workloads.len() == 1,
         notes: crate::report::stored::footnote(&blended)
             .into_iter()

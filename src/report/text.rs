@@ -481,7 +481,16 @@ pub(crate) fn study_verdict(st: &tables::StudyTable) -> Option<String> {
     if st.param != "qd" || !st.one_workload {
         return None;
     }
-    match saturation(&st.saturation) {
+    // Depths whose runs did not complete are not in the verdict: say which.
+    let uncounted = match st.uncounted.as_slice() {
+        [] => String::new(),
+        [q] => format!(" (QD {q}, not completed, is not counted)"),
+        qs => format!(
+            " (QD {}, not completed, are not counted)",
+            qs.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    let verdict = match saturation(&st.saturation) {
         Some(Saturation::At { qd, best_qd, best }) => Some(format!(
             "IOPS saturate at QD {qd}: the smallest depth reaching 95% of the best mean ({} IOPS at QD {best_qd}){}; deeper queues add less than 5%",
             fmt_count(best),
@@ -496,7 +505,8 @@ pub(crate) fn study_verdict(st: &tables::StudyTable) -> Option<String> {
                 .into(),
         ),
         None => None,
-    }
+    };
+    verdict.map(|v| format!("{v}{uncounted}"))
 }
 
 /// One line per group of runs measured together: the group's sum (fio's

@@ -487,3 +487,33 @@ fn the_html_report_has_the_study_tables_and_verdicts() {
     assert!(section.contains("<table class=\"study\">"), "{section}");
     assert!(section.contains(&verdict), "{section}");
 }
+
+// A qd sweep cut at its deepest queue (probe 13b): the cut run, partial, is not in the
+// saturation verdict, and the verdict says so instead of leaving it to the table.
+#[test]
+fn a_saturation_verdict_names_the_depths_it_did_not_count() {
+    use crate::results::schema::Status;
+    let mut cut = run(Rw::RandRead, 16, &[120e3], Some(("randread", "qd", "16")));
+    cut.status = Status::Interrupted;
+    let d = doc(vec![
+        run(Rw::RandRead, 1, &[20e3], Some(("randread", "qd", "1"))),
+        run(Rw::RandRead, 4, &[60e3], Some(("randread", "qd", "4"))),
+        run(Rw::RandRead, 8, &[95e3], Some(("randread", "qd", "8"))),
+        cut,
+    ]);
+    let st = tables::studies(&d);
+    let v = text::study_verdict(&st[0]).expect("a verdict over 3 complete depths");
+    assert!(
+        v.starts_with("IOPS still growing")
+            && v.ends_with("(QD 16, not completed, is not counted)"),
+        "{v}"
+    );
+    // Nothing left out: nothing said.
+    let whole = doc(vec![
+        run(Rw::RandRead, 1, &[20e3], Some(("randread", "qd", "1"))),
+        run(Rw::RandRead, 4, &[60e3], Some(("randread", "qd", "4"))),
+        run(Rw::RandRead, 8, &[95e3], Some(("randread", "qd", "8"))),
+    ]);
+    let v = text::study_verdict(&tables::studies(&whole)[0]).unwrap();
+    assert!(!v.contains("not counted"), "{v}");
+}
