@@ -160,6 +160,8 @@ pub(crate) fn steady_verdict(doc: &Document) -> Option<String> {
                 "steady state NOT reached in {} rounds (last window: range {range:.1}%, slope {slope:.1}%)\n",
                 s.rounds
             ),
+            // Cut before a round ended (in the precondition, say).
+            _ if s.rounds == 0 => "steady state NOT reached: no round completed\n".to_string(),
             // Cut before a window's worth of rounds: nothing to judge.
             _ => format!(
                 "steady state NOT reached: {} round(s), fewer than the {} of a window\n",

@@ -53,6 +53,11 @@ impl StudyRunner<'_> {
         } else {
             plan.max_rounds as usize + 1
         };
+        // A steady study cut before its first round ends has a verdict too: not reached.
+        if plan.kind != StudyKind::Wsat {
+            self.store.doc.steady_state = Some(evaluate(&[], Criteria::default()));
+            self.store.save()?;
+        }
         let out = self.run_one(0, total, first, Some(first.point.clone()))?;
         if plan.kind == StudyKind::Wsat || out.failure.is_some() || self.stop.is_set() {
             return Ok(out.failure);

@@ -456,3 +456,42 @@ fn a_repetition_stopped_during_its_ramp_is_not_kept() {
         "{w}"
     );
 }
+
+/// A steady-state study cut before its first round ended (in the precondition) left no
+/// verdict: `steady_state` was absent from the document (results-schema.md says it is
+/// absent only outside `suite steady`) and nothing was printed. It says "not reached: no
+/// round completed" now, in both.
+#[test]
+fn a_steady_study_cut_in_its_precondition_says_it_was_not_reached() {
+    let dir = tmp();
+    let doc = dir.path().join("st.json");
+    let target = dir.path().join("st.dat");
+    let mut child = iomark_process()
+        .args(["suite", "steady", "--round-time", "1s", "--max-rounds", "6"])
+        .args(["--size", "256m", "-o"])
+        .arg(&doc)
+        .arg(&target)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The precondition (256 MiB written twice) has begun once the document exists.
+    wait_until("the study's document", || doc.exists());
+    std::thread::sleep(Duration::from_millis(200));
+    signal(&child, libc::SIGINT);
+    let (status, _) = ended_within(&mut child, Instant::now(), Duration::from_secs(30));
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    assert_eq!(status.code(), Some(130), "{out}");
+    let d = read_json(&doc);
+    let rounds = (d["runs"].as_array().unwrap().iter())
+        .filter(|r| r["study"]["test"] == "round" && r["status"] == "complete")
+        .count();
+    assert_eq!(rounds, 0, "cut before a round ended: {out}");
+    assert_eq!(d["steady_state"]["reached"], false, "{}", d["steady_state"]);
+    assert_eq!(d["steady_state"]["rounds"], 0);
+    assert!(
+        out.contains("steady state NOT reached: no round completed"),
+        "{out}"
+    );
+}
