@@ -31,9 +31,8 @@ pub struct MappedJob {
     pub notes: Vec<String>,
     /// Options iomark does not support: `FILE:LINE key=value (why)`.
     pub unsupported: Vec<String>,
-    /// The file fio gives each of the `numjobs` copies of a job without `filename` (one
-    /// per copy, `JOB.COPY.0`), where `target` is the one file they share: a job that
-    /// runs alone in its group takes them (`plan_jobs`).
+    /// fio's file for each `numjobs` copy of a job without `filename` (`JOB.COPY.0`),
+    /// taken by a job alone in its group (`plan_jobs`); else they share `target`.
     pub copy_files: Vec<String>,
     /// fio's `group_reporting`.
     pub group_reporting: bool,
