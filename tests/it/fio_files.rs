@@ -395,7 +395,8 @@ fn numjobs_copies_have_their_own_files_as_under_fio() {
         assert_eq!(made, names(run));
     }
 
-    // With another job in its group, the copies share a file and the run says so.
+    // With another job in its group, measured together, the copies share a file and the
+    // run says so.
     std::fs::write(&job, format!("{text}[b]\nrw=randread\n")).unwrap();
     let doc = iomark_fio_json(&job, dir.path(), &[]);
     let said = doc["runs"][0].to_string();
@@ -403,6 +404,12 @@ fn numjobs_copies_have_their_own_files_as_under_fio() {
         said.contains("copies share one file, a.0.0") && said.contains("nrfiles=2"),
         "{said}"
     );
+    // A group iomark runs one job after another (a verify job in it): their own files.
+    let verify = "[b]\nrw=write\nverify=crc32c\nsize=1m\n";
+    std::fs::write(&job, format!("{text}{verify}")).unwrap();
+    let doc = iomark_fio_json(&job, dir.path(), &[]);
+    assert_eq!(names(&doc["runs"][0]), ["a.0.0", "a.1.0"]);
+    assert!(!doc["runs"][0].to_string().contains("share one file"));
 
     std::fs::write(&job, text.replace("numjobs=2", "numjobs=2\nnrfiles=2")).unwrap();
     let doc = iomark_fio_json(&job, dir.path(), &[]);

@@ -62,7 +62,7 @@ pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
             (files.collect(), copies > 1)
         }
         // One file; fio gives each copy its own, and so does iomark when the job runs
-        // alone in its group (`own_files`); otherwise they share it (docs/fio.md).
+        // without the rest of its group (`own_files`); otherwise they share it.
         None => {
             if copies > 1 {
                 c.job.notes.push(shared_file_note(&name, copies));
@@ -212,9 +212,10 @@ fn shared_file_note(name: &str, copies: u64) -> String {
 }
 
 /// Gives each `numjobs` copy of a job without `filename` its own file, as fio does
-/// (`JOB.COPY.0`, each copy with its own: `--split-targets`), when the job runs alone
-/// in its group: iomark runs a job with several files apart from the rest of its group
-/// (`apart_because`), so in a group of several the copies keep sharing one file.
+/// (`JOB.COPY.0`, each copy with its own: `--split-targets`), when the job runs without
+/// the rest of its group (alone in it, or a group run one job after another): iomark
+/// runs a job with several files apart from its group (`apart_because`), so in a group
+/// measured together the copies keep sharing one file.
 pub(super) fn own_files(job: &mut super::map::MappedJob) {
     if job.copy_files.is_empty() {
         return;
