@@ -118,7 +118,6 @@ impl FioArgs {
         Ok(SuitePlan {
             name: "fio".into(),
             kind: StudyKind::Fio,
-            target_exists: std::path::Path::new(&target).exists(),
             target,
             runs,
             out,

@@ -113,7 +113,6 @@ impl SuiteArgs {
             runs
         };
         Ok(SuitePlan {
-            target_exists: existing,
             name: self.name.clone(),
             kind: StudyKind::parse(&self.name).expect("expand accepts only known studies"),
             target,

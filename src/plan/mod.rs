@@ -77,8 +77,6 @@ pub struct SuitePlan {
     pub overwrite: bool,
     /// steady: the round limit.
     pub max_rounds: u32,
-    /// Whether the target existed when the study was planned (else the study makes it).
-    pub target_exists: bool,
     /// The runs measured together, as ranges of `runs` (`iomark fio`: the jobs of a fio
     /// group); every other run is measured alone.
     pub together: Vec<std::ops::Range<usize>>,

@@ -479,7 +479,6 @@ fn run_local(runner: &mut StudyRunner, wire: &Wire, runs: Vec<StudyRun>) -> Resu
         keep: wire.keep,
         overwrite: false,
         max_rounds: wire.max_rounds,
-        target_exists: false,
         // Under mpirun the jobs of a fio group still run one after another (each run
         // gathered from the ranks on its own); see docs/scale-out.md.
         together: Vec::new(),

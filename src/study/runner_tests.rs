@@ -44,7 +44,6 @@ fn suite(runs: Vec<StudyRun>, resume: Option<PathBuf>) -> SuitePlan {
         max_rounds: 25,
         together: Vec::new(),
         fio_jobs: Vec::new(),
-        target_exists: false,
     }
 }
 
