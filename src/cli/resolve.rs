@@ -212,6 +212,18 @@ impl RunArgs {
                 "--split-targets shares several TARGETs out between the jobs; name several, or drop it",
             ));
         }
+        if plan.spec.file_service.is_some() && targets.len() < 2 {
+            // Accepted (a study's option list may carry it), but said: it changes nothing.
+            let note =
+                "--file-service does nothing here: it serves several TARGETs, and one was given";
+            let all = plan
+                .spec
+                .engine_note
+                .take()
+                .into_iter()
+                .chain([note.to_string()]);
+            plan.spec.engine_note = Some(all.collect::<Vec<_>>().join("; "));
+        }
         if targets.len() > 1 {
             plan.spec.targets = targets;
             plan.spec.validate_targets()?;

@@ -700,6 +700,14 @@ fn options_a_run_cannot_use_are_named_not_dropped() {
     // A mix uses it: no note.
     let n = note(&["--rw", "randrw", "--write-bs", "4k"]);
     assert!(!n.contains("--write-bs"), "{n}");
+    // --file-service with one target was accepted and did nothing, unsaid (probe 13b).
+    let n = note(&["--file-service", "random"]);
+    assert!(
+        n.contains(
+            "--file-service does nothing here: it serves several TARGETs, and one was given"
+        ),
+        "{n}"
+    );
 
     let out = iomark()
         .args([
