@@ -139,6 +139,7 @@ pub(crate) fn conclude(
     run.warnings.extend(warnings::direct_reads_elsewhere(run));
     run.warnings.extend(warnings::trims_elsewhere(run));
     run.warnings.extend(warnings::variation(run));
+    run.warnings.extend(warnings::rate_unreached(run));
 }
 
 /// Refuses, before anything is opened or read, a run whose buffers and bookkeeping

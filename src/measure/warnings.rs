@@ -71,6 +71,49 @@ pub(crate) fn variation(run: &Run) -> Vec<String> {
     .collect()
 }
 
+/// When a rate cap (`--rate`, `--rate-iops`) was set and the run stayed clearly below
+/// it (under 90% of what its jobs together were allowed): the target set the pace, and
+/// the run's name ("rate 20g/s") names a cap that was never the limit.
+pub(crate) fn rate_unreached(run: &Run) -> Option<String> {
+    let s = &run.spec;
+    if run.repetitions.is_empty() || s.io_share > 1 || s.rw.trims() {
+        return None;
+    }
+    // Each job is capped: every target's jobs, or the jobs serving all the files.
+    let lanes = match s.serves_files() {
+        true => 1,
+        false => run.targets.len().max(1) as u64,
+    };
+    let workers = s.jobs as u64 * lanes;
+    let sum = &run.summary;
+    let (flag, cap, got, unit) = match (s.rate_iops, s.rate_bps) {
+        (Some(cap), _) => (
+            "--rate-iops",
+            cap as f64,
+            sum.read.iops.mean + sum.write.iops.mean,
+            "IOPS",
+        ),
+        (None, Some(cap)) => (
+            "--rate",
+            cap as f64 / 1e6,
+            (sum.read.bw_bytes.mean + sum.write.bw_bytes.mean) / 1e6,
+            "MB/s",
+        ),
+        (None, None) => return None,
+    };
+    let allowed = cap * workers as f64;
+    let digits = usize::from(unit == "MB/s");
+    let each = match workers {
+        1 => String::new(),
+        n => format!(" ({n} jobs at {cap:.digits$} {unit} each)"),
+    };
+    (got < 0.9 * allowed).then(|| {
+        format!(
+            "the run stayed below its {flag} cap: {got:.digits$} {unit} where {allowed:.digits$} {unit} were allowed{each}; the target set the pace, not the cap"
+        )
+    })
+}
+
 /// Advice before a buffered run over a span that fits in available memory: the page
 /// cache may serve its reads. Twice the machine's memory is what it takes to defeat it.
 /// (Whether it did is measured: [`page_cache`], unless `measured` is false: a

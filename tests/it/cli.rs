@@ -651,6 +651,43 @@ fn a_rate_cap_below_a_block_in_the_window_is_said_to_be_exceeded() {
     assert!(!warnings.contains("--rate"), "{warnings}");
 }
 
+/// A cap the run never reached was not said: "rate 20g/s" in the run's name at 291 MB/s
+/// (probe 13b). It is, with what the jobs were allowed in all; a cap that held is not.
+#[test]
+fn a_rate_cap_the_run_stayed_below_is_said_to_be_unreached() {
+    let warnings = |args: &[&str]| -> (String, f64) {
+        let base = [
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "16m",
+            "--runtime",
+            "500ms",
+        ];
+        let doc = run_json(&[&base[..], args].concat());
+        let run = &doc["runs"][0];
+        let got = run["summary"]["read"]["iops"]["mean"].as_f64().unwrap();
+        (run["warnings"].to_string(), got)
+    };
+    // The null engine does tens of millions of reads a second, not 10^12.
+    let (w, got) = warnings(&["--rate-iops", "1000000000000", "--jobs", "2"]);
+    assert!(got < 0.9 * 2e12, "{got}");
+    assert!(
+        w.contains("the run stayed below its --rate-iops cap")
+            && w.contains(
+                "where 2000000000000 IOPS were allowed (2 jobs at 1000000000000 IOPS each)"
+            ),
+        "{w}"
+    );
+    let (w, _) = warnings(&["--rate", "100t"]);
+    assert!(w.contains("the run stayed below its --rate cap"), "{w}");
+    // A cap that held (2 jobs at 2000 IOPS: 4000 in all) says nothing.
+    let (w, got) = warnings(&["--rate-iops", "2000", "--jobs", "2"]);
+    assert!((got - 4000.0).abs() < 400.0, "{got}");
+    assert!(!w.contains("stayed below"), "{w}");
+}
+
 #[test]
 fn page_cache_options_given_to_a_direct_run_are_said_to_do_nothing() {
     let notes = |extra: &[&str]| {
