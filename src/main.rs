@@ -92,14 +92,7 @@ fn real_main(stop: &StopFlag) -> Result<i32> {
     if let Some(job) = iomark::cli::as_fio(&cli, &user, &sys)? {
         return put(&job).map(|()| 0);
     }
-    // Measuring under an MPI launcher needs a build with MPI.
-    let measures = !matches!(
-        cli.command,
-        Some(Command::Data(_) | Command::Verify(_) | Command::Report(_) | Command::Compare(_))
-    );
-    if let Some(why) = iomark::plan::targets::launched_without_mpi().filter(|_| measures) {
-        return Err(Error::Usage(why));
-    }
+    Command::check_launcher(cli.command.as_ref())?;
     match cli.command {
         Some(Command::Run(args)) => cmd_run(args.resolve(&sys)?, io(stop)?),
         Some(Command::Quick(args)) => cmd_quick(args.resolve(&sys)?, io(stop)?),

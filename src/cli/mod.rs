@@ -93,6 +93,22 @@ impl ReportOutput {
 }
 
 /// The format asked for, or the output file's extension, or Markdown.
+impl Command {
+    /// Refuses (bad input) a command that measures, started by an MPI launcher of several
+    /// tasks in a build without MPI (`plan::targets::launched_without_mpi`); `None` (the
+    /// quick benchmark) measures.
+    pub fn check_launcher(command: Option<&Command>) -> crate::error::Result<()> {
+        let measures = !matches!(
+            command,
+            Some(Command::Data(_) | Command::Verify(_) | Command::Report(_) | Command::Compare(_))
+        );
+        match crate::plan::targets::launched_without_mpi().filter(|_| measures) {
+            Some(why) => Err(crate::error::Error::usage(why)),
+            None => Ok(()),
+        }
+    }
+}
+
 pub fn output_format(
     format: Option<&str>,
     output: Option<&std::path::Path>,

@@ -132,10 +132,15 @@ pub fn made_files<'a>(runs: &'a [StudyRun], exists: &dyn Fn(&str) -> bool) -> Ve
 /// Whether this process is a rank of an MPI job: built with the feature `mpi`, and
 /// started by a launcher (OpenMPI's mpirun, MPICH's hydra, Slurm's srun with PMI or PMIx).
 pub fn mpi_launched() -> bool {
-    cfg!(feature = "mpi")
-        && ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
-            .iter()
-            .any(|v| std::env::var_os(v).is_some())
+    cfg!(feature = "mpi") && launcher().is_some()
+}
+
+/// The variable by which a launcher (OpenMPI's mpirun, MPICH's hydra, Slurm's srun with
+/// PMI or PMIx) says it started this process, if one did.
+fn launcher() -> Option<&'static str> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
+        .into_iter()
+        .find(|v| std::env::var_os(v).is_some())
 }
 
 /// The refusal for a build without MPI that a launcher started as one of several tasks:
@@ -146,9 +151,7 @@ pub fn launched_without_mpi() -> Option<String> {
         return None;
     }
     let var = |k: &str| std::env::var(k).ok();
-    let by = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
-        .into_iter()
-        .find(|k| var(k).is_some())?;
+    let by = launcher()?;
     let tasks = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"]
         .into_iter()
         .find_map(|k| Some((k, var(k)?.trim().parse::<u64>().ok()?)));

@@ -42,16 +42,18 @@ pub(crate) const RUN_LEGEND: &str = "IOPS and MB/s (10^6 bytes/s): mean and samp
 /// The measured data of a run's write row (see [`RUN_LEGEND`]): lz4, zstd and dedup
 /// percentages, the mean over the repetitions that measured any.
 fn measured_data(r: &Run) -> [String; 3] {
-    let m: Vec<_> = r.repetitions.iter().filter_map(|x| x.data).collect();
-    let mean = |f: fn(&crate::results::schema::DataMeasure) -> f64| match m.is_empty() {
-        true => NONE.to_string(),
-        false => format!("{:.1}", m.iter().map(f).sum::<f64>() / m.len() as f64),
-    };
+    let mean = |f| data_mean(r, f).map_or(NONE.to_string(), |v| format!("{v:.1}"));
     [
         mean(|d| d.lz4_pct),
         mean(|d| d.zstd_pct),
         mean(|d| d.dedup_pct),
     ]
+}
+
+/// A figure of the data measured, the mean over the repetitions that measured any.
+fn data_mean(r: &Run, f: fn(&crate::results::schema::DataMeasure) -> f64) -> Option<f64> {
+    let m: Vec<_> = r.repetitions.iter().filter_map(|x| x.data).collect();
+    (!m.is_empty()).then(|| m.iter().map(f).sum::<f64>() / m.len() as f64)
 }
 
 /// A percentile of the run's summary in µs, or "n/a" when the run has none (an imported
@@ -382,10 +384,6 @@ fn data_cells(
     blended: &mut Vec<(String, String)>,
     row: &str,
 ) -> [String; 4] {
-    let measured: Vec<_> = r.repetitions.iter().filter_map(|x| x.data).collect();
-    let mean = |f: fn(&crate::results::schema::DataMeasure) -> f64| {
-        (!measured.is_empty()).then(|| measured.iter().map(f).sum::<f64>() / measured.len() as f64)
-    };
     let stored = r
         .write_amplification_sources
         .iter()
@@ -400,8 +398,8 @@ fn data_cells(
         blended.push((row.to_string(), share));
     }
     [
-        pct(mean(|d| d.lz4_pct)),
-        pct(mean(|d| d.zstd_pct)),
+        pct(data_mean(r, |d| d.lz4_pct)),
+        pct(data_mean(r, |d| d.zstd_pct)),
         stored,
         r.write_amplification
             .as_ref()

@@ -80,13 +80,19 @@ impl StudyRunner<'_> {
     /// The advice of the runs `at` (their warnings, filed already) in the job file's
     /// words: the user wrote no iomark flags (`--size 48g` reads `size=48g`).
     fn in_job_words(&mut self, at: std::ops::Range<usize>) -> Result<()> {
+        let mut changed = false;
         let runs = self.store.doc.runs.iter_mut();
-        for run in runs.skip(at.start).take(at.len()) {
-            for w in &mut run.warnings {
-                *w = crate::plan::fio_job::in_job_words(w);
-            }
+        for w in runs
+            .skip(at.start)
+            .take(at.len())
+            .flat_map(|r| &mut r.warnings)
+        {
+            let words = crate::plan::fio_job::in_job_words(w);
+            changed |= words != *w;
+            *w = words;
         }
-        self.store.save()
+        // Saved again only when the words changed (the run was saved as it was filed).
+        if changed { self.store.save() } else { Ok(()) }
     }
 
     /// Measures `runs` (the plan's runs `at`, of `of`) together, each filed at its place

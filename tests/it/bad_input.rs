@@ -428,20 +428,9 @@ fn a_build_without_mpi_refuses_to_run_as_several_tasks() {
     }
     let dir = tmp();
     let out_json = dir.path().join("r.json");
-    for (var, value, named) in [
-        (
-            "OMPI_COMM_WORLD_SIZE",
-            "2",
-            "one of 2 tasks of an MPI launcher (OMPI_COMM_WORLD_SIZE=2)",
-        ),
-        (
-            "PMI_SIZE",
-            "4",
-            "one of 4 tasks of an MPI launcher (PMI_SIZE=4)",
-        ),
-        ("PMIX_RANK", "0", "by an MPI launcher (PMIX_RANK is set)"),
-    ] {
-        let out = iomark()
+    // A short null-engine run as a launcher would start it.
+    let run_under = |var: &str, value: &str| {
+        iomark()
             .env(var, value)
             .args([
                 "run",
@@ -455,27 +444,27 @@ fn a_build_without_mpi_refuses_to_run_as_several_tasks() {
             ])
             .arg(&out_json)
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    for (var, value, named) in [
+        (
+            "OMPI_COMM_WORLD_SIZE",
+            "2",
+            "one of 2 tasks of an MPI launcher (OMPI_COMM_WORLD_SIZE=2)",
+        ),
+        (
+            "PMI_SIZE",
+            "4",
+            "one of 4 tasks of an MPI launcher (PMI_SIZE=4)",
+        ),
+        ("PMIX_RANK", "0", "by an MPI launcher (PMIX_RANK is set)"),
+    ] {
+        let out = run_under(var, value);
         assert_refused(&out, named);
         assert_refused(&out, "this build of iomark has no MPI");
         assert!(!out_json.exists(), "nothing measured, nothing written");
     }
-    let one = iomark()
-        .env("OMPI_COMM_WORLD_SIZE", "1")
-        .args([
-            "run",
-            "--engine",
-            "null",
-            "--size",
-            "1m",
-            "--runtime",
-            "100ms",
-            "-o",
-        ])
-        .arg(&out_json)
-        .output()
-        .unwrap();
-    assert_success(&one);
+    assert_success(&run_under("OMPI_COMM_WORLD_SIZE", "1"));
     let data = iomark()
         .env("OMPI_COMM_WORLD_SIZE", "2")
         .args(["data", "--size", "4k", "-q", "-o", "-"])

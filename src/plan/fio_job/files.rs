@@ -65,7 +65,6 @@ pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
         // without the rest of its group (`own_files`); otherwise they share it.
         None => {
             if copies > 1 {
-                c.job.notes.push(shared_file_note(&name, copies));
                 c.job.copy_files = (0..copies)
                     .map(|j| in_dir(dirs.first(), format!("{name}.{j}.0")))
                     .collect();
@@ -204,7 +203,14 @@ pub(super) fn new_file(c: &mut Ctx) -> Result<()> {
 
 /// What a job's `numjobs` copies sharing one file mean, and how the job file gives each
 /// its own (iomark does with `nrfiles` > 1 or one directory per copy). Said only when
-/// the job runs together with others of its group (`own_files`).
+/// the job runs together with others of its group (else [`own_files`]).
+pub(super) fn share_files(job: &mut super::map::MappedJob) {
+    let copies = std::mem::take(&mut job.copy_files).len();
+    if copies > 0 {
+        job.notes.push(shared_file_note(&job.name, copies as u64));
+    }
+}
+
 fn shared_file_note(name: &str, copies: u64) -> String {
     format!(
         "numjobs={copies} without filename in a group that runs together: iomark's {copies} copies share one file, {name}.0.0, where fio gives each its own ({name}.0.0, {name}.1.0, …); buffered, a copy reads what another has cached, so more of the reads come from memory than under fio; to give each copy its own file write nrfiles=2 or more, or one directory per copy (directory=d1:d2), or direct=1"
@@ -221,8 +227,6 @@ pub(super) fn own_files(job: &mut super::map::MappedJob) {
         return;
     }
     let files = std::mem::take(&mut job.copy_files);
-    job.notes
-        .retain(|n| !n.starts_with("numjobs=") || !n.contains("share one file"));
     job.target = files.first().cloned();
     job.targets = files;
     job.opts

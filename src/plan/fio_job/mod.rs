@@ -82,10 +82,12 @@ pub fn plan_jobs(defs: &[ini::JobDef], ignore: bool, fresh_seed: u64) -> Result<
     }
     // fio's file per `numjobs` copy, where the job runs without the rest of its group.
     for r in groups(&jobs) {
-        if r.len() == 1 || apart_because(&jobs[r.clone()]).is_some() {
-            jobs[r]
-                .iter_mut()
-                .for_each(|j| files::own_files(&mut j.job));
+        let own = r.len() == 1 || apart_because(&jobs[r.clone()]).is_some();
+        for j in &mut jobs[r] {
+            match own {
+                true => files::own_files(&mut j.job),
+                false => files::share_files(&mut j.job),
+            }
         }
     }
     notes_on_groups(&mut jobs);
