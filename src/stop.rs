@@ -1,5 +1,6 @@
 //! Stopping: the flag a signal handler (or a sink, or a failing worker's caller) raises,
-//! read by every loop that may run long. Nothing here installs handlers; the binary does.
+//! read by every loop that may run long. A command that starts I/O arms it
+//! ([`StopFlag::arm`]): Ctrl-C, SIGTERM and SIGHUP then raise it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,9 +18,28 @@ impl StopFlag {
     pub fn new() -> StopFlag {
         StopFlag::default()
     }
-    /// The shared cell a signal handler stores the signal number into.
-    pub fn cell(&self) -> Arc<AtomicUsize> {
-        Arc::clone(&self.0)
+    /// Ctrl-C, SIGTERM and SIGHUP raise this flag; a second one ends the process at once,
+    /// after removing a file iomark is still making. Installed once per process, by the
+    /// command that starts I/O; arming again does nothing.
+    pub fn arm(&self) -> crate::error::Result<()> {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        static ARMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if ARMED.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+            .map_err(|e| crate::error::Error::io("cannot install signal handlers", &e))?;
+        let cell = Arc::clone(&self.0); // the first signal asks every loop to stop
+        std::thread::spawn(move || {
+            for (n, sig) in signals.forever().enumerate() {
+                if n > 0 {
+                    crate::io::target::remove_unfinished();
+                    std::process::exit(128 + sig);
+                }
+                cell.store(sig as usize, Ordering::Relaxed);
+            }
+        });
+        Ok(())
     }
     /// The signal that asked us to stop, 0 if none ([`STOP_REQUESTED`] if no signal).
     pub fn signal(&self) -> usize {

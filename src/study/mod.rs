@@ -4,6 +4,7 @@
 //! runner owns the target's lifetime across a plan, resume, and saving after every
 //! repetition. It never prints: events go to a sink, the document stays in the store.
 
+pub mod command;
 pub mod dirty;
 pub mod fio;
 #[cfg(feature = "mpi")]
