@@ -281,6 +281,7 @@ impl RunOptions {
             spec.jobs *= spec.qd;
             spec.qd = 1;
         }
+        notes.extend(crate::plan::resolve_pace::think_depth(&spec));
         if !notes.is_empty() {
             let all = spec.engine_note.take().into_iter().chain(notes);
             spec.engine_note = Some(all.collect::<Vec<_>>().join("; "));

@@ -171,8 +171,66 @@ impl RunOptions {
             }
             spec.thinktime_iotime_us = Some(us);
         }
-        Ok(())
+        think_allows(spec)
     }
+}
+
+/// The I/Os a job issues between think-time pauses, when a count ends its batches (with
+/// `--thinktime-iotime` alone the time of I/O does).
+fn think_batch(spec: &Spec) -> Option<u32> {
+    spec.thinktime_us?;
+    match (spec.thinktime_blocks, spec.thinktime_iotime_us) {
+        (None, Some(_)) => None,
+        (b, _) => Some(b.unwrap_or(1)),
+    }
+}
+
+/// Refuses a `--rate-iops-min`/`--rate-min` the think time alone makes impossible: a job
+/// pauses `--thinktime` after every `--thinktime-blocks` I/Os, so it cannot do more than
+/// that many I/Os per pause, however fast the target.
+fn think_allows(spec: &Spec) -> Result<()> {
+    let (Some(n), Some(us)) = (think_batch(spec), spec.thinktime_us) else {
+        return Ok(());
+    };
+    let iops = n as f64 * 1e6 / us as f64;
+    let bytes = iops * spec.buf_bs() as f64;
+    let pause = match us % 1000 {
+        0 => format!("{}ms", us / 1000),
+        _ => format!("{us}us"),
+    };
+    let think = format!(
+        "--thinktime {pause} after every {n} I/O{}",
+        if n == 1 { "" } else { "s" }
+    );
+    let fix = "lower the minimum, shorten --thinktime or raise --thinktime-blocks";
+    if let Some(m) = spec.rate_iops_min.filter(|m| *m as f64 > iops) {
+        return Err(Error::usage(format!(
+            "--rate-iops-min {m} cannot be met: {think} lets a job do at most {iops:.0} IOPS; {fix}"
+        )));
+    }
+    if let Some(m) = spec.rate_min_bps.filter(|m| *m as f64 > bytes) {
+        return Err(Error::usage(format!(
+            "--rate-min {}/s cannot be met: {think} lets a job move at most {}/s; {fix}",
+            crate::units::fmt_size(m),
+            crate::units::fmt_size(bytes as u64)
+        )));
+    }
+    Ok(())
+}
+
+/// A note when think time keeps the queue below `--qd`: a job stops issuing once a batch
+/// of `--thinktime-blocks` I/Os has completed and drains the queue before each pause (as
+/// fio's), so the queue seldom holds more than the batch.
+pub(crate) fn think_depth(spec: &Spec) -> Option<String> {
+    let n = think_batch(spec)?;
+    (spec.qd > n).then(|| {
+        format!(
+            "--qd {q} with --thinktime after every {n} I/O{s}: each job stops issuing once {n} I/O{s} ha{v} completed and drains its queue before the pause (as fio does), so the depth in effect is nearer {n} than {q}; give --thinktime-blocks {q} to keep {q} in flight",
+            q = spec.qd,
+            s = if n == 1 { "" } else { "s" },
+            v = if n == 1 { "s" } else { "ve" },
+        )
+    })
 }
 
 /// A note when `--rate` is so low against the block size and the runtime that the block

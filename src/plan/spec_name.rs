@@ -55,6 +55,15 @@ impl Spec {
         }
         if let Some(us) = spec.thinktime_us {
             s.push_str(&format!(" think {us}us"));
+            if let Some(n) = spec.thinktime_blocks.filter(|n| *n > 1) {
+                s.push_str(&format!("/{n} I/Os"));
+            }
+            if let Some(io) = spec.thinktime_iotime_us {
+                s.push_str(&format!(" per {io}us of I/O"));
+            }
+            if spec.thinktime_on_issue {
+                s.push_str(" issued");
+            }
         }
         s.push_str(match spec.engine_opts.sync_mode {
             crate::plan::engine::SyncMode::None => "",

@@ -886,3 +886,73 @@ fn a_window_without_completed_io_has_no_latencies() {
         assert!(l.contains("µs read | - | - |"), "{l}");
     }
 }
+
+/// Think time that caps the rate below a minimum was found only at run time, with advice
+/// to "find what slowed the job" (probe 13b); `--thinktime-blocks` was not in the run's
+/// name (975 and 7647 IOPS under one name), and `--qd 8` with a pause after every I/O ran
+/// one I/O at a time with no word. Refused before any I/O, named, and said.
+#[test]
+fn think_time_limits_are_said_before_the_run() {
+    let base = [
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "16m",
+        "--thinktime",
+        "2ms",
+    ];
+    let out = iomark()
+        .args(base)
+        .args(["--rate-iops-min", "900", "--runtime", "1s"])
+        .output()
+        .unwrap();
+    assert_refused(&out, "--rate-iops-min 900 cannot be met");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("at most 500 IOPS"),
+        "{out:?}"
+    );
+    let out = iomark()
+        .args(base)
+        .args(["--bs", "4k", "--rate-min", "4m", "--runtime", "1s"])
+        .output()
+        .unwrap();
+    assert_refused(&out, "--rate-min 4 MiB/s cannot be met");
+    // Eight per pause allow 4000 IOPS: accepted.
+    let doc = run_json(
+        &[
+            &base[..],
+            &["--thinktime-blocks", "8", "--rate-iops-min", "900"],
+            &["--qd", "8", "--runtime", "500ms"],
+        ]
+        .concat(),
+    );
+    let eight = &doc["runs"][0];
+    let doc = run_json(&[&base[..], &["--qd", "8", "--runtime", "500ms"]].concat());
+    let one = &doc["runs"][0];
+    let iops = |r: &serde_json::Value| r["summary"]["read"]["iops"]["mean"].as_f64().unwrap();
+    // What the note says is what the run did: one I/O per 2 ms pause, not eight.
+    assert!(
+        iops(one) < 600.0 && iops(eight) > 2000.0,
+        "{} {}",
+        iops(one),
+        iops(eight)
+    );
+    let note = one["spec"]["engine_note"].to_string();
+    assert!(
+        note.contains("--qd 8 with --thinktime after every 1 I/O: each job stops issuing once 1 I/O has completed")
+            && note.contains("the depth in effect is nearer 1 than 8"),
+        "{note}"
+    );
+    assert!(
+        !eight["spec"]["engine_note"]
+            .to_string()
+            .contains("depth in effect")
+    );
+    assert_ne!(one["name"], eight["name"]);
+    assert!(
+        eight["name"].to_string().contains("/8 I/Os"),
+        "{}",
+        eight["name"]
+    );
+}
