@@ -1,7 +1,8 @@
 //! The block device guard: before iomark writes a block device it looks at what the
 //! device is used for and what it holds, through the descriptor it will write (never by
 //! path: see `Target::open`). In use (mounted, swap, held by LVM, RAID or device-mapper,
-//! the backing device of a loop device, itself or any partition): refused, always.
+//! the backing device of a loop device, itself or any partition): refused, always; so is
+//! a regular file that backs a loop device or is an active swap file (`file_in_use`).
 //! Carrying a partition table or a filesystem, RAID or volume signature: refused unless
 //! `--destroy-data`. Signatures are probed by libblkid (`blkid.rs`), then partitions the
 //! kernel lists in sysfs, then iomark's own list of magics (`signature`), which also
@@ -83,23 +84,31 @@ fn family(dev: &BlockDev) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Every loop device with a backing file: its sysfs directory and the backing path (as
+/// the kernel gives it, without " (deleted)"), in name order.
+fn loops() -> Vec<(PathBuf, String)> {
+    let Ok(rd) = fs::read_dir("/sys/block") else {
+        return Vec::new();
+    };
+    let mut out: Vec<(PathBuf, String)> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter_map(|l| {
+            let text = fs::read_to_string(l.join("loop/backing_file")).ok()?;
+            let backing = text.trim_end_matches('\n');
+            let backing = backing.strip_suffix(" (deleted)").unwrap_or(backing);
+            Some((l, backing.to_string()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// The loop device whose backing file is one of `fam` (compared by device number when
 /// the backing path still stats as a block device, else by name).
 fn loop_backed(fam: &[(String, String)]) -> Option<(String, String)> {
-    let mut loops: Vec<PathBuf> = fs::read_dir("/sys/block")
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("loop/backing_file").exists())
-        .collect();
-    loops.sort();
-    for l in loops {
-        let Ok(text) = fs::read_to_string(l.join("loop/backing_file")) else {
-            continue;
-        };
-        let backing = text.trim_end_matches('\n');
-        let backing = backing.strip_suffix(" (deleted)").unwrap_or(backing);
-        let hit = match fs::metadata(backing) {
+    for (l, backing) in loops() {
+        let hit = match fs::metadata(&backing) {
             Ok(md) if md.file_type().is_block_device() => {
                 let (major, minor) = crate::io::sys::major_minor(md.rdev());
                 let devno = format!("{major}:{minor}");
@@ -107,7 +116,7 @@ fn loop_backed(fam: &[(String, String)]) -> Option<(String, String)> {
             }
             Ok(_) => None,
             // The node is gone (or in another mount namespace): compare kernel names.
-            Err(_) => Path::new(backing)
+            Err(_) => Path::new(&backing)
                 .file_name()
                 .and_then(|b| fam.iter().find(|(name, _)| b == name.as_str())),
         };
@@ -117,6 +126,42 @@ fn loop_backed(fam: &[(String, String)]) -> Option<(String, String)> {
         }
     }
     None
+}
+
+/// Why a regular file (its metadata, from the descriptor iomark will write) must not be
+/// written whatever the flags: it backs a loop device (writing it changes that device
+/// under whatever uses it, a mounted filesystem too), or it is an active swap file.
+/// Compared by device and inode, so a link or another path to the same file is caught.
+pub(crate) fn file_in_use(md: &fs::Metadata) -> Option<String> {
+    let same = |p: &str| fs::metadata(p).is_ok_and(|o| o.dev() == md.dev() && o.ino() == md.ino());
+    for (l, backing) in loops() {
+        if !same(&backing) {
+            continue;
+        }
+        let name = l.file_name()?.to_string_lossy().into_owned();
+        let devno = fs::read_to_string(l.join("dev")).unwrap_or_default();
+        let at = mounted_at(devno.trim()).map_or(String::new(), |at| format!(", mounted at {at}"));
+        return Some(format!(
+            "backs the loop device /dev/{name}{at}: writing it would change that device's contents under whatever uses it; detach it first (losetup -d /dev/{name}) or choose another file"
+        ));
+    }
+    let swaps = fs::read_to_string("/proc/swaps").unwrap_or_default();
+    let swap = swaps
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next());
+    swap.into_iter().find(|p| same(p)).map(|p| {
+        format!("is in use as swap (listed in /proc/swaps as {p}); swapoff it first or choose another file")
+    })
+}
+
+/// Where the device numbered `devno` ("major:minor") is mounted (the first mount listed).
+fn mounted_at(devno: &str) -> Option<String> {
+    let mi = fs::read_to_string("/proc/self/mountinfo").ok()?;
+    mi.lines().find_map(|line| {
+        let f: Vec<&str> = line.split(' ').collect();
+        (f.len() > 4 && f[2] == devno).then(|| f[4].replace("\\040", " "))
+    })
 }
 
 /// Whether the device (or any of its partitions) is in use.

@@ -126,7 +126,7 @@ pub(crate) fn foreign_refusal(path: &Path, spec: &Spec) -> Error {
 
 /// A path as a refusal names it: a symbolic link with the file it leads to, which is
 /// what a write would change.
-fn named(path: &Path) -> String {
+pub(crate) fn named(path: &Path) -> String {
     let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     match std::fs::canonicalize(path) {
         Ok(to) if is_link => format!("{} (a symbolic link to {})", path.display(), to.display()),

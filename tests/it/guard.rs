@@ -408,3 +408,92 @@ fn a_link_flipped_to_a_foreign_file_is_not_written() {
         &["run", "--rw", "write", "--io-size", "64k", "-q"],
     );
 }
+
+/// A file that backs a mounted loop device was overwritten with only `--overwrite`
+/// (probe 14: e2fsck found the filesystem damaged after); an active swap file got
+/// "Text file busy". Both are refused whatever the flags, by any path to the file, and
+/// the file is unchanged.
+#[test]
+fn a_file_backing_a_loop_device_or_swap_is_never_written() {
+    let dir = tmp();
+    let img = dir.path().join("back.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(32 << 20)
+        .unwrap();
+    if !mkfs_ext4(&img) {
+        return;
+    }
+    let Some(dev) = LoopDev::over(&img, 0) else {
+        return;
+    };
+    let Some(_mnt) = Mounted::mount(dev.path(), &["-o", "ro"]) else {
+        return;
+    };
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&img, &link).unwrap();
+    let hard = dir.path().join("hard");
+    std::fs::hard_link(&img, &hard).unwrap();
+    let before = checksum(&img);
+    for (target, rw) in [(&img, "write"), (&link, "randwrite"), (&hard, "trim")] {
+        let out = iomark()
+            .args(["run", "--rw", rw, "--overwrite", "--destroy-data"])
+            .args(["--runtime", "1", "-q"])
+            .arg(target)
+            .output()
+            .unwrap();
+        assert_refused(
+            &out,
+            &format!("backs the loop device {}", dev.path().display()),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("mounted at") && err.contains("losetup -d"),
+            "{err}"
+        );
+    }
+    assert_eq!(checksum(&img), before, "the backing file was written");
+    // Reading it is harmless, and allowed.
+    let out = iomark()
+        .args(["run", "--rw", "read", "--runtime", "200ms", "-q"])
+        .arg(&img)
+        .output()
+        .unwrap();
+    crate::common::assert_success(&out);
+
+    if !require_tool("swapon", "swapon (util-linux), to make a swap file") {
+        return;
+    }
+    struct Swap(std::path::PathBuf);
+    impl Drop for Swap {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("swapoff").arg(&self.0).status();
+        }
+    }
+    let sw = dir.path().join("swap");
+    std::fs::write(&sw, vec![0u8; 16 << 20]).unwrap();
+    std::fs::set_permissions(&sw, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    if !run_tool("mkswap", "util-linux", &[sw.as_os_str()]) {
+        return;
+    }
+    let on = std::process::Command::new("swapon")
+        .arg(&sw)
+        .status()
+        .unwrap();
+    assert!(on.success(), "swapon {}", sw.display());
+    let _swap = Swap(sw.clone());
+    let out = iomark()
+        .args([
+            "run",
+            "--rw",
+            "write",
+            "--overwrite",
+            "--runtime",
+            "1",
+            "-q",
+        ])
+        .arg(&sw)
+        .output()
+        .unwrap();
+    assert_refused(&out, "is in use as swap");
+}

@@ -229,6 +229,11 @@ impl Target {
         let md =
             fs::symlink_metadata(&resolved).map_err(|e| open_error(&path, &e, false, false))?;
         Self::kind_allowed(&md, &path, spec, policy)?;
+        if writes {
+            // Before the open too: the kernel refuses to open an active swap file for
+            // writing (ETXTBSY), which would say less.
+            Self::file_in_use(&md, &path)?;
+        }
         let file = Self::open_nofollow(&path, &resolved, writes, sync_flags(spec))?;
         let md = file
             .metadata()
@@ -252,6 +257,7 @@ impl Target {
             _ => None,
         };
         if writes {
+            Self::file_in_use(&md, &path)?;
             match kind {
                 TargetKind::BlockDevice => Self::guard_device(&file, &md, &path, policy)?,
                 _ if policy.overwrite => {}
@@ -269,6 +275,22 @@ impl Target {
         t.left_by = left_by;
         t.remark = writes && matches!(found, Some(Mark::Kept(_) | Mark::Leftover(_)));
         Ok(t)
+    }
+
+    /// Refuses to write a regular file that backs a loop device or is active swap,
+    /// whatever the flags (`guard::file_in_use`).
+    fn file_in_use(md: &fs::Metadata, path: &Path) -> Result<()> {
+        match md
+            .is_file()
+            .then(|| crate::io::guard::file_in_use(md))
+            .flatten()
+        {
+            Some(why) => Err(Error::guard(format!(
+                "{} {why}",
+                crate::io::mark::named(path)
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// The kind of target `md` describes, if iomark may use it as asked: a directory, a
