@@ -467,3 +467,54 @@ fn a_plan_the_device_refuses_is_refused_before_anything_runs() {
         assert!(!stdout.contains("IOPS"), "nothing measured: {stdout}");
     }
 }
+
+/// `suite bs` on a device with 4096-byte sectors (zram, a 4Kn disk) failed before its
+/// first run ("--bs 512 is not a multiple of 4096 bytes": an option the user never gave).
+/// The sweep starts at the device's alignment, and says what it left out; sizes the
+/// user gives are still refused as before.
+#[test]
+fn the_bs_sweep_starts_at_the_targets_sector_size() {
+    let Some(z) = Zram::new("lz4", "64M") else {
+        return;
+    };
+    let lbs: u64 = std::fs::read_to_string(format!(
+        "/sys/block/{}/queue/logical_block_size",
+        z.dev().trim_start_matches("/dev/")
+    ))
+    .unwrap()
+    .trim()
+    .parse()
+    .unwrap();
+    assert!(lbs > 512, "zram's sectors are 4 KiB: {lbs}");
+    let doc = dry_run(&["bs", "--allow-write-device", &z.dev()]);
+    let runs = doc["runs"].as_array().unwrap();
+    let sizes: Vec<u64> = runs
+        .iter()
+        .map(|r| r["spec"]["bs"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes.iter().min(), Some(&lbs), "{sizes:?}");
+    assert_eq!(runs.len(), 4 * 13, "4 tests x 4k..16m");
+    let note = runs[0]["spec"]["engine_note"].to_string();
+    assert!(
+        note.contains("512, 1k, 2k left out")
+            && note.contains(&format!("multiples of {lbs} bytes")),
+        "{note}"
+    );
+    // Buffered I/O needs no alignment: the whole sweep.
+    let doc = dry_run(&["bs", "--buffered", "--allow-write-device", &z.dev()]);
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 4 * 16);
+    // A size the user asks for is the user's: refused, naming it.
+    let out = iomark()
+        .args([
+            "suite",
+            "bs",
+            "--bs",
+            "512,4k",
+            "--dry-run",
+            "--allow-write-device",
+            &z.dev(),
+        ])
+        .output()
+        .unwrap();
+    crate::common::assert_refused(&out, "--bs 512 is not a multiple of 4096");
+}

@@ -95,6 +95,28 @@ fn direct_alignment(file: &File, kind: TargetKind, device: Option<&BlockDev>) ->
         .unwrap_or(512)
 }
 
+/// The alignment direct I/O will need at `path`, found without writing (for a plan): an
+/// existing file or device opened for reading as the run will find it, a new file's from
+/// the device under its directory, else 512.
+pub(crate) fn direct_alignment_at(path: &Path) -> u64 {
+    let usable = fs::metadata(path).is_ok_and(|m| m.is_file() || m.file_type().is_block_device());
+    if usable
+        && let Ok(file) = File::open(path)
+        && let Ok(md) = file.metadata()
+    {
+        let kind = match md.file_type().is_block_device() {
+            true => TargetKind::BlockDevice,
+            false => TargetKind::File,
+        };
+        return direct_alignment(&file, kind, BlockDev::of_metadata(&md).as_ref());
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    fs::metadata(dir.unwrap_or(Path::new(".")))
+        .ok()
+        .and_then(|md| BlockDev::of_metadata(&md)?.info().logical_block_size)
+        .unwrap_or(512)
+}
+
 /// The refusal of a span that does not fit in a target of `len` bytes that is not
 /// grown (a device, or a file iomark only reads): an offset at or past its end, or an
 /// offset plus size past it; `spec`'s shares already taken of `len`.
