@@ -109,6 +109,15 @@ pub(crate) fn free_bytes(path: &Path) -> io::Result<u64> {
     Ok(st.f_bavail as u64 * st.f_frsize as u64)
 }
 
+/// Whether this process may make a file in `dir` (`access(W_OK | X_OK)`): `EROFS` on a
+/// read-only filesystem, `EACCES` without permission (root is refused only the former).
+pub(crate) fn may_create_in(dir: &Path) -> io::Result<()> {
+    let p = CString::new(dir.as_os_str().as_encoded_bytes())
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: access reads the NUL-terminated path only.
+    check(unsafe { libc::access(p.as_ptr(), libc::W_OK | libc::X_OK) }).map(|_| ())
+}
+
 /// Whether a block device is read-only (`BLKROGET`).
 pub(crate) fn block_device_read_only(fd: BorrowedFd) -> io::Result<bool> {
     let mut ro: libc::c_int = 0;

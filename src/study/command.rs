@@ -56,8 +56,9 @@ fn finish(out: &Output, text: &str, store: &Store) -> Result<()> {
 }
 
 /// The exit status of a command that ran: its failure's, else 128 + the signal that cut
-/// it (the measurements so far are kept), 1 when a sink asked to stop, else 0.
-pub fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
+/// it, 1 when a sink asked to stop, else 0. `kept`: the runs its document holds (`None`
+/// for a command that keeps no measurements), for the words said on a signal.
+pub fn exit_for(stop: &StopFlag, failure: Option<Error>, kept: Option<usize>) -> i32 {
     if let Some(e) = failure {
         complain(&e.to_string());
         return e.exit_code();
@@ -66,10 +67,22 @@ pub fn exit_for(stop: &StopFlag, failure: Option<Error>) -> i32 {
         0 => 0,
         STOP_REQUESTED => ExitCode::Failure as i32,
         sig => {
-            complain("interrupted; the measurements so far are kept");
+            complain(match kept {
+                None => "interrupted",
+                Some(0) => "interrupted before any run was measured; nothing was kept",
+                Some(_) => "interrupted; the measurements so far are kept",
+            });
             128 + sig as i32
         }
     }
+}
+
+/// The runs of `doc` with at least one repetition measured.
+fn measured(doc: &crate::results::schema::Document) -> usize {
+    doc.runs
+        .iter()
+        .filter(|r| !r.repetitions.is_empty())
+        .count()
 }
 
 /// Under an MPI launcher every rank runs the job and the command ends here: rank 0
@@ -87,7 +100,8 @@ fn scaled(
     if let Some(store) = o.store.as_ref().filter(|s| !s.doc.runs.is_empty()) {
         finish(out, &show(&store.doc), store)?;
     }
-    Ok(Some(exit_for(stop, o.failure)))
+    let kept = o.store.as_ref().map_or(0, |s| measured(&s.doc));
+    Ok(Some(exit_for(stop, o.failure, Some(kept))))
 }
 
 /// `iomark run`: one workload, its repetitions.
@@ -104,13 +118,32 @@ pub fn run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
     let mut runner = StudyRunner::new(Store::new(plan.out.output.clone()), &mut progress, stop);
     let out = runner.single(&plan)?;
     finish(&plan.out, &text::run_summary(&out.run), &runner.store)?;
-    Ok(exit_for(stop, out.failure))
+    Ok(exit_for(
+        stop,
+        out.failure,
+        Some(measured(&runner.store.doc)),
+    ))
 }
 
 /// `iomark quick` (and `iomark` alone): the four corners on a file, with a header naming
 /// where and an ending saying what was left behind.
 pub fn quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
     check_quick_outputs(&plan.out, &plan.file)?;
+    // Before the header: a directory that cannot take the file is said at once.
+    let dir = crate::results::store::directory_of(&plan.file);
+    if let Err(e) = crate::io::sys::may_create_in(dir) {
+        let shown = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let why = match e.kind() {
+            std::io::ErrorKind::ReadOnlyFilesystem => "is on a read-only filesystem",
+            std::io::ErrorKind::PermissionDenied => "is not writable by this user",
+            _ => "cannot take it",
+        };
+        return Err(Error::target(format!(
+            "iomark quick makes its test file in {}, which {why}; give a directory it may write: iomark quick DIR",
+            shown.display()
+        )));
+    }
+    crate::study::runner::preflight(&plan.runs)?;
     stop.arm()?;
     #[cfg(feature = "mpi")]
     if let Some(code) = scaled(
@@ -132,7 +165,7 @@ pub fn quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
     let end = notes::quick_ending(doc, started.elapsed().as_secs_f64(), plan.file.exists());
     let all = format!("\n{}{end}", text::plan_table(doc));
     finish(&plan.out, &all, &runner.store)?;
-    Ok(exit_for(stop, failure))
+    Ok(exit_for(stop, failure, Some(measured(&runner.store.doc))))
 }
 
 /// A study (a suite or fio job files): its plan with `--dry-run`, else the study.
@@ -165,7 +198,7 @@ pub fn suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
     };
     let end = notes::study_ending(&runner.store.doc, plan.kind);
     finish(&out, &end, &runner.store)?;
-    Ok(exit_for(stop, failure))
+    Ok(exit_for(stop, failure, Some(measured(&runner.store.doc))))
 }
 
 /// `iomark data`: the stream a run would write, and (unless `--quiet`) its measured
@@ -174,7 +207,7 @@ pub fn data(plan: crate::plan::DataPlan, stop: &StopFlag) -> Result<i32> {
     stop.arm()?;
     let m = crate::measure::stream::write_stream(&plan.spec, plan.size, &plan.output, stop)?;
     (!plan.quiet).then(|| complain_plain(&notes::data_figures(&plan, &m)));
-    Ok(exit_for(stop, None))
+    Ok(exit_for(stop, None, None))
 }
 
 /// `iomark verify`: reads back what a run wrote; 1 when a block differs or none was
@@ -193,7 +226,7 @@ pub fn verify(args: &crate::cli::VerifyArgs, stop: &StopFlag) -> Result<i32> {
             Ok(ExitCode::Failure as i32)
         }
         (0, _) => Ok(i32::from(report.bad() > 0) * ExitCode::Failure as i32),
-        _ => Ok(exit_for(stop, None)),
+        _ => Ok(exit_for(stop, None, None)),
     }
 }
 

@@ -236,3 +236,118 @@ fn a_device_name_that_does_not_exist_is_not_made_a_file() {
         assert!(!std::path::Path::new(&path).exists(), "{path} was made");
     }
 }
+
+/// Probe 14: the main job in a read-only directory printed its plan, then advised "use a
+/// read workload" (quick has no --rw); as a user who may not write the directory it went
+/// as far; a read-only loop device was to be made writable with `blockdev --setrw`, which
+/// does not change a loop device attached with `-r`; cut in its first ramp, it said "the
+/// measurements so far are kept" with nothing kept.
+#[test]
+fn what_cannot_be_written_is_said_with_a_fix_that_works() {
+    if !require("root (bind mounts, loop devices, runuser)", is_root())
+        || !require_tool("runuser", "runuser (util-linux)")
+    {
+        return;
+    }
+    let dir = tmp();
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let Some(_m) = Mounted::mount(&ro, &["--bind", "-o", "ro"]) else {
+        return;
+    };
+    // Mounted::mount mounts on its own directory: the read-only view is there.
+    let view = _m.path().to_path_buf();
+    let out = iomark()
+        .current_dir(&view)
+        .args(["quick", "--runtime", "1s"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "which is on a read-only filesystem; give a directory it may write: iomark quick DIR",
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "the plan was printed before the refusal: {out:?}"
+    );
+    // A directory this user may not write; in /tmp, with a copy of the binary, so that
+    // `nobody` reaches both whatever the checkout's permissions.
+    let open = tempfile::tempdir().unwrap();
+    let mode = |m| std::os::unix::fs::PermissionsExt::from_mode(m);
+    std::fs::set_permissions(open.path(), mode(0o755)).unwrap();
+    let bin = open.path().join("iomark");
+    std::fs::copy(crate::common::iomark_bin(), &bin).unwrap();
+    let closed = open.path().join("closed");
+    std::fs::create_dir(&closed).unwrap();
+    std::fs::set_permissions(&closed, mode(0o755)).unwrap();
+    let out = std::process::Command::new("runuser")
+        .args(["-u", "nobody", "--"])
+        .arg(&bin)
+        .args(["quick", "--runtime", "1s"])
+        .arg(&closed)
+        .output()
+        .unwrap();
+    assert_refused(&out, "which is not writable by this user");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    assert_eq!(std::fs::read_dir(&closed).unwrap().count(), 0);
+
+    // A loop device attached read-only.
+    let img = dir.path().join("img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let lo = std::process::Command::new("losetup")
+        .args(["-r", "-f", "--show"])
+        .arg(&img)
+        .output()
+        .unwrap();
+    assert!(lo.status.success(), "{lo:?}");
+    let dev = String::from_utf8_lossy(&lo.stdout).trim().to_string();
+    struct Detach(String);
+    impl Drop for Detach {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("losetup")
+                .args(["-d", &self.0])
+                .status();
+        }
+    }
+    let _d = Detach(dev.clone());
+    let out = write_cmd(
+        std::path::Path::new(&dev),
+        &["--allow-write-device", "--destroy-data"],
+    );
+    assert_refused(
+        &out,
+        &format!("detach it (losetup -d {dev}) and attach it again without -r"),
+    );
+    // What the old advice did: BLKROSET succeeds and the device stays read-only.
+    let _ = std::process::Command::new("blockdev")
+        .args(["--setrw", &dev])
+        .status();
+    let out = write_cmd(
+        std::path::Path::new(&dev),
+        &["--allow-write-device", "--destroy-data"],
+    );
+    assert_refused(&out, "is read-only");
+
+    // Cut in the first ramp: nothing kept, and said so.
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let child = crate::common::iomark_process()
+        .current_dir(&work)
+        .args(["quick", "--size", "32m", "--ramp", "5s", "-q"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    crate::common::signal(&child, libc::SIGINT);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted before any run was measured; nothing was kept"),
+        "{err}"
+    );
+}

@@ -289,6 +289,20 @@ pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
         Err(_) => {
             let dir = crate::results::store::directory_of(path);
             new_file_in_devtmpfs(path, dir)?;
+            // A new file is made even to be read: the directory must take it.
+            if let Err(e) = sys::may_create_in(dir) {
+                let shown = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+                let (p, d) = (path.display(), shown.display());
+                return Err(Error::target(match e.raw_os_error() {
+                    Some(sys::EROFS) => format!(
+                        "{p} would be made in {d}, on a read-only filesystem; choose a target on a writable filesystem"
+                    ),
+                    Some(sys::EACCES) | Some(sys::EPERM) => format!(
+                        "{p} would be made in {d}, which this user may not write; run as a user who may, or choose a target elsewhere"
+                    ),
+                    _ => return Ok(()), // Target::open says what is wrong with the directory
+                }));
+            }
             let Ok(free) = sys::free_bytes(dir) else {
                 return Ok(()); // Target::open says what is wrong with the directory
             };

@@ -172,11 +172,16 @@ fn open_error(path: &Path, e: &io::Error, direct: bool, write: bool) -> Error {
             if write { "writing" } else { "reading" }
         )),
         Some(sys::EROFS) => Error::target(format!(
-            "{p} is on a read-only filesystem; use a read workload or another target"
+            "{p} is on a read-only filesystem; {}",
+            match write {
+                true =>
+                    "read it (--rw read or randread) or choose a target on a writable filesystem",
+                false => "choose a target on a writable filesystem",
+            }
         )),
         Some(sys::ENOENT) => Error::target(format!("{p} does not exist; check the path")),
         Some(sys::EBUSY) => Error::target(format!(
-            "{p} is busy (in use by the kernel, e.g. mounted or part of a RAID/LVM); choose another target"
+            "{p} is busy: something holds it exclusively (mounted, part of a RAID/LVM, or opened exclusively by another program, such as another iomark run); wait for it to let go or choose another target"
         )),
         Some(sys::ENAMETOOLONG) => Error::target(format!(
             "the name {p} is longer than the filesystem allows (usually 255 bytes per name); choose a shorter name"
@@ -405,8 +410,16 @@ impl Target {
             return Err(in_use_refusal(path, &use_));
         }
         if sys::block_device_read_only(file.as_fd()).unwrap_or(false) {
+            // A loop device attached read-only (losetup -r, or over a read-only file)
+            // stays so after BLKROSET: only attaching it again changes that.
+            let fix = match dev.sysfs.join("loop").exists() {
+                true => format!(
+                    "detach it (losetup -d {p}) and attach it again without -r, over a file this user may write"
+                ),
+                false => format!("make it writable (blockdev --setrw {p})"),
+            };
             return Err(Error::target(format!(
-                "{p} is read-only, so a writing workload would fail at its first write; use --rw read or randread, or make it writable (blockdev --setrw {p})"
+                "{p} is read-only, so a writing workload would fail at its first write; use --rw read or randread, or {fix}"
             )));
         }
         if policy.destroy_data {
