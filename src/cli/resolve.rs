@@ -9,6 +9,10 @@ use crate::plan::StudyRun;
 use super::*;
 use crate::plan::resolve::{count_opt, duration_opt, size_opt};
 
+/// The note of a run given `--file-service` with one target.
+const FILE_SERVICE_ALONE: &str =
+    "--file-service does nothing here: it serves several TARGETs, and one was given";
+
 /// Options that make no sense inside a study's runs (they belong to the study).
 const STUDY_ONLY: [&str; 5] = ["output", "json", "quiet", "keep", "verify-state"];
 
@@ -118,6 +122,10 @@ impl SuiteArgs {
         } else {
             runs
         };
+        let mut runs = runs;
+        (runs.iter_mut())
+            .filter(|r| r.plan.spec.file_service.is_some() && r.plan.spec.targets.len() < 2)
+            .for_each(|r| r.plan.spec.note(FILE_SERVICE_ALONE));
         Ok(SuitePlan {
             name: self.name.clone(),
             kind: StudyKind::parse(&self.name).expect("expand accepts only known studies"),
@@ -167,11 +175,7 @@ fn bs_sweep_fit(runs: Vec<StudyRun>, targets: &[String]) -> Vec<StudyRun> {
     for r in &mut kept {
         if !seen.contains(&r.point.test) {
             seen.push(r.point.test.clone());
-            let s = &mut r.plan.spec;
-            s.engine_note = Some(match s.engine_note.take() {
-                Some(n) => format!("{n}; {note}"),
-                None => note.clone(),
-            });
+            r.plan.spec.note(&note);
         }
     }
     kept
@@ -262,15 +266,7 @@ impl RunArgs {
         }
         if plan.spec.file_service.is_some() && targets.len() < 2 {
             // Accepted (a study's option list may carry it), but said: it changes nothing.
-            let note =
-                "--file-service does nothing here: it serves several TARGETs, and one was given";
-            let all = plan
-                .spec
-                .engine_note
-                .take()
-                .into_iter()
-                .chain([note.to_string()]);
-            plan.spec.engine_note = Some(all.collect::<Vec<_>>().join("; "));
+            plan.spec.note(FILE_SERVICE_ALONE);
         }
         if targets.len() > 1 {
             plan.spec.targets = targets;

@@ -518,3 +518,30 @@ fn the_bs_sweep_starts_at_the_targets_sector_size() {
         .unwrap();
     crate::common::assert_refused(&out, "--bs 512 is not a multiple of 4096");
 }
+
+/// `--file-service` with one TARGET was noted for `run` but not in a study (probe 13b):
+/// every run of one target says it does nothing; with two targets none does, and with
+/// `--targets-sweep 1,2` only the runs on one.
+#[test]
+fn file_service_on_one_target_is_noted_in_a_study() {
+    let dir = tmp();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let noted = |args: &[&str]| -> Vec<(usize, bool)> {
+        let doc = dry_run(&[&["corners", "--file-service", "roundrobin"], args].concat());
+        (doc["runs"].as_array().unwrap().iter())
+            .map(|r| {
+                let n = r["spec"]["engine_note"].as_str().unwrap_or("");
+                let targets = r["spec"]["targets"]
+                    .as_array()
+                    .map_or(1, |t| t.len().max(1));
+                (targets, n.contains("--file-service does nothing here"))
+            })
+            .collect()
+    };
+    assert!(noted(&[a]).iter().all(|(_, n)| *n));
+    assert!(noted(&[a, b]).iter().all(|(_, n)| !*n));
+    let swept = noted(&["--targets-sweep", "1,2", a, b]);
+    assert!(swept.iter().any(|(t, _)| *t == 1) && swept.iter().any(|(t, _)| *t == 2));
+    assert!(swept.iter().all(|(t, n)| (*t == 1) == *n), "{swept:?}");
+}
