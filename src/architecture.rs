@@ -32,6 +32,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("cli", &["report", "results", "plan", "units", "error"]),
+    (
+        "command",
+        &[
+            "cli", "study", "report", "measure", "io", "workload", "results", "plan", "units",
+            "error", "stop",
+        ],
+    ),
 ];
 
 /// Folders whose files may call `libc` directly.

@@ -8,6 +8,7 @@
 #[cfg(test)]
 mod architecture;
 pub mod cli;
+pub mod command;
 pub mod error;
 pub mod io;
 pub mod measure;

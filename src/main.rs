@@ -1,14 +1,14 @@
 //! The `iomark` binary: parse, dispatch, exit. The work is the library's (`cli` resolves,
-//! `study::command` runs and prints, `report` writes); errors are printed here, once, as
-//! one line, and mapped to exit codes (2 bad input, 1 runtime failure, 128 + signal).
+//! `command` runs and prints, `report` writes); errors are printed here, once, as one
+//! line, and mapped to exit codes (2 bad input, 1 runtime failure, 128 + signal).
 
 use clap::error::ErrorKind;
 
 use iomark::cli::{Cli, Command, one_line_clap_error};
+use iomark::command::{self as cmd, complain, put};
 use iomark::error::{ExitCode, Result};
 use iomark::report::Command as Job;
 use iomark::stop::{STOP_REQUESTED, StopFlag};
-use iomark::study::command::{self as cmd, complain, put};
 
 fn main() {
     let stop = StopFlag::new();

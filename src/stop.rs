@@ -19,21 +19,20 @@ impl StopFlag {
         StopFlag::default()
     }
     /// Ctrl-C, SIGTERM and SIGHUP raise this flag; a second one ends the process at once,
-    /// after removing a file iomark is still making. Installed once per process, by the
-    /// command that starts I/O; arming again does nothing.
-    pub fn arm(&self) -> crate::error::Result<()> {
+    /// after `last_words` (which removes a file iomark is still making). Installed once per
+    /// process, by the command that starts I/O; arming again does nothing.
+    pub fn arm(&self, last_words: fn()) -> std::io::Result<()> {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         static ARMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
         if ARMED.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
-        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
-            .map_err(|e| crate::error::Error::io("cannot install signal handlers", &e))?;
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
         let cell = Arc::clone(&self.0); // the first signal asks every loop to stop
         std::thread::spawn(move || {
             for (n, sig) in signals.forever().enumerate() {
                 if n > 0 {
-                    crate::io::target::remove_unfinished();
+                    last_words();
                     std::process::exit(128 + sig);
                 }
                 cell.store(sig as usize, Ordering::Relaxed);

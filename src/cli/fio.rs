@@ -128,6 +128,7 @@ impl FioArgs {
             max_rounds: 0,
             together,
             fio_jobs: jobs.into_iter().map(|g| g.job).collect(),
+            preset_bs: false,
         })
     }
 }

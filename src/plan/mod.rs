@@ -83,6 +83,9 @@ pub struct SuitePlan {
     /// `iomark fio`: each run's job, to name a refusal by the job file's line
     /// (`fio_job::in_job_terms`); empty for any other study.
     pub fio_jobs: Vec<fio_job::map::MappedJob>,
+    /// `suite bs` with the preset's sizes (no `--bs`): those below the targets'
+    /// direct-I/O alignment are left out before it runs (`study::fit`).
+    pub preset_bs: bool,
 }
 
 /// Size of a file iomark creates when `--size` is not given.

@@ -4,9 +4,9 @@
 //! runner owns the target's lifetime across a plan, resume, and saving after every
 //! repetition. It never prints: events go to a sink, the document stays in the store.
 
-pub mod command;
 pub mod dirty;
 pub mod fio;
+pub mod fit;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod runner;

@@ -483,6 +483,7 @@ fn run_local(runner: &mut StudyRunner, wire: &Wire, runs: Vec<StudyRun>) -> Resu
         // gathered from the ranks on its own); see docs/scale-out.md.
         together: Vec::new(),
         fio_jobs: Vec::new(),
+        preset_bs: false,
     };
     if kind.is_dirty() {
         return runner.dirty(&plan);

@@ -44,6 +44,7 @@ fn suite(runs: Vec<StudyRun>, resume: Option<PathBuf>) -> SuitePlan {
         max_rounds: 25,
         together: Vec::new(),
         fio_jobs: Vec::new(),
+        preset_bs: false,
     }
 }
 

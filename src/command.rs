@@ -1,4 +1,5 @@
-//! The commands as the binary calls them: each takes its resolved plan and the stop flag,
+//! The commands as the binary calls them (above every other module: they resolve with
+//! `cli`, run with `study`, print with `report`): each takes its resolved plan and the stop flag,
 //! runs (printing headers, progress and results to the terminal) and returns the exit
 //! status. The binary parses, dispatches to one of these and exits; errors come back to
 //! it as `Err`, to be said once as one line.
@@ -12,6 +13,13 @@ use crate::report::{self, Command as Job, notes, progress::TermProgress, text};
 use crate::stop::{STOP_REQUESTED, StopFlag};
 use crate::study::runner::{StudyRunner, TargetLife};
 use crate::study::store::{Store, check_quick_outputs};
+
+/// Arms the stop flag: signals stop the command (`StopFlag::arm`); a second one removes
+/// a file still being made and ends the process.
+fn arm(stop: &StopFlag) -> Result<()> {
+    stop.arm(crate::io::target::remove_unfinished)
+        .map_err(|e| Error::io("cannot install signal handlers", &e))
+}
 
 /// Writes to stdout and flushes. A full disk is an error (exit 1); a reader that has gone
 /// (`iomark … | head`) ends the process quietly once the caller has cleaned up.
@@ -107,7 +115,7 @@ fn scaled(
 /// `iomark run`: one workload, its repetitions.
 pub fn run(plan: RunPlan, stop: &StopFlag) -> Result<i32> {
     crate::study::store::check_run_outputs(&plan)?;
-    stop.arm()?;
+    arm(stop)?;
     #[cfg(feature = "mpi")]
     if let Some(code) = scaled(crate::study::mpi::Job::Run(&plan), &plan.out, stop, &|d| {
         text::run_summary(&d.runs[0])
@@ -144,7 +152,7 @@ pub fn quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
         )));
     }
     crate::study::runner::preflight(&plan.runs)?;
-    stop.arm()?;
+    arm(stop)?;
     #[cfg(feature = "mpi")]
     if let Some(code) = scaled(
         crate::study::mpi::Job::Quick(&plan),
@@ -169,12 +177,20 @@ pub fn quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
 }
 
 /// A study (a suite or fio job files): its plan with `--dry-run`, else the study.
-pub fn suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
+pub fn suite(mut plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
+    if plan.preset_bs {
+        let runs = std::mem::take(&mut plan.runs);
+        let targets: Vec<String> = (crate::plan::targets::plan_targets(&runs).iter())
+            .map(|t| t.to_string())
+            .collect();
+        let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
+        plan.runs = crate::study::fit::bs_sweep_fit(runs, &targets);
+    }
     if plan.dry_run {
         put(&text::dry_run(&plan))?;
         return crate::study::runner::preflight_plan(&plan, &[]).map(|()| 0);
     }
-    stop.arm()?;
+    arm(stop)?;
     let out = Output {
         output: plan.out.output.clone().or_else(|| plan.resume.clone()),
         ..plan.out.clone()
@@ -204,7 +220,7 @@ pub fn suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
 /// `iomark data`: the stream a run would write, and (unless `--quiet`) its measured
 /// compressibility on stderr.
 pub fn data(plan: crate::plan::DataPlan, stop: &StopFlag) -> Result<i32> {
-    stop.arm()?;
+    arm(stop)?;
     let m = crate::measure::stream::write_stream(&plan.spec, plan.size, &plan.output, stop)?;
     (!plan.quiet).then(|| complain_plain(&notes::data_figures(&plan, &m)));
     Ok(exit_for(stop, None, None))
@@ -213,7 +229,7 @@ pub fn data(plan: crate::plan::DataPlan, stop: &StopFlag) -> Result<i32> {
 /// `iomark verify`: reads back what a run wrote; 1 when a block differs or none was
 /// recorded.
 pub fn verify(args: &crate::cli::VerifyArgs, stop: &StopFlag) -> Result<i32> {
-    stop.arm()?;
+    arm(stop)?;
     let report =
         crate::measure::verify::load_and_verify(&args.target, &args.state, args.buffered, stop)?;
     put(&match args.json {
