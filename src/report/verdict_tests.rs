@@ -486,6 +486,16 @@ fn the_html_report_has_the_study_tables_and_verdicts() {
     let section = &html[at..];
     assert!(section.contains("<table class=\"study\">"), "{section}");
     assert!(section.contains(&verdict), "{section}");
+    // The latency chart's axis is logarithmic and its label says so, as the percentile
+    // chart's does (probe 14: "latency (µs)" over ticks 10, 100, 1k).
+    let chart = (section.split("<svg ").skip(1))
+        .find(|c| c.contains("<title>Latency vs qd</title>"))
+        .unwrap_or_else(|| panic!("{section}"));
+    assert!(
+        chart.contains(">latency (µs, log)</text>"),
+        "{}",
+        &chart[..600.min(chart.len())]
+    );
 }
 
 // A qd sweep cut at its deepest queue (probe 13b): the cut run, partial, is not in the
