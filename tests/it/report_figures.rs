@@ -5,11 +5,12 @@
 //! Markdown and CSV reports; the CPU parts of a real run never above the whole, and the
 //! SQPOLL thread's time under its own name.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{iomark, read_json, tmp};
+use crate::common::{Zram, iomark, read_json, tmp};
 
 /// Runs iomark with `args` and `-o` `out`; returns the document and stdout.
 fn run_to(out: &Path, args: &[&str]) -> (Value, String) {
@@ -28,6 +29,207 @@ fn run_to(out: &Path, args: &[&str]) -> (Value, String) {
         read_json(out),
         String::from_utf8_lossy(&o.stdout).into_owned(),
     )
+}
+
+/// `iomark report FILE --format FORMAT -o -`.
+fn report_of(file: &Path, format: &str) -> String {
+    let o = iomark()
+        .arg("report")
+        .arg(file)
+        .args(["--format", format, "-o", "-"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// The CSV report's rows, each a map from its header.
+fn csv_rows(csv: &str) -> Vec<HashMap<String, String>> {
+    let mut r = ::csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(csv.as_bytes());
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            assert_eq!(rec.len(), header.len(), "a full row: {rec:?}");
+            header
+                .iter()
+                .cloned()
+                .zip(rec.iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+/// A cell as a number, `None` when empty.
+fn num(row: &HashMap<String, String>, col: &str) -> Option<f64> {
+    let v = row
+        .get(col)
+        .unwrap_or_else(|| panic!("no column {col}: {row:?}"));
+    (!v.is_empty()).then(|| v.parse().unwrap_or_else(|_| panic!("{col}={v}")))
+}
+
+/// Probe 14, item 2: the CSV report had no study figures and no verdict. A qd study's
+/// verdict is on each of its rows as the Markdown prints it, the CV is the document's,
+/// and a compress study on zram gives "device stored" and the write amplification.
+#[test]
+fn csv_report_has_the_study_figures_and_verdicts() {
+    let dir = tmp();
+    let out = dir.path().join("qd.json");
+    let file = dir.path().join("qd.dat");
+    let (doc, _) = run_to(
+        &out,
+        &[
+            "suite",
+            "qd",
+            "--rw",
+            "randread",
+            "--qd",
+            "1,2,4",
+            "--repeat",
+            "2",
+            "--runtime",
+            "0.3",
+            "--ramp",
+            "0",
+            "--size",
+            "8m",
+            file.to_str().unwrap(),
+        ],
+    );
+    let md = report_of(&out, "md");
+    let verdict = (md.lines())
+        .find(|l| l.starts_with("IOPS s"))
+        .unwrap_or_else(|| panic!("a verdict: {md}"));
+    let rows = csv_rows(&report_of(&out, "csv"));
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(rows.len(), runs.len(), "{rows:?}");
+    for (row, run) in rows.iter().zip(runs) {
+        assert_eq!(row["verdict"], verdict, "{row:?}");
+        assert_eq!(row["value"], run["study"]["value"].as_str().unwrap());
+        let cv = run["summary"]["read"]["iops"]["cv_pct"].as_f64();
+        match (num(row, "CV %"), cv) {
+            (Some(c), Some(j)) => assert!((c - j).abs() <= 0.05, "{c} against {j}"),
+            (c, j) => assert_eq!(c.is_some(), j.is_some(), "{row:?}"),
+        }
+        assert_eq!(row["target"], "");
+    }
+    // The compress study on a private zram: what it stored, as the JSON has it.
+    let Some(z) = Zram::new("lz4", "64M") else {
+        return;
+    };
+    let out = dir.path().join("comp.json");
+    let (doc, _) = run_to(
+        &out,
+        &[
+            "suite",
+            "compress",
+            "--compress",
+            "50",
+            "--size",
+            "16m",
+            "--runtime",
+            "0.5",
+            "--ramp",
+            "0",
+            "--allow-write-device",
+            &z.dev(),
+        ],
+    );
+    let rows = csv_rows(&report_of(&out, "csv"));
+    let mut stored_rows = 0;
+    for run in doc["runs"].as_array().unwrap() {
+        let name = run["name"].as_str().unwrap();
+        let Some(row) = (rows.iter()).find(|r| r["run"] == name && r["dir"] == "write") else {
+            continue;
+        };
+        let zram = (run["write_amplification_sources"]
+            .as_array()
+            .unwrap()
+            .iter())
+        .find(|w| w["source"] == "zram")
+        .and_then(|w| w["ratio"].as_f64());
+        match (num(row, "device stored %"), zram) {
+            (Some(c), Some(j)) => {
+                assert!((c - 100.0 * j).abs() <= 0.05, "{c} against {j}");
+                stored_rows += 1;
+            }
+            (c, j) => assert_eq!(c.is_some(), j.is_some(), "{row:?}"),
+        }
+    }
+    assert!(stored_rows > 0, "{rows:?}");
+}
+
+/// Probe 14, item 8: a run on several targets had its per-target figures in the
+/// terminal and HTML only. The Markdown has the per-target table and the CSV a row per
+/// target and direction, with each target's figures from the document.
+#[test]
+fn per_target_figures_are_in_markdown_and_csv() {
+    let dir = tmp();
+    let out = dir.path().join("mt.json");
+    let (a, b) = (dir.path().join("a.dat"), dir.path().join("b.dat"));
+    let (doc, text) = run_to(
+        &out,
+        &[
+            "run",
+            "--rw",
+            "randrw",
+            "--runtime",
+            "0.5",
+            "--ramp",
+            "0",
+            "--size",
+            "8m",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+    );
+    let run = &doc["runs"][0];
+    let name = run["name"].as_str().unwrap();
+    let targets = run["targets"].as_array().unwrap();
+    assert_eq!(targets.len(), 2);
+    let md = report_of(&out, "md");
+    let section = md
+        .split(&format!("## Per target: {name}\n"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("{md}"));
+    let rows = csv_rows(&report_of(&out, "csv"));
+    for t in targets {
+        let path = t["target"]["path"].as_str().unwrap();
+        // The Markdown's row is the terminal's, cell for cell.
+        let md_row = (section.lines())
+            .find(|l| l.starts_with(&format!("| {path} |")))
+            .unwrap_or_else(|| panic!("{path}: {section}"));
+        let cells: Vec<&str> = md_row
+            .trim_matches('|')
+            .split(" | ")
+            .map(str::trim)
+            .collect();
+        let term = (text.lines())
+            .find(|l| l.trim_start().starts_with(path))
+            .unwrap_or_else(|| panic!("{path}: {text}"));
+        for c in &cells[..4] {
+            assert!(term.contains(c), "{c} of {md_row} not in {term}");
+        }
+        for dir in ["read", "write"] {
+            let s = &t["summary"][dir];
+            let row = (rows.iter())
+                .find(|r| r["target"] == path && r["dir"] == dir)
+                .unwrap_or_else(|| panic!("{path} {dir}: {rows:?}"));
+            assert_eq!(row["run"], name);
+            let iops = s["iops"]["mean"].as_f64().unwrap();
+            assert!((num(row, "IOPS").unwrap() - iops).abs() <= 0.5, "{row:?}");
+            let mbs = s["bw_bytes"]["mean"].as_f64().unwrap() / 1e6;
+            assert!((num(row, "MB/s").unwrap() - mbs).abs() <= 0.005, "{row:?}");
+            let p99 = s["lat_p99_ns"]["mean"].as_f64().unwrap() / 1e3;
+            assert!((num(row, "p99 us").unwrap() - p99).abs() <= 0.05, "{row:?}");
+        }
+    }
+    // The aggregate rows are the run's, with no target named.
+    let agg: Vec<_> = rows.iter().filter(|r| r["target"].is_empty()).collect();
+    assert_eq!(agg.len(), 2, "{rows:?}");
+    assert_eq!(rows.len(), 6, "{rows:?}");
 }
 
 /// Probe 14, item 9: the job threads' user or system time above the process's in most
