@@ -485,7 +485,8 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
         if let Some(hit) = r.page_cache_hit_pct() {
             label.push_str(&format!(" ({hit:.0}% from cache)"));
         }
-        // Buffered writes nothing flushed: what reached the device within the window.
+        // Buffered writes: what reached the device within the window (the flush
+        // included when one was in it; the run's note says which).
         if let Some(w) = r.device_wrote_pct() {
             label.push_str(&format!(" (device wrote {})", crate::units::fmt_pct(w)));
         }

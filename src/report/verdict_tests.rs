@@ -365,8 +365,9 @@ fn page_cache_hits_and_device_counters_are_reported_as_measured() {
             "buffered warm (100% from cache)"
         ]
     );
-    // Buffered writes nothing flushed: what the device wrote in the window, by its
-    // counters; flushed at the end (--end-fsync): no label.
+    // Buffered writes: what the device wrote in the window, by its counters, whether
+    // nothing flushed them or the flush was in the window (--end-fsync, probe 14: the
+    // label was missing though the device wrote 2%).
     let point = |value: &str| crate::plan::StudyPoint {
         suite: "cache".into(),
         test: "randwrite 4k".into(),
@@ -398,7 +399,7 @@ fn page_cache_hits_and_device_counters_are_reported_as_measured() {
         [
             "buffered (device wrote 25%)",
             "buffered small (device wrote under 0.1%)",
-            "buffered flushed"
+            "buffered flushed (device wrote 50%)"
         ]
     );
 }
