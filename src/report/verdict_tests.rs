@@ -459,6 +459,15 @@ fn the_report_of_a_steady_state_study_gives_its_verdict() {
     );
     let md = report(&[("d".into(), d.clone())], Format::Md);
     assert!(md.contains(want.trim_end()), "{md}");
+    // The CSV has it on every round's row (probe 14: no verdict in the CSV).
+    let csv = report(&[("d".into(), d.clone())], Format::Csv);
+    let mut r = ::csv::Reader::from_reader(csv.as_bytes());
+    let at = (r.headers().unwrap().iter())
+        .position(|h| h == "verdict")
+        .unwrap_or_else(|| panic!("{csv}"));
+    let rows: Vec<_> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), iops.len(), "{csv}");
+    assert!(rows.iter().all(|row| &row[at] == want.trim()), "{csv}");
     let html = report(&[("d".into(), d)], Format::Html);
     assert!(html.contains(&format!("<p class=\"steady\">{}</p>", want.trim_end())));
 }
