@@ -497,7 +497,16 @@ impl CpuTimes {
 /// resolution, 10 ms). A worker that exits is no longer listed: what it used after the
 /// first reading is lost to this figure.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct KernelWorkers(std::collections::HashMap<u32, CpuTimes>);
+pub(crate) struct KernelWorkers(std::collections::HashMap<u32, (KernelThread, CpuTimes)>);
+
+/// Which io_uring kernel thread a task is (by its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KernelThread {
+    /// An io-wq worker (`iou-wrk-*`), to which the kernel hands what it cannot do inline.
+    IoWq,
+    /// A SQPOLL thread (`iou-sqp-*`), polling the submission queue (`--sqpoll`).
+    SqPoll,
+}
 
 impl KernelWorkers {
     pub(crate) fn now() -> KernelWorkers {
@@ -520,31 +529,41 @@ impl KernelWorkers {
         KernelWorkers(m)
     }
 
-    /// What the workers listed now used since `before` (a new worker from zero).
-    pub(crate) fn since(&self, before: &KernelWorkers) -> CpuTimes {
-        self.0.iter().fold(CpuTimes::default(), |acc, (tid, t)| {
-            acc.plus(t.since(before.0.get(tid).copied().unwrap_or_default()))
-        })
+    /// What the workers of one kind listed now used since `before` (a new worker from
+    /// zero).
+    pub(crate) fn since(&self, before: &KernelWorkers, kind: KernelThread) -> CpuTimes {
+        (self.0.iter().filter(|(_, (k, _))| *k == kind)).fold(
+            CpuTimes::default(),
+            |acc, (tid, (_, t))| {
+                let was = before.0.get(tid).map(|b| b.1).unwrap_or_default();
+                acc.plus(t.since(was))
+            },
+        )
     }
 }
 
-/// User and system time of one `/proc/<pid>/task/<tid>/stat` line when the thread is an
-/// io_uring kernel worker (its name starts with `iou-`); `None` otherwise.
-fn parse_task_stat(stat: &str, tick: f64) -> Option<CpuTimes> {
+/// Which io_uring kernel thread one `/proc/<pid>/task/<tid>/stat` line is (its name
+/// starts with `iou-sqp` or another `iou-`), and its user and system time; `None` for
+/// any other thread.
+fn parse_task_stat(stat: &str, tick: f64) -> Option<(KernelThread, CpuTimes)> {
     // "tid (comm) state ppid ..."; comm may hold spaces and parentheses: the last ')'.
     let open = stat.find('(')?;
     let close = stat.rfind(')')?;
-    if !stat.get(open + 1..close)?.starts_with("iou-") {
-        return None;
-    }
+    let comm = stat.get(open + 1..close)?;
+    let kind = match comm {
+        c if c.starts_with("iou-sqp") => KernelThread::SqPoll,
+        c if c.starts_with("iou-") => KernelThread::IoWq,
+        _ => return None,
+    };
     // After the comm: state is field 3; utime and stime are fields 14 and 15.
     let mut f = stat.get(close + 1..)?.split_whitespace().skip(11);
     let utime: f64 = f.next()?.parse().ok()?;
     let stime: f64 = f.next()?.parse().ok()?;
-    Some(CpuTimes {
+    let t = CpuTimes {
         user_s: utime / tick,
         sys_s: stime / tick,
-    })
+    };
+    Some((kind, t))
 }
 
 #[cfg(test)]

@@ -8,9 +8,9 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::io::env::{CpuTimes, KernelWorkers};
+use crate::io::env::CpuTimes;
 use crate::io::target::Target;
-use crate::measure::merge::Merged;
+use crate::measure::merge::{Merged, WindowCpu};
 use crate::measure::rep::{Lane, Window, drive};
 use crate::measure::run::{
     RunOutcome, absorb, check_memory, check_target, conclude, new_run, settle,
@@ -211,8 +211,7 @@ fn group_rep(
         })
         .collect();
     let (outs, mut watch) = drive(&lanes, rep, stop, sink);
-    let cpu = CpuTimes::now().since(watch.cpu_before);
-    let io_wq = KernelWorkers::now().since(&watch.kworkers_before);
+    let cpu = WindowCpu::since(watch.cpu_before, &watch.kworkers_before);
     let devices = watch.device_deltas(&lanes);
     // The counters are read when the first lane's ramp ends: they match the runs'
     // figures only when every lane's ramp (and start delay) is the same.
@@ -248,12 +247,11 @@ fn group_rep(
         let device = (same_ramp && !shared[i])
             .then(|| devices[i].clone())
             .flatten();
-        let times = (cpu, io_wq);
-        let mut r = m.repetition(lanes[i].spec, rep, times, device, &watch.intervals[i], stop);
+        let mut r = m.repetition(lanes[i].spec, rep, cpu, device, &watch.intervals[i], stop);
         // The process's CPU time is the group's: each run's own is its workers'.
         r.cpu = Cpu {
             workers: CpuPart::new(m.cpu.user_s, m.cpu.sys_s, m.all.ios()),
-            ..sum.cpu(cpu, io_wq, total)
+            ..cpu.divided(sum.workers, total)
         };
         let rate_min = watch
             .rate_min
@@ -303,22 +301,5 @@ impl Sum {
     fn add(&mut self, m: &Merged) {
         self.all.add(&m.all);
         self.workers = self.workers.plus(m.cpu);
-    }
-
-    /// The process's CPU time over the group's `total` I/Os.
-    fn cpu(&self, cpu: CpuTimes, io_wq: CpuTimes, total: u64) -> Cpu {
-        let w = self.workers;
-        Cpu {
-            user_s: cpu.user_s,
-            sys_s: cpu.sys_s,
-            per_io_ns: CpuPart::new(cpu.user_s, cpu.sys_s, total).per_io_ns,
-            workers: CpuPart::new(w.user_s, w.sys_s, total),
-            io_wq: CpuPart::new(io_wq.user_s, io_wq.sys_s, total),
-            other: CpuPart::new(
-                (cpu.user_s - w.user_s - io_wq.user_s).max(0.0),
-                (cpu.sys_s - w.sys_s - io_wq.sys_s).max(0.0),
-                total,
-            ),
-        }
     }
 }

@@ -4,17 +4,52 @@
 //! target).
 
 use crate::error::Error;
-use crate::io::env::CpuTimes;
+use crate::io::env::{CpuTimes, KernelThread, KernelWorkers};
 use crate::measure::interval::{IntervalSum, series};
 use crate::measure::tally::Tally;
 use crate::measure::targets::dir_stats;
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::Spec;
 use crate::results::env::DeviceDelta;
-use crate::results::schema::{Cpu, CpuPart, Repetition, Status};
+use crate::results::schema::{Cpu, Repetition, Status};
 use crate::results::stats::{Counter, LatHist};
 use crate::stop::StopFlag;
 use crate::workload::sampler::Sampler;
+
+/// The process's CPU time over a repetition's window, and its io_uring kernel
+/// threads': io-wq workers and the SQPOLL thread.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct WindowCpu {
+    pub(crate) process: CpuTimes,
+    pub(crate) io_wq: CpuTimes,
+    pub(crate) sqpoll: CpuTimes,
+}
+
+impl WindowCpu {
+    /// What was used since the readings `cpu_before` and `kworkers_before`.
+    pub(crate) fn since(cpu_before: CpuTimes, kworkers_before: &KernelWorkers) -> WindowCpu {
+        let process = CpuTimes::now().since(cpu_before);
+        let now = KernelWorkers::now();
+        WindowCpu {
+            process,
+            io_wq: now.since(kworkers_before, KernelThread::IoWq),
+            sqpoll: now.since(kworkers_before, KernelThread::SqPoll),
+        }
+    }
+
+    /// The process's time divided into the job threads' (`workers`), the kernel
+    /// threads' and the rest, over `ios` I/Os ([`Cpu::divided`]).
+    pub(crate) fn divided(&self, workers: CpuTimes, ios: u64) -> Cpu {
+        let t = |c: CpuTimes| (c.user_s, c.sys_s);
+        Cpu::divided(
+            t(self.process),
+            t(workers),
+            t(self.io_wq),
+            t(self.sqpoll),
+            ios,
+        )
+    }
+}
 
 /// The workers' outputs added up.
 pub(crate) struct Merged {
@@ -82,13 +117,13 @@ impl Merged {
 
 impl Merged {
     /// The repetition (0-based `rep`) these outputs make, over their own window: the
-    /// process's CPU time and io_uring's kernel workers' (`cpu`), the device counters,
+    /// process's CPU time and io_uring's kernel threads' (`cpu`), the device counters,
     /// the intervals of the series. `verify` and `targets` are left empty.
     pub(crate) fn repetition(
         &mut self,
         spec: &Spec,
         rep: u32,
-        (cpu, io_wq): (CpuTimes, CpuTimes),
+        cpu: WindowCpu,
         device: Option<DeviceDelta>,
         intervals: &[IntervalSum],
         stop: &StopFlag,
@@ -110,22 +145,7 @@ impl Merged {
             write: dir(self.all.write, &self.all.hist_write),
             trim: dir(self.all.trim, &self.all.hist_trim),
             fsyncs: self.all.fsyncs,
-            cpu: Cpu {
-                user_s: cpu.user_s,
-                sys_s: cpu.sys_s,
-                per_io_ns: if total > 0 {
-                    (cpu.user_s + cpu.sys_s) * 1e9 / total as f64
-                } else {
-                    0.0
-                },
-                workers: CpuPart::new(self.cpu.user_s, self.cpu.sys_s, total),
-                io_wq: CpuPart::new(io_wq.user_s, io_wq.sys_s, total),
-                other: CpuPart::new(
-                    (cpu.user_s - self.cpu.user_s - io_wq.user_s).max(0.0),
-                    (cpu.sys_s - self.cpu.sys_s - io_wq.sys_s).max(0.0),
-                    total,
-                ),
-            },
+            cpu: cpu.divided(self.cpu, total),
             device,
             series: series(intervals, spec.interval_s, elapsed_s),
             // Measuring the samples compresses them (seconds with many jobs): not after a

@@ -15,7 +15,7 @@ use crate::measure::gate::Gate;
 use crate::measure::interval::{IntervalMsg, IntervalSum, LaneTx, Live, all_lanes, gather};
 use crate::measure::launch::run_worker;
 use crate::measure::launch::{WorkFile, WorkerCtx};
-use crate::measure::merge::Merged;
+use crate::measure::merge::{Merged, WindowCpu};
 use crate::measure::monitor::Monitor;
 use crate::measure::targets::target_reps;
 use crate::measure::verify::{GenMap, verify_back};
@@ -161,8 +161,7 @@ pub(crate) fn run_rep(
         })
         .collect();
     let (outs, mut watch) = drive(&lanes, rep, stop, sink);
-    let cpu = CpuTimes::now().since(watch.cpu_before);
-    let io_wq = KernelWorkers::now().since(&watch.kworkers_before);
+    let cpu = WindowCpu::since(watch.cpu_before, &watch.kworkers_before);
     let devices = watch.device_deltas(&lanes);
     // Several targets on one device (files in one filesystem: fio's nrfiles) count
     // its counters once.
@@ -196,7 +195,7 @@ pub(crate) fn run_rep(
     merged.interrupted |= stop.is_set();
     let parts = std::mem::take(&mut merged.parts);
     let intervals = all_lanes(&watch.intervals);
-    let mut rep = merged.repetition(spec, rep, (cpu, io_wq), device, &intervals, stop);
+    let mut rep = merged.repetition(spec, rep, cpu, device, &intervals, stop);
     rep.verify = verify;
     rep.targets = target_reps(targets, &parts, devices);
     for (t, v) in rep.targets.iter_mut().zip(each) {

@@ -1,7 +1,6 @@
 //! The text formats of `report` and `compare` besides HTML: Markdown (a heading, the
 //! documents' provenance, the table and its legend, a study's tables and verdicts, the
-//! runs' notes), CSV (the table, each run's notes
-//! in a last column) and JSON (the merged document
+//! per-target, per-rank and group tables of a run, the runs' notes), CSV (`csv.rs`) and JSON (the merged document
 //! or the comparison as data). Tables come from `tables.rs`; every function returns text,
 //! the caller decides where it goes. Reads results only; knows nothing of HTML.
 
@@ -34,6 +33,7 @@ pub(crate) fn report_markdown(docs: &[(String, Document)]) -> String {
             }
         }
     }
+    out.push_str(&run_parts(docs));
     // A dirty-drive study's verdict, as the run printed it.
     for (label, d) in docs {
         if let Some(v) = crate::report::notes::steady_verdict(d) {
@@ -64,18 +64,40 @@ pub(crate) fn report_markdown(docs: &[(String, Document)]) -> String {
     out
 }
 
-/// The report as CSV: a row per run (two for a mix), its notes in the last column.
+/// The report as CSV: one table (`csv.rs`).
 pub(crate) fn report_csv(docs: &[(String, Document)]) -> String {
-    let mut t = tables::runs(docs);
-    t.header.push("notes".into());
-    t.align.push(crate::report::table::Align::Left);
-    let mut rows = t.rows.iter_mut();
-    for r in docs.iter().flat_map(|(_, d)| d.runs.iter()) {
-        for row in rows.by_ref().take(tables::run_rows(r).len()) {
-            row.push(crate::report::table::Cell::from(r.warnings.join(" | ")));
+    crate::report::csv::report_csv(docs)
+}
+
+/// The tables the text and HTML reports give under a run on several targets, over MPI
+/// ranks or hosts, or measured with others (a fio group), each under a heading naming
+/// the run and followed by what it means.
+fn run_parts(docs: &[(String, Document)]) -> String {
+    use crate::report::targets as t;
+    let mut out = String::new();
+    for (label, d) in docs {
+        for r in &d.runs {
+            let who = match docs.len() {
+                1 => r.name.clone(),
+                _ => format!("{} (`{label}`)", r.name),
+            };
+            let parts = [
+                ("Per target", t::run_targets(r), t::AGGREGATE_NOTE),
+                ("Per rank", t::run_ranks(r), t::RANKS_NOTE),
+                ("Per host", t::run_hosts(r), t::HOSTS_NOTE),
+                ("Measured together", t::run_group(r), t::GROUP_NOTE),
+            ];
+            for (what, table, note) in parts {
+                if let Some(table) = table {
+                    out.push_str(&format!(
+                        "\n## {what}: {who}\n\n{}\n{note}.\n",
+                        table.markdown()
+                    ));
+                }
+            }
         }
     }
-    t.csv()
+    out
 }
 
 /// The report as one JSON document: the first document with every later one's runs.

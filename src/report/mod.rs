@@ -6,7 +6,7 @@
 //!
 //! Layout: `tables.rs` builds the content of every table once, `table.rs` draws a table
 //! as terminal text, Markdown, CSV or HTML; `text.rs` is the terminal output, `export.rs`
-//! Markdown/CSV/JSON, `html/` the pages and `chart.rs` their SVG charts; `compare.rs`
+//! Markdown/JSON (CSV in `csv.rs`), `html/` the pages and `chart.rs` their SVG charts; `compare.rs`
 //! matches runs across documents and tests the differences. [`report`] and [`comparison`]
 //! pick the renderer for a [`Format`]. `progress.rs` draws the live progress line.
 
@@ -14,6 +14,7 @@ pub(crate) mod chart;
 pub mod compare;
 pub(crate) mod compare_stats;
 pub(crate) mod compare_tables;
+pub(crate) mod csv;
 pub(crate) mod export;
 pub mod fmt;
 pub(crate) mod html;

@@ -87,12 +87,26 @@ pub(crate) fn run_label(r: &Run) -> String {
     }
 }
 
-/// What a run ran on, in words: "psync on /mnt/t.dat", or for the null engine (which
-/// does no I/O and has no target) "the null engine (no I/O)".
+/// The engine as the header names it: fio's or iomark's name, with `--sqpoll` (and the
+/// CPU its thread was pinned to) when the run polled its submission queue, as the run's
+/// name carries `--sync-mode`.
+fn engine_words(r: &Run) -> String {
+    let o = &r.spec.engine_opts;
+    match (o.sqpoll, o.sqpoll_cpu) {
+        (false, _) => r.engine_label().to_string(),
+        (true, None) => format!("{} with --sqpoll", r.engine_label()),
+        (true, Some(c)) => format!("{} with --sqpoll (its thread on CPU {c})", r.engine_label()),
+    }
+}
+
+/// What a run ran on, in words: "psync on /mnt/t.dat", "io_uring with --sqpoll on
+/// /dev/nvme0n1", or for the null engine (which does no I/O and has no target) "the null
+/// engine (no I/O)".
 pub(crate) fn engine_on_target(r: &Run) -> String {
     if r.target.kind == crate::results::schema::TargetKind::None {
         return format!("the {} engine (no I/O)", r.engine_label());
     }
+    let engine = engine_words(r);
     let jobs = match r.spec.file_service {
         None => format!("{} job(s) each", r.spec.jobs),
         Some(f) if f.split => format!(
@@ -107,10 +121,9 @@ pub(crate) fn engine_on_target(r: &Run) -> String {
         ),
     };
     match r.targets.len() {
-        0 | 1 => format!("{} on {}", r.engine_label(), r.target.path),
+        0 | 1 => format!("{engine} on {}", r.target.path),
         n => format!(
-            "{} on {n} targets ({}), {jobs}",
-            r.engine_label(),
+            "{engine} on {n} targets ({}), {jobs}",
             (r.targets.iter().map(|t| t.target.path.as_str()))
                 .collect::<Vec<_>>()
                 .join(", "),

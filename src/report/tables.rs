@@ -31,7 +31,7 @@ pub(crate) fn spec_cells(s: &Spec) -> [String; 6] {
 }
 
 /// The columns of the per-run table.
-const RUN_HEADER: [&str; 22] = [
+pub(crate) const RUN_HEADER: [&str; 22] = [
     "run", "dir", "test", "param", "value", "rw", "bs", "qd", "jobs", "io", "data", "n", "IOPS",
     "IOPS sd", "MB/s", "MB/s sd", "p50 us", "p99 us", "latency", "lz4 %", "zstd-1 %", "dedup %",
 ];
@@ -103,22 +103,41 @@ pub(crate) fn run_spec_cells(r: &Run) -> [String; 6] {
 /// row, each with its own figures), with the parameters, mean ± stddev of IOPS and MB/s,
 /// then that direction's latencies in µs and what they measure (`lat` or fio's `clat`).
 pub(crate) fn run_rows(r: &Run) -> Vec<Vec<String>> {
+    summary_rows(r, &r.summary, true)
+}
+
+/// The rows of a run's target `i` on several targets, as [`run_rows`] (the run's name
+/// and parameters) with that target's own figures; no measured data (the run's whole).
+pub(crate) fn target_rows(r: &Run, i: usize) -> Vec<Vec<String>> {
+    match r.targets.get(i) {
+        Some(t) => summary_rows(r, &t.summary, false),
+        None => Vec::new(),
+    }
+}
+
+/// The rows of [`run_rows`] over `summary` (the run's, or one target's), with the
+/// measured data on the write row when `data`.
+fn summary_rows(
+    r: &Run,
+    summary: &crate::results::schema::Summary,
+    data: bool,
+) -> Vec<Vec<String>> {
     let st = r.study.as_ref();
     let mut dirs: Vec<(&str, &crate::results::schema::DirSummary)> =
         match (r.spec.reads(), r.spec.writes()) {
-            (true, true) => vec![("read", &r.summary.read), ("write", &r.summary.write)],
-            (false, true) => vec![("write", &r.summary.write)],
-            _ => vec![("read", &r.summary.read)],
+            (true, true) => vec![("read", &summary.read), ("write", &summary.write)],
+            (false, true) => vec![("write", &summary.write)],
+            _ => vec![("read", &summary.read)],
         };
     // Trims are their own direction (a trim-only pattern writes no data).
     if r.spec.rw.trims() {
         dirs.retain(|(d, _)| r.spec.rw.writes_data() && *d == "write");
-        dirs.insert(0, ("trim", &r.summary.trim));
+        dirs.insert(0, ("trim", &summary.trim));
     }
     // A direction done beyond the pattern (fio's group_reporting over different jobs).
     for d in Direction::beyond_spec(r) {
         let at = if d == Direction::Read { 0 } else { dirs.len() };
-        dirs.insert(at, (d.label(), d.summary(&r.summary)));
+        dirs.insert(at, (d.label(), d.summary(summary)));
     }
     dirs.into_iter()
         .map(|(dir, d)| {
@@ -145,7 +164,7 @@ pub(crate) fn run_rows(r: &Run) -> Vec<Vec<String>> {
             }
             cells.push(r.latency_kind.label().into());
             match dir {
-                "write" => cells.extend(measured_data(r)),
+                "write" if data => cells.extend(measured_data(r)),
                 _ => cells.extend([NONE; 3].map(String::from)),
             }
             cells
@@ -466,7 +485,8 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
         if let Some(hit) = r.page_cache_hit_pct() {
             label.push_str(&format!(" ({hit:.0}% from cache)"));
         }
-        // Buffered writes nothing flushed: what reached the device within the window.
+        // Buffered writes: what reached the device within the window (the flush
+        // included when one was in it; the run's note says which).
         if let Some(w) = r.device_wrote_pct() {
             label.push_str(&format!(" (device wrote {})", crate::units::fmt_pct(w)));
         }

@@ -365,8 +365,9 @@ fn page_cache_hits_and_device_counters_are_reported_as_measured() {
             "buffered warm (100% from cache)"
         ]
     );
-    // Buffered writes nothing flushed: what the device wrote in the window, by its
-    // counters; flushed at the end (--end-fsync): no label.
+    // Buffered writes: what the device wrote in the window, by its counters, whether
+    // nothing flushed them or the flush was in the window (--end-fsync, probe 14: the
+    // label was missing though the device wrote 2%).
     let point = |value: &str| crate::plan::StudyPoint {
         suite: "cache".into(),
         test: "randwrite 4k".into(),
@@ -398,7 +399,7 @@ fn page_cache_hits_and_device_counters_are_reported_as_measured() {
         [
             "buffered (device wrote 25%)",
             "buffered small (device wrote under 0.1%)",
-            "buffered flushed"
+            "buffered flushed (device wrote 50%)"
         ]
     );
 }
@@ -458,6 +459,15 @@ fn the_report_of_a_steady_state_study_gives_its_verdict() {
     );
     let md = report(&[("d".into(), d.clone())], Format::Md);
     assert!(md.contains(want.trim_end()), "{md}");
+    // The CSV has it on every round's row (probe 14: no verdict in the CSV).
+    let csv = report(&[("d".into(), d.clone())], Format::Csv);
+    let mut r = ::csv::Reader::from_reader(csv.as_bytes());
+    let at = (r.headers().unwrap().iter())
+        .position(|h| h == "verdict")
+        .unwrap_or_else(|| panic!("{csv}"));
+    let rows: Vec<_> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), iops.len(), "{csv}");
+    assert!(rows.iter().all(|row| &row[at] == want.trim()), "{csv}");
     let html = report(&[("d".into(), d)], Format::Html);
     assert!(html.contains(&format!("<p class=\"steady\">{}</p>", want.trim_end())));
 }
@@ -486,6 +496,16 @@ fn the_html_report_has_the_study_tables_and_verdicts() {
     let section = &html[at..];
     assert!(section.contains("<table class=\"study\">"), "{section}");
     assert!(section.contains(&verdict), "{section}");
+    // The latency chart's axis is logarithmic and its label says so, as the percentile
+    // chart's does (probe 14: "latency (µs)" over ticks 10, 100, 1k).
+    let chart = (section.split("<svg ").skip(1))
+        .find(|c| c.contains("<title>Latency vs qd</title>"))
+        .unwrap_or_else(|| panic!("{section}"));
+    assert!(
+        chart.contains(">latency (µs, log)</text>"),
+        "{}",
+        &chart[..600.min(chart.len())]
+    );
 }
 
 // A qd sweep cut at its deepest queue (probe 13b): the cut run, partial, is not in the

@@ -160,6 +160,7 @@ fn cpu(parts: &[RankPart], ios: u64) -> Cpu {
         per_io_ns: all.per_io_ns,
         workers: part(|c| &c.workers),
         io_wq: part(|c| &c.io_wq),
+        sqpoll: part(|c| &c.sqpoll),
         other: part(|c| &c.other),
     }
 }

@@ -297,12 +297,15 @@ impl Run {
         Some((own, dev))
     }
 
-    /// For buffered writes that nothing flushed ([`crate::plan::cache::holds_writes`]):
-    /// the percent of the bytes iomark wrote that the device wrote within the measured
-    /// windows (the rest the page cache took: kept for later writeback, or overwritten
-    /// there first). `None` otherwise, or when nothing was measured.
+    /// For buffered writes: the percent of the bytes iomark wrote that the device wrote
+    /// within the measured windows. When nothing flushed them
+    /// ([`crate::plan::cache::holds_writes`]) the rest the page cache took (kept for later
+    /// writeback, or overwritten there first); when a flush was in the window
+    /// (`--end-fsync`, `--fsync`, `--sync-mode`) the rest were rewrites merged in the
+    /// cache. `None` for direct I/O or trims, or when nothing was measured.
     pub fn device_wrote_pct(&self) -> Option<f64> {
-        if !crate::plan::cache::holds_writes(&self.spec) {
+        let s = &self.spec;
+        if s.direct || !s.writes() || !s.rw.writes_data() {
             return None;
         }
         let (own, dev) = self.moved_by_device(Moved::Write)?;

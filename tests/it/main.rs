@@ -41,6 +41,7 @@ mod outputs;
 mod readme;
 mod regression;
 mod report;
+mod report_figures;
 mod safety;
 mod suite;
 mod trim;

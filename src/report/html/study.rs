@@ -308,7 +308,7 @@ fn line_charts(doc: &Document, sweep: &Sweep) -> String {
     let lat_chart = LineChart {
         title: format!("Latency vs {param}"),
         x_label: param.clone(),
-        y_label: "latency (µs)".into(),
+        y_label: "latency (µs, log)".into(),
         x_log,
         y_log: true,
         x_ticks: Some(ticks),
