@@ -9,4 +9,5 @@ pub mod guard;
 pub(crate) mod mark;
 pub(crate) mod space;
 pub mod sys;
+mod sys_aio;
 pub mod target;

@@ -302,15 +302,6 @@ impl Spec {
         }
     }
 
-    /// Adds `note` to the run's notes (`engine_note`, said with the run and kept in the
-    /// document).
-    pub(crate) fn note(&mut self, note: &str) {
-        self.engine_note = Some(match self.engine_note.take() {
-            Some(n) => format!("{n}; {note}"),
-            None => note.to_string(),
-        });
-    }
-
     /// Seconds after the start gate by which every job has started (`--startdelay`, the
     /// high end of a range).
     pub(crate) fn startdelay_end_s(&self) -> f64 {

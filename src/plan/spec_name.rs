@@ -79,6 +79,15 @@ impl Spec {
         s
     }
 
+    /// Adds `note` to the run's notes (`engine_note`, said with the run and kept in the
+    /// document).
+    pub(crate) fn note(&mut self, note: &str) {
+        self.engine_note = Some(match self.engine_note.take() {
+            Some(n) => format!("{n}; {note}"),
+            None => note.to_string(),
+        });
+    }
+
     /// The block size as shown: `4k`, or the mix (`4k/50:64k/50`, `4k-64k`); reads' then
     /// writes' (`4k,64k`) when a mix's differ (`--write-bs`).
     pub(crate) fn bs_text(&self) -> String {
