@@ -61,13 +61,9 @@ fn arg(d: &'static OptDef) -> Arg {
                 .default_missing_value("1")
                 .value_parser(["0", "1"])
                 .hide_possible_values(true);
-            if let Some(other) = d.conflicts {
-                a = a.conflicts_with(other);
-            }
+            // Contradictions and needs are checked by `RunOptions` (`set`,
+            // `check_requires`), which tell `--x=0` from `--x` and say it in one line.
         }
-    }
-    if let Some(needed) = d.requires {
-        a = a.requires(needed);
     }
     a
 }

@@ -287,7 +287,7 @@ pub(crate) const TABLE: &[OptDef] = &[
     switch(
         "time-based",
         Workload,
-        "fio's time_based: accepted with --runtime, which is always time based in iomark (the span is gone over as often as needed).",
+        "fio's time_based, with --runtime: the run lasts the whole runtime, going over the span as often as it takes, and an --io-size does nothing (a note says so). Without it --runtime alone is time based too; --time-based=0 (fio's default) stops after one pass over the span (or --io-size) or the runtime, whichever comes first.",
     ),
     OptDef {
         conflicts: Some("buffered"),

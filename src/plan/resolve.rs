@@ -235,6 +235,7 @@ impl RunOptions {
                 "--time-based needs --runtime: iomark's --runtime is always time based (e.g. --runtime 30s)",
             ));
         }
+        notes.extend(self.time_based(&mut spec));
         spec.label = self.text("name").map(str::to_string);
         if spec.label.as_deref().is_some_and(|n| n.trim().is_empty()) {
             return Err(Error::usage(

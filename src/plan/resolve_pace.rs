@@ -148,6 +148,33 @@ impl RunOptions {
         self.think_more(spec)
     }
 
+    /// fio's `time_based` with a runtime: `--time-based` runs the whole `--runtime`, going
+    /// over the span as often as it takes, so an `--io-size` goes (with a note, as fio
+    /// ignores its io_size then); `--time-based=0` stops after one pass over the span or
+    /// the runtime, whichever comes first (fio's default), unless `--io-size` says how much.
+    pub(super) fn time_based(&self, spec: &mut Spec) -> Option<String> {
+        spec.runtime_s?;
+        match (self.on("time-based"), self.given("time-based")) {
+            (true, _) => {
+                let io = self
+                    .text("io-size")
+                    .filter(|_| spec.io_size.is_some() || spec.io_spans.is_some())?;
+                spec.io_size = None;
+                spec.io_spans = None;
+                Some(format!(
+                    "--io-size {io} does nothing with --time-based: the run lasts its --runtime, going over the span as often as it takes (as fio's time_based ignores io_size)"
+                ))
+            }
+            (false, true) => {
+                if spec.io_size.is_none() && spec.io_spans.is_none() {
+                    spec.io_spans = Some(1.0);
+                }
+                None
+            }
+            (false, false) => None,
+        }
+    }
+
     /// `--thinktime-spin` (at most the pause), `--thinktime-blocks-type`,
     /// `--thinktime-iotime` (greater than zero).
     fn think_more(&self, spec: &mut Spec) -> Result<()> {

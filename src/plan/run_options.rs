@@ -63,10 +63,11 @@ impl RunOptions {
                 return Err(Error::usage(format!("--{} needs a value ({p})", def.name)));
             }
             (None, Some("1")) => return self.set(def.name, None),
-            (None, Some("0")) => match (def.name, def.conflicts) {
-                // fio's direct=0 is buffered, buffered=0 is direct.
-                (_, Some(other)) => return self.set(other, None),
-                _ => {
+            // fio's direct=0 is buffered, buffered=0 is direct: a pair each of which
+            // names the other is two sides of one switch. Any other `=0` is off.
+            (None, Some("0")) => match def.conflicts.filter(|o| complement(o) == Some(def.name)) {
+                Some(other) => return self.set(other, None),
+                None => {
                     self.switches.remove(def.name);
                 }
             },
@@ -77,7 +78,13 @@ impl RunOptions {
                 )));
             }
             (None, None) => {
-                if let Some(other) = def.conflicts.filter(|o| self.switches.contains(o)) {
+                let named_by = |d: &&OptDef| d.conflicts == Some(def.name);
+                let clash = (def.conflicts.filter(|o| self.switches.contains(o))).or_else(|| {
+                    (TABLE.iter().filter(named_by))
+                        .map(|d| d.name)
+                        .find(|n| self.switches.contains(n))
+                });
+                if let Some(other) = clash {
                     return Err(Error::usage(format!(
                         "--{} and --{other} contradict each other; give one of them",
                         def.name
@@ -134,6 +141,11 @@ impl RunOptions {
     pub(crate) fn given(&self, name: &str) -> bool {
         self.set.contains(name)
     }
+}
+
+/// The option `name` contradicts, as its table entry says.
+fn complement(name: &str) -> Option<&'static str> {
+    find(name).and_then(|d| d.conflicts)
 }
 
 /// "a, b or c".

@@ -125,7 +125,7 @@ fn each_mistake_is_named_for_what_it_is() {
                 "--size",
                 "1m",
             ],
-            "cannot be used with",
+            "--buffered and --direct contradict each other; give one of them",
         ),
         (
             vec![

@@ -956,3 +956,113 @@ fn think_time_limits_are_said_before_the_run() {
         eight["name"]
     );
 }
+
+/// `--time-based` with `--io-size` stopped after the io_size (16 I/Os of 1 MiB in 5 ms
+/// where fio ran the whole second, probe 14b), and `--time-based=0` was taken for on
+/// (fio's time_based=0 stops after one pass). fio's null engine on the same job says how
+/// many I/Os each way does; iomark's counts are checked against it.
+#[test]
+fn time_based_is_fios_with_io_size_and_when_off() {
+    let ios = |doc: &serde_json::Value| {
+        doc["runs"][0]["repetitions"][0]["read"]["ios"]
+            .as_u64()
+            .unwrap()
+    };
+    let base = [
+        "run", "--engine", "null", "--size", "64m", "--bs", "1m", "--rw", "read",
+    ];
+    let on = run_json(
+        &[
+            &base[..],
+            &["--io-size", "16m", "--time-based", "--runtime", "300ms"],
+        ]
+        .concat(),
+    );
+    assert!(
+        ios(&on) > 1000,
+        "time based: the whole runtime, not 16 I/Os: {}",
+        ios(&on)
+    );
+    let w = on["runs"][0]["warnings"].to_string();
+    assert!(
+        w.contains("--io-size 16m does nothing with --time-based"),
+        "{w}"
+    );
+    let off = run_json(&[&base[..], &["--time-based=0", "--runtime", "5s"]].concat());
+    assert_eq!(ios(&off), 64, "one pass over the 64 MiB span");
+    if !crate::common::require_tool("fio", "fio, to compare") {
+        return;
+    }
+    let fio = |extra: &[&str]| -> u64 {
+        let out = std::process::Command::new("fio")
+            .args([
+                "--name=t",
+                "--ioengine=null",
+                "--size=64m",
+                "--bs=1m",
+                "--rw=read",
+            ])
+            .args(extra)
+            .args(["--output-format=json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["jobs"][0]["read"]["total_ios"].as_u64().unwrap()
+    };
+    assert!(fio(&["--io_size=16m", "--time_based", "--runtime=300ms"]) > 1000);
+    assert_eq!(fio(&["--time_based=0", "--runtime=5"]), 64);
+}
+
+/// A switch given `=0` is off, as in fio: `--stonewall=0` turned --verify on and was
+/// refused, `--direct=1 --buffered=0` was a contradiction (probe 14b); an option without
+/// the one it needs got clap's "required arguments were not provided".
+#[test]
+fn a_switch_given_zero_is_off() {
+    let run = |extra: &[&str]| {
+        iomark()
+            .args([
+                "run",
+                "--engine",
+                "null",
+                "--size",
+                "1m",
+                "--runtime",
+                "50ms",
+                "--rw",
+                "write",
+            ])
+            .args(["--json", "-q"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    for ok in [
+        &["--direct=1", "--buffered=0"][..],
+        &["--stonewall=0", "--verify=0"],
+        &["--stonewall=0"],
+    ] {
+        let out = run(ok);
+        assert_success(&out);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let spec = &doc["runs"][0]["spec"];
+        assert_eq!(spec["verify"], false, "{ok:?}");
+        assert_eq!(spec["direct"], true, "{ok:?}");
+    }
+    for (bad, says) in [
+        (
+            &["--stonewall", "--verify"][..],
+            "--stonewall and --verify contradict each other",
+        ),
+        (
+            &["--verify", "--stonewall"],
+            "--stonewall and --verify contradict each other",
+        ),
+        (&["--direct", "--buffered"], "contradict each other"),
+        (
+            &["--thinktime-blocks", "4"],
+            "--thinktime-blocks needs --thinktime; add it or drop --thinktime-blocks",
+        ),
+    ] {
+        assert_refused(&run(bad), says);
+    }
+}

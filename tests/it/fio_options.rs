@@ -172,8 +172,9 @@ fn d_of(text: &str) -> Value {
     }
 }
 
-/// `--rate-iops-min` (fio's `rate_iops_min`): a job held to about 50 IOPS by a 20 ms think
-/// time, with a minimum of 200 over each 1 s cycle, fails: exit status 1, one line naming
+/// `--rate-iops-min` (fio's `rate_iops_min`): a job held to about 50 IOPS by a 200 KB/s
+/// cap on 4 KiB reads (a think time that makes the minimum impossible is refused before
+/// the run), with a minimum of 200 over each 1 s cycle, fails: exit status 1, one line naming
 /// the rate measured and the minimum, the run and its repetition marked failed with the
 /// I/Os measured so far kept (and seen by the kernel); fio fails the same job file. A
 /// minimum of 1 passes. Loop device: the kernel's counters vouch for the I/Os kept.
@@ -190,8 +191,8 @@ fn a_job_below_its_minimum_rate_fails_the_run_under_both_tools() {
             "run",
             "--rw",
             "randread",
-            "--thinktime",
-            "20ms",
+            "--rate",
+            "200k",
             "--runtime",
             "5",
         ])
@@ -235,8 +236,8 @@ fn a_job_below_its_minimum_rate_fails_the_run_under_both_tools() {
         dev.path().to_str().unwrap(),
         "--rw",
         "randread",
-        "--thinktime",
-        "20ms",
+        "--rate",
+        "200k",
         "--runtime",
         "2.5",
         "--rate-iops-min",
@@ -250,7 +251,7 @@ fn a_job_below_its_minimum_rate_fails_the_run_under_both_tools() {
     let job = dir.path().join("min.fio");
     std::fs::write(
         &job,
-        "[slow]\nfilename=${DIR}\nrw=randread\ndirect=1\nthinktime=20ms\nruntime=5\n\
+        "[slow]\nfilename=${DIR}\nrw=randread\ndirect=1\nrate=200k\nruntime=5\n\
          time_based\nrate_iops_min=200\nrate_cycle=1000\n",
     )
     .unwrap();
@@ -755,7 +756,7 @@ fn a_slow_job_in_a_group_fails_its_own_run() {
         &job,
         "[global]\nioengine=null\nsize=1g\nruntime=4\ntime_based\nrw=randread\n\
          [fast]\n\
-         [slow]\nthinktime=20ms\nrate_iops_min=200\n",
+         [slow]\nrate=200k\nrate_iops_min=200\n",
     )
     .unwrap();
     let res = dir.path().join("r.json");
