@@ -44,6 +44,19 @@ pub(crate) fn produce_stream(
 
 /// `iomark data -o OUTPUT`: the stream to stdout (`-`) or to a new file (never an
 /// existing one).
+/// Whether `path` is the null device (character device 1:3), whatever its name.
+fn is_dev_null(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    std::fs::metadata(path).is_ok_and(|m| {
+        m.file_type().is_char_device() && crate::io::sys::major_minor(m.rdev()) == (1, 3)
+    })
+}
+
+/// Whether `path` is a regular file (or a link to one).
+fn is_regular(path: &std::path::Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
 pub fn write_stream(spec: &Spec, size: u64, output: &str, stop: &StopFlag) -> Result<DataMeasure> {
     if output == "-" {
         use std::io::IsTerminal;
@@ -57,11 +70,22 @@ pub fn write_stream(spec: &Spec, size: u64, output: &str, stop: &StopFlag) -> Re
         return produce_stream(spec, size, &mut w, stop);
     }
     let path = std::path::Path::new(output);
+    if is_dev_null(path) {
+        // Only the figures: the stream is made and thrown away.
+        let null = std::fs::OpenOptions::new().write(true).open(path);
+        let null = null.map_err(|e| Error::io(format!("cannot open {output}"), &e))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, null);
+        return produce_stream(spec, size, &mut w, stop);
+    }
     let f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
         .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists if !is_regular(path) => Error::guard(format!(
+                "{} is not a regular file (a device, FIFO, socket or directory); iomark data writes a new file, or /dev/null for the figures alone: choose a new file name, or -o - and redirect stdout",
+                path.display()
+            )),
             std::io::ErrorKind::AlreadyExists => Error::guard(format!(
                 "{} exists; iomark does not overwrite it: remove it or choose another name",
                 path.display()

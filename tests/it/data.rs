@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::process::{Command, Stdio};
 
 use crate::common::{
-    Zram, assert_success, iomark, read_json, require_tool, run_json, stdout_of, tmp,
+    Zram, assert_refused, assert_success, iomark, read_json, require_tool, run_json, stdout_of, tmp,
 };
 
 fn data_stream(args: &[&str]) -> Vec<u8> {
@@ -627,4 +627,34 @@ fn a_sampled_dedup_figure_says_it_is_an_estimate() {
         (said - real).abs() < 1.5,
         "estimated {said}, the stream's {real}"
     );
+}
+
+/// `iomark data -o /dev/null` told the user to remove /dev/null (probe 14b). The null
+/// device takes the stream (the figures alone, the same as a file's); any other special
+/// file is refused for what it is, never with advice to remove it.
+#[test]
+fn data_to_the_null_device_gives_the_figures_alone() {
+    let dir = tmp();
+    let file = dir.path().join("s.bin");
+    let args = ["data", "--size", "4m", "--compress", "50", "--seed", "7"];
+    let out = iomark().args(args).arg("-o").arg(&file).output().unwrap();
+    assert_success(&out);
+    let to_file = String::from_utf8_lossy(&out.stderr).replace(&file.display().to_string(), "X");
+    let out = iomark()
+        .args(args)
+        .args(["-o", "/dev/null"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let to_null = String::from_utf8_lossy(&out.stderr).replace("/dev/null", "X");
+    assert_eq!(to_file, to_null, "the same stream, the same figures");
+    assert!(std::path::Path::new("/dev/null").exists());
+    for special in ["/dev/zero", "/dev"] {
+        let out = iomark().args(args).args(["-o", special]).output().unwrap();
+        assert_refused(&out, "is not a regular file");
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("remove it"),
+            "{out:?}"
+        );
+    }
 }
