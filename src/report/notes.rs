@@ -263,38 +263,56 @@ pub fn quick_header(plan: &crate::plan::QuickPlan, place: Option<&str>) -> Strin
         .iter()
         .filter_map(|r| crate::plan::estimate_s(&r.plan))
         .sum();
+    // The null engine opens nothing: no file is made, and no I/O is direct or cached.
+    let no_io = !first.engine.caps().needs_fd;
+    let (layout, file, io) = match no_io {
+        true => (
+            "",
+            "no file: --engine null does no I/O (the figures are iomark's own cost)".to_string(),
+            "no I/O",
+        ),
+        false => (
+            ", plus laying out the file",
+            format!(
+                "file {} ({}, made now and removed at the end){}",
+                plan.file.display(),
+                fmt_size(first.size.unwrap_or(0)),
+                place.map_or(String::new(), |p| format!(" on {p}")),
+            ),
+            if first.direct {
+                "direct I/O (O_DIRECT)"
+            } else {
+                "through the page cache"
+            },
+        ),
+    };
     format!(
-        "iomark quick benchmark: {} tests of {} s each, about {} in all, plus laying out the file\n\
-         file {} ({}, made now and removed at the end){}\n\
-         engine {}, {}\n",
+        "iomark quick benchmark: {} tests of {} s each, about {} in all{layout}\n{file}\nengine {}, {io}\n",
         plan.runs.len(),
         first.runtime_s.unwrap_or(0.0) + first.ramp_s,
         crate::report::fmt::fmt_duration(total),
-        plan.file.display(),
-        fmt_size(first.size.unwrap_or(0)),
-        place.map_or(String::new(), |p| format!(" on {p}")),
         first.engine.name(),
-        if first.direct {
-            "direct I/O (O_DIRECT)"
-        } else {
-            "through the page cache"
-        },
     )
 }
 
-/// The end of the quick benchmark: its first note, how long it took, the file gone.
+/// The end of the quick benchmark: its first note, how long it took, the file gone (or
+/// none made: the null engine).
 pub fn quick_ending(doc: &Document, elapsed_s: f64, file_left: bool) -> String {
     let mut out = String::new();
     if let Some(note) = doc.runs.first().and_then(|r| r.warnings.first()) {
         out.push_str(&format!("note: {note}\n"));
     }
+    let no_io = doc
+        .runs
+        .first()
+        .is_some_and(|r| !r.spec.engine.caps().needs_fd);
     out.push_str(&format!(
         "took {}; {}\n",
         crate::report::fmt::fmt_duration(elapsed_s),
-        if file_left {
-            "the test file is still there"
-        } else {
-            "the test file was removed"
+        match (no_io, file_left) {
+            (true, _) => "no test file was made",
+            (false, true) => "the test file is still there",
+            (false, false) => "the test file was removed",
         }
     ));
     out

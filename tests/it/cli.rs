@@ -1066,3 +1066,41 @@ fn a_switch_given_zero_is_off() {
         assert_refused(&run(bad), says);
     }
 }
+
+/// `quick --engine null` announced a file "made now and removed at the end" and direct
+/// I/O, then said the file was not opened, and "the test file was removed" (probe 14b).
+/// It says what it does: no file, no I/O; and leaves the directory as it was.
+#[test]
+fn quick_on_the_null_engine_says_no_file_is_made() {
+    let dir = tmp();
+    let out = iomark()
+        .args([
+            "quick",
+            "--engine",
+            "null",
+            "--runtime",
+            "100ms",
+            "--ramp",
+            "0",
+            "--size",
+            "16m",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("no file: --engine null does no I/O"),
+        "{text}"
+    );
+    assert!(
+        text.contains("engine null, no I/O") && text.contains("no test file was made"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("made now") && !text.contains("O_DIRECT") && !text.contains("removed"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
