@@ -77,15 +77,15 @@ impl StudyRunner<'_> {
         outcome
     }
 
-    /// The advice of the runs `at` (their warnings, filed already) in the job file's
-    /// words: the user wrote no iomark flags (`--size 48g` reads `size=48g`).
+    /// The advice of the runs `at` (their warnings and errors, filed already) in the job
+    /// file's words: the user wrote no iomark flags (`--size 48g` reads `size=48g`).
     fn in_job_words(&mut self, at: std::ops::Range<usize>) -> Result<()> {
         let mut changed = false;
         let runs = self.store.doc.runs.iter_mut();
         for w in runs
             .skip(at.start)
             .take(at.len())
-            .flat_map(|r| &mut r.warnings)
+            .flat_map(|r| r.warnings.iter_mut().chain(r.error.as_mut()))
         {
             let words = crate::plan::fio_job::in_job_words(w);
             changed |= words != *w;

@@ -1229,10 +1229,7 @@ fn job_refusals_name_the_job_file_and_come_before_measuring() {
     let before = dev.stat();
     for args in [&["--dry-run"][..], &["-o", o.to_str().unwrap()]] {
         let out = iomark().arg("fio").arg(&job).args(args).output().unwrap();
-        assert_refused(
-            &out,
-            "k.fio:14 [s]: offset 62 MiB plus size 4 MiB runs past the end of the device",
-        );
+        assert_refused(&out, "k.fio:14 [s]: offset=62m plus size=4m (");
         assert!(!String::from_utf8_lossy(&out.stderr).contains("--"));
     }
     assert!(!o.exists(), "nothing measured, nothing saved");
@@ -1240,8 +1237,5 @@ fn job_refusals_name_the_job_file_and_come_before_measuring() {
     let text = format!("[a]\nfilename={d}\ndirect=1\nrw=read\nbs=1m\nsize=1g\n");
     std::fs::write(&job, text).unwrap();
     let out = iomark().arg("fio").arg(&job).output().unwrap();
-    assert_refused(
-        &out,
-        "k.fio:6 [a]: size 1 GiB runs past the end of the device",
-    );
+    assert_refused(&out, "k.fio:6 [a]: size=1g runs past the end of the device");
 }

@@ -425,3 +425,69 @@ fn the_dry_run_lists_each_file_with_the_length_the_run_makes_it() {
     planned.sort();
     assert_eq!(made, planned, "ls -l after the run against the plan");
 }
+
+/// Session 14, item 1: a `verify=` refusal said `--rw read` (an iomark flag, a value the
+/// file did not give) and `verify` without the file's value: it names the file's
+/// `verify=md5` at its line and `rw=read (the default)`, or the file's `rw` line.
+#[test]
+fn a_verify_refusal_names_the_files_verify_and_rw() {
+    let dir = tmp();
+    let job = dir.path().join("v.fio");
+    let d = dir.path().display();
+    std::fs::write(
+        &job,
+        format!("[global]\nsize=8m\nfilename={d}/v.dat\n\n[v]\nverify=md5\n"),
+    )
+    .unwrap();
+    let err = fio_refusal(&job);
+    assert!(
+        err.contains(
+            "v.fio:6 [v]: verify=md5 checks what a run writes, and rw=read (the default) writes nothing"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("--"), "no iomark flag: {err}");
+    std::fs::write(
+        &job,
+        format!("[v]\nrw=trim\nsize=8m\nfilename={d}/v.dat\nverify=crc32c\n"),
+    )
+    .unwrap();
+    let err = fio_refusal(&job);
+    assert!(
+        err.contains(
+            "v.fio:5 [v]: verify=crc32c reads back what was written, and rw=trim (v.fio:2) discards blocks; drop verify=crc32c"
+        ),
+        "{err}"
+    );
+}
+
+/// Session 14, item 3: a value iomark words otherwise than the file (`bs 16 MiB` for
+/// `bs=16m`, `io_size=512 B` for `io_size=512`) was a bare key, or the file's text with
+/// iomark's unit after it: each is the file's own `key=value`, and a block size the
+/// file leaves unset is fio's default, named as such.
+#[test]
+fn job_file_refusals_give_values_as_the_file_writes_them() {
+    let dir = tmp();
+    let job = dir.path().join("s.fio");
+    let d = dir.path().display();
+    let cases = [
+        (
+            "bs=16m\nsize=8m\n",
+            "s.fio:3 [a]: bs=16m is larger than the span size=8m (s.fio:4); use a smaller bs or a larger size",
+        ),
+        (
+            "bs=1k\nio_size=512\nsize=8m\n",
+            "s.fio:4 [a]: io_size=512 is smaller than bs=1k (s.fio:3); each job must move",
+        ),
+        (
+            "rw=write\nbuffer_compress_percentage=50\nbuffer_compress_chunk=3k\nsize=8m\n",
+            "s.fio:5 [a]: buffer_compress_chunk=3k does not divide bs=4k (the default);",
+        ),
+    ];
+    for (lines, want) in cases {
+        std::fs::write(&job, format!("[a]\nfilename={d}/a.dat\n{lines}")).unwrap();
+        let err = fio_refusal(&job);
+        assert!(err.contains(want), "{want}\n{err}");
+        assert!(!err.contains("--"), "no iomark flag: {err}");
+    }
+}
