@@ -87,6 +87,18 @@ pub(crate) fn run_label(r: &Run) -> String {
     }
 }
 
+/// What kind of target a run had, in words (the HTML's "(file, span 1 GiB)").
+pub(crate) fn kind_words(kind: crate::results::schema::TargetKind) -> &'static str {
+    use crate::results::schema::TargetKind;
+    match kind {
+        TargetKind::None => "none",
+        TargetKind::File => "file",
+        TargetKind::BlockDevice => "block device",
+        // fio's output does not say whether its filename is a file or a device.
+        TargetKind::Unknown => "file or device, not known",
+    }
+}
+
 /// What a run ran on, in words: "psync on /mnt/t.dat", or for the null engine (which
 /// does no I/O and has no target) "the null engine (no I/O)".
 pub(crate) fn engine_on_target(r: &Run) -> String {

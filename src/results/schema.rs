@@ -346,7 +346,7 @@ pub struct WriteAmplification {
 /// The target as it was opened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetDesc {
-    /// `file`, `block_device`, or `none` (null engine).
+    /// `file`, `block_device`, `none` (null engine), or `unknown` (imported from fio).
     pub kind: TargetKind,
     /// Path as given.
     pub path: String,
@@ -587,6 +587,9 @@ pub enum TargetKind {
     None,
     File,
     BlockDevice,
+    /// Not known: a run imported from fio's output whose `filename` is outside `/dev/`
+    /// (fio's output does not say what it is), or terse output, which names no file.
+    Unknown,
 }
 
 pub use crate::results::summary::{DirSummary, Summary};

@@ -292,9 +292,13 @@ fn terse_imports_show_what_terse_does_not_say_as_unknown() {
         serde_json::json!(["target", "engine", "qd", "jobs", "direct"])
     );
     assert_eq!(fio["ioengine"], "?", "{fio}");
+    assert_eq!(
+        doc["runs"][0]["target"]["kind"], "unknown",
+        "not said: not file"
+    );
     let page = report(&[terse.as_path()], &dir.path().join("t.html"));
     assert!(
-        page.contains("? on ? (file, span unknown) · ? · 1 repetition(s)"),
+        page.contains("? on ? (file or device, not known, span unknown) · ? · 1 repetition(s)"),
         "the run's line: engine, file and direct unknown"
     );
     assert!(
@@ -489,5 +493,56 @@ fn job_file_refusals_give_values_as_the_file_writes_them() {
         let err = fio_refusal(&job);
         assert!(err.contains(want), "{want}\n{err}");
         assert!(!err.contains("--"), "no iomark flag: {err}");
+    }
+}
+
+/// Session 14, item 4: fio's output does not say whether a job's `filename` is a file or
+/// a device, and an import said "file" of any name outside /dev. Now: the files fio
+/// made for a job without `filename` are files (fio left them in the directory), a
+/// `filename` in /dev/ is a device, any other name is not known, in the JSON and HTML.
+#[test]
+fn an_imported_targets_kind_is_what_its_name_says_or_unknown() {
+    let dir = tmp();
+    let job = dir.path().join("k.fio");
+    let d = dir.path().display();
+    std::fs::write(
+        &job,
+        format!("[global]\nsize=256k\nrw=randread\nbs=4k\n[own]\n[named]\nfilename={d}/f.dat\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("k.json");
+    if !run_fio(&job, "json", &out) {
+        return;
+    }
+    assert!(dir.path().join("own.0.0").is_file(), "fio made own.0.0");
+    let kinds = |file: &Path| {
+        let json = stdout_of(&["report", file.to_str().unwrap(), "--format", "json"]);
+        let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        let runs = doc["runs"].as_array().unwrap().clone();
+        (runs.iter())
+            .map(|r| r["target"]["kind"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(kinds(&out), ["file", "unknown"]);
+    let page = report(&[out.as_path()], &dir.path().join("k.html"));
+    assert!(
+        page.contains(&format!(
+            "psync on {d}/f.dat (file or device, not known, span"
+        )),
+        "the named file's kind is not said to be file"
+    );
+    assert!(
+        page.contains("psync on own.0.0 (file, span"),
+        "fio's own file"
+    );
+    // The same output with the named file in /dev: a device; /dev/shm is a tmpfs.
+    let text = std::fs::read_to_string(&out).unwrap();
+    for (name, kind) in [
+        ("/dev/loop9", "block_device"),
+        ("/dev/shm/f.dat", "unknown"),
+    ] {
+        let moved = dir.path().join("dev.json");
+        std::fs::write(&moved, text.replace(&format!("{d}/f.dat"), name)).unwrap();
+        assert_eq!(kinds(&moved), ["file", kind], "{name}");
     }
 }
