@@ -546,3 +546,38 @@ fn an_imported_targets_kind_is_what_its_name_says_or_unknown() {
         assert_eq!(kinds(&moved), ["file", kind], "{name}");
     }
 }
+
+/// Session 14, item 5: a job with several folders in `directory` (`d1:d2`) was labelled
+/// `{d1:d2}/a.0.0, …`, and a job's `filename` without the `directory` fio opens it in:
+/// each of fio's files is now named in the folder fio put it in (copy j in the j-th
+/// folder, cycling; a `filename` in the first), checked against the files fio made.
+#[test]
+fn an_imported_jobs_files_are_in_the_folders_fio_put_them_in() {
+    let dir = tmp();
+    for d in ["d1", "d2"] {
+        std::fs::create_dir(dir.path().join(d)).unwrap();
+    }
+    let job = dir.path().join("d.fio");
+    std::fs::write(
+        &job,
+        "[global]\nsize=64k\nrw=read\nbs=4k\ndirectory=d1:d2\n\
+         [a]\nnumjobs=3\n[n]\nfilename=f.dat\n",
+    )
+    .unwrap();
+    let out = dir.path().join("d.json");
+    if !run_fio(&job, "json", &out) {
+        return;
+    }
+    let page = report(&[out.as_path()], &dir.path().join("d.html"));
+    for (run, files) in [
+        ("a", vec!["d1/a.0.0", "d2/a.1.0", "d1/a.2.0"]),
+        ("n", vec!["d1/f.dat"]),
+    ] {
+        for f in &files {
+            assert!(dir.path().join(f).is_file(), "fio made {f}");
+        }
+        let line = format!("psync on {} (", files.join(", "));
+        assert!(page.contains(&line), "{run}: {line} in the page");
+    }
+    assert!(!page.contains("{d1:d2}"), "no folder list in a name");
+}
