@@ -296,6 +296,20 @@ fn terse_imports_show_what_terse_does_not_say_as_unknown() {
         doc["runs"][0]["target"]["kind"], "unknown",
         "not said: not file"
     );
+    // Session 14, item 6: the JSON's spec held iomark's defaults (psync, qd 1, jobs 1,
+    // buffered) as if fio had said them, against the job's libaio, 4, 2 and direct=1.
+    let spec = &doc["runs"][0]["spec"];
+    for k in ["engine", "qd", "jobs", "direct"] {
+        assert!(spec[k].is_null(), "spec.{k} unknown: {spec}");
+    }
+    // The JSON reads back: report and compare show them unknown still.
+    let back = write_json(dir.path(), "t.json", &doc);
+    let md = report_md(&back);
+    for col in ["qd", "jobs", "io"] {
+        assert_eq!(md_cell(&md, "a (fio)", "read", col), "?", "{col}: {md}");
+    }
+    let cmp = compare_json(&[back.clone(), back.clone()]);
+    assert!(cmp["rows"][0]["cells"][1]["differs"].is_array(), "{cmp}");
     let page = report(&[terse.as_path()], &dir.path().join("t.html"));
     assert!(
         page.contains("? on ? (file or device, not known, span unknown) · ? · 1 repetition(s)"),
