@@ -136,7 +136,10 @@ pub fn quick(plan: QuickPlan, stop: &StopFlag) -> Result<i32> {
 }
 
 /// A study (a suite or fio job files): its plan with `--dry-run`, else the study.
-pub fn suite(plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
+pub fn suite(mut plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
+    if plan.kind == crate::plan::StudyKind::Fio {
+        crate::study::fio::fit_to_devices(&mut plan);
+    }
     if plan.dry_run {
         put(&text::dry_run(&plan))?;
         return crate::study::runner::preflight_plan(&plan, &[]).map(|()| 0);

@@ -569,6 +569,7 @@ impl Drop for Target {
 }
 
 mod create;
+pub(crate) use create::device_len;
 pub use create::preflight;
 mod trim;
 
