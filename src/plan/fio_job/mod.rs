@@ -186,6 +186,10 @@ pub fn study_runs(jobs: &[GroupedJob], extra: &[Opt], sys: &System) -> Result<Ve
         let mut plan = RunOptions::from_opts(&opts)
             .and_then(|o| o.resolve(job.target.as_deref(), Output::default(), sys))
             .map_err(named)?;
+        // fio's ramp in a size-based job is part of its size (its stats are reset when
+        // the ramp ends, and the job moves `size` in all).
+        let time_based = plan.spec.runtime_s.is_some() && plan.spec.io_size.is_none();
+        plan.spec.ramp_in_size = plan.spec.ramp_s > 0.0 && !time_based;
         if job.targets.len() > 1 {
             // A job with several files: its threads serve them all (--file-service).
             plan.spec.targets = job.targets.clone();
