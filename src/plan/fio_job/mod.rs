@@ -81,15 +81,10 @@ pub fn plan_jobs(defs: &[ini::JobDef], ignore: bool, fresh_seed: u64) -> Result<
             unsupported.join("; ")
         )));
     }
-    // fio's file per `numjobs` copy, where the job runs without the rest of its group.
-    for r in groups(&jobs) {
-        let own = r.len() == 1 || apart_because(&jobs[r.clone()]).is_some();
-        for j in &mut jobs[r] {
-            match own {
-                true => files::own_files(&mut j.job),
-                false => files::share_files(&mut j.job),
-            }
-        }
+    // fio's file per `numjobs` copy (a group measured together serves several files of
+    // a job as a run alone does: `measure::group`).
+    for j in &mut jobs {
+        files::own_files(&mut j.job);
     }
     notes_on_groups(&mut jobs);
     Ok(jobs)
@@ -121,9 +116,6 @@ fn apart_because(group: &[GroupedJob]) -> Option<&'static str> {
     let opt = |j: &GroupedJob, key: &str| j.job.opt(key).map(str::to_string);
     if group.iter().any(|j| opt(j, "verify").is_some()) {
         return Some("a verify job reads its blocks back after its writes, on its own");
-    }
-    if group.iter().any(|j| j.job.targets.len() > 1) {
-        return Some("a job with several files runs on its own");
     }
     let names: Vec<&str> = group.iter().map(|j| j.job.name.as_str()).collect();
     if (group.iter()).any(|j| {
