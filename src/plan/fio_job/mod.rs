@@ -180,7 +180,9 @@ pub fn study_runs(jobs: &[GroupedJob], extra: &[Opt], sys: &System) -> Result<Ve
             .map_err(named)?;
         // fio's ramp in a size-based job is part of its size (its stats are reset when
         // the ramp ends, and the job moves `size` in all).
-        let time_based = plan.spec.runtime_s.is_some() && plan.spec.io_size.is_none();
+        let spec = &plan.spec;
+        let time_based =
+            spec.runtime_s.is_some() && spec.io_size.is_none() && spec.io_spans.is_none();
         plan.spec.ramp_in_size = plan.spec.ramp_s > 0.0 && !time_based;
         if job.targets.len() > 1 {
             // A job with several files: its threads serve them all (--file-service).
