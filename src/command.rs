@@ -186,6 +186,9 @@ pub fn suite(mut plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
         let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
         plan.runs = crate::study::fit::bs_sweep_fit(runs, &targets);
     }
+    if plan.kind == crate::plan::StudyKind::Fio {
+        crate::study::fio::fit_to_devices(&mut plan);
+    }
     if plan.dry_run {
         put(&text::dry_run(&plan))?;
         return crate::study::runner::preflight_plan(&plan, &[]).map(|()| 0);

@@ -1,6 +1,7 @@
 //! Runs measured together: the jobs of one fio group, each its own workload on its own
-//! target, all started behind one gate in every repetition (a lane per run, as a run on
-//! several targets has a lane per target). Each run keeps its own figures, from its own
+//! target (or the files its jobs serve, `--file-service`: a lane per file, its workers on
+//! the first, as `rep::run_rep` does), all started behind one gate in every repetition
+//! (a lane per target of every run). Each run keeps its own figures, from its own
 //! workers' counters and histograms over its own window (the common start to its last
 //! completion, or its runtime), as fio reports each job; the group's figures are their
 //! exact sum (`results::targets::RunGroup`). Never prints.
@@ -10,13 +11,15 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::io::env::CpuTimes;
 use crate::io::target::Target;
+use crate::measure::interval::all_lanes;
+use crate::measure::launch::WorkFile;
 use crate::measure::merge::{Merged, WindowCpu};
-use crate::measure::rep::{Lane, Window, drive};
+use crate::measure::rep::{Lane, Window, drive, work_files};
 use crate::measure::run::{
     RunOutcome, absorb, check_memory, check_target, conclude, new_run, settle,
 };
 use crate::measure::tally::Tally;
-use crate::measure::targets::dir_stats;
+use crate::measure::targets::{dir_stats, target_reps};
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::{Spec, TargetPolicy};
 use crate::results::env::DeviceDelta;
@@ -38,9 +41,9 @@ fn check_members(members: &[(&Spec, &TargetPolicy)]) -> Result<()> {
             e => e,
         };
         spec.validate().map_err(named)?;
-        if !spec.targets.is_empty() || spec.verify {
+        if (!spec.targets.is_empty() && !spec.serves_files()) || spec.verify {
             return Err(named(Error::usage(
-                "a run measured with others has one target and no --verify; run it alone",
+                "a run measured with others has one target (or several its jobs serve, --file-service) and no --verify; run it alone",
             )));
         }
         check_memory(
@@ -68,28 +71,33 @@ pub(crate) fn run_group(
     let corpora = (members.iter())
         .map(|(s, _)| load_for(&s.data))
         .collect::<Result<Vec<_>>>()?;
-    let mut targets: Vec<Target> = Vec::new();
+    // Each member's targets: one, or the files its jobs serve (`--file-service`).
+    let mut targets: Vec<Vec<Target>> = Vec::new();
     for ((spec, policy), corpus) in members.iter().zip(&corpora) {
         let mut layout = DataGen::new(&spec.data, spec.seed, u64::MAX, corpus.clone());
         let mut go_on = |done, total| {
             sink.layout(done, total);
             !stop.is_set()
         };
-        let target = Target::open(spec, policy, &mut go_on, &mut layout)?;
-        check_target(spec, &target)?;
-        targets.push(target);
+        let mut own = Vec::new();
+        for one in spec.per_target() {
+            let target = Target::open(&one, policy, &mut go_on, &mut layout)?;
+            check_target(&one, &target)?;
+            own.push(target);
+        }
+        targets.push(own);
     }
     let names: Vec<String> = members.iter().map(|(s, _)| s.name()).collect();
     let shared = shared_devices(&targets);
     let mut runs: Vec<Run> = (members.iter().zip(&targets).enumerate())
-        .map(|(i, ((spec, _), t))| {
-            let mut run = new_run(spec, std::slice::from_ref(t), repeat);
+        .map(|(i, ((spec, _), ts))| {
+            let mut run = new_run(spec, ts, repeat);
             run.group = Some(RunGroup {
                 runs: names.clone(),
                 repetitions: Vec::new(),
                 summary: Default::default(),
             });
-            if shared[i] && let Some(d) = &t.device {
+            if shared[i] && let Some(d) = ts.iter().find_map(|t| t.device.as_ref()) {
                 run.warnings.push(format!(
                     "{} is under other runs of this group too: its block counters are the group's (group.repetitions[].device), not this run's",
                     d.name
@@ -146,34 +154,34 @@ pub(crate) fn run_group(
         }
     }
     let mut outcomes = Vec::new();
-    for (((spec, _), mut run), (target, failure)) in members
+    for (((spec, _), mut run), (own, mut failure)) in members
         .iter()
         .zip(runs)
         .zip(targets.into_iter().zip(failures))
     {
-        conclude(
-            spec,
-            &mut run,
-            std::slice::from_ref(&target),
-            Default::default(),
-            stop,
-        );
-        let failure = match target.finish() {
-            Err(e) => failure.or(Some(e)),
-            Ok(()) => failure,
-        };
+        conclude(spec, &mut run, &own, Default::default(), stop);
+        for target in own {
+            if let Err(e) = target.finish() {
+                failure = failure.or(Some(e));
+            }
+        }
         outcomes.push(RunOutcome { run, failure });
     }
     Ok(outcomes)
 }
 
-/// For each target, whether another target of the group is on the same block device.
-fn shared_devices(targets: &[Target]) -> Vec<bool> {
-    let name = |t: &Target| t.device.as_ref().map(|d| d.name.clone());
+/// For each member, whether a target of another member is on a block device of its own.
+fn shared_devices(targets: &[Vec<Target>]) -> Vec<bool> {
+    let names = |ts: &[Target]| -> Vec<String> {
+        (ts.iter())
+            .filter_map(|t| Some(t.device.as_ref()?.name.clone()))
+            .collect()
+    };
     (targets.iter().enumerate())
-        .map(|(i, t)| {
-            let me = name(t);
-            me.is_some() && (targets.iter().enumerate()).any(|(j, o)| j != i && name(o) == me)
+        .map(|(i, ts)| {
+            let mine = names(ts);
+            (targets.iter().enumerate())
+                .any(|(j, o)| j != i && names(o).iter().any(|n| mine.contains(n)))
         })
         .collect()
 }
@@ -187,29 +195,56 @@ struct GroupOutcome {
     stop_wait_s: Option<f64>,
 }
 
+/// A lane per target of every member: a member serving several files has its workers
+/// on its first lane (as `run_rep`); with each lane, (its member, its target there).
+fn lanes_of<'a>(
+    members: &[(&'a Spec, &TargetPolicy)],
+    targets: &'a [Vec<Target>],
+    corpora: &'a [Option<Arc<Vec<u8>>>],
+    files: &'a [Vec<WorkFile<'a>>],
+    rep: u32,
+) -> (Vec<Lane<'a>>, Vec<(usize, usize)>) {
+    let mut lanes: Vec<Lane> = Vec::new();
+    let mut of: Vec<(usize, usize)> = Vec::new();
+    for (i, (((spec, _), ts), corpus)) in members.iter().zip(targets).zip(corpora).enumerate() {
+        for (t, target) in ts.iter().enumerate() {
+            of.push((i, t));
+            lanes.push(Lane {
+                spec,
+                target,
+                win: Window::of(spec, target.span),
+                // Two jobs of the same shape must not issue the same offsets and data.
+                stream: target_stream(spec_stream(spec, rep), (i + (t << 16)) as u32),
+                corpus: corpus.as_ref(),
+                jobs: if t == 0 || files[i].is_empty() {
+                    spec.jobs
+                } else {
+                    0
+                },
+                files: if t == 0 { &files[i] } else { &[] },
+            });
+        }
+    }
+    (lanes, of)
+}
+
 /// Repetition `rep` (0-based) of every member together, behind one gate.
 fn group_rep(
     members: &[(&Spec, &TargetPolicy)],
-    targets: &[Target],
+    targets: &[Vec<Target>],
     corpora: &[Option<Arc<Vec<u8>>>],
     shared: &[bool],
     rep: u32,
     stop: &StopFlag,
     sink: &mut dyn Sink,
 ) -> GroupOutcome {
-    (targets.iter().zip(members)).for_each(|(t, (spec, _))| t.prepare_cache(spec));
-    let lanes: Vec<Lane> = (members.iter().zip(targets).zip(corpora).enumerate())
-        .map(|(i, (((spec, _), target), corpus))| Lane {
-            spec,
-            target,
-            win: Window::of(spec, target.span),
-            // Two jobs of the same shape must not issue the same offsets and data.
-            stream: target_stream(spec_stream(spec, rep), i as u32),
-            corpus: corpus.as_ref(),
-            jobs: spec.jobs,
-            files: &[],
-        })
+    for (ts, (spec, _)) in targets.iter().zip(members) {
+        ts.iter().for_each(|t| t.prepare_cache(spec));
+    }
+    let files: Vec<Vec<WorkFile>> = (members.iter().zip(targets))
+        .map(|((spec, _), ts)| work_files(spec, ts))
         .collect();
+    let (lanes, of) = lanes_of(members, targets, corpora, &files, rep);
     let (outs, mut watch) = drive(&lanes, rep, stop, sink);
     let cpu = WindowCpu::since(watch.cpu_before, &watch.kworkers_before);
     let devices = watch.device_deltas(&lanes);
@@ -228,14 +263,17 @@ fn group_rep(
     let group_device = (same_ramp && devices.iter().all(Option::is_some))
         .then(|| crate::results::targets::device_sum(distinct))
         .flatten();
-    let mut by_lane: Vec<Vec<(usize, WorkerOut)>> = lanes.iter().map(|_| Vec::new()).collect();
-    for (t, o) in outs {
-        by_lane[t].push((0, o));
+    let mut by_member: Vec<Vec<(usize, WorkerOut)>> = members.iter().map(|_| Vec::new()).collect();
+    for (lane, o) in outs {
+        let (i, t) = of[lane];
+        by_member[i].push((t, o));
     }
     // An error of the repetition itself (a thread not started, the sink) stops every
     // run; the first run carries it.
     let mut shared_error = watch.spawn_error.take().or(watch.sink_error.take());
-    let mut merged: Vec<Merged> = by_lane.into_iter().map(|o| Merged::of(o, 1)).collect();
+    let mut merged: Vec<Merged> = (by_member.into_iter().zip(targets))
+        .map(|(o, ts)| Merged::of(o, ts.len()))
+        .collect();
     let mut sum = Sum::default();
     for m in &mut merged {
         m.interrupted |= shared_error.is_some() || watch.rate_min.is_some() || stop.is_set();
@@ -244,10 +282,25 @@ fn group_rep(
     let total = sum.all.ios();
     let mut reps = Vec::new();
     for (i, m) in merged.iter_mut().enumerate() {
+        // The member's lanes: its devices (each once) and its intervals.
+        let mine: Vec<usize> = (0..lanes.len()).filter(|l| of[*l].0 == i).collect();
+        let own: Vec<Option<DeviceDelta>> = mine.iter().map(|l| devices[*l].clone()).collect();
+        let mut seen: Vec<&str> = Vec::new();
+        let distinct = own.iter().map(Option::as_ref).filter(|d| {
+            let Some(d) = d else { return true };
+            let new = !seen.contains(&d.name.as_str());
+            seen.push(&d.name);
+            new
+        });
         let device = (same_ramp && !shared[i])
-            .then(|| devices[i].clone())
+            .then(|| crate::results::targets::device_sum(distinct))
             .flatten();
-        let mut r = m.repetition(lanes[i].spec, rep, cpu, device, &watch.intervals[i], stop);
+        let intervals = all_lanes(mine.iter().map(|l| &watch.intervals[*l]));
+        let parts = std::mem::take(&mut m.parts);
+        let mut r = m.repetition(members[i].0, rep, cpu, device, &intervals, stop);
+        if targets[i].len() > 1 {
+            r.targets = target_reps(&targets[i], &parts, own);
+        }
         // The process's CPU time is the group's: each run's own is its workers'.
         r.cpu = Cpu {
             workers: CpuPart::new(m.cpu.user_s, m.cpu.sys_s, m.all.ios()),
@@ -255,7 +308,7 @@ fn group_rep(
         };
         let rate_min = watch
             .rate_min
-            .take_if(|(lane, _)| *lane == i)
+            .take_if(|(lane, _)| of[*lane].0 == i)
             .map(|(_, e)| e);
         let error = rate_min.or(shared_error.take()).or(m.error.take());
         reps.push((r, error));

@@ -225,6 +225,20 @@ fn aio_fits(specs: &[&Spec], max: u64, used: u64) -> Result<(), Error> {
     )))
 }
 
+/// What to do when an engine's setup failed with `errno` (`iomark fio` says it in the job
+/// file's words: `fio_job::in_job_terms`).
+fn setup_advice(engine: EngineKind, qd: u32, errno: Option<i32>) -> &'static str {
+    // psync keeps one I/O in flight: advice only for a run that asks no more.
+    match (engine, errno) {
+        (EngineKind::Libaio, Some(sys::EAGAIN)) => {
+            "; the jobs' AIO events (--jobs x --qd) pass fs.aio-max-nr: lower --jobs or --qd, raise the sysctl, or use --engine io_uring"
+        }
+        _ if qd <= 1 => "; try --engine psync",
+        (EngineKind::Libaio, _) => "; try --engine io_uring",
+        _ => "; try --engine libaio",
+    }
+}
+
 /// The one engine factory. `data_pool` is the data generator's unit pool (start, length),
 /// which writes may be sent from; it outlives the engine.
 fn build_engine<'fd>(
@@ -236,15 +250,7 @@ fn build_engine<'fd>(
     let qd = spec.qd as usize;
     let opts = &spec.engine_opts;
     let setup = |what: &str, e: std::io::Error| {
-        // psync keeps one I/O in flight: advice only for a run that asks no more.
-        let fix = match (spec.engine, e.raw_os_error()) {
-            (EngineKind::Libaio, Some(sys::EAGAIN)) => {
-                "; the jobs' AIO events (--jobs x --qd) pass fs.aio-max-nr: lower --jobs or --qd, raise the sysctl, or use --engine io_uring"
-            }
-            _ if spec.qd <= 1 => "; try --engine psync",
-            (EngineKind::Libaio, _) => "; try --engine io_uring",
-            _ => "; try --engine libaio",
-        };
+        let fix = setup_advice(spec.engine, spec.qd, e.raw_os_error());
         Error::runtime(format!("{what} setup failed: {}{fix}", describe_io(&e)))
     };
     let Some(fd) = ctx.fd else {
@@ -373,5 +379,38 @@ mod tests {
         );
         s.engine = EngineKind::IoUring;
         assert!(aio_fits(&[&s], 0, 0).is_ok());
+    }
+
+    /// A libaio setup refused with EAGAIN (the limit reached between the check and the
+    /// setup) said `(--jobs x --qd)` in a job file's run too: there it names the file's
+    /// keys, as `docs/fio.md` promises of a run's advice.
+    #[test]
+    fn setup_advice_in_a_job_files_run_names_the_files_keys() {
+        let fix = setup_advice(EngineKind::Libaio, 64, Some(sys::EAGAIN));
+        let e = Error::runtime(format!("libaio setup failed: EAGAIN{fix}"));
+        let job = crate::plan::fio_job::map::MappedJob {
+            name: "a".into(),
+            at: "t.fio:1".into(),
+            target: Some("a.0.0".into()),
+            targets: Vec::new(),
+            opts: vec![("qd".into(), Some("64".into()))],
+            notes: Vec::new(),
+            unsupported: Vec::new(),
+            copy_files: Vec::new(),
+            group_reporting: false,
+            stonewall: false,
+            new_group: false,
+            wait_for: None,
+            sources: vec![("qd".into(), "iodepth=64".into(), "t.fio:3".into())],
+        };
+        let said = crate::plan::fio_job::in_job_terms(&[job], 0..1, e);
+        assert!(matches!(said, Error::Runtime(_)), "{said:?}");
+        assert_eq!(
+            said.to_string(),
+            "libaio setup failed: EAGAIN; the jobs' AIO events (numjobs x iodepth) pass fs.aio-max-nr: lower numjobs or iodepth, raise the sysctl, or use ioengine=io_uring"
+        );
+        let psync = setup_advice(EngineKind::IoUring, 1, None);
+        let e = crate::plan::fio_job::in_job_terms(&[], 0..0, Error::runtime(psync));
+        assert_eq!(e.to_string(), "; try --engine psync", "no job: as it is");
     }
 }

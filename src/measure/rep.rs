@@ -252,7 +252,7 @@ fn verify_all(
 }
 
 /// `--file-service`: every target as a file the workers serve (none otherwise).
-fn work_files<'a>(spec: &Spec, targets: &'a [Target]) -> Vec<WorkFile<'a>> {
+pub(crate) fn work_files<'a>(spec: &Spec, targets: &'a [Target]) -> Vec<WorkFile<'a>> {
     if !spec.serves_files() || targets.len() < 2 {
         return Vec::new();
     }

@@ -104,6 +104,7 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     ahead: bool,
     comps: Vec<Completion>,
     inflight: usize,
+    /// I/Os issued against the size budget (see [`Worker::budgeted`]).
     issued_measured: u64,
     writes_since_sync: u32,
     sync_inflight: bool,
@@ -215,6 +216,12 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.finish()
     }
 
+    /// Whether an I/O issued now counts against the size budget (`ios_per_job`): once
+    /// measuring, or also in the ramp when the ramp is part of the size (fio's way).
+    pub(super) fn budgeted(&self, measuring: bool) -> bool {
+        measuring || self.ctx.spec.ramp_in_size
+    }
+
     /// Decides whether to keep issuing.
     fn check_stop(&mut self) {
         if self.stopping {
@@ -237,7 +244,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.pace_held = false;
         while !self.stopping && self.inflight < spec.qd as usize && !self.sync_inflight {
             let measuring = self.now >= self.ctx.ramp_ns;
-            if measuring
+            if self.budgeted(measuring)
                 && self
                     .ctx
                     .ios_per_job
@@ -345,7 +352,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         } else {
             None
         };
-        if measuring {
+        if self.budgeted(measuring) {
             self.issued_measured += 1;
         }
         self.slots[slot as usize] = Slot {

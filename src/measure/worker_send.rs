@@ -30,7 +30,7 @@ impl<E: Engine> Worker<'_, '_, E> {
     pub(super) fn prepare_ahead(&mut self) {
         let measuring = self.now >= self.ctx.ramp_ns;
         let done = (self.ctx.ios_per_job).is_some_and(|n| self.issued_measured >= n);
-        if self.stopping || self.submit_err.is_some() || (measuring && done) {
+        if self.stopping || self.submit_err.is_some() || (self.budgeted(measuring) && done) {
             return;
         }
         self.ready = match self.prepare_io(measuring) {

@@ -65,7 +65,7 @@ impl<E: Engine> Worker<'_, '_, E> {
         if let Some(p) = self.pace.as_mut() {
             p.charge(self.clock.now_ns(), len as u64);
         }
-        if measuring {
+        if self.budgeted(measuring) {
             self.issued_measured += 1;
         }
         let file = self.current_file();

@@ -1,10 +1,9 @@
 //! `Spec`: one fully resolved, validated, serializable description of a workload.
 //!
-//! The command line builds a `Spec` (through [`SpecBuilder`]-like plain fields and
-//! [`Spec::validate`]); the runner only reads it. Every check that does not need the target
-//! opened happens here, with a message that names the option and the allowed values.
-//! Checks that need the target (its size, its logical block size) happen when the target
-//! is opened, in `target.rs`. This module does no I/O.
+//! The command line builds a `Spec` (plain fields, then [`Spec::validate`]); the runner only
+//! reads it. Every check that does not need the target opened happens here, naming the
+//! option and the allowed values; those that need it (its size, its logical block size)
+//! happen when it is opened, in `target.rs`. This module does no I/O.
 
 use serde::{Deserialize, Serialize};
 
@@ -86,6 +85,9 @@ pub struct Spec {
     pub io_size: Option<u64>,
     /// Seconds of I/O before measuring starts; excluded from every figure.
     pub ramp_s: f64,
+    /// The ramp's I/Os count towards a size-based run's size (fio's `ramp_time` there).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ramp_in_size: bool,
     /// O_DIRECT (true) or through the page cache (false).
     pub direct: bool,
     /// The engine that ran.
@@ -161,8 +163,7 @@ pub struct Spec {
     /// How a file iomark creates is prepared (`--new-file`).
     #[serde(default, skip_serializing_if = "NewFile::is_default")]
     pub new_file: NewFile,
-    /// Sequential patterns: bytes left between one I/O and the next (`--hole`, fio's
-    /// `rw=read:SIZE`).
+    /// Sequential patterns: bytes between one I/O and the next (`--hole`, `rw=read:SIZE`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hole: Option<u64>,
     /// How random offsets are spread over the span (`--random-distribution`).
@@ -261,6 +262,7 @@ impl Spec {
             runtime_s: None,
             io_size: None,
             ramp_s: 0.0,
+            ramp_in_size: false,
             direct: true,
             engine: EngineKind::Psync,
             engine_note: None,

@@ -87,6 +87,18 @@ pub(crate) fn run_label(r: &Run) -> String {
     }
 }
 
+/// What kind of target a run had, in words (the HTML's "(file, span 1 GiB)").
+pub(crate) fn kind_words(kind: crate::results::schema::TargetKind) -> &'static str {
+    use crate::results::schema::TargetKind;
+    match kind {
+        TargetKind::None => "none",
+        TargetKind::File => "file",
+        TargetKind::BlockDevice => "block device",
+        // fio's output does not say whether its filename is a file or a device.
+        TargetKind::Unknown => "file or device, not known",
+    }
+}
+
 /// The engine as the header names it: fio's or iomark's name, with `--sqpoll` (and the
 /// CPU its thread was pinned to) when the run polled its submission queue, as the run's
 /// name carries `--sync-mode`.

@@ -13,5 +13,6 @@ pub mod summary;
 pub mod targets;
 #[cfg(test)]
 pub(crate) mod testdoc;
+mod unknown;
 pub mod verify;
 mod version;

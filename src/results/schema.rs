@@ -157,10 +157,10 @@ pub struct FioJob {
     /// fio's error number for the job (0: none).
     #[serde(default)]
     pub error: i64,
-    /// What fio's output does not say, shown as "?" (the `spec` field holds iomark's
-    /// default; an unknown `target` is `?`): `target`, `engine`, `qd`, `jobs`, `direct`
-    /// (terse output names no options; a
-    /// `group_reporting` entry of different jobs, in JSON alone, not how many).
+    /// What fio's output does not say, shown as "?" (the `spec` field is `null` in the
+    /// JSON, iomark's default in memory; an unknown `target` is `?`): `target`, `engine`,
+    /// `qd`, `jobs`, `direct` (terse output names no options; a `group_reporting` entry of
+    /// different jobs, in JSON alone, not how many).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unknown: Vec<String>,
 }
@@ -349,7 +349,7 @@ pub struct WriteAmplification {
 /// The target as it was opened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetDesc {
-    /// `file`, `block_device`, or `none` (null engine).
+    /// `file`, `block_device`, `none` (null engine), or `unknown` (imported from fio).
     pub kind: TargetKind,
     /// Path as given.
     pub path: String,
@@ -511,9 +511,9 @@ impl Document {
         }
     }
 
-    /// Pretty JSON text.
+    /// Pretty JSON text; what an imported run does not know is `null` (`unknown.rs`).
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("results serialize: no maps with non-string keys")
+        crate::results::unknown::pretty(self)
     }
 
     /// Writes the document to `path` atomically: a temporary file beside it, then rename,
@@ -531,12 +531,13 @@ impl Document {
 
     /// A document from the text of `path`, checking its schema.
     pub(crate) fn parse(path: &Path, text: &str) -> Result<Document> {
-        let v: serde_json::Value = serde_json::from_str(text)
+        let mut v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| Error::document(format!("{} is not JSON: {e}", path.display())))?;
         match v.get("schema") {
             Some(serde_json::Value::String(s)) if s == SCHEMA => {}
             other => return Err(crate::results::version::other_schema(path, other)),
         }
+        crate::results::unknown::from_null(&mut v);
         serde_json::from_value(v).map_err(|e| {
             Error::document(format!(
                 "{} is not a valid iomark/1 document: {e}",
@@ -590,6 +591,9 @@ pub enum TargetKind {
     None,
     File,
     BlockDevice,
+    /// Not known: a run imported from fio's output whose `filename` is outside `/dev/`
+    /// (fio's output does not say what it is), or terse output, which names no file.
+    Unknown,
 }
 
 pub use crate::results::summary::{DirSummary, Summary};

@@ -12,6 +12,47 @@ use crate::plan::spec::{Spec, TargetPolicy};
 use crate::plan::{StudyRun, SuitePlan, estimate_s};
 use crate::study::runner::{StudyRunner, TargetLife, preflight_plan};
 use crate::study::store::Filing;
+use crate::units::fmt_size;
+
+/// A job whose `offset` plus `size` runs past the end of a block device runs over what
+/// there is, as fio runs it (fio takes `size` down to the device's length less the
+/// offset, and says nothing): its span is taken down so, and the run says so. An offset
+/// at or past the end is left to the preflight's refusal (fio would do no I/O).
+pub fn fit_to_devices(plan: &mut SuitePlan) {
+    for (run, job) in plan.runs.iter_mut().zip(&plan.fio_jobs) {
+        let spec = &mut run.plan.spec;
+        let Some(size) = spec.size.filter(|_| spec.targets.len() <= 1) else {
+            continue;
+        };
+        let Some(len) = crate::io::target::device_len(&spec.target) else {
+            continue;
+        };
+        if spec.offset >= len || spec.offset + size <= len {
+            continue;
+        }
+        let line = |ours: &str| {
+            let (_, kv, at) = job.sources.iter().find(|(o, _, _)| o == ours)?;
+            Some(format!("{kv} ({at})"))
+        };
+        let asked = match (line("size"), line("offset")) {
+            (Some(s), Some(o)) => format!("{s} from {o}"),
+            (Some(s), None) => s,
+            _ => format!("size {}", fmt_size(size)),
+        };
+        let fits = len - spec.offset;
+        let note = format!(
+            "{asked} runs past the end of the device {} ({}): as fio does, the job runs over the {} there are",
+            spec.target,
+            fmt_size(len),
+            fmt_size(fits)
+        );
+        spec.size = Some(fits);
+        spec.engine_note = Some(match spec.engine_note.take() {
+            Some(n) => format!("{n}; {note}"),
+            None => note,
+        });
+    }
+}
 
 impl StudyRunner<'_> {
     /// Runs the runs of `plan` not marked `done`; see the module documentation.
@@ -77,15 +118,15 @@ impl StudyRunner<'_> {
         outcome
     }
 
-    /// The advice of the runs `at` (their warnings, filed already) in the job file's
-    /// words: the user wrote no iomark flags (`--size 48g` reads `size=48g`).
+    /// The advice of the runs `at` (their warnings and errors, filed already) in the job
+    /// file's words: the user wrote no iomark flags (`--size 48g` reads `size=48g`).
     fn in_job_words(&mut self, at: std::ops::Range<usize>) -> Result<()> {
         let mut changed = false;
         let runs = self.store.doc.runs.iter_mut();
         for w in runs
             .skip(at.start)
             .take(at.len())
-            .flat_map(|r| &mut r.warnings)
+            .flat_map(|r| r.warnings.iter_mut().chain(r.error.as_mut()))
         {
             let words = crate::plan::fio_job::in_job_words(w);
             changed |= words != *w;

@@ -341,9 +341,9 @@ fn one_worker_serves_every_target_in_the_services_order() {
 /// own file (`a.0.0`, `a.1.0`); iomark's copies shared `a.0.0`, so a buffered copy read
 /// what the other had cached (37.6k IOPS "50% from cache" where fio read everything from
 /// the device; 20.5k from the device under iomark now, 20.6k under fio, on the root
-/// disk). A job alone in its group gives each copy its own file as fio names it; in a
-/// group that runs together (a job with several files runs apart from its group) the
-/// copies share one, and the run says so and what to write to give each its own. With
+/// disk). A job gives each copy its own file as fio names it, alone in its group and
+/// (session 14, item 7: they shared one there, with a note) in a group measured
+/// together, whose runs now serve several files each as a run alone does. With
 /// `nrfiles=2` each copy has its own files.
 #[test]
 fn numjobs_copies_have_their_own_files_as_under_fio() {
@@ -395,15 +395,28 @@ fn numjobs_copies_have_their_own_files_as_under_fio() {
         assert_eq!(made, names(run));
     }
 
-    // With another job in its group, measured together, the copies share a file and the
-    // run says so.
+    // With another job in its group, measured together: each copy its own file still,
+    // each read whole, and b's own file beside them.
     std::fs::write(&job, format!("{text}[b]\nrw=randread\n")).unwrap();
     let doc = iomark_fio_json(&job, dir.path(), &[]);
-    let said = doc["runs"][0].to_string();
-    assert!(
-        said.contains("copies share one file, a.0.0") && said.contains("nrfiles=2"),
-        "{said}"
-    );
+    let run = &doc["runs"][0];
+    assert_eq!(names(run), ["a.0.0", "a.1.0"]);
+    assert!(!run.to_string().contains("share one file"), "{run}");
+    let reads: Vec<u64> = (run["repetitions"][0]["targets"].as_array().unwrap().iter())
+        .map(|t| t["read"]["ios"].as_u64().unwrap())
+        .collect();
+    assert_eq!(reads, [1024, 1024], "{run}");
+    assert_eq!(run["repetitions"][0]["read"]["ios"], 2048);
+    let b = &doc["runs"][1];
+    assert_eq!(b["repetitions"][0]["read"]["ios"], 1024, "{b}");
+    for r in [run, b] {
+        assert_eq!(
+            r["group"]["runs"],
+            serde_json::json!(["a", "b"]),
+            "measured together"
+        );
+        assert!(!r.to_string().contains("one after another"), "{r}");
+    }
     // A group iomark runs one job after another (a verify job in it): their own files.
     let verify = "[b]\nrw=write\nverify=crc32c\nsize=1m\n";
     std::fs::write(&job, format!("{text}{verify}")).unwrap();

@@ -977,7 +977,7 @@ fn an_unknown_span_is_unknown_and_not_a_difference() {
         "no 'span unknown' in the page"
     );
     assert!(!page.contains("span 0 B"));
-    assert!(page.contains("blockdevice, span"));
+    assert!(page.contains("block device, span"));
     let cmp = compare_json(&[known, unknown]);
     let cell = &cmp["rows"][0]["cells"][1];
     assert!(cell["differs"].is_array(), "the two runs pair: {cmp}");

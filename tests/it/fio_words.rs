@@ -292,9 +292,27 @@ fn terse_imports_show_what_terse_does_not_say_as_unknown() {
         serde_json::json!(["target", "engine", "qd", "jobs", "direct"])
     );
     assert_eq!(fio["ioengine"], "?", "{fio}");
+    assert_eq!(
+        doc["runs"][0]["target"]["kind"], "unknown",
+        "not said: not file"
+    );
+    // Session 14, item 6: the JSON's spec held iomark's defaults (psync, qd 1, jobs 1,
+    // buffered) as if fio had said them, against the job's libaio, 4, 2 and direct=1.
+    let spec = &doc["runs"][0]["spec"];
+    for k in ["engine", "qd", "jobs", "direct"] {
+        assert!(spec[k].is_null(), "spec.{k} unknown: {spec}");
+    }
+    // The JSON reads back: report and compare show them unknown still.
+    let back = write_json(dir.path(), "t.json", &doc);
+    let md = report_md(&back);
+    for col in ["qd", "jobs", "io"] {
+        assert_eq!(md_cell(&md, "a (fio)", "read", col), "?", "{col}: {md}");
+    }
+    let cmp = compare_json(&[back.clone(), back.clone()]);
+    assert!(cmp["rows"][0]["cells"][1]["differs"].is_array(), "{cmp}");
     let page = report(&[terse.as_path()], &dir.path().join("t.html"));
     assert!(
-        page.contains("? on ? (file, span unknown) · ? · 1 repetition(s)"),
+        page.contains("? on ? (file or device, not known, span unknown) · ? · 1 repetition(s)"),
         "the run's line: engine, file and direct unknown"
     );
     assert!(
@@ -424,4 +442,156 @@ fn the_dry_run_lists_each_file_with_the_length_the_run_makes_it() {
     let mut planned = planned;
     planned.sort();
     assert_eq!(made, planned, "ls -l after the run against the plan");
+}
+
+/// Session 14, item 1: a `verify=` refusal said `--rw read` (an iomark flag, a value the
+/// file did not give) and `verify` without the file's value: it names the file's
+/// `verify=md5` at its line and `rw=read (the default)`, or the file's `rw` line.
+#[test]
+fn a_verify_refusal_names_the_files_verify_and_rw() {
+    let dir = tmp();
+    let job = dir.path().join("v.fio");
+    let d = dir.path().display();
+    std::fs::write(
+        &job,
+        format!("[global]\nsize=8m\nfilename={d}/v.dat\n\n[v]\nverify=md5\n"),
+    )
+    .unwrap();
+    let err = fio_refusal(&job);
+    assert!(
+        err.contains(
+            "v.fio:6 [v]: verify=md5 checks what a run writes, and rw=read (the default) writes nothing"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("--"), "no iomark flag: {err}");
+    std::fs::write(
+        &job,
+        format!("[v]\nrw=trim\nsize=8m\nfilename={d}/v.dat\nverify=crc32c\n"),
+    )
+    .unwrap();
+    let err = fio_refusal(&job);
+    assert!(
+        err.contains(
+            "v.fio:5 [v]: verify=crc32c reads back what was written, and rw=trim (v.fio:2) discards blocks; drop verify=crc32c"
+        ),
+        "{err}"
+    );
+}
+
+/// Session 14, item 3: a value iomark words otherwise than the file (`bs 16 MiB` for
+/// `bs=16m`, `io_size=512 B` for `io_size=512`) was a bare key, or the file's text with
+/// iomark's unit after it: each is the file's own `key=value`, and a block size the
+/// file leaves unset is fio's default, named as such.
+#[test]
+fn job_file_refusals_give_values_as_the_file_writes_them() {
+    let dir = tmp();
+    let job = dir.path().join("s.fio");
+    let d = dir.path().display();
+    let cases = [
+        (
+            "bs=16m\nsize=8m\n",
+            "s.fio:3 [a]: bs=16m is larger than the span size=8m (s.fio:4); use a smaller bs or a larger size",
+        ),
+        (
+            "bs=1k\nio_size=512\nsize=8m\n",
+            "s.fio:4 [a]: io_size=512 is smaller than bs=1k (s.fio:3); each job must move",
+        ),
+        (
+            "rw=write\nbuffer_compress_percentage=50\nbuffer_compress_chunk=3k\nsize=8m\n",
+            "s.fio:5 [a]: buffer_compress_chunk=3k does not divide bs=4k (the default);",
+        ),
+    ];
+    for (lines, want) in cases {
+        std::fs::write(&job, format!("[a]\nfilename={d}/a.dat\n{lines}")).unwrap();
+        let err = fio_refusal(&job);
+        assert!(err.contains(want), "{want}\n{err}");
+        assert!(!err.contains("--"), "no iomark flag: {err}");
+    }
+}
+
+/// Session 14, item 4: fio's output does not say whether a job's `filename` is a file or
+/// a device, and an import said "file" of any name outside /dev. Now: the files fio
+/// made for a job without `filename` are files (fio left them in the directory), a
+/// `filename` in /dev/ is a device, any other name is not known, in the JSON and HTML.
+#[test]
+fn an_imported_targets_kind_is_what_its_name_says_or_unknown() {
+    let dir = tmp();
+    let job = dir.path().join("k.fio");
+    let d = dir.path().display();
+    std::fs::write(
+        &job,
+        format!("[global]\nsize=256k\nrw=randread\nbs=4k\n[own]\n[named]\nfilename={d}/f.dat\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("k.json");
+    if !run_fio(&job, "json", &out) {
+        return;
+    }
+    assert!(dir.path().join("own.0.0").is_file(), "fio made own.0.0");
+    let kinds = |file: &Path| {
+        let json = stdout_of(&["report", file.to_str().unwrap(), "--format", "json"]);
+        let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        let runs = doc["runs"].as_array().unwrap().clone();
+        (runs.iter())
+            .map(|r| r["target"]["kind"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(kinds(&out), ["file", "unknown"]);
+    let page = report(&[out.as_path()], &dir.path().join("k.html"));
+    assert!(
+        page.contains(&format!(
+            "psync on {d}/f.dat (file or device, not known, span"
+        )),
+        "the named file's kind is not said to be file"
+    );
+    assert!(
+        page.contains("psync on own.0.0 (file, span"),
+        "fio's own file"
+    );
+    // The same output with the named file in /dev: a device; /dev/shm is a tmpfs.
+    let text = std::fs::read_to_string(&out).unwrap();
+    for (name, kind) in [
+        ("/dev/loop9", "block_device"),
+        ("/dev/shm/f.dat", "unknown"),
+    ] {
+        let moved = dir.path().join("dev.json");
+        std::fs::write(&moved, text.replace(&format!("{d}/f.dat"), name)).unwrap();
+        assert_eq!(kinds(&moved), ["file", kind], "{name}");
+    }
+}
+
+/// Session 14, item 5: a job with several folders in `directory` (`d1:d2`) was labelled
+/// `{d1:d2}/a.0.0, …`, and a job's `filename` without the `directory` fio opens it in:
+/// each of fio's files is now named in the folder fio put it in (copy j in the j-th
+/// folder, cycling; a `filename` in the first), checked against the files fio made.
+#[test]
+fn an_imported_jobs_files_are_in_the_folders_fio_put_them_in() {
+    let dir = tmp();
+    for d in ["d1", "d2"] {
+        std::fs::create_dir(dir.path().join(d)).unwrap();
+    }
+    let job = dir.path().join("d.fio");
+    std::fs::write(
+        &job,
+        "[global]\nsize=64k\nrw=read\nbs=4k\ndirectory=d1:d2\n\
+         [a]\nnumjobs=3\n[n]\nfilename=f.dat\n",
+    )
+    .unwrap();
+    let out = dir.path().join("d.json");
+    if !run_fio(&job, "json", &out) {
+        return;
+    }
+    let page = report(&[out.as_path()], &dir.path().join("d.html"));
+    for (run, files) in [
+        ("a", vec!["d1/a.0.0", "d2/a.1.0", "d1/a.2.0"]),
+        ("n", vec!["d1/f.dat"]),
+    ] {
+        for f in &files {
+            assert!(dir.path().join(f).is_file(), "fio made {f}");
+        }
+        let line = format!("psync on {} (", files.join(", "));
+        assert!(page.contains(&line), "{run}: {line} in the page");
+    }
+    assert!(!page.contains("{d1:d2}"), "no folder list in a name");
 }

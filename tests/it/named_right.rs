@@ -74,15 +74,18 @@ fn fio_refusals_name_the_fio_option_at_its_own_line() {
         "j.fio:5 [job]: rwmixread=200 is out of range",
         "--rwmixread",
     );
-    // An option iomark does not take from a line still names the section.
+    // A value iomark words otherwise (`1 MiB`) is named as the file writes it.
     let text = format!("[job]\nfilename={}\nsize=4k\nbs=1m\nrw=read\n", f.display());
     std::fs::write(&job, text).unwrap();
     let err = refused(
         &["fio", job.to_str().unwrap()],
-        "j.fio:4 [job]: bs 1 MiB is larger than the span size 4 KiB",
+        "j.fio:4 [job]: bs=1m is larger than the span size=4k (",
         "--bs",
     );
-    assert!(err.contains("use a smaller bs or a larger size"), "{err}");
+    assert!(
+        err.contains("j.fio:3); use a smaller bs or a larger size"),
+        "{err}"
+    );
 }
 
 fn a_results_document(dir: &std::path::Path, name: &str) -> std::path::PathBuf {

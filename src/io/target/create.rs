@@ -320,3 +320,11 @@ pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
         }
     }
 }
+
+/// The length of `path` when it is a block device iomark can open to read (`None`: not
+/// a device, or not readable: the preflight says why).
+pub(crate) fn device_len(path: &str) -> Option<u64> {
+    let file = File::open(path).ok()?;
+    let device = file.metadata().ok()?.file_type().is_block_device();
+    device.then(|| block_device_size(&file).ok()).flatten()
+}

@@ -549,6 +549,7 @@ impl Drop for Target {
 }
 
 mod create;
+pub(crate) use create::device_len;
 pub use create::preflight;
 mod fit;
 pub(crate) use fit::{direct_alignment, direct_alignment_at, past_the_end};

@@ -61,8 +61,7 @@ pub(super) fn target(c: &mut Ctx, null: bool) -> Result<()> {
             });
             (files.collect(), copies > 1)
         }
-        // One file; fio gives each copy its own, and so does iomark when the job runs
-        // without the rest of its group (`own_files`); otherwise they share it.
+        // One file; fio gives each copy its own, and so does iomark (`own_files`).
         None => {
             if copies > 1 {
                 c.job.copy_files = (0..copies)
@@ -201,27 +200,9 @@ pub(super) fn new_file(c: &mut Ctx) -> Result<()> {
     Ok(())
 }
 
-/// What a job's `numjobs` copies sharing one file mean, and how the job file gives each
-/// its own (iomark does with `nrfiles` > 1 or one directory per copy). Said only when
-/// the job runs together with others of its group (else [`own_files`]).
-pub(super) fn share_files(job: &mut super::map::MappedJob) {
-    let copies = std::mem::take(&mut job.copy_files).len();
-    if copies > 0 {
-        job.notes.push(shared_file_note(&job.name, copies as u64));
-    }
-}
-
-fn shared_file_note(name: &str, copies: u64) -> String {
-    format!(
-        "numjobs={copies} without filename in a group that runs together: iomark's {copies} copies share one file, {name}.0.0, where fio gives each its own ({name}.0.0, {name}.1.0, …); buffered, a copy reads what another has cached, so more of the reads come from memory than under fio; to give each copy its own file write nrfiles=2 or more, or one directory per copy (directory=d1:d2), or direct=1"
-    )
-}
-
 /// Gives each `numjobs` copy of a job without `filename` its own file, as fio does
-/// (`JOB.COPY.0`, each copy with its own: `--split-targets`), when the job runs without
-/// the rest of its group (alone in it, or a group run one job after another): iomark
-/// runs a job with several files apart from its group (`apart_because`), so in a group
-/// measured together the copies keep sharing one file.
+/// (`JOB.COPY.0`, each copy with its own: `--split-targets`), whether the job runs alone
+/// or with the rest of its group.
 pub(super) fn own_files(job: &mut super::map::MappedJob) {
     if job.copy_files.is_empty() {
         return;

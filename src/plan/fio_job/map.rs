@@ -495,15 +495,9 @@ fn times(c: &mut Ctx) -> Result<()> {
     } else if time_based {
         c.refuse("time_based", "time_based needs a runtime in iomark");
     }
-    match c.seconds("ramp_time")? {
-        // fio's ramp is part of a size-based job's `size` (its stats are reset when the
-        // ramp ends); iomark's ramp comes before the size it moves.
-        Some(r) if r > 0.0 && !time_based => c.refuse(
-            "ramp_time",
-            "in a job without time_based fio's ramp is part of size, iomark's would come on top of it: add time_based (with runtime) or remove ramp_time",
-        ),
-        Some(r) => c.set("ramp", format!("{r}s")),
-        None => {}
+    // Without time_based fio's ramp is part of `size` (`study_runs`: `ramp_in_size`).
+    if let Some(r) = c.seconds("ramp_time")? {
+        c.set("ramp", format!("{r}s"));
     }
     Ok(())
 }

@@ -18,6 +18,7 @@ pub mod units;
 pub mod write;
 
 use crate::error::{Error, Result};
+use crate::plan::option_def;
 use crate::plan::options::RunOptions;
 use crate::plan::suite::Opt;
 use crate::plan::{Output, StudyPoint, StudyRun, System};
@@ -80,15 +81,10 @@ pub fn plan_jobs(defs: &[ini::JobDef], ignore: bool, fresh_seed: u64) -> Result<
             unsupported.join("; ")
         )));
     }
-    // fio's file per `numjobs` copy, where the job runs without the rest of its group.
-    for r in groups(&jobs) {
-        let own = r.len() == 1 || apart_because(&jobs[r.clone()]).is_some();
-        for j in &mut jobs[r] {
-            match own {
-                true => files::own_files(&mut j.job),
-                false => files::share_files(&mut j.job),
-            }
-        }
+    // fio's file per `numjobs` copy (a group measured together serves several files of
+    // a job as a run alone does: `measure::group`).
+    for j in &mut jobs {
+        files::own_files(&mut j.job);
     }
     notes_on_groups(&mut jobs);
     Ok(jobs)
@@ -120,9 +116,6 @@ fn apart_because(group: &[GroupedJob]) -> Option<&'static str> {
     let opt = |j: &GroupedJob, key: &str| j.job.opt(key).map(str::to_string);
     if group.iter().any(|j| opt(j, "verify").is_some()) {
         return Some("a verify job reads its blocks back after its writes, on its own");
-    }
-    if group.iter().any(|j| j.job.targets.len() > 1) {
-        return Some("a job with several files runs on its own");
     }
     let names: Vec<&str> = group.iter().map(|j| j.job.name.as_str()).collect();
     if (group.iter()).any(|j| {
@@ -185,6 +178,12 @@ pub fn study_runs(jobs: &[GroupedJob], extra: &[Opt], sys: &System) -> Result<Ve
         let mut plan = RunOptions::from_opts(&opts)
             .and_then(|o| o.resolve(job.target.as_deref(), Output::default(), sys))
             .map_err(named)?;
+        // fio's ramp in a size-based job is part of its size (its stats are reset when
+        // the ramp ends, and the job moves `size` in all).
+        let spec = &plan.spec;
+        let time_based =
+            spec.runtime_s.is_some() && spec.io_size.is_none() && spec.io_spans.is_none();
+        plan.spec.ramp_in_size = plan.spec.ramp_s > 0.0 && !time_based;
         if job.targets.len() > 1 {
             // A job with several files: its threads serve them all (--file-service).
             plan.spec.targets = job.targets.clone();
@@ -225,29 +224,31 @@ fn in_fio_terms(job: &MappedJob, msg: &str) -> Error {
     let first = (job.sources.iter())
         .filter_map(|s| named(&s).map(|i| (i, s)))
         .min_by_key(|(i, _)| *i);
-    let Some((_, (ours, kv, at))) = first else {
-        return Error::usage(format!("{} [{}]: {msg}", job.at, job.name));
+    let Some((_, (_, kv, at))) = first else {
+        return Error::usage(format!("{} [{}]: {}", job.at, job.name, plain_flags(msg)));
     };
-    let flag = format!("--{ours}");
-    // `--repeat 0` with the value given is the line itself; a bare `--repeat` its key.
     let value = kv.split_once('=').map(|(_, v)| v);
-    let mut text = match (value, job.opt(ours)) {
-        (Some(_), Some(v)) => msg.replacen(&format!("{flag} {v}"), kv, 1),
-        _ => msg.to_string(),
-    };
-    // The other options with their values, each as its line says (and where, when
-    // another line); then any mention of them by their key.
+    // Every option with its value as its line says it (and where, when another line):
+    // `--repeat 0` is `loops=0`, `--bs 16 MiB` (iomark's words for the value) `bs=16m`,
+    // a switch the line gives a value (`--verify`) `verify=md5`; a bare mention of an
+    // option with a value (`use a smaller --size`) is its key.
+    let mut text = msg.to_string();
     for (o, kv2, at2) in &job.sources {
         let k = kv2.split('=').next().unwrap_or(kv2);
-        if let (true, Some(v)) = (kv2.contains('='), job.opt(o)) {
-            let whole = if at2 == at {
-                kv2.clone()
-            } else {
-                format!("{kv2} ({at2})")
-            };
-            text = replace_flag(&text, &format!("--{o} {v}"), &whole);
+        let valued = kv2.contains('=');
+        let whole = match at2 == at {
+            true => kv2.clone(),
+            false => format!("{kv2} ({at2})"),
+        };
+        let flag = format!("--{o}");
+        if valued {
+            text = replace_valued(&text, &flag, &whole);
+            if let Some(v) = job.opt(o) {
+                text = replace_flag(&text, &format!("{flag} {v}"), &whole);
+            }
         }
-        text = replace_flag(&text, &format!("--{o}"), k);
+        let switch = option_def::find(o).is_some_and(|d| !d.takes_value());
+        text = replace_flag(&text, &flag, if switch && valued { &whole } else { k });
     }
     text = plain_flags(&text);
     // fio's `KiB`, `MiB`… are powers of 1000 (its own inversion): say so where the
@@ -276,6 +277,14 @@ fn plain_flags(text: &str) -> String {
             &format!("{key}=1 (the default)"),
         );
         text = replace_flag(&text, flag, key);
+    }
+    // What the file leaves at fio's default, said in iomark's words.
+    for (ours, theirs) in [
+        ("--rw read", "rw=read (the default)"),
+        ("--bs 4 KiB", "bs=4k (the default)"),
+        ("--bs 4096", "bs=4k (the default)"),
+    ] {
+        text = replace_flag(&text, ours, theirs);
     }
     text = text.replace("--engine ", "ioengine=");
     for (flag, by) in [
@@ -325,7 +334,8 @@ pub fn in_job_words(text: &str) -> String {
                 .unwrap_or(tail.len());
             let value = &tail[..value_len];
             out.push_str(&rest[..i]);
-            let is_value = value.starts_with(|c: char| c.is_ascii_digit());
+            let is_value = value.starts_with(|c: char| c.is_ascii_digit())
+                || (flag == "--engine" && map::engine_for(value).is_some());
             match (is_value, key.contains('=')) {
                 (true, false) => {
                     out.push_str(&format!("{key}={value}"));
@@ -350,11 +360,15 @@ pub fn in_job_words(text: &str) -> String {
 /// is.
 pub fn in_job_terms(jobs: &[MappedJob], at: std::ops::Range<usize>, e: Error) -> Error {
     let (msg, target) = match &e {
+        // A failure while running: its advice in the file's words.
+        Error::Runtime(m) if jobs.get(at.clone()).is_some_and(|g| !g.is_empty()) => {
+            return Error::Runtime(in_job_words(m));
+        }
         Error::Usage(m) => (m.clone(), false),
         Error::Target(m) => (m.clone(), true),
         _ => return e,
     };
-    let Some(group) = jobs.get(at) else {
+    let Some(group) = jobs.get(at).filter(|g| !g.is_empty()) else {
         return e;
     };
     // A refusal about one run of a group starts with its name (`NAME: …`).
@@ -373,6 +387,56 @@ pub fn in_job_terms(jobs: &[MappedJob], at: std::ops::Range<usize>, e: Error) ->
         (Error::Usage(m), true) => Error::Target(m),
         (mapped, _) => mapped,
     }
+}
+
+/// `text` with every whole-word `flag` followed by a number in iomark's words (`--bs 16
+/// MiB`, `--io-size 512 B`, `--runtime 1.5s`, `--rate 2 MB/s`) replaced by `by`.
+fn replace_valued(text: &str, flag: &str, by: &str) -> String {
+    const UNITS: [&str; 16] = [
+        "B", "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "kB", "MB", "GB", "TB", "s", "ms", "us",
+        "IOPS", "%",
+    ];
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(&format!("{flag} ")) {
+        let tail = &rest[i + flag.len() + 1..];
+        let digits = tail
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(tail.len());
+        let whole_word = !rest[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '-');
+        if digits == 0 || !whole_word {
+            out.push_str(&rest[..i + flag.len()]);
+            rest = &rest[i + flag.len()..];
+            continue;
+        }
+        // The number, a unit joined to it or after one space, and a `/s`.
+        let mut len = digits;
+        let joined = tail[len..]
+            .find(|c: char| !c.is_ascii_alphabetic() && c != '%')
+            .unwrap_or(tail.len() - len);
+        if joined > 0 {
+            len += joined;
+        } else if let Some(u) = tail[len..].strip_prefix(' ').and_then(|t| {
+            let w = t.split([' ', ',', ';', ')', '/']).next().unwrap_or("");
+            UNITS.contains(&w).then_some(w)
+        }) {
+            len += 1 + u.len();
+        }
+        if tail[len..].starts_with("/s") {
+            len += 2;
+        }
+        let after = tail[len..].chars().next();
+        if after.is_some_and(|c| c.is_ascii_alphanumeric()) {
+            out.push_str(&rest[..i + flag.len()]);
+            rest = &rest[i + flag.len()..];
+            continue;
+        }
+        out.push_str(&rest[..i]);
+        out.push_str(by);
+        rest = &tail[len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `text` with every whole-word `flag` replaced by `by`.

@@ -435,3 +435,23 @@ fn advice_in_a_job_files_words() {
         "--sizes --bsx --direct-io"
     );
 }
+
+/// fio's `ramp_time` is part of `size` in a job without `time_based`, a `runtime`
+/// without `time_based` included (fio stops at the size or the runtime); a time-based
+/// job ramps before its runtime (`spec.ramp_in_size` set only where fio's ramp is part
+/// of the size; `tests/it/fio_jobs.rs` checks the counts against fio's).
+#[test]
+fn a_ramp_is_part_of_size_where_fio_counts_it_so() {
+    let sys = System {
+        io_uring: Ok(()),
+        root: false,
+        memory_bytes: 1 << 30,
+    };
+    let j = planned(
+        "[global]\nsize=1m\nramp_time=100ms\n[a]\n[b]\nruntime=10\n\
+         [c]\nruntime=1\ntime_based\n[d]\nramp_time=0\n",
+    );
+    let runs = study_runs(&j, &[], &sys).unwrap();
+    let each: Vec<bool> = runs.iter().map(|r| r.plan.spec.ramp_in_size).collect();
+    assert_eq!(each, [true, true, false, false]);
+}

@@ -123,6 +123,13 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
             "ramp_time={}ms",
             (s.ramp_s * 1000.0).round() as u64
         ));
+        let time_based = s.runtime_s.is_some() && s.io_size.is_none() && s.io_spans.is_none();
+        if !time_based && !s.ramp_in_size {
+            w(
+                "# ramp_time: iomark's ramp came before the size it moved; fio's is part of size"
+                    .into(),
+            );
+        }
     }
     if s.fsync > 0 {
         w(format!("fsync={}", s.fsync));

@@ -24,7 +24,7 @@ pub(super) fn run_article(label: &str, heading: &str, r: &Run, imported: bool) -
         "<p>{} · {} ({}, span {}) · {} · {} repetition(s)</p>",
         esc(label),
         esc(&crate::report::notes::engine_on_target(r)),
-        esc(&format!("{:?}", r.target.kind).to_lowercase()),
+        crate::report::notes::kind_words(r.target.kind),
         crate::report::notes::span_words(r),
         crate::report::fmt::known_or(
             r,

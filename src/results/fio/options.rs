@@ -149,7 +149,7 @@ fn mix_side(side: &str, split: bool, kb: u64) -> Option<BsMix> {
 pub(super) fn job_spec(name: &str, opts: &Opts, rw: Option<Rw>, bs: u64, kb: u64) -> Spec {
     let rw = rw.unwrap_or(Rw::Read);
     let mut spec = match opts.get("filename") {
-        Some(f) => Spec::new(f),
+        Some(f) => Spec::new(named_file(f, opts)),
         None => Spec::new(own_files(name, opts)),
     };
     spec.rw = rw;
@@ -189,26 +189,45 @@ pub(super) fn job_spec(name: &str, opts: &Opts, rw: Option<Rw>, bs: u64, kb: u64
     spec
 }
 
+/// `directory`'s folders (fio's `:` list), none when unset.
+fn directories<'a>(opts: &Opts<'a>) -> Vec<&'a str> {
+    let dirs = opts.get("directory").unwrap_or("").split(':');
+    dirs.filter(|d| !d.is_empty()).collect()
+}
+
+/// A job's `filename` where fio opens it: in `directory`'s first folder when it has one
+/// (fio 3.33 puts even an absolute name there), a list of files (`a:b`) as written.
+fn named_file(f: &str, opts: &Opts) -> String {
+    match directories(opts).first() {
+        Some(d) if !f.contains(':') => {
+            format!("{}/{}", d.trim_end_matches('/'), f.trim_start_matches('/'))
+        }
+        _ => f.to_string(),
+    }
+}
+
 /// The files fio made for a job without `filename`, named as fio names them:
 /// `filename_format` (`$jobname.$jobnum.$filenum` by default) for each copy (`numjobs`)
-/// and file (`nrfiles`), in `directory` (several directories: fio spreads the files
-/// over them, so each is named with the list); up to 4 named, more as the first and last
-/// with how many.
+/// and file (`nrfiles`), in `directory` (several folders: copy j's files in the j-th,
+/// cycling, as fio spreads them); up to 4 named, more as the first and last with how
+/// many.
 fn own_files(name: &str, opts: &Opts) -> String {
     let count = |k: &str| opts.get(k).and_then(|s| s.parse::<u32>().ok()).unwrap_or(1);
     let (jobs, files) = (count("numjobs").max(1), count("nrfiles").max(1));
     let format = opts
         .get("filename_format")
         .unwrap_or("$jobname.$jobnum.$filenum");
-    let dir = opts.get("directory").filter(|d| !d.is_empty());
+    let dirs = directories(opts);
     let path = |j: u32, f: u32| {
         let file = (format.replace("$jobname", name))
             .replace("$jobnum", &j.to_string())
             .replace("$filenum", &f.to_string());
-        match dir {
-            Some(d) if d.contains(':') => format!("{{{d}}}/{file}"),
-            Some(d) => format!("{}/{file}", d.trim_end_matches('/')),
-            None => file,
+        match dirs.is_empty() {
+            true => file,
+            false => {
+                let d = dirs[j as usize % dirs.len()];
+                format!("{}/{file}", d.trim_end_matches('/'))
+            }
         }
     };
     let all: Vec<String> = (0..jobs)

@@ -78,7 +78,7 @@ pub(super) fn job_run(
     Run {
         name: format!("{name} ({})", j.place(several_groups)),
         status,
-        target: target(&spec),
+        target: target(&spec, opts.get("filename").is_some()),
         summary: Summary::of(&reps),
         repetitions: reps,
         warnings,
@@ -439,14 +439,11 @@ fn json_format(job: &Value) -> &'static str {
     }
 }
 
-/// The target of an imported run: the file fio's options name.
-fn target(spec: &Spec) -> TargetDesc {
+/// The target of an imported run: the file fio's options name (`named`), or the files
+/// fio made for the job.
+fn target(spec: &Spec, named: bool) -> TargetDesc {
     TargetDesc {
-        // fio's output does not say what its file is: a path in /dev is a device.
-        kind: match spec.target.starts_with("/dev/") {
-            true => TargetKind::BlockDevice,
-            false => TargetKind::File,
-        },
+        kind: target_kind(&spec.target, named),
         path: spec.target.clone(),
         offset: spec.offset,
         span_bytes: spec.size.unwrap_or(0),
@@ -454,6 +451,18 @@ fn target(spec: &Spec) -> TargetDesc {
         created: false,
         device: None,
         filesystem: None,
+    }
+}
+
+/// What an imported job's target is, as far as its name says: fio's output does not
+/// say. The files fio made for a job without `filename` are files; a `filename` in
+/// `/dev/` (but `/dev/shm/`, a tmpfs) is a device; any other name is unknown (a device
+/// node may live anywhere, and a file may be named anything).
+pub(super) fn target_kind(path: &str, named: bool) -> TargetKind {
+    match path {
+        _ if !named => TargetKind::File,
+        p if p.starts_with("/dev/") && !p.starts_with("/dev/shm/") => TargetKind::BlockDevice,
+        _ => TargetKind::Unknown,
     }
 }
 

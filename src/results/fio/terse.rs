@@ -66,6 +66,7 @@ pub(crate) fn parse(text: &str) -> Option<std::result::Result<Document, String>>
                     // Nor the file: not even whether fio named it after the job.
                     r.spec.target = "?".into();
                     r.target.path = "?".into();
+                    r.target.kind = crate::results::schema::TargetKind::Unknown;
                     r.spec.engine_note = Some(format!("imported from fio terse output ({}): it does not name the engine", first[1]));
                     r.warnings.push("fio terse output: it names no options, so rw is inferred from the directions that did I/O (random or sequential is not known), bs is the average transfer, the file, engine, queue depth, jobs and direct or buffered I/O are not known (shown as ?), and latencies are whole microseconds, IOPS whole (fio truncates them); I/O counts are IOPS × runtime".into());
                 }
