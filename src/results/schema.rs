@@ -519,8 +519,7 @@ impl Document {
     /// Writes the document to `path` atomically: a temporary file beside it, then rename,
     /// so a reader (or a crash) never sees half a document.
     pub(crate) fn save(&self, path: &Path) -> Result<()> {
-        let mut text = self.to_json();
-        text.push('\n');
+        let text = self.to_json() + "\n";
         crate::results::store::atomic_write(path, text.as_bytes(), "results")
     }
 
