@@ -595,3 +595,43 @@ fn an_imported_jobs_files_are_in_the_folders_fio_put_them_in() {
     }
     assert!(!page.contains("{d1:d2}"), "no folder list in a name");
 }
+
+/// The think-time and time_based words added this session, in a job file's run: the
+/// refusal of a minimum the pauses make impossible names thinktime_blocks, and the note
+/// of an io_size that time_based overrides names io_size and time_based (not iomark's
+/// flags).
+#[test]
+fn think_time_and_time_based_words_are_the_files() {
+    let dir = tmp();
+    let slow = dir.path().join("slow.fio");
+    std::fs::write(
+        &slow,
+        "[global]\nioengine=null\nsize=1g\nruntime=2\ntime_based\nrw=randread\n[slow]\nthinktime=20ms\nrate_iops_min=200\n",
+    )
+    .unwrap();
+    let out = iomark().arg("fio").arg(&slow).output().unwrap();
+    assert_refused(&out, "rate_iops_min=200 cannot be met");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("raise thinktime_blocks") && !err.contains("--"),
+        "{err}"
+    );
+    let sized = dir.path().join("sized.fio");
+    std::fs::write(
+        &sized,
+        "[global]\nioengine=null\nsize=64m\nbs=1m\nruntime=1\ntime_based\nio_size=16m\nrw=read\n[j]\n",
+    )
+    .unwrap();
+    let out = iomark().arg("fio").arg(&sized).output().unwrap();
+    assert_success(&out);
+    let all =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        all.contains("does nothing with time_based") && all.contains("io_size="),
+        "{all}"
+    );
+    assert!(
+        !all.contains("--io-size") && !all.contains("--time-based"),
+        "{all}"
+    );
+}

@@ -295,6 +295,9 @@ fn plain_flags(text: &str) -> String {
         ("--bssplit", "bssplit"),
         ("--bsrange", "bsrange"),
         ("--bs", "bs"),
+        ("--thinktime-blocks", "thinktime_blocks"),
+        ("--io-size", "io_size"),
+        ("--time-based", "time_based"),
     ] {
         text = replace_flag(&text, flag, by);
     }
@@ -305,7 +308,7 @@ fn plain_flags(text: &str) -> String {
 /// in a job file's words, for a run of `iomark fio`: iomark's flags as fio's keys
 /// (`size=48g`, `direct=1`, `ramp_time`, `loops`), a flag's value after `=`.
 pub fn in_job_words(text: &str) -> String {
-    const AS_KEYS: [(&str, &str); 13] = [
+    const AS_KEYS: [(&str, &str); 17] = [
         ("--size", "size"),
         ("--offset", "offset"),
         ("--bs", "bs"),
@@ -319,6 +322,10 @@ pub fn in_job_words(text: &str) -> String {
         ("--buffered", "direct=0"),
         ("--end-fsync", "end_fsync=1"),
         ("--fsync", "fsync"),
+        ("--io-size", "io_size"),
+        ("--time-based", "time_based"),
+        ("--thinktime-blocks", "thinktime_blocks"),
+        ("--thinktime", "thinktime"),
     ];
     let mut text = text.to_string();
     for (flag, key) in AS_KEYS {
