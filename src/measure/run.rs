@@ -303,8 +303,9 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
         let total = crate::results::env::Host::capture().memory_bytes;
         let grows = targets.iter().all(|t| t.created);
         let measured = Target::compression(targets).is_none();
+        let direct = spec.engine.caps().direct;
         run.warnings.push(warnings::cache_may_serve(
-            span, avail, total, grows, measured,
+            span, avail, total, grows, measured, direct,
         ));
     }
     for t in targets {

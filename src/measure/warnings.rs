@@ -124,14 +124,20 @@ pub(crate) fn cache_may_serve(
     total_memory: u64,
     grows: bool,
     measured: bool,
+    engine_direct: bool,
 ) -> String {
-    // Only a file iomark makes can be made larger than memory.
+    // Only a file iomark makes can be made larger than memory; mmap cannot bypass the
+    // cache, so direct I/O takes another engine.
+    let direct = match engine_direct {
+        true => "--direct",
+        false => "another engine with --direct (e.g. --engine io_uring --direct)",
+    };
     let fix = match grows {
         true => format!(
-            "--size {} (2x memory) or more, or --direct",
+            "--size {} (2x memory) or more, or {direct}",
             fmt_size_short((2 * total_memory).div_ceil(1 << 30) << 30)
         ),
-        false => "--direct".to_string(),
+        false => direct.to_string(),
     };
     format!(
         "buffered over a {} span that fits in the {} of available memory: the page cache may serve reads instead of the device{}; to measure the device use {fix}",

@@ -164,6 +164,9 @@ pub(crate) fn idle_with_direct(o: &RunOptions, spec: &Spec) -> Option<String> {
     if o.given("invalidate") && spec.cache.invalidate == Invalidate::Pass {
         given.push("--invalidate pass".to_string());
     }
+    if o.on("drop-caches") {
+        given.push("--drop-caches".to_string());
+    }
     (!given.is_empty()).then(|| {
         format!(
             "{} {} nothing with direct I/O, which bypasses the page cache; drop {} or use --buffered",

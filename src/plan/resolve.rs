@@ -196,8 +196,12 @@ impl RunOptions {
         })?;
         let rwmixread = self.mix()?;
         if (self.given("rwmixread") || self.given("rwmixwrite")) && !rw.is_mixed() {
+            let flag = match self.given("rwmixwrite") {
+                true => "--rwmixwrite",
+                false => "--rwmixread",
+            };
             return Err(Error::usage(format!(
-                "--rwmixread applies to mixes (--rw rw or randrw), not to --rw {}; drop it or use a mix",
+                "{flag} applies to mixes (--rw rw or randrw), not to --rw {}; drop it or use a mix",
                 rw.name()
             )));
         }
@@ -251,6 +255,7 @@ impl RunOptions {
         spec.fsync = fsync as u32;
         self.pacing(&mut spec)?;
         notes.extend(crate::plan::resolve_pace::coarse_rate(&spec));
+        notes.extend(crate::plan::resolve_pace::unchecked_minimum(&spec));
         crate::plan::cache::resolve(self, &mut spec)?;
         notes.extend(crate::plan::cache::idle_with_direct(self, &spec));
         crate::plan::new_file::resolve(self, &mut spec)?;

@@ -104,7 +104,20 @@ impl RunOptions {
             }
             // One direction: a writing pattern takes the writes' sizes (fio's second
             // side), a reading one keeps --bs.
-            rw if rw.writes_data() || rw.trims() => (spec.bs, spec.bs_mix) = (w.bs, w.mix),
+            rw if rw.writes_data() || rw.trims() => {
+                // The reads' sizes the user gave go unused: say so, as the mirror case.
+                let lost = (self.given("bs") || spec.bs_mix.is_some())
+                    && (w.bs, &w.mix) != (spec.bs, &spec.bs_mix);
+                let note = lost.then(|| {
+                    format!(
+                        "{} does nothing here: --rw {} reads nothing (its writes use --write-bs {t})",
+                        reads(),
+                        rw.name()
+                    )
+                });
+                (spec.bs, spec.bs_mix) = (w.bs, w.mix);
+                return Ok(note);
+            }
             rw => {
                 return Ok(Some(format!(
                     "--write-bs {t} does nothing here: --rw {} writes nothing (its reads use {})",

@@ -260,6 +260,24 @@ pub(crate) fn think_depth(spec: &Spec) -> Option<String> {
     })
 }
 
+/// A note when a minimum rate can never be checked: the run is shorter than one cycle
+/// (`--rate-cycle`, 1 s by default), and a minimum is checked over whole cycles only.
+pub(crate) fn unchecked_minimum(spec: &Spec) -> Option<String> {
+    let runtime = spec.runtime_s?;
+    let flag = match (spec.rate_iops_min, spec.rate_min_bps) {
+        (Some(_), Some(_)) => "--rate-iops-min and --rate-min are",
+        (Some(_), None) => "--rate-iops-min is",
+        (None, Some(_)) => "--rate-min is",
+        (None, None) => return None,
+    };
+    let cycle_ms = spec.rate_cycle_ms.unwrap_or(1000);
+    (cycle_ms as f64 / 1e3 > runtime).then(|| {
+        format!(
+            "{flag} checked over each whole {cycle_ms}ms cycle (--rate-cycle), and the {runtime}s --runtime is shorter than one: never checked; lengthen the run or shorten the cycle"
+        )
+    })
+}
+
 /// A note when `--rate` is so low against the block size and the runtime that the block
 /// each job issues at once (a cap paces the I/Os after the first) is more than a tenth of
 /// all the cap allows in the window: the figures then exceed the cap by that much.

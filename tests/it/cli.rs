@@ -1104,3 +1104,96 @@ fn quick_on_the_null_engine_says_no_file_is_made() {
     );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+/// Probe 14b: options that did nothing, unsaid, or advice that did not work. `--drop-caches`
+/// on a direct run; `--bs` on a write-only run with `--write-bs`; a minimum rate on a run
+/// shorter than one cycle; mmap's cache note advised `--direct`, which mmap refuses;
+/// `--rwmixwrite` on a pattern that is no mix was refused naming `--rwmixread`.
+#[test]
+fn options_that_do_nothing_are_said_and_advice_works() {
+    let warnings = |extra: &[&str]| {
+        let base = [
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "16m",
+            "--runtime",
+            "300ms",
+        ];
+        run_json(&[&base[..], extra].concat())["runs"][0]["warnings"].to_string()
+    };
+    if crate::common::is_root() {
+        let w = warnings(&["--drop-caches"]);
+        assert!(
+            w.contains("--drop-caches does nothing with direct I/O"),
+            "{w}"
+        );
+        assert!(!warnings(&["--drop-caches", "--buffered"]).contains("--drop-caches"));
+    }
+    let w = warnings(&["--rw", "write", "--bs", "8k", "--write-bs", "64k"]);
+    assert!(
+        w.contains("--bs 8k does nothing here: --rw write reads nothing"),
+        "{w}"
+    );
+    let doc = run_json(&[
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "16m",
+        "--runtime",
+        "200ms",
+        "--rw",
+        "write",
+        "--bs",
+        "8k",
+        "--write-bs",
+        "64k",
+    ]);
+    assert_eq!(
+        doc["runs"][0]["spec"]["bs"], 65536,
+        "the writes' size is what ran"
+    );
+    let w = warnings(&["--rate-iops-min", "1"]);
+    assert!(
+        w.contains("--rate-iops-min is checked over each whole 1000ms cycle"),
+        "{w}"
+    );
+    assert!(!warnings(&["--rate-iops-min", "1", "--rate-cycle", "100ms"]).contains("cycle"));
+    // mmap cannot bypass the cache: its advice names another engine.
+    let dir = tmp();
+    let f = dir.path().join("m.dat");
+    let doc = run_json(&[
+        "run",
+        "--engine",
+        "mmap",
+        "--rw",
+        "randread",
+        "--size",
+        "16m",
+        "--runtime",
+        "200ms",
+        f.to_str().unwrap(),
+    ]);
+    let w = doc["runs"][0]["warnings"].to_string();
+    assert!(
+        w.contains("another engine with --direct (e.g. --engine io_uring --direct)"),
+        "{w}"
+    );
+    let out = iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--rw",
+            "randread",
+            "--rwmixwrite",
+            "30",
+        ])
+        .output()
+        .unwrap();
+    assert_refused(&out, "--rwmixwrite applies to mixes");
+}

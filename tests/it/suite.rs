@@ -439,8 +439,9 @@ fn dry_run_estimates_every_study_and_names_the_file_it_makes() {
 }
 
 /// A study that would be refused at one of its runs is refused before the first one
-/// and by --dry-run (probe 9): `suite bs` sweeps 512-byte blocks, which a device of
-/// 4 KiB sectors refuses under direct I/O.
+/// and by --dry-run (probe 9): `suite bs --bs 512,4k` asks for 512-byte blocks, which a
+/// device of 4 KiB sectors refuses under direct I/O. (The preset's own sweep starts at
+/// the device's sector size: `the_bs_sweep_starts_at_the_targets_sector_size`.)
 #[test]
 fn a_plan_the_device_refuses_is_refused_before_anything_runs() {
     let Some(z) = Zram::new("lz4", "64M") else {
@@ -451,6 +452,8 @@ fn a_plan_the_device_refuses_is_refused_before_anything_runs() {
         let mut args = vec![
             "suite",
             "bs",
+            "--bs",
+            "512,4k",
             "--runtime",
             "1s",
             "--allow-write-device",

@@ -157,7 +157,7 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
             s.pause_s
         ));
     }
-    if s.drop_caches {
+    if s.drop_caches && !s.direct {
         w("# drop-caches: iomark drops the page cache before each repetition (fio's invalidate=1, its default, drops only this file's pages)".into());
     }
     if s.io_share > 1 {
