@@ -190,8 +190,9 @@ pub fn suite(mut plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
         crate::study::fio::fit_to_devices(&mut plan);
     }
     if plan.dry_run {
-        put(&text::dry_run(&plan))?;
-        return crate::study::runner::preflight_plan(&plan, &[]).map(|()| 0);
+        // A plan its targets refuse is refused, not listed first as if it could run.
+        crate::study::runner::preflight_plan(&plan, &[])?;
+        return put(&text::dry_run(&plan)).map(|()| 0);
     }
     arm(stop)?;
     let out = Output {

@@ -219,6 +219,12 @@ fn size_of(spec: &Spec) -> String {
 
 /// Checks what can only be checked once the target is open.
 pub(crate) fn check_target(spec: &Spec, target: &Target) -> Result<()> {
+    if !spec.writes() && target.kind == TargetKind::None && spec.data != DataSpec::default() {
+        return Err(Error::usage(format!(
+            "--rw {} writes nothing (and --engine null does no I/O), so the data options would change nothing; drop them, or see the data they make with iomark data",
+            spec.rw.name()
+        )));
+    }
     if !spec.writes() && !target.created && spec.data != DataSpec::default() {
         return Err(Error::usage(format!(
             "--rw {} on the existing {} writes nothing, so the data options would change nothing; drop them, or name a new file (it is laid out with them)",

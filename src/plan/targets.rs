@@ -177,7 +177,8 @@ pub(crate) fn parse_sweep(text: &str, given: usize) -> Result<Vec<usize>> {
         })?;
         if n > given {
             return Err(Error::usage(format!(
-                "--targets-sweep {text} asks for {n} targets but {given} were given; name at least {n} TARGETs"
+                "--targets-sweep {text} asks for {n} targets but {given} {} given; name at least {n} TARGETs",
+                if given == 1 { "was" } else { "were" }
             )));
         }
         if steps.contains(&n) {

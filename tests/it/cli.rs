@@ -1197,3 +1197,44 @@ fn options_that_do_nothing_are_said_and_advice_works() {
         .unwrap();
     assert_refused(&out, "--rwmixwrite applies to mixes");
 }
+
+/// Wording from probe 14b: data options on the null engine were refused as if it had an
+/// existing file ("on the existing null … name a new file"); one target was "1 were
+/// given".
+#[test]
+fn refusals_name_what_was_given() {
+    let out = iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--rw",
+            "randread",
+            "--compress",
+            "50",
+        ])
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "--rw randread writes nothing (and --engine null does no I/O)",
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("existing"),
+        "{out:?}"
+    );
+    let out = iomark()
+        .args([
+            "suite",
+            "corners",
+            "--targets-sweep",
+            "1,2",
+            "--dry-run",
+            "/tmp/iomark-x.dat",
+        ])
+        .output()
+        .unwrap();
+    assert_refused(&out, "asks for 2 targets but 1 was given");
+}

@@ -468,6 +468,11 @@ fn a_plan_the_device_refuses_is_refused_before_anything_runs() {
         assert!(err.contains("is not a multiple of 4096"), "{err}");
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(!stdout.contains("IOPS"), "nothing measured: {stdout}");
+        // Nor listed first as if it could run (probe 14b).
+        assert!(
+            !dry || stdout.is_empty(),
+            "a refused plan is not listed: {stdout}"
+        );
     }
 }
 
