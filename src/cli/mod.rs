@@ -339,6 +339,12 @@ pub fn one_line_clap_error(err: &clap::Error) -> String {
             Cli::command().find_subcommand(&first).map(|_| first)
         })
         .map_or(String::new(), |w| format!("{w} "));
+    // fio's switch for what iomark does by default: clap's "similar" one is its opposite.
+    if text.contains("'--norandommap'") {
+        return format!(
+            "--norandommap is iomark's default (each random offset drawn on its own, as fio's norandommap): drop it; --random-map asks for fio's random map (see iomark {sub}--help)"
+        );
+    }
     let parts: Vec<&str> = text
         .lines()
         .map(str::trim)

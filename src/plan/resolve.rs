@@ -236,7 +236,7 @@ impl RunOptions {
             .transpose()?;
         if self.on("time-based") && spec.runtime_s.is_none() {
             return Err(Error::usage(
-                "--time-based needs --runtime: iomark's --runtime is always time based (e.g. --runtime 30s)",
+                "--time-based needs --runtime: it runs the whole runtime (e.g. --runtime 30s)",
             ));
         }
         notes.extend(self.time_based(&mut spec));

@@ -100,8 +100,10 @@ impl RunOptions {
     /// Refuses an option given without the one it needs.
     pub(crate) fn check_requires(&self) -> Result<()> {
         for d in TABLE {
+            // A switch given `=0` is off: it needs nothing.
             if let Some(needed) = d.requires
                 && self.given(d.name)
+                && (d.takes_value() || self.on(d.name))
                 && !self.given(needed)
             {
                 return Err(Error::usage(format!(

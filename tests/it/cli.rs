@@ -1040,6 +1040,8 @@ fn a_switch_given_zero_is_off() {
         &["--direct=1", "--buffered=0"][..],
         &["--stonewall=0", "--verify=0"],
         &["--stonewall=0"],
+        // A switch given =0 needs nothing: --split-targets needs --file-service when on.
+        &["--split-targets=0"],
     ] {
         let out = run(ok);
         assert_success(&out);
@@ -1062,9 +1064,27 @@ fn a_switch_given_zero_is_off() {
             &["--thinktime-blocks", "4"],
             "--thinktime-blocks needs --thinktime; add it or drop --thinktime-blocks",
         ),
+        (
+            &["--split-targets"],
+            "--split-targets needs --file-service; add it or drop --split-targets",
+        ),
+        // fio's switch for iomark's default: clap suggested its opposite (--random_map).
+        (
+            &["--norandommap"],
+            "--norandommap is iomark's default (each random offset drawn on its own, as fio's norandommap): drop it",
+        ),
     ] {
         assert_refused(&run(bad), says);
     }
+    // iomark's --runtime was said to be "always time based", which --time-based=0 denies.
+    let out = iomark()
+        .args(["run", "--engine", "null", "--size", "1m", "--time-based"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "--time-based needs --runtime: it runs the whole runtime (e.g. --runtime 30s)",
+    );
 }
 
 /// `quick --engine null` announced a file "made now and removed at the end" and direct

@@ -270,6 +270,26 @@ fn what_cannot_be_written_is_said_with_a_fix_that_works() {
         out.stdout.is_empty(),
         "the plan was printed before the refusal: {out:?}"
     );
+    // The null engine makes no file: the read-only directory is no reason to refuse it.
+    let out = iomark()
+        .current_dir(&view)
+        .args([
+            "quick",
+            "--engine",
+            "null",
+            "--runtime",
+            "50ms",
+            "--ramp",
+            "0",
+        ])
+        .args(["--size", "16m"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "null engine refused: {out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("no test file was made"),
+        "{out:?}"
+    );
     // A directory this user may not write; in /tmp, with a copy of the binary, so that
     // `nobody` reaches both whatever the checkout's permissions.
     let open = tempfile::tempdir().unwrap();
