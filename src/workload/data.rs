@@ -201,14 +201,20 @@ impl DataGen {
     /// way the bytes are those [`DataGen::fill`] would have written.
     #[inline]
     pub fn next_write(&mut self, buf: &mut [u8], lend: bool) -> Option<Lent> {
-        let ul = self.unit_len;
+        let (ul, len) = (self.unit_len, buf.len());
         if lend
             && self.spec.dedup <= 0.0
-            && buf.len().is_multiple_of(ul)
             && let Some(pool) = self.pool.as_mut()
         {
-            let n = buf.len() / ul;
-            if let Some(l) = pool.lend(self.uniques, n) {
+            // Whole units only; one unit (a 4 KiB write) without a division.
+            let n = match len == ul {
+                true => 1,
+                false if len.is_multiple_of(ul) => len / ul,
+                false => 0,
+            };
+            if n > 0
+                && let Some(l) = pool.lend(self.uniques, n)
+            {
                 self.units += n as u64;
                 self.uniques += n as u64;
                 return Some(l);

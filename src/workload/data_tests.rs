@@ -305,13 +305,15 @@ fn writes_lent_from_the_pool_are_the_filled_stream() {
     // One generator lends whatever it can (holding some writes in flight for a while,
     // so that the pool comes round to units still lent and must copy instead), the other
     // fills buffers: the bytes written are the same, write for write. Also with a pool
-    // whose count of units is not a power of two (1281 units).
+    // whose count of units is not a power of two (1281 units); writes of one unit and of
+    // several.
     let odd = DataSpec {
         pool: 5 * 1024 * 1024 + 4096,
         ..DataSpec::default()
     };
-    for s in pool_profiles().into_iter().chain([odd]) {
-        let bs = 131072;
+    // Writes of one unit (lent by `lend_one`) and of many.
+    let cases = pool_profiles().into_iter().chain([odd]);
+    for (s, bs) in cases.flat_map(|s| [(s.clone(), s.unit_len()), (s, 131072)]) {
         let mut lender = DataGen::new(&s, 4, 7, None);
         let mut filler = DataGen::new(&s, 4, 7, None);
         let (mut a, mut b) = (vec![0u8; bs], vec![0u8; bs]);
@@ -335,9 +337,9 @@ fn writes_lent_from_the_pool_are_the_filled_stream() {
             if let Some(l) = got {
                 held.push_back(l);
             }
-            // Keep up to 200 writes in flight: more than the pool holds, so some
+            // Keep up to 200 writes more than the pool holds in flight, so that some
             // writes find their units still lent.
-            if held.len() > 200 {
+            if held.len() > (s.pool_bytes() / bs).max(200) {
                 lender.give_back(held.pop_front().unwrap());
             }
         }

@@ -123,12 +123,7 @@ impl UnitPool {
     /// because `base + id × odd` is a bijection of `id` and so is the SplitMix64 finaliser.
     #[inline(always)]
     fn stamp(&self, id: u64) -> u64 {
-        let mut z = self
-            .stamp_base
-            .wrapping_add(id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        stamp_of(self.stamp_base, id)
     }
 
     /// The original words at the stamp places of pool unit `slot`.
@@ -157,33 +152,77 @@ impl UnitPool {
     /// Stamps unique units `first_id..first_id + count` in place and lends them, when
     /// they lie in one stretch of the pool, aligned, and none is lent already; `None`
     /// (nothing changed) otherwise.
+    #[inline]
     pub fn lend(&mut self, first_id: u64, count: usize) -> Option<Lent> {
+        if count == 1 {
+            return self.lend_one(first_id);
+        }
+        self.lend_many(first_id, count)
+    }
+
+    /// `lend` of one unit (a write of one unit, the common small write): no loop over
+    /// units, and the default profile's one 8-byte stamp as one store.
+    #[inline(always)]
+    fn lend_one(&mut self, id: u64) -> Option<Lent> {
+        let first = self.slot_of(id);
+        if self.lent.get(first).is_none_or(|&l| l)
+            || !(first * self.unit_len).is_multiple_of(POOL_ALIGN)
+        {
+            return None;
+        }
+        let at = self.start + first * self.unit_len;
+        let key = self.stamp(id);
+        let unit = &mut self.bytes[at..at + self.unit_len];
+        if let ([p], 8) = (&self.places[..], self.width) {
+            let (p, o) = (*p as usize, self.orig[first]);
+            unit[p..p + 8].copy_from_slice(&(o ^ key).to_le_bytes());
+        } else {
+            let n = self.places.len();
+            let orig = &self.orig[first * n..][..n];
+            stamp_into(unit, &self.places, self.width, orig, key);
+        }
+        self.lent[first] = true;
+        Some(Lent { first, count: 1 })
+    }
+
+    #[inline(never)]
+    fn lend_many(&mut self, first_id: u64, count: usize) -> Option<Lent> {
         let first = self.slot_of(first_id);
+        let ul = self.unit_len;
         if count == 0
             || first + count > self.units
-            || !(first * self.unit_len).is_multiple_of(POOL_ALIGN)
-            || self.lent[first..first + count].iter().any(|&l| l)
+            || !(first * ul).is_multiple_of(POOL_ALIGN)
+            || self.lent[first..first + count].contains(&true)
         {
             return None;
         }
         let n = self.places.len();
-        // Read every stamp place first: independent loads whose cache misses overlap, so
-        // the stores below hit the cache instead of missing one after another (the pool
-        // is larger than a core's caches, and each unit's place lies in its own line).
-        let mut touch = 0u64;
-        for k in 0..count {
-            let at = self.start + (first + k) * self.unit_len;
-            if let Some(&p) = self.places.first() {
-                touch ^= word(&self.bytes, at + p as usize, self.width);
-            }
+        let at = self.start + first * ul;
+        let stretch = &mut self.bytes[at..at + count * ul];
+        let orig = &self.orig[first * n..(first + count) * n];
+        // Read every unit's first stamp place first: independent loads whose cache misses
+        // overlap, so that the stores below hit the cache instead of missing one after
+        // another (the pool is larger than a core's caches, and each unit's place lies in
+        // its own line).
+        if let Some(&p) = self.places.first() {
+            let (p, width) = (p as usize, self.width);
+            let touch = (0..count).fold(0, |t, k| t ^ word(stretch, k * ul + p, width));
+            std::hint::black_box(touch);
         }
-        std::hint::black_box(touch);
-        for k in 0..count {
-            let at = self.start + (first + k) * self.unit_len;
-            let key = self.stamp(first_id + k as u64);
-            let orig = &self.orig[(first + k) * n..][..n];
-            let unit = &mut self.bytes[at..at + self.unit_len];
-            stamp_into(unit, &self.places, self.width, orig, key);
+        if let ([p], 8) = (&self.places[..], self.width) {
+            // The default profile: one 8-byte stamp per unit.
+            let p = *p as usize;
+            for (k, &o) in orig.iter().enumerate() {
+                let key = stamp_of(self.stamp_base, first_id + k as u64);
+                let at = k * ul + p;
+                stretch[at..at + 8].copy_from_slice(&(o ^ key).to_le_bytes());
+            }
+        } else {
+            for (k, unit) in stretch.chunks_exact_mut(ul).enumerate() {
+                let key = stamp_of(self.stamp_base, first_id + k as u64);
+                let orig = &orig[k * n..][..n];
+                stamp_into(unit, &self.places, self.width, orig, key);
+            }
         }
         mark(&mut self.lent[first..first + count], true);
         Some(Lent { first, count })
@@ -205,6 +244,15 @@ impl UnitPool {
     pub fn give_back(&mut self, l: Lent) {
         mark(&mut self.lent[l.first..l.first + l.count], false);
     }
+}
+
+/// The stamp of unique unit `id` in the stream whose stamps start at `base`.
+#[inline(always)]
+fn stamp_of(base: u64, id: u64) -> u64 {
+    let mut z = base.wrapping_add(id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// Writes a unit's stamps: at each place, the original `width` bytes XORed with `key`.

@@ -112,7 +112,8 @@ pub struct Sampler {
     /// changes hands at zero), whatever the sampled fraction: a content that comes
     /// `FREQUENT` times close together is pinned there, found whether or not its
     /// selector is in the sample.
-    tracks: Vec<Track>,
+    /// (A fixed-size array: its indexes, a selector's top bits, need no bounds check.)
+    tracks: Box<[Track; TRACK_SLOTS]>,
     /// Units of frequent contents passed over since one was last hashed.
     frequent_skip: u64,
 }
@@ -173,7 +174,10 @@ impl Sampler {
             hashed_rare: 0,
             hashed_units: 0,
             written_at_narrow: 0,
-            tracks: vec![Track { tag: 0, count: 0 }; TRACK_SLOTS],
+            tracks: vec![Track { tag: 0, count: 0 }; TRACK_SLOTS]
+                .into_boxed_slice()
+                .try_into()
+                .expect("TRACK_SLOTS tracks"),
             frequent_skip: 0,
         }
     }
@@ -190,7 +194,7 @@ impl Sampler {
     /// Looks at one written buffer. Per unit, the hot path is the selector and two
     /// compares; what is rarely taken (hashing a sampled unit, keeping a sampled write)
     /// is out of line, so that the common case saves no registers for it.
-    #[inline]
+    #[inline(always)]
     pub fn observe(&mut self, buf: &[u8]) {
         if self.exhaustive {
             self.observe_all(buf);
@@ -200,58 +204,70 @@ impl Sampler {
         // Whole units only: a write's tail shorter than a unit (a write smaller than the
         // unit, or a size that is no multiple of it) is no unit a deduplicator could
         // match, and equal short pieces are not duplicate units.
-        for unit in buf.chunks_exact(self.unit) {
-            let sel = selector(unit);
-            // Two ways: the slot's pair (one cache line), so that two frequent contents
-            // whose selectors share a slot are both found.
-            let i = slot_of(sel);
-            let tag = tag_of(sel);
-            let k = if self.tracks[i].tag == tag {
-                Some(i)
-            } else if self.tracks[i + 1].tag == tag {
-                Some(i + 1)
-            } else {
-                None
-            };
-            if let Some(k) = k {
-                let t = &mut self.tracks[k];
-                if t.count == PINNED {
-                    self.frequent_skip += 1;
-                    if self.frequent_skip >= 1 << HASH_BUDGET_SHIFT {
-                        self.observe_frequent(unit);
-                    }
-                    continue;
-                }
-                t.count += 1;
-                if t.count >= FREQUENT {
-                    t.count = PINNED;
-                    self.pin(unit, sel);
-                    continue;
-                }
-            } else {
-                // The way with the lower count gives way (a pinned one never).
-                let j = if self.tracks[i + 1].count < self.tracks[i].count {
-                    i + 1
-                } else {
-                    i
-                };
-                let t = &mut self.tracks[j];
-                match t.count {
-                    PINNED => {}
-                    0 | 1 => *t = Track { tag, count: 1 },
-                    _ => t.count -= 1,
-                }
+        // One unit (a write of one unit, the common small write) without a division.
+        if buf.len() == self.unit {
+            self.track(buf);
+        } else {
+            for unit in buf.chunks_exact(self.unit) {
+                self.track(unit);
             }
-            let tz = sel.trailing_zeros();
-            if tz < self.shift {
-                continue;
-            }
-            self.observe_selected(unit, tz);
         }
         self.seq += 1;
         if self.seq & (self.stride - 1) == 0 {
             self.sample_write(buf);
         }
+    }
+
+    /// One unit of a write, as `observe` sees it: its selector counted in the tracking
+    /// table, and hashed when frequent or in the sampled fraction.
+    #[inline(always)]
+    fn track(&mut self, unit: &[u8]) {
+        let sel = selector(unit);
+        // Two ways: the slot's pair (one cache line), so that two frequent contents
+        // whose selectors share a slot are both found.
+        let i = slot_of(sel);
+        let tag = tag_of(sel);
+        let k = if self.tracks[i].tag == tag {
+            Some(i)
+        } else if self.tracks[i + 1].tag == tag {
+            Some(i + 1)
+        } else {
+            None
+        };
+        if let Some(k) = k {
+            let t = &mut self.tracks[k];
+            if t.count == PINNED {
+                self.frequent_skip += 1;
+                if self.frequent_skip >= 1 << HASH_BUDGET_SHIFT {
+                    self.observe_frequent(unit);
+                }
+                return;
+            }
+            t.count += 1;
+            if t.count >= FREQUENT {
+                t.count = PINNED;
+                self.pin(unit, sel);
+                return;
+            }
+        } else {
+            // The way with the lower count gives way (a pinned one never).
+            let j = if self.tracks[i + 1].count < self.tracks[i].count {
+                i + 1
+            } else {
+                i
+            };
+            let t = &mut self.tracks[j];
+            match t.count {
+                PINNED => {}
+                0 | 1 => *t = Track { tag, count: 1 },
+                _ => t.count -= 1,
+            }
+        }
+        let tz = sel.trailing_zeros();
+        if tz < self.shift {
+            return;
+        }
+        self.observe_selected(unit, tz);
     }
 
     /// `observe` for `iomark data`: every unit of the stream hashed, every chunk
