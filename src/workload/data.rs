@@ -134,6 +134,9 @@ pub struct DataGen {
     /// The unit pool; `None` with `--refill` (every unit generated afresh) and for
     /// profiles that are not generated unit by unit.
     pool: Option<UnitPool>,
+    /// Whether a write may be lent from the pool: a pool, and no dedup (whose duplicates
+    /// are copies of earlier units, written into the buffer).
+    lends: bool,
 }
 
 impl DataGen {
@@ -161,6 +164,7 @@ impl DataGen {
             picks: Rng::new(seed ^ 0x0D0D_0D0D, stream),
             pool: (!spec.refill && spec.generated())
                 .then(|| UnitPool::new(spec, seed ^ 0xDA7A_DA7A_DA7A_DA7A, stream)),
+            lends: !spec.refill && spec.generated() && spec.dedup <= 0.0,
             spec: spec.clone(),
         }
     }
@@ -199,11 +203,11 @@ impl DataGen {
     /// can be (`lend`, no dedup, whole units in one free stretch of the pool), stamped in
     /// place and lent until [`DataGen::give_back`]; otherwise written into `buf`. Either
     /// way the bytes are those [`DataGen::fill`] would have written.
-    #[inline]
+    #[inline(always)]
     pub fn next_write(&mut self, buf: &mut [u8], lend: bool) -> Option<Lent> {
         let (ul, len) = (self.unit_len, buf.len());
         if lend
-            && self.spec.dedup <= 0.0
+            && self.lends
             && let Some(pool) = self.pool.as_mut()
         {
             // Whole units only; one unit (a 4 KiB write) without a division.
@@ -220,8 +224,15 @@ impl DataGen {
                 return Some(l);
             }
         }
-        self.fill(buf);
+        self.fill_apart(buf);
         None
+    }
+
+    /// `fill` out of line: the lending path of `next_write` stays small where it is
+    /// inlined.
+    #[inline(never)]
+    fn fill_apart(&mut self, buf: &mut [u8]) {
+        self.fill(buf);
     }
 
     /// Where the unit pool lies (start, length), for an engine to register; `None` without

@@ -43,6 +43,10 @@ pub struct UnitPool {
     lent: Vec<bool>,
     /// Added to `id × odd` before the finaliser: the stamps of one stream.
     stamp_base: u64,
+    /// `units - 1` when `units` is a power of two (the default pools), else 0.
+    slot_mask: u64,
+    /// The one stamp place when a unit has one 8-byte stamp (the default profile).
+    one_place: Option<usize>,
 }
 
 /// Pool units lent to one write: units `first..first + count`.
@@ -89,11 +93,19 @@ impl UnitPool {
             start,
             unit_len,
             units,
-            places,
-            width,
             orig,
             lent: vec![false; units],
             stamp_base: crate::workload::rng::splitmix64(&mut sm),
+            slot_mask: match units.is_power_of_two() {
+                true => units as u64 - 1,
+                false => 0,
+            },
+            one_place: match (&places[..], width) {
+                ([p], 8) => Some(*p as usize),
+                _ => None,
+            },
+            places,
+            width,
         }
     }
 
@@ -110,12 +122,10 @@ impl UnitPool {
     /// The pool unit unique unit `id` is made from.
     #[inline(always)]
     pub fn slot_of(&self, id: u64) -> usize {
-        // A power of two (the default pools) without the division.
-        let n = self.units as u64;
-        if n.is_power_of_two() {
-            (id & (n - 1)) as usize
-        } else {
-            (id % n) as usize
+        // A power of two (the default pools) without the division (one unit: 0 either way).
+        match self.slot_mask {
+            0 => (id % self.units as u64) as usize,
+            m => (id & m) as usize,
         }
     }
 
@@ -173,8 +183,8 @@ impl UnitPool {
         let at = self.start + first * self.unit_len;
         let key = self.stamp(id);
         let unit = &mut self.bytes[at..at + self.unit_len];
-        if let ([p], 8) = (&self.places[..], self.width) {
-            let (p, o) = (*p as usize, self.orig[first]);
+        if let Some(p) = self.one_place {
+            let o = self.orig[first];
             unit[p..p + 8].copy_from_slice(&(o ^ key).to_le_bytes());
         } else {
             let n = self.places.len();
@@ -209,9 +219,8 @@ impl UnitPool {
             let touch = (0..count).fold(0, |t, k| t ^ word(stretch, k * ul + p, width));
             std::hint::black_box(touch);
         }
-        if let ([p], 8) = (&self.places[..], self.width) {
+        if let Some(p) = self.one_place {
             // The default profile: one 8-byte stamp per unit.
-            let p = *p as usize;
             for (k, &o) in orig.iter().enumerate() {
                 let key = stamp_of(self.stamp_base, first_id + k as u64);
                 let at = k * ul + p;
