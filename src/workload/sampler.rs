@@ -2,6 +2,7 @@
 //! chunk by chunk, and duplicate units counted by content hash.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::plan::data::{DataSpec, TRACK_SLOTS};
 use crate::results::schema::DataMeasure;
@@ -45,6 +46,29 @@ struct Track {
 #[inline(always)]
 fn tag_of(sel: u64) -> u32 {
     sel as u32
+}
+
+/// The hasher of the table of hashed units, whose keys are content hashes already (fully
+/// mixed by `content_hash`'s finaliser): the key is its own hash, where the default
+/// SipHash over it again cost about as much as the insert.
+#[derive(Debug, Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64 keys are hashed here; any other input is folded in all the same.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
 }
 
 /// One distinct content among the hashed units.
@@ -96,7 +120,7 @@ pub struct Sampler {
     zstd: u64,
     // Dedup: full hash → what it stands for, for units whose selector has `shift` low
     // zero bits.
-    seen: HashMap<u64, Seen>,
+    seen: HashMap<u64, Seen, BuildHasherDefault<KeyHasher>>,
     pub(crate) shift: u32,
     pub(crate) max_entries: usize,
     /// Bytes observed, and bytes of rare contents hashed (the budget's two sides).
@@ -167,7 +191,7 @@ impl Sampler {
             raw: 0,
             lz4: 0,
             zstd: 0,
-            seen: HashMap::new(),
+            seen: HashMap::default(),
             shift: 0,
             max_entries: crate::plan::data::MAX_UNIT_HASHES,
             written: 0,
