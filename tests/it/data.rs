@@ -202,12 +202,15 @@ fn writes_sent_from_the_pool_are_the_data_stream() {
     // Without dedup or verify, writes are sent straight from the data pool (stamped in
     // place): with queue depth 8 on io_uring and libaio, over 40 MiB (two and a half
     // times round the 16 MiB pool), a sequential write still holds exactly the stream
-    // `iomark data` prints, for random data and for a repeat-method profile.
+    // `iomark data` prints, for random data and for a repeat-method profile; in writes of
+    // many units and of one unit each (4 KiB: the pool's one-unit path).
     let dir = tmp();
-    for (engine, data) in [
-        ("io_uring", &["--seed", "9"][..]),
+    for (engine, bs, data) in [
+        ("io_uring", "128k", &["--seed", "9"][..]),
+        ("io_uring", "4k", &["--seed", "9"][..]),
         (
             "libaio",
+            "128k",
             &[
                 "--seed",
                 "9",
@@ -217,10 +220,10 @@ fn writes_sent_from_the_pool_are_the_data_stream() {
                 "repeat",
             ][..],
         ),
-        ("psync", &["--seed", "9", "--compress", "30"][..]),
+        ("psync", "128k", &["--seed", "9", "--compress", "30"][..]),
     ] {
         let f = dir.path().join(format!("{engine}.dat"));
-        let shape = ["--bs", "128k", "--size", "40m"];
+        let shape = ["--bs", bs, "--size", "40m"];
         let qd = if engine == "psync" { "1" } else { "8" };
         let args = [
             &[
@@ -238,7 +241,7 @@ fn writes_sent_from_the_pool_are_the_data_stream() {
         let first_diff = written.iter().zip(&stream).position(|(a, b)| a != b);
         assert!(
             first_diff.is_none(),
-            "{engine} {data:?}: differs from byte {first_diff:?}"
+            "{engine} {bs} {data:?}: differs from byte {first_diff:?}"
         );
         std::fs::remove_file(&f).unwrap();
     }
