@@ -428,3 +428,59 @@ fn libaio_past_the_system_aio_limit_is_refused_before_running() {
     );
     assert!(!f.exists() && !o.exists(), "nothing made, nothing kept");
 }
+
+/// `--sqpoll` with its polling thread kept off its CPU: the ring filled with entries the
+/// thread had taken but not yet released (it moves the ring's head after a whole batch,
+/// and page-cache reads complete before that), and the run failed with "the engine
+/// stayed busy" (every run with the other CPUs busy, probe of session 15). Now the
+/// worker waits for room in the ring.
+#[test]
+fn sqpoll_with_its_thread_kept_busy_still_runs() {
+    let dir = tmp();
+    let f = dir.path().join("sqp.dat");
+    std::fs::File::create(&f)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    // Two spinning threads for the run's length: the polling thread shares CPU 1 with
+    // one of them.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hogs: Vec<_> = (0..2)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+        })
+        .collect();
+    let outs: Vec<_> = (0..3)
+        .map(|_| {
+            iomark()
+                .args([
+                    "run", "--rw", "randread", "--engine", "io_uring", "--qd", "8",
+                ])
+                .args([
+                    "--sqpoll",
+                    "--sqpoll-cpu",
+                    "1",
+                    "--cpus",
+                    "0",
+                    "--repeat",
+                    "2",
+                ])
+                .args(["--runtime", "0.5", "--ramp", "0", "--size", "16m", "-q"])
+                .arg(&f)
+                .output()
+                .unwrap()
+        })
+        .collect();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for h in hogs {
+        h.join().unwrap();
+    }
+    for out in &outs {
+        assert_success(out);
+    }
+}

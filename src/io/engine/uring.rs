@@ -29,6 +29,8 @@ pub(crate) struct UringEngine<'fd> {
     batch_submit: usize,
     batch_complete: usize,
     fixed_buffers: bool,
+    /// A kernel thread polls the submission ring (`--sqpoll`).
+    sqpoll: bool,
     /// The data generator's unit pool, registered after the slots (buffer index
     /// `pool.slots()`) when given: writes sent from it skip the page pinning too.
     extra: Option<(usize, usize)>,
@@ -109,6 +111,7 @@ impl<'fd> UringEngine<'fd> {
             batch_submit: opts.batch_submit.max(1) as usize,
             batch_complete: opts.batch_complete.max(1) as usize,
             fixed_buffers,
+            sqpoll: opts.sqpoll,
             extra,
             _fd: PhantomData,
         })
@@ -165,7 +168,18 @@ impl Engine for UringEngine<'_> {
         // alive and unchanged until the completion is reaped; the registered file stays
         // open for the borrow `'fd`, and the worker leaves the slot alone until its
         // completion is reaped (`Engine::buffer`).
-        match unsafe { self.ring.submission().push(&e) } {
+        let mut pushed = unsafe { self.ring.submission().push(&e) };
+        if pushed.is_err() && self.sqpoll {
+            // The polling thread moves the ring's head only after a whole batch, and
+            // requests of the batch may complete before that (a page-cache read): the ring
+            // can be full of entries the thread has taken while their completions are
+            // reaped. Wait for it to make room (a thread kept off its CPU made every such
+            // run fail with "the engine stayed busy").
+            self.ring.submitter().squeue_wait()?;
+            // Safety: as above.
+            pushed = unsafe { self.ring.submission().push(&e) };
+        }
+        match pushed {
             Ok(()) => {
                 self.pending += 1;
                 self.unsubmitted += 1;
