@@ -33,6 +33,11 @@ impl<E: Engine> Worker<'_, '_, E> {
         if self.stopping || self.submit_err.is_some() || (self.budgeted(measuring) && done) {
             return;
         }
+        // A pool no larger than the writes in flight: a write prepared now would find its
+        // units lent and be copied; after the next completion it is lent.
+        if self.verify.is_none() && self.data.next_unit_lent() {
+            return;
+        }
         self.ready = match self.prepare_io(measuring) {
             super::Prepared::Io(slot) => Some(slot),
             super::Prepared::Done(_) => None,

@@ -235,6 +235,14 @@ impl DataGen {
         self.fill(buf);
     }
 
+    /// Whether the next write's first unit is still lent to a write in flight (a pool no
+    /// larger than the writes in flight): written now, it would be copied out of the
+    /// pool rather than lent.
+    #[inline]
+    pub fn next_unit_lent(&self) -> bool {
+        self.lends && self.pool.as_ref().is_some_and(|p| p.is_lent(self.uniques))
+    }
+
     /// Where the unit pool lies (start, length), for an engine to register; `None` without
     /// a pool. The memory stays put for the generator's life.
     pub fn pool_region(&self) -> Option<(*const u8, usize)> {

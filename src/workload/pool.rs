@@ -237,6 +237,12 @@ impl UnitPool {
         Some(Lent { first, count })
     }
 
+    /// Whether unique unit `id`'s pool unit is lent to a write in flight.
+    #[inline]
+    pub fn is_lent(&self, id: u64) -> bool {
+        self.lent[self.slot_of(id)]
+    }
+
     /// Where the pool's units lie: start and length.
     pub fn region(&self) -> (*const u8, usize) {
         let len = self.units * self.unit_len;
