@@ -146,6 +146,8 @@ impl DataGen {
         let corpus_pos = corpus.as_ref().map_or(0, |c| {
             (Rng::new(seed, stream).below(c.len() as u64)) as usize
         });
+        let pool = (!spec.refill && spec.generated())
+            .then(|| UnitPool::new(spec, seed ^ 0xDA7A_DA7A_DA7A_DA7A, stream));
         DataGen {
             pattern: spec
                 .pattern
@@ -162,9 +164,8 @@ impl DataGen {
             dup_block: u64::MAX,
             dup_mask: [0; 16],
             picks: Rng::new(seed ^ 0x0D0D_0D0D, stream),
-            pool: (!spec.refill && spec.generated())
-                .then(|| UnitPool::new(spec, seed ^ 0xDA7A_DA7A_DA7A_DA7A, stream)),
-            lends: !spec.refill && spec.generated() && spec.dedup <= 0.0,
+            lends: pool.is_some() && spec.dedup <= 0.0,
+            pool,
             spec: spec.clone(),
         }
     }
