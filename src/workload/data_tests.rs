@@ -93,7 +93,7 @@ fn dedup_set_bounds_distinct_repeats() {
 #[test]
 fn sampled_dedup_estimate_is_close() {
     // Within the hashing budget (its allowance of 8192 units once per doubling of the
-    // written bytes, 1/256 of the bytes for rare contents and as much for frequent
+    // written bytes, 1/1024 of the bytes for rare contents and as much for frequent
     // ones; here the table's 2000 entries narrow it sooner), the consistent sample
     // lands within its sampling error (in clusters of copies; a run of seconds hashes
     // up to 64 Ki), for rare repeats (any earlier unit), frequent ones (a set of 3) and
@@ -124,11 +124,11 @@ fn sampled_dedup_estimate_is_close() {
             r.dedup_sampled_units
         );
         assert!(m.shift > 0 || want == 100.0, "sampling kicked in");
-        // The allowance once per doubling of the written bytes past it, then 1/256
+        // The allowance once per doubling of the written bytes past it, then 1/1024
         // for rare and for frequent contents.
         let allowance = 8192;
         let doublings = (units as f64 / allowance as f64).log2().ceil().max(0.0) as u64;
-        let budget = allowance * (1 + doublings) + 2 * units / 256 + 64;
+        let budget = allowance * (1 + doublings) + 2 * units / 1024 + 64;
         assert!(
             r.dedup_sampled_units <= budget,
             "{}: {} units hashed",

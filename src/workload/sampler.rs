@@ -9,10 +9,25 @@ use crate::results::schema::DataMeasure;
 use crate::workload::data::content_hash;
 
 /// Fraction of the written bytes the dedup measurement may hash, as a power of two
-/// (1/256 for units whose content is rare, as much again for the copies of frequent
-/// contents): hashing runs at about the speed data is generated, so this keeps the
-/// measurement near 1% of the CPU per I/O whatever the profile.
-const HASH_BUDGET_SHIFT: u32 = 8;
+/// (1/1024 for units whose content is rare, as much again for the copies of frequent
+/// contents). A write lent from the data pool costs a few nanoseconds per unit, and
+/// hashing a unit (read from the pool, 4 KiB at about 8 GB/s) about 500: 1/256 of the
+/// bytes cost 4% of a null 128 KiB write's CPU, 1/1024 about 1%.
+const HASH_BUDGET_SHIFT: u32 = 10;
+/// One unit in `TRACK_EVERY` (a fixed, content-blind choice of positions: a Weyl
+/// sequence over the units' order) is counted in the tracking table. Counting every unit
+/// missed the cache on most of them (the table is 128 KiB, and the pool's stamps stream
+/// through the caches): 12 ns per unit, more than the rest of a pooled write. A content
+/// frequent enough to pin is frequent among those positions too: its count there rises
+/// as often relative to the others' as it did over every unit.
+const TRACK_EVERY: u64 = 16;
+/// The Weyl step (2^64 / the golden ratio): position `k` is tracked when the fractional
+/// part of `k × step / 2^64` is below `1 / TRACK_EVERY`, a choice that spreads evenly
+/// over every residue class of the units' order (a periodic pattern of contents is
+/// tracked in all its phases).
+const WEYL_STEP: u64 = 0x9E37_79B9_7F4A_7C15;
+/// The positions below this (of 2^64) are tracked.
+const TRACK_BELOW: u64 = u64::MAX / TRACK_EVERY;
 /// Units every job may hash before the budget applies, so that short runs are measured
 /// from a sample whose spread is within a point (8192 units: a standard error of 0.55
 /// points at 50% duplicates; 1024, the allowance before, gave 1.6, and 256 of 16 KiB
@@ -22,25 +37,41 @@ const HASH_ALLOWANCE_UNITS: u64 = 8192;
 const HASH_ALLOWANCE_BYTES: (u64, u64) = (4 << 20, 256 << 20);
 /// A selector counted this many times in its slot of the tracking table is *frequent*:
 /// pinned, and from then on one copy in `1 << HASH_BUDGET_SHIFT` is hashed, and counts
-/// for that many.
-const FREQUENT: u32 = 16;
+/// for that many. (Counted at tracked positions: 8 counts stand for about 128 copies.)
+const FREQUENT: u32 = 8;
+/// A pinned content's copies at tracked positions between two that are hashed: with
+/// `TRACK_EVERY`, one copy in `1 << HASH_BUDGET_SHIFT`.
+const FREQUENT_HASH_EVERY: u64 = (1 << HASH_BUDGET_SHIFT) / TRACK_EVERY;
+/// Units a write's first pass over its units takes at once (the bits of a mask).
+const GROUP: usize = 64;
 /// The count of a pinned selector's slot (never decays, never replaced).
 const PINNED: u32 = u32::MAX;
 
-/// The first of a selector's two slots in the tracking table (an even one).
+/// Slots of the tracking table a selector may take (its *set*: 32 bytes, within one
+/// cache line). With two, a frequent content whose pair held two pinned ones (which
+/// never give way) could never be pinned: a few of a `--dedup-set 1000` were not, and
+/// in the sample each stood for 2^shift contents (one run measured 60% for 50%).
+const WAYS: usize = 4;
+
+/// The first of a selector's slots in the tracking table.
 #[inline(always)]
 fn slot_of(sel: u64) -> usize {
-    (sel >> (64 - TRACK_SLOTS.trailing_zeros())) as usize & !1
+    (sel >> (64 - TRACK_SLOTS.trailing_zeros())) as usize & !(WAYS - 1)
 }
 
 /// One slot of the tracking table: a selector and how often it came lately. The
-/// selector's low 32 bits stand for it (its high bits chose the slot), so that a slot
-/// pair is 16 bytes and the table half the size.
+/// selector's low 32 bits stand for it (its high bits chose the set), so that a set of
+/// four is 32 bytes and the table half the size.
 #[derive(Debug, Clone, Copy)]
 struct Track {
     tag: u32,
     count: u32,
 }
+
+/// The tracking table, aligned so that every set of `WAYS` slots lies in one cache line.
+#[derive(Debug, Clone)]
+#[repr(C, align(64))]
+struct Tracks([Track; TRACK_SLOTS]);
 
 /// What a slot keeps of a selector (see [`Track`]).
 #[inline(always)]
@@ -93,13 +124,15 @@ struct Seen {
 /// too and the duplicate share among sampled units estimates the whole stream's: a cheap
 /// *selector* (three words of the unit) decides, and a unit is hashed in full when its
 /// selector falls in the sampled fraction of hash space (`shift` low zero bits). The
-/// fraction halves whenever the hashed bytes exceed 1/256 of the written bytes (after a
-/// 4 MiB allowance) while more than 1/256 is selected, or the table exceeds its entries. Copies of a *frequent* content
-/// (zeros, a pattern, a small `--dedup-set`) would all be hashed whatever the fraction,
-/// so once a selector has been hashed `FREQUENT` times its content is *pinned* (kept
-/// whatever the fraction, standing for itself alone) and only every 256th unit carrying
-/// it is hashed, counting 256 times (a Horvitz–Thompson weight). Every other sampled
-/// content stands for 2^shift contents.
+/// fraction halves whenever the hashed bytes exceed the allowance plus 1/1024 of the
+/// written bytes while more than 1/1024 is selected, or the table exceeds its entries.
+/// Copies of a *frequent* content (zeros, a pattern, a small `--dedup-set`) would all be
+/// hashed whatever the fraction, so the selectors of the units at one position in
+/// `TRACK_EVERY` are counted in a tracking table, and a selector counted `FREQUENT`
+/// times there has its content *pinned* (kept whatever the fraction, standing for
+/// itself alone): from then on only one of its copies in 1024 is hashed, counting 1024
+/// times (a Horvitz–Thompson weight, the copies counted at tracked positions). Every
+/// other sampled content stands for 2^shift contents.
 #[derive(Debug, Clone)]
 pub struct Sampler {
     chunk: usize,
@@ -131,21 +164,33 @@ pub struct Sampler {
     /// `written` when the fraction was last halved: it is halved at most once per
     /// doubling of the written bytes, so that the sample shrinks gradually.
     written_at_narrow: u64,
-    /// Every unit's selector counted in a direct-mapped table (a slot's count goes up
-    /// when its selector comes again, down when another one lands there, and the slot
-    /// changes hands at zero), whatever the sampled fraction: a content that comes
-    /// `FREQUENT` times close together is pinned there, found whether or not its
-    /// selector is in the sample.
+    /// The selectors of the units at tracked positions counted in a `WAYS`-way table (a
+    /// slot's count goes up when its selector comes again; when another one lands in its
+    /// set, the set's lowest count goes down, and the slot changes hands at zero),
+    /// whatever the sampled fraction: a content that comes `FREQUENT` times close
+    /// together is pinned there, found whether or not its selector is in the sample.
     /// (A fixed-size array: its indexes, a selector's top bits, need no bounds check.)
-    tracks: Box<[Track; TRACK_SLOTS]>,
-    /// Units of frequent contents passed over since one was last hashed.
+    tracks: Box<Tracks>,
+    /// Units of frequent contents at tracked positions passed over since one was last
+    /// hashed.
     frequent_skip: u64,
+    /// The Weyl sequence that picks the tracked positions.
+    position: u64,
+    /// A group's selectors between its two passes (kept here: a fresh array was zeroed
+    /// for every write).
+    sels: Box<[u64; GROUP]>,
 }
 
-/// The selector of a unit: three 8-byte words of its first 64 bytes (one cache line; a
-/// generated unit's stamp is among them) and its length, mixed; when those words are all
-/// zero (sparse blocks, zeros), its middle and last words instead. Equal units have
-/// equal selectors; it reads 24 bytes whatever the unit's size.
+/// The selector of a unit: its first 8-byte word (where a generated unit's stamp is, so
+/// that units differ there) and its length, mixed; when that word is zero (sparse
+/// blocks, zeros), its middle and last words instead. Equal units have equal selectors;
+/// it reads 8 bytes (24 when sparse) whatever the unit's size.
+///
+/// (Until 2026-11-28 it read three words of the first 64 bytes: the stamp of a unit
+/// lent from the data pool is still in the store buffer when the sampler looks, and the
+/// other two words waited for the line to come from memory, 5 to 10 ns per unit, more
+/// than the rest of a pooled 128 KiB write. Units that agree in their first word are
+/// sampled together: that widens the estimate's spread, it does not bias it.)
 #[inline(always)]
 fn selector(unit: &[u8]) -> u64 {
     let n = unit.len();
@@ -155,15 +200,11 @@ fn selector(unit: &[u8]) -> u64 {
         w[..e - at].copy_from_slice(&unit[at..e]);
         u64::from_le_bytes(w)
     };
-    let (a, b, c) = if n >= 64 {
-        // One cache line, three plain loads.
-        let w = |at: usize| u64::from_le_bytes(unit[at..at + 8].try_into().expect("8 bytes"));
-        match (w(0), w(24), w(56)) {
-            (0, 0, 0) => (0, w((n / 2) & !7), w(n - 8)),
-            head => head,
+    let (a, b, c) = if n >= 8 {
+        match u64::from_le_bytes(unit[..8].try_into().expect("8 bytes")) {
+            0 => (0, word((n / 2) & !7), word(n - 8)),
+            head => (head, 0, 0),
         }
-    } else if n >= 8 {
-        (word(0), word((n / 2) & !7), word(n - 8))
     } else {
         (word(0), 0, 0)
     };
@@ -198,11 +239,10 @@ impl Sampler {
             hashed_rare: 0,
             hashed_units: 0,
             written_at_narrow: 0,
-            tracks: vec![Track { tag: 0, count: 0 }; TRACK_SLOTS]
-                .into_boxed_slice()
-                .try_into()
-                .expect("TRACK_SLOTS tracks"),
+            tracks: Box::new(Tracks([Track { tag: 0, count: 0 }; TRACK_SLOTS])),
             frequent_skip: 0,
+            position: 0,
+            sels: Box::new([0; GROUP]),
         }
     }
 
@@ -230,10 +270,11 @@ impl Sampler {
         // match, and equal short pieces are not duplicate units.
         // One unit (a write of one unit, the common small write) without a division.
         if buf.len() == self.unit {
-            self.track(buf);
+            self.position = self.position.wrapping_add(WEYL_STEP);
+            self.track(buf, self.position < TRACK_BELOW);
         } else {
-            for unit in buf.chunks_exact(self.unit) {
-                self.track(unit);
+            for units in buf.chunks(GROUP * self.unit) {
+                self.track_group(units);
             }
         }
         self.seq += 1;
@@ -242,27 +283,78 @@ impl Sampler {
         }
     }
 
-    /// One unit of a write, as `observe` sees it: its selector counted in the tracking
-    /// table, and hashed when frequent or in the sampled fraction.
+    /// One unit of a write, as `observe` sees it: its selector, which picks the sampled
+    /// units; at a tracked position (one in `TRACK_EVERY`) also counted in the tracking
+    /// table. The common case (a unit neither tracked nor sampled) is a selector, a step
+    /// of the position and two compares, with no load beyond the unit's first word.
     #[inline(always)]
-    fn track(&mut self, unit: &[u8]) {
+    fn track(&mut self, unit: &[u8], tracked: bool) {
         let sel = selector(unit);
-        // Two ways: the slot's pair (one cache line), so that two frequent contents
-        // whose selectors share a slot are both found.
+        if tracked {
+            self.count(unit, sel);
+            return;
+        }
+        let tz = sel.trailing_zeros();
+        if tz >= self.shift {
+            self.observe_untracked(unit, sel, tz);
+        }
+    }
+
+    /// `track` for up to `GROUP` units at once, in two passes: every unit's selector and
+    /// whether it is tracked or sampled, in a loop with no call and no store but the
+    /// selectors' (so that the units' loads and multiplies overlap); then the few units
+    /// picked.
+    #[inline(always)]
+    fn track_group(&mut self, units: &[u8]) {
+        let sels = &mut *self.sels;
+        let (mut tracked, mut picked) = (0u64, 0u64);
+        let shift = self.shift;
+        let mut position = self.position;
+        for (k, unit) in units.chunks_exact(self.unit).enumerate() {
+            let sel = selector(unit);
+            sels[k] = sel;
+            position = position.wrapping_add(WEYL_STEP);
+            tracked |= u64::from(position < TRACK_BELOW) << k;
+            picked |= u64::from(sel.trailing_zeros() >= shift) << k;
+        }
+        self.position = position;
+        let mut todo = tracked | picked;
+        // (The loop below reads `sels` only where the first pass wrote.)
+        while todo != 0 {
+            let k = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            let unit = &units[k * self.unit..][..self.unit];
+            let sel = self.sels[k];
+            if tracked >> k & 1 == 1 {
+                self.count(unit, sel);
+            } else {
+                // (The fraction may have narrowed since the first pass.)
+                let tz = sel.trailing_zeros();
+                if tz >= self.shift {
+                    self.observe_untracked(unit, sel, tz);
+                }
+            }
+        }
+    }
+
+    /// The slot of the tracking table that holds `sel`, if one does.
+    #[inline(always)]
+    fn find(&self, sel: u64) -> Option<usize> {
         let i = slot_of(sel);
         let tag = tag_of(sel);
-        let k = if self.tracks[i].tag == tag {
-            Some(i)
-        } else if self.tracks[i + 1].tag == tag {
-            Some(i + 1)
-        } else {
-            None
-        };
-        if let Some(k) = k {
-            let t = &mut self.tracks[k];
+        (i..i + WAYS).find(|&k| self.tracks.0[k].tag == tag)
+    }
+
+    /// A unit at a tracked position: its selector counted in the tracking table, and the
+    /// unit hashed when frequent (one copy in `FREQUENT_HASH_EVERY` here) or in the
+    /// sampled fraction.
+    #[inline(never)]
+    fn count(&mut self, unit: &[u8], sel: u64) {
+        if let Some(k) = self.find(sel) {
+            let t = &mut self.tracks.0[k];
             if t.count == PINNED {
                 self.frequent_skip += 1;
-                if self.frequent_skip >= 1 << HASH_BUDGET_SHIFT {
+                if self.frequent_skip >= FREQUENT_HASH_EVERY {
                     self.observe_frequent(unit);
                 }
                 return;
@@ -274,21 +366,37 @@ impl Sampler {
                 return;
             }
         } else {
-            // The way with the lower count gives way (a pinned one never).
-            let j = if self.tracks[i + 1].count < self.tracks[i].count {
-                i + 1
-            } else {
-                i
-            };
-            let t = &mut self.tracks[j];
+            // The way with the lowest count gives way (a pinned one never).
+            let i = slot_of(sel);
+            let j = (i..i + WAYS)
+                .min_by_key(|&k| self.tracks.0[k].count)
+                .expect("WAYS slots");
+            let t = &mut self.tracks.0[j];
             match t.count {
                 PINNED => {}
-                0 | 1 => *t = Track { tag, count: 1 },
+                0 | 1 => {
+                    *t = Track {
+                        tag: tag_of(sel),
+                        count: 1,
+                    }
+                }
                 _ => t.count -= 1,
             }
         }
         let tz = sel.trailing_zeros();
-        if tz < self.shift {
+        if tz >= self.shift {
+            self.observe_selected(unit, tz);
+        }
+    }
+
+    /// A unit in the sampled fraction at a position that is not tracked: hashed, unless
+    /// its content is pinned (then it is counted through the tracked positions).
+    #[inline(never)]
+    fn observe_untracked(&mut self, unit: &[u8], sel: u64, tz: u32) {
+        if self
+            .find(sel)
+            .is_some_and(|k| self.tracks.0[k].count == PINNED)
+        {
             return;
         }
         self.observe_selected(unit, tz);
@@ -315,8 +423,9 @@ impl Sampler {
         self.chunk_carry = chunks;
     }
 
-    /// The 256th unit of a frequent content since one was hashed: hashed, standing for
-    /// 256.
+    /// The `FREQUENT_HASH_EVERY`-th tracked unit of a frequent content since one was
+    /// hashed: hashed, standing for the `1 << HASH_BUDGET_SHIFT` units of the stream it
+    /// represents.
     #[cold]
     #[inline(never)]
     fn observe_frequent(&mut self, unit: &[u8]) {
@@ -337,7 +446,7 @@ impl Sampler {
     /// A selector just found frequent: pinned in its slot, its content counted from now
     /// on through the pinned path, standing for itself alone. If its selector is in the
     /// sample, every copy so far was hashed (exact counts); if not, it enters with the
-    /// copies its slot counted.
+    /// copies its slot counted (each standing for `TRACK_EVERY`).
     #[cold]
     #[inline(never)]
     fn pin(&mut self, unit: &[u8], sel: u64) {
@@ -352,7 +461,7 @@ impl Sampler {
                 e.pinned = true;
             })
             .or_insert(Seen {
-                weight: FREQUENT as u64,
+                weight: FREQUENT as u64 * TRACK_EVERY,
                 first: 1,
                 sel_tz: tz,
                 pinned: true,
@@ -365,8 +474,8 @@ impl Sampler {
         let h = content_hash(unit);
         self.record(h, 1, tz);
         self.hashed_rare += unit.len() as u64;
-        // Over the budget while more than 1/256 of the rare units are selected: halve the
-        // fraction. At 1/256 or less the budget catches up by itself.
+        // Over the budget while more than 1/1024 of the rare units are selected: halve
+        // the fraction. At 1/1024 or less the budget catches up by itself.
         let (least, most) = HASH_ALLOWANCE_BYTES;
         let allowance = (HASH_ALLOWANCE_UNITS * self.unit as u64).clamp(least, most);
         let over_budget = self.hashed_rare > allowance + (self.written >> HASH_BUDGET_SHIFT)
@@ -515,4 +624,105 @@ fn compressed_sizes(chunk: &[u8], out: &mut Vec<u8>) -> (u64, u64) {
     let l = lz4_flex::block::compress_into(chunk, out).map_or(n, |v| v as u64);
     let z = zstd::bulk::compress(chunk, 1).map_or(n, |v| v.len() as u64);
     (l.min(n), z.min(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::data::DataKind;
+    use crate::workload::rng::Rng;
+
+    /// The tracked positions are one in `TRACK_EVERY` in every phase of every short
+    /// period, so that a periodic pattern of contents (a corpus repeated, a dedup set
+    /// written in turn) is tracked in all its phases: a counter that tracked every 16th
+    /// unit would never see 15 of every 16 contents of a period of 16.
+    #[test]
+    fn tracked_positions_spread_over_every_phase_of_a_period() {
+        let n = 1u64 << 20;
+        for period in 2..=64u64 {
+            let mut tracked = vec![0u64; period as usize];
+            let mut position = 0u64;
+            for k in 0..n {
+                position = position.wrapping_add(WEYL_STEP);
+                if position < TRACK_BELOW {
+                    tracked[(k % period) as usize] += 1;
+                }
+            }
+            let each = n / period / TRACK_EVERY;
+            for (phase, &t) in tracked.iter().enumerate() {
+                assert!(
+                    t.abs_diff(each) * 10 < each,
+                    "period {period}, phase {phase}: {t} tracked, {each} expected"
+                );
+            }
+        }
+    }
+
+    /// A 4 KiB unit of random bytes whose first word is `head`.
+    fn unit_with_head(rng: &mut Rng, head: u64) -> Vec<u8> {
+        let mut u = vec![0u8; 4096];
+        rng.fill(&mut u);
+        u[..8].copy_from_slice(&head.to_le_bytes());
+        u
+    }
+
+    /// Three frequent contents whose selectors share a set of the tracking table, the
+    /// last one in the sampled fraction at any shift: with two ways, the first two were
+    /// pinned and the third could never be (pinned slots never give way), so each copy
+    /// of it counted 2^shift times (a `--dedup-set 1000` run measured 60% for 50%).
+    #[test]
+    fn a_frequent_content_in_a_crowded_set_is_still_pinned() {
+        let spec = DataSpec {
+            kind: DataKind::Random,
+            ..DataSpec::default()
+        };
+        // First words whose selectors land in one set; the last with 12 trailing zeros
+        // (the sampled fraction never narrows below 1/1024).
+        let mut probe = vec![0xA5u8; 4096];
+        let mut sel_of = |head: u64| {
+            probe[..8].copy_from_slice(&head.to_le_bytes());
+            selector(&probe)
+        };
+        let target_set = slot_of(sel_of(1));
+        let mut heads: Vec<u64> = (2u64..)
+            .filter(|&h| slot_of(sel_of(h)) == target_set)
+            .take(2)
+            .collect();
+        heads.push(
+            (2u64..)
+                .find(|&h| {
+                    let sel = sel_of(h);
+                    slot_of(sel) == target_set && sel.trailing_zeros() >= 12
+                })
+                .expect("a head"),
+        );
+        let mut rng = Rng::new(7, 7);
+        let frequent: Vec<Vec<u8>> = heads.iter().map(|&h| unit_with_head(&mut rng, h)).collect();
+        for f in &frequent {
+            assert_eq!(slot_of(selector(f)), target_set);
+        }
+        // 2 Mi units: one in 16 a copy of one of the three (in turn), the rest unique.
+        let mut m = Sampler::new(&spec);
+        let units = 1u64 << 21;
+        let mut copies = 0u64;
+        // Unique units: one random body, each with its own first word.
+        let mut unique = unit_with_head(&mut rng, 0);
+        for k in 0..units {
+            if k % 16 == 5 {
+                m.observe(&frequent[(k / 16 % 3) as usize]);
+                copies += 1;
+            } else {
+                let head = (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+                unique[..8].copy_from_slice(&head.to_le_bytes());
+                m.observe(&unique);
+            }
+        }
+        let want = 100.0 * (copies - 3) as f64 / units as f64;
+        let got = m.measure().expect("measured").dedup_pct;
+        assert!(m.shift >= 8, "sampling narrowed: shift {}", m.shift);
+        assert!(
+            (got - want).abs() < 1.0,
+            "measured {got:.2}% duplicates, the stream has {want:.2}%"
+        );
+    }
 }
