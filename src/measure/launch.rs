@@ -69,7 +69,7 @@ pub(crate) fn worker_data(ctx: &WorkerCtx) -> DataGen {
         refill: true,
         ..ctx.spec.data.clone()
     };
-    DataGen::new(
+    let mut data = DataGen::new(
         if ctx.spec.writes() {
             &ctx.spec.data
         } else {
@@ -78,7 +78,11 @@ pub(crate) fn worker_data(ctx: &WorkerCtx) -> DataGen {
         ctx.spec.seed,
         data_stream(job_stream(ctx.stream, ctx.job)),
         ctx.corpus.cloned(),
-    )
+    );
+    if ctx.spec.writes() {
+        data.lend_constant(ctx.spec.buf_bs() as usize);
+    }
+    data
 }
 
 /// Builds the worker's engine, waits at the gate, runs the loop.

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use crate::plan::data::{CompressMethod, DataKind, DataSpec, parse_hex};
 pub use crate::workload::pool::Lent;
-use crate::workload::pool::UnitPool;
+use crate::workload::pool::{POOL_ALIGN, UnitPool};
 use crate::workload::rng::Rng;
 
 /// Literal bytes of a `zerofill` chunk of `len` bytes for `pct`% compressibility. The
@@ -137,6 +137,20 @@ pub struct DataGen {
     /// Whether a write may be lent from the pool: a pool, and no dedup (whose duplicates
     /// are copies of earlier units, written into the buffer).
     lends: bool,
+    /// Zeros or a pattern: a write's bytes depend on its length alone, so writes are sent
+    /// from this region, filled once before the run (as fio fills its buffers once).
+    /// `None` for the other profiles, with `--refill`, and until
+    /// [`DataGen::lend_constant`].
+    constant: Option<Constant>,
+}
+
+/// The region constant profiles' writes are sent from: `len` bytes at `start` (a
+/// `POOL_ALIGN` boundary, for direct I/O) of `bytes`, as [`DataGen::fill`] writes them.
+#[derive(Debug, Clone)]
+struct Constant {
+    bytes: Vec<u8>,
+    start: usize,
+    len: usize,
 }
 
 impl DataGen {
@@ -167,7 +181,27 @@ impl DataGen {
             lends: pool.is_some() && spec.dedup <= 0.0,
             pool,
             spec: spec.clone(),
+            constant: None,
         }
+    }
+
+    /// For zeros and a pattern (without `--refill`): fills a region of `max_len` bytes
+    /// (the largest write) once, and sends every write from it from now on. Before, each
+    /// write filled its buffer: a 128 KiB write of zeros cost 2.5 µs of CPU on the null
+    /// engine, 5.5x fio's (which fills its buffers once).
+    pub fn lend_constant(&mut self, max_len: usize) {
+        let constant = matches!(self.spec.kind, DataKind::Zeros | DataKind::Pattern);
+        if !constant || self.spec.refill || max_len == 0 {
+            return;
+        }
+        let mut bytes = vec![0u8; max_len + POOL_ALIGN];
+        let start = bytes.as_ptr().align_offset(POOL_ALIGN);
+        self.fill(&mut bytes[start..start + max_len]);
+        self.constant = Some(Constant {
+            bytes,
+            start,
+            len: max_len,
+        });
     }
 
     /// Fills `buf` with the next payload. `buf.len()` is a multiple of the unit for
@@ -208,6 +242,16 @@ impl DataGen {
     pub fn next_write(&mut self, buf: &mut [u8], lend: bool) -> Option<Lent> {
         let (ul, len) = (self.unit_len, buf.len());
         if lend
+            && let Some(c) = &self.constant
+            && len <= c.len
+        {
+            // (A constant profile: `count` is the write's bytes, see `Lent`.)
+            return Some(Lent {
+                first: 0,
+                count: len,
+            });
+        }
+        if lend
             && self.lends
             && let Some(pool) = self.pool.as_mut()
         {
@@ -247,13 +291,19 @@ impl DataGen {
     /// Where the unit pool lies (start, length), for an engine to register; `None` without
     /// a pool. The memory stays put for the generator's life.
     pub fn pool_region(&self) -> Option<(*const u8, usize)> {
-        self.pool.as_ref().map(UnitPool::region)
+        match &self.constant {
+            Some(c) => Some((c.bytes[c.start..].as_ptr(), c.len)),
+            None => self.pool.as_ref().map(UnitPool::region),
+        }
     }
 
     /// The bytes of lent units (what their write sends).
     #[inline]
     pub fn lent_bytes(&self, l: Lent) -> &[u8] {
-        self.pool.as_ref().expect("only a pool lends").lent_bytes(l)
+        match &self.constant {
+            Some(c) => &c.bytes[c.start..c.start + l.count],
+            None => self.pool.as_ref().expect("only a pool lends").lent_bytes(l),
+        }
     }
 
     /// Takes back the units of a write that completed.

@@ -49,7 +49,9 @@ pub struct UnitPool {
     one_place: Option<usize>,
 }
 
-/// Pool units lent to one write: units `first..first + count`.
+/// What one write is sent from: pool units `first..first + count`, or, for a constant
+/// profile (zeros, a pattern), the first `count` bytes of the generator's constant region
+/// (`DataGen::lend_constant`; a generator has one or the other).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lent {
     pub first: usize,

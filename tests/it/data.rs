@@ -203,7 +203,8 @@ fn writes_sent_from_the_pool_are_the_data_stream() {
     // place): with queue depth 8 on io_uring and libaio, over 40 MiB (two and a half
     // times round the 16 MiB pool), a sequential write still holds exactly the stream
     // `iomark data` prints, for random data and for a repeat-method profile; in writes of
-    // many units and of one unit each (4 KiB: the pool's one-unit path).
+    // many units and of one unit each (4 KiB: the pool's one-unit path); and for zeros
+    // and a pattern, sent from the region filled once.
     let dir = tmp();
     for (engine, bs, data) in [
         ("io_uring", "128k", &["--seed", "9"][..]),
@@ -221,6 +222,14 @@ fn writes_sent_from_the_pool_are_the_data_stream() {
             ][..],
         ),
         ("psync", "128k", &["--seed", "9", "--compress", "30"][..]),
+        // Constant profiles, sent from one region filled once: a pattern of 9 bytes
+        // (each write starts it over, as fio's buffer_pattern) and zeros.
+        (
+            "io_uring",
+            "16k",
+            &["--data", "pattern:0123456789abcdef01"][..],
+        ),
+        ("libaio", "128k", &["--data", "zeros"][..]),
     ] {
         let f = dir.path().join(format!("{engine}.dat"));
         let shape = ["--bs", bs, "--size", "40m"];
