@@ -11,8 +11,8 @@ use crate::workload::data::content_hash;
 /// Fraction of the written bytes the dedup measurement may hash, as a power of two
 /// (1/1024 for units whose content is rare, as much again for the copies of frequent
 /// contents). A write lent from the data pool costs a few nanoseconds per unit, and
-/// hashing a unit (read from the pool, 4 KiB at about 8 GB/s) about 500: 1/256 of the
-/// bytes cost 4% of a null 128 KiB write's CPU, 1/1024 about 1%.
+/// hashing a unit (read from the pool, 4 KiB at about 8 GB/s) about 500: hashing 1/256
+/// of the bytes took 4% of a null 128 KiB write's CPU (perf), 1/1024 a quarter of that.
 const HASH_BUDGET_SHIFT: u32 = 10;
 /// One unit in `TRACK_EVERY` (a fixed, content-blind choice of positions: a Weyl
 /// sequence over the units' order) is counted in the tracking table. Counting every unit
@@ -44,7 +44,8 @@ const HASH_ALLOWANCE_UNITS: u64 = 8192;
 const HASH_ALLOWANCE_BYTES: (u64, u64) = (4 << 20, 256 << 20);
 /// A selector counted this many times in its slot of the tracking table is *frequent*:
 /// pinned, and from then on one copy in `1 << HASH_BUDGET_SHIFT` is hashed, and counts
-/// for that many. (Counted at tracked positions: 8 counts stand for about 128 copies.)
+/// for that many. (Counted at tracked positions: once one unit in 16 is tracked, 8
+/// counts stand for about 128 copies.)
 const FREQUENT: u32 = 8;
 /// A pinned content's copies at tracked positions between two that are hashed: with
 /// `TRACK_EVERY`, one copy in `1 << HASH_BUDGET_SHIFT` (with every unit tracked,
@@ -130,13 +131,14 @@ struct Seen {
 ///
 /// Dedup units are sampled *by content*, so that every copy of a sampled unit is sampled
 /// too and the duplicate share among sampled units estimates the whole stream's: a cheap
-/// *selector* (three words of the unit) decides, and a unit is hashed in full when its
+/// *selector* (the unit's first word) decides, and a unit is hashed in full when its
 /// selector falls in the sampled fraction of hash space (`shift` low zero bits). The
 /// fraction halves whenever the hashed bytes exceed the allowance plus 1/1024 of the
 /// written bytes while more than 1/1024 is selected, or the table exceeds its entries.
 /// Copies of a *frequent* content (zeros, a pattern, a small `--dedup-set`) would all be
 /// hashed whatever the fraction, so the selectors of the units at one position in
-/// `TRACK_EVERY` are counted in a tracking table, and a selector counted `FREQUENT`
+/// `TRACK_EVERY` (at every position for a job's first `TRACK_ALL_UNITS`) are counted in a
+/// tracking table, and a selector counted `FREQUENT`
 /// times there has its content *pinned* (kept whatever the fraction, standing for
 /// itself alone): from then on only one of its copies in 1024 is hashed, counting 1024
 /// times (a Horvitz–Thompson weight, the copies counted at tracked positions). Every
