@@ -8,3 +8,4 @@ pub mod rng;
 pub mod sampler;
 pub mod seed;
 pub mod sizes;
+mod tracks;

@@ -4,9 +4,10 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::plan::data::{DataSpec, TRACK_SLOTS};
+use crate::plan::data::DataSpec;
 use crate::results::schema::DataMeasure;
 use crate::workload::data::content_hash;
+use crate::workload::tracks::{Counted, Tracks};
 
 /// Fraction of the written bytes the dedup measurement may hash, as a power of two
 /// (1/1024 for units whose content is rare, as much again for the copies of frequent
@@ -53,41 +54,6 @@ const FREQUENT: u32 = 8;
 const FREQUENT_HASH_EVERY: u64 = (1 << HASH_BUDGET_SHIFT) / TRACK_EVERY;
 /// Units a write's first pass over its units takes at once (the bits of a mask).
 const GROUP: usize = 64;
-/// The count of a pinned selector's slot (never decays, never replaced).
-const PINNED: u32 = u32::MAX;
-
-/// Slots of the tracking table a selector may take (its *set*: 32 bytes, within one
-/// cache line). With two, a frequent content whose pair held two pinned ones (which
-/// never give way) could never be pinned: a few of a `--dedup-set 1000` were not, and
-/// in the sample each stood for 2^shift contents (one run measured 60% for 50%).
-const WAYS: usize = 4;
-
-/// The first of a selector's slots in the tracking table.
-#[inline(always)]
-fn slot_of(sel: u64) -> usize {
-    (sel >> (64 - TRACK_SLOTS.trailing_zeros())) as usize & !(WAYS - 1)
-}
-
-/// One slot of the tracking table: a selector and how often it came lately. The
-/// selector's low 32 bits stand for it (its high bits chose the set), so that a set of
-/// four is 32 bytes and the table half the size.
-#[derive(Debug, Clone, Copy)]
-struct Track {
-    tag: u32,
-    count: u32,
-}
-
-/// The tracking table, aligned so that every set of `WAYS` slots lies in one cache line.
-#[derive(Debug, Clone)]
-#[repr(C, align(64))]
-struct Tracks([Track; TRACK_SLOTS]);
-
-/// What a slot keeps of a selector (see [`Track`]).
-#[inline(always)]
-fn tag_of(sel: u64) -> u32 {
-    sel as u32
-}
-
 /// The hasher of the table of hashed units, whose keys are content hashes already (fully
 /// mixed by `content_hash`'s finaliser): the key is its own hash, where the default
 /// SipHash over it again cost about as much as the insert.
@@ -174,12 +140,9 @@ pub struct Sampler {
     /// `written` when the fraction was last halved: it is halved at most once per
     /// doubling of the written bytes, so that the sample shrinks gradually.
     written_at_narrow: u64,
-    /// The selectors of the units at tracked positions counted in a `WAYS`-way table (a
-    /// slot's count goes up when its selector comes again; when another one lands in its
-    /// set, the set's lowest count goes down, and the slot changes hands at zero),
+    /// The selectors of the units at tracked positions counted (`workload::tracks`),
     /// whatever the sampled fraction: a content that comes `FREQUENT` times close
     /// together is pinned there, found whether or not its selector is in the sample.
-    /// (A fixed-size array: its indexes, a selector's top bits, need no bounds check.)
     tracks: Box<Tracks>,
     /// Units of frequent contents at tracked positions passed over since one was last
     /// hashed.
@@ -257,7 +220,7 @@ impl Sampler {
             hashed_rare: 0,
             hashed_units: 0,
             written_at_narrow: 0,
-            tracks: Box::new(Tracks([Track { tag: 0, count: 0 }; TRACK_SLOTS])),
+            tracks: Tracks::new(),
             frequent_skip: 0,
             position: 0,
             track_every: 1,
@@ -362,22 +325,13 @@ impl Sampler {
         }
     }
 
-    /// The slot of the tracking table that holds `sel`, if one does.
-    #[inline(always)]
-    fn find(&self, sel: u64) -> Option<usize> {
-        let i = slot_of(sel);
-        let tag = tag_of(sel);
-        (i..i + WAYS).find(|&k| self.tracks.0[k].tag == tag)
-    }
-
     /// A unit at a tracked position: its selector counted in the tracking table, and the
     /// unit hashed when frequent (one copy in `FREQUENT_HASH_EVERY` here) or in the
     /// sampled fraction.
     #[inline(never)]
     fn count(&mut self, unit: &[u8], sel: u64) {
-        if let Some(k) = self.find(sel) {
-            let t = &mut self.tracks.0[k];
-            if t.count == PINNED {
+        match self.tracks.count(sel, FREQUENT) {
+            Counted::Pinned => {
                 self.pinned_sel = sel;
                 self.frequent_skip += 1;
                 if self.frequent_skip >= FREQUENT_HASH_EVERY * TRACK_EVERY / self.track_every {
@@ -385,29 +339,11 @@ impl Sampler {
                 }
                 return;
             }
-            t.count += 1;
-            if t.count >= FREQUENT {
-                t.count = PINNED;
+            Counted::NowPinned => {
                 self.pin(unit, sel);
                 return;
             }
-        } else {
-            // The way with the lowest count gives way (a pinned one never).
-            let i = slot_of(sel);
-            let j = (i..i + WAYS)
-                .min_by_key(|&k| self.tracks.0[k].count)
-                .expect("WAYS slots");
-            let t = &mut self.tracks.0[j];
-            match t.count {
-                PINNED => {}
-                0 | 1 => {
-                    *t = Track {
-                        tag: tag_of(sel),
-                        count: 1,
-                    }
-                }
-                _ => t.count -= 1,
-            }
+            Counted::Rising => {}
         }
         let tz = sel.trailing_zeros();
         if tz >= self.shift {
@@ -419,10 +355,7 @@ impl Sampler {
     /// its content is pinned (then it is counted through the tracked positions).
     #[inline(never)]
     fn observe_untracked(&mut self, unit: &[u8], sel: u64, tz: u32) {
-        if self
-            .find(sel)
-            .is_some_and(|k| self.tracks.0[k].count == PINNED)
-        {
+        if self.tracks.is_pinned(sel) {
             self.pinned_sel = sel;
             return;
         }
@@ -477,7 +410,7 @@ impl Sampler {
     #[cold]
     #[inline(never)]
     fn pin(&mut self, unit: &[u8], sel: u64) {
-        // (Its slot already says PINNED.)
+        // (Its slot already says pinned.)
         let h = content_hash(unit);
         self.hashed_units += 1;
         let tz = sel.trailing_zeros();
@@ -658,6 +591,7 @@ mod tests {
     use super::*;
     use crate::plan::data::DataKind;
     use crate::workload::rng::Rng;
+    use crate::workload::tracks::slot_of;
 
     /// The tracked positions are one in `TRACK_EVERY` in every phase of every short
     /// period, so that a periodic pattern of contents (a corpus repeated, a dedup set
