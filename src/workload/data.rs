@@ -288,8 +288,9 @@ impl DataGen {
         self.lends && self.pool.as_ref().is_some_and(|p| p.is_lent(self.uniques))
     }
 
-    /// Where the unit pool lies (start, length), for an engine to register; `None` without
-    /// a pool. The memory stays put for the generator's life.
+    /// Where the memory writes are lent from lies (start, length): the unit pool, or the
+    /// constant region of zeros or a pattern; for an engine to register. `None` without
+    /// either. The memory stays put for the generator's life.
     pub fn pool_region(&self) -> Option<(*const u8, usize)> {
         match &self.constant {
             Some(c) => Some((c.bytes[c.start..].as_ptr(), c.len)),
