@@ -195,7 +195,8 @@ pub struct VerifyArgs {
 
 #[derive(Debug, Args)]
 pub struct DataCmdArgs {
-    /// Bytes of data to produce.
+    /// Bytes of data to produce: the whole writes of --bs in it, as a write run of --size
+    /// writes them (no partial block).
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub size: String,
     /// Where to write: a file, or - for stdout.

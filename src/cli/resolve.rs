@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::*;
 use crate::plan::resolve::{count_opt, duration_opt, size_opt};
+use crate::units::fmt_size;
 
 /// The note of a run given `--file-service` with one target.
 const FILE_SERVICE_ALONE: &str =
@@ -196,9 +197,18 @@ impl DataCmdArgs {
         spec.seed = count_opt("--seed", &self.seed, "a non-negative whole number")?;
         spec.data = self.data.0.data_spec()?;
         spec.data.validate(spec.bs)?;
+        if size < spec.bs {
+            return Err(Error::usage(format!(
+                "--bs {} is larger than --size {}: a write run writes whole blocks and would write none; use a smaller --bs or a larger --size",
+                fmt_size(spec.bs),
+                fmt_size(size)
+            )));
+        }
         Ok(DataPlan {
+            // What a write run of `--size` writes: whole writes only (as fio does).
+            size: size / spec.bs * spec.bs,
             spec,
-            size,
+            asked: size,
             output: self.output.clone(),
             quiet: self.quiet,
         })

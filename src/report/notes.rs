@@ -229,14 +229,26 @@ pub fn data_figures(plan: &crate::plan::DataPlan, m: &DataMeasure) -> String {
         plan.spec.data.describe(),
         plan.spec.data.dedup_unit,
     );
-    format!(
+    let mut s = format!(
         "{output}: {} of {data}; measured chunk by chunk: lz4 {:.1}%, zstd-1 {:.1}% smaller; duplicate {}-units {:.1}%",
         fmt_size(m.compress_sampled_bytes),
         m.lz4_pct,
         m.zstd_pct,
         fmt_size_short(dedup_unit),
         m.dedup_pct
-    )
+    );
+    if plan.asked != plan.size {
+        s.push_str(&format!(
+            "\n{output}: {} whole writes of --bs {} ({} B), what a write run of --size {} ({} B) writes: it writes no partial block, so the last {} B of its span are not written",
+            plan.size / plan.spec.bs,
+            fmt_size(plan.spec.bs),
+            plan.size,
+            fmt_size(plan.asked),
+            plan.asked,
+            plan.asked - plan.size
+        ));
+    }
+    s
 }
 
 /// What a study prints after its runs: the purge, the tables, then for dirty-drive
