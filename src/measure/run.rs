@@ -140,6 +140,7 @@ pub(crate) fn conclude(
     run.warnings.extend(warnings::trims_elsewhere(run));
     run.warnings.extend(warnings::variation(run));
     run.warnings.extend(warnings::rate_unreached(run));
+    run.warnings.extend(warnings::small_pool(&run.spec));
 }
 
 /// Refuses, before anything is opened or read, a run whose buffers and bookkeeping

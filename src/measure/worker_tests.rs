@@ -367,6 +367,26 @@ fn a_pool_as_small_as_the_queue_still_lends_every_write() {
     assert_eq!(copied, 0, "writes copied out of the pool");
 }
 
+/// A pool smaller than the writes in flight (4 units for 8 writes of one): a write whose
+/// units are still lent is copied out of the pool, as `warnings::small_pool` says; the
+/// warning is given for that spec and not for a pool of qd x bs.
+#[test]
+fn a_pool_smaller_than_the_queue_copies_writes_and_says_so() {
+    let mut s = spec(Rw::Write, 8);
+    s.data.pool = 4 * 4096;
+    let mut eng = Fake::new(8);
+    let (out, _) = run(&s, &mut eng, 200);
+    assert_eq!(out.tally.write.ios, 200);
+    let copied = (eng.log.iter())
+        .filter(|r| r.op == Op::Write && r.ext.is_none())
+        .count();
+    assert!(copied > 50, "{copied} of 200 writes copied out of the pool");
+    let said = crate::measure::warnings::small_pool(&s).expect("a warning");
+    assert!(said.contains("--data-pool 16 KiB is smaller"), "{said}");
+    s.data.pool = 8 * 4096;
+    assert_eq!(crate::measure::warnings::small_pool(&s), None);
+}
+
 /// Zeros and a pattern: every write's bytes depend on its length alone, and each write
 /// filled its buffer afresh (a 128 KiB write of zeros: 2.5 µs of CPU on the null engine,
 /// 5.5x fio's, which fills its buffers once). They are sent from one region filled once:
