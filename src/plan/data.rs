@@ -133,7 +133,9 @@ pub(crate) fn parse_hex(text: &str) -> Option<Vec<u8>> {
 }
 
 impl DataSpec {
-    /// A short description for the terminal, e.g. `compressible 50% (zerofill/4k), dedup 25%`.
+    /// A short description for the terminal, e.g. `compressible 50% (zerofill/4k), dedup 25%`:
+    /// every option that shapes the data or its measure and is not the default, so that
+    /// two specs a run could have are described alike only when they are equal.
     pub(crate) fn describe(&self) -> String {
         let mut s = match self.kind {
             DataKind::Random => "random".to_string(),
@@ -147,16 +149,28 @@ impl DataSpec {
                 crate::units::fmt_size_short(self.compress_chunk)
             ),
         };
+        let short = crate::units::fmt_size_short;
         if self.dedup > 0.0 {
             s.push_str(&format!(", dedup {}%", self.dedup));
+            if let Some(n) = self.dedup_set {
+                s.push_str(&format!(" of a set of {n}"));
+            }
+        }
+        // The units duplicates are counted in, and the chunks compressibility is
+        // measured in, when they are not the defaults (two runs that differ only there
+        // were described alike, and a comparison said "data random vs random").
+        if self.dedup_unit != DataSpec::default().dedup_unit {
+            s.push_str(&format!(", {} dedup units", short(self.dedup_unit)));
+        }
+        if self.kind != DataKind::Compressible
+            && self.compress_chunk != DataSpec::default().compress_chunk
+        {
+            s.push_str(&format!(", {} compress chunks", short(self.compress_chunk)));
         }
         if self.refill && self.generated() {
             s.push_str(", refilled");
         } else if self.generated() && self.pool != default_pool() {
-            s.push_str(&format!(
-                ", pool {}",
-                crate::units::fmt_size_short(self.pool)
-            ));
+            s.push_str(&format!(", pool {}", short(self.pool)));
         }
         s
     }
@@ -280,4 +294,76 @@ pub(crate) fn zero_units(spec: &crate::plan::spec::Spec) -> Option<String> {
     (spec.writes() && spec.rw.writes_data())
         .then(|| spec.data.zero_units_repeat())
         .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each option a run's data can differ by changes the description: `--dedup-set`,
+    /// `--dedup-unit` and a measuring `--compress-chunk` were left out, and a comparison
+    /// of two runs that differed there said "data random, dedup 50% vs random, dedup 50%".
+    #[test]
+    fn specs_that_differ_are_described_apart() {
+        let base = DataSpec {
+            dedup: 50.0,
+            ..DataSpec::default()
+        };
+        let compressible = DataSpec {
+            kind: DataKind::Compressible,
+            compress: 40.0,
+            ..DataSpec::default()
+        };
+        let variants = [
+            DataSpec::default(),
+            base.clone(),
+            DataSpec {
+                dedup_set: Some(100),
+                ..base.clone()
+            },
+            DataSpec {
+                dedup_unit: 8192,
+                ..base.clone()
+            },
+            DataSpec {
+                dedup_unit: 8192,
+                ..DataSpec::default()
+            },
+            DataSpec {
+                compress_chunk: 65536,
+                ..DataSpec::default()
+            },
+            DataSpec {
+                kind: DataKind::Zeros,
+                compress_chunk: 65536,
+                ..DataSpec::default()
+            },
+            DataSpec {
+                kind: DataKind::Zeros,
+                ..DataSpec::default()
+            },
+            compressible.clone(),
+            DataSpec {
+                compress_chunk: 65536,
+                ..compressible.clone()
+            },
+            DataSpec {
+                compress_method: CompressMethod::Repeat,
+                ..compressible
+            },
+            DataSpec {
+                refill: true,
+                ..DataSpec::default()
+            },
+            DataSpec {
+                pool: 1 << 20,
+                ..DataSpec::default()
+            },
+        ];
+        for (i, a) in variants.iter().enumerate() {
+            for b in &variants[i + 1..] {
+                assert_ne!(a.describe(), b.describe(), "{a:?} and {b:?}");
+            }
+        }
+    }
 }

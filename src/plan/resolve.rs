@@ -449,6 +449,17 @@ impl RunOptions {
             }
             _ => {}
         }
+        // Options that shape nothing here would be parsed and ignored.
+        if self.given("compress-method") && d.kind != DataKind::Compressible {
+            return Err(Error::usage(format!(
+                "--compress-method shapes compressible data (--compress PCT), not --data {kind}; give --compress or drop --compress-method"
+            )));
+        }
+        if self.given("dedup-set") && dedup.is_none() {
+            return Err(Error::usage(
+                "--dedup-set bounds the repeats of --dedup PCT, which is not given; give --dedup (e.g. --dedup 50 --dedup-set 100) or drop --dedup-set",
+            ));
+        }
         if self.given("data-pool") && (d.refill || !d.generated()) {
             return Err(Error::usage(format!(
                 "--data-pool applies to pooled random or compressible data, not to {}; drop --data-pool",

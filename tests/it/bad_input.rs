@@ -115,6 +115,44 @@ fn each_mistake_is_named_for_what_it_is() {
             vec!["data", "--size", "4k", "--data", "pattern:abc"],
             "--data pattern:abc: an odd number of hex digits",
         ),
+        // Parsed and ignored: random data has no compression method, and a bound on the
+        // repeats of no --dedup bounds nothing.
+        (
+            vec![
+                "run",
+                "--engine",
+                "null",
+                "--rw",
+                "write",
+                "--compress-method",
+                "repeat",
+            ],
+            "--compress-method shapes compressible data (--compress PCT), not --data random",
+        ),
+        (
+            vec![
+                "data",
+                "--size",
+                "4k",
+                "--data",
+                "zeros",
+                "--compress-method",
+                "repeat",
+            ],
+            "not --data zeros; give --compress or drop --compress-method",
+        ),
+        (
+            vec![
+                "run",
+                "--engine",
+                "null",
+                "--rw",
+                "write",
+                "--dedup-set",
+                "100",
+            ],
+            "--dedup-set bounds the repeats of --dedup PCT, which is not given",
+        ),
         (
             vec![
                 "run",
