@@ -76,6 +76,11 @@ fn bad_command_lines_exit_2_with_one_line() {
 
 /// Messages that tell the truth (issue 11, item 10): each mistake is named as what it is,
 /// with exit status 2, before anything is written.
+/// A command line written as one string of words.
+fn words(line: &str) -> Vec<&str> {
+    line.split(' ').collect()
+}
+
 #[test]
 fn each_mistake_is_named_for_what_it_is() {
     let dir = tmp();
@@ -118,39 +123,15 @@ fn each_mistake_is_named_for_what_it_is() {
         // Parsed and ignored: random data has no compression method, and a bound on the
         // repeats of no --dedup bounds nothing.
         (
-            vec![
-                "run",
-                "--engine",
-                "null",
-                "--rw",
-                "write",
-                "--compress-method",
-                "repeat",
-            ],
+            words("run --engine null --rw write --compress-method repeat"),
             "--compress-method shapes compressible data (--compress PCT), not --data random",
         ),
         (
-            vec![
-                "data",
-                "--size",
-                "4k",
-                "--data",
-                "zeros",
-                "--compress-method",
-                "repeat",
-            ],
+            words("data --size 4k --data zeros --compress-method repeat"),
             "not --data zeros; give --compress or drop --compress-method",
         ),
         (
-            vec![
-                "run",
-                "--engine",
-                "null",
-                "--rw",
-                "write",
-                "--dedup-set",
-                "100",
-            ],
+            words("run --engine null --rw write --dedup-set 100"),
             "--dedup-set bounds the repeats of --dedup PCT, which is not given",
         ),
         (
