@@ -167,7 +167,7 @@ impl DataSpec {
         {
             s.push_str(&format!(", {} compress chunks", short(self.compress_chunk)));
         }
-        if self.refill && self.generated() {
+        if self.refill && self.kind != DataKind::Files {
             s.push_str(", refilled");
         } else if self.generated() && self.pool != default_pool() {
             s.push_str(&format!(", pool {}", short(self.pool)));
@@ -352,6 +352,11 @@ mod tests {
                 ..compressible
             },
             DataSpec {
+                refill: true,
+                ..DataSpec::default()
+            },
+            DataSpec {
+                kind: DataKind::Zeros,
                 refill: true,
                 ..DataSpec::default()
             },

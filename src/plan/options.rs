@@ -534,7 +534,7 @@ pub(crate) const TABLE: &[OptDef] = &[
     switch(
         "refill",
         Data,
-        "Generate every byte of every write afresh (slower), instead of copying units of a pool built before the run and stamping each one unique. Same promises either way; different bytes.",
+        "Generate every byte of every write afresh (slower), instead of copying units of a pool built before the run and stamping each one unique (zeros and a pattern: fill every write's buffer rather than send one region). Same promises either way; different bytes. Not with --data files:, whose bytes are copied into every write already.",
     ),
     switch(
         "keep",

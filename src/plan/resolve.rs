@@ -455,6 +455,11 @@ impl RunOptions {
                 "--compress-method shapes compressible data (--compress PCT), not --data {kind}; give --compress or drop --compress-method"
             )));
         }
+        if d.refill && d.kind == DataKind::Files {
+            return Err(Error::usage(
+                "--refill regenerates generated data, zeros or a pattern for every write; --data files: copies the files' bytes into every write already: drop --refill",
+            ));
+        }
         if self.given("dedup-set") && dedup.is_none() {
             return Err(Error::usage(
                 "--dedup-set bounds the repeats of --dedup PCT, which is not given; give --dedup (e.g. --dedup 50 --dedup-set 100) or drop --dedup-set",

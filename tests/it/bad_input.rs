@@ -131,6 +131,10 @@ fn each_mistake_is_named_for_what_it_is() {
             "not --data zeros; give --compress or drop --compress-method",
         ),
         (
+            words("run --engine null --rw write --refill --data files:/usr/bin"),
+            "--data files: copies the files' bytes into every write already: drop --refill",
+        ),
+        (
             words("run --engine null --rw write --dedup-set 100"),
             "--dedup-set bounds the repeats of --dedup PCT, which is not given",
         ),
