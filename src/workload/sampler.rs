@@ -623,7 +623,6 @@ fn compressed_sizes(chunk: &[u8], out: &mut Vec<u8>) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::data::DataKind;
     use crate::workload::rng::Rng;
     use crate::workload::tracks::slot_of;
 
@@ -667,10 +666,8 @@ mod tests {
     /// of it counted 2^shift times (a `--dedup-set 1000` run measured 60% for 50%).
     #[test]
     fn a_frequent_content_in_a_crowded_set_is_still_pinned() {
-        let spec = DataSpec {
-            kind: DataKind::Random,
-            ..DataSpec::default()
-        };
+        // (Random data: the default.)
+        let spec = DataSpec::default();
         // First words whose selectors land in one set; the last with 12 trailing zeros
         // (the sampled fraction never narrows below 1/1024).
         let mut probe = vec![0xA5u8; 4096];
@@ -728,10 +725,8 @@ mod tests {
     /// `TRACK_ALL_UNITS` are written.
     #[test]
     fn a_short_stream_pins_a_dedup_set_of_a_thousand() {
-        let spec = DataSpec {
-            kind: DataKind::Random,
-            ..DataSpec::default()
-        };
+        // (Random data: the default.)
+        let spec = DataSpec::default();
         let mut rng = Rng::new(3, 3);
         let set: Vec<Vec<u8>> = (0..1000u64)
             .map(|k| unit_with_head(&mut rng, k.wrapping_mul(0xA076_1D64_78BD_642F) | 1))
@@ -770,10 +765,8 @@ mod tests {
     /// the end are duplicates, and count.
     #[test]
     fn a_short_run_counts_every_copy_of_a_pinned_content() {
-        let spec = DataSpec {
-            kind: DataKind::Random,
-            ..DataSpec::default()
-        };
+        // (Random data: the default.)
+        let spec = DataSpec::default();
         let zeros = vec![0u8; 4096];
         let mut rng = Rng::new(9, 9);
         let mut unique = unit_with_head(&mut rng, 0);
@@ -818,10 +811,8 @@ mod tests {
     /// 5000 distinct units measured 18% duplicates.
     #[test]
     fn distinct_units_that_share_a_first_word_are_not_counted_as_copies() {
-        let spec = DataSpec {
-            kind: DataKind::Random,
-            ..DataSpec::default()
-        };
+        // (Random data: the default.)
+        let spec = DataSpec::default();
         let mut rng = Rng::new(11, 11);
         for units in [3000u64, 5000, 20000] {
             let mut m = Sampler::new(&spec);
