@@ -767,34 +767,12 @@ mod tests {
     fn a_short_run_counts_every_copy_of_a_pinned_content() {
         // (Random data: the default.)
         let spec = DataSpec::default();
-        let zeros = vec![0u8; 4096];
-        let mut rng = Rng::new(9, 9);
-        let mut unique = unit_with_head(&mut rng, 0);
         for units in [100u64, 1000, 1500, 3000, 5000] {
             for (every, whole) in [(1u64, 1usize), (2, 1), (1, 32)] {
                 // `every` 1: zeros only; 2: zeros and unique units in turn. `whole`
                 // units per write.
                 let mut m = Sampler::new(&spec);
-                let mut write = Vec::new();
-                let mut zero_units = 0u64;
-                for k in 0..units {
-                    match k % every {
-                        0 => {
-                            write.extend_from_slice(&zeros);
-                            zero_units += 1;
-                        }
-                        _ => {
-                            let head = (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-                            unique[..8].copy_from_slice(&head.to_le_bytes());
-                            write.extend_from_slice(&unique);
-                        }
-                    }
-                    if write.len() == whole * 4096 || k + 1 == units {
-                        m.observe(&write);
-                        write.clear();
-                    }
-                }
-                let want = 100.0 * (zero_units - 1) as f64 / units as f64;
+                let want = zeros_and_uniques(&mut m, units, whole, |k| k % every == 0);
                 let got = m.measure().expect("measured").dedup_pct;
                 assert!(
                     (got - want).abs() < 0.5,
@@ -802,6 +780,37 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Feeds `m` `units` units of 4 KiB, `whole` to a write (the last write may be
+    /// shorter): unit `k` zeros when `zero(k)`, else a unit of its own. Returns the
+    /// stream's share of duplicate units, in percent.
+    fn zeros_and_uniques(
+        m: &mut Sampler,
+        units: u64,
+        whole: usize,
+        zero: impl Fn(u64) -> bool,
+    ) -> f64 {
+        let mut rng = Rng::new(9, 9);
+        let mut unique = unit_with_head(&mut rng, 0);
+        let zeros = vec![0u8; 4096];
+        let mut write = Vec::with_capacity(whole * 4096);
+        let mut zero_units = 0u64;
+        for k in 0..units {
+            if zero(k) {
+                write.extend_from_slice(&zeros);
+                zero_units += 1;
+            } else {
+                let head = (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+                unique[..8].copy_from_slice(&head.to_le_bytes());
+                write.extend_from_slice(&unique);
+            }
+            if write.len() == whole * 4096 || k + 1 == units {
+                m.observe(&write);
+                write.clear();
+            }
+        }
+        100.0 * zero_units.saturating_sub(1) as f64 / units as f64
     }
 
     /// Distinct units that share their first word (pages of one format whose headers
@@ -868,30 +877,11 @@ mod tests {
     #[test]
     fn copies_passed_over_keep_their_count_across_the_change_of_tracking() {
         let spec = DataSpec::default();
-        let mut rng = Rng::new(13, 13);
-        let mut unique = unit_with_head(&mut rng, 0);
-        let zeros = vec![0u8; 4096];
         let mut m = Sampler::new(&spec);
-        let mut write = Vec::with_capacity(32 * 4096);
         // The last write (32 units, the one that ends the phase) all unique: no copy
         // of zeros after the change is hashed before the figures are made.
         let units = TRACK_ALL_UNITS;
-        let mut zero_units = 0;
-        for k in 0..units {
-            if k % 2 == 0 && k < units - 32 {
-                zero_units += 1;
-                write.extend_from_slice(&zeros);
-            } else {
-                let head = (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-                unique[..8].copy_from_slice(&head.to_le_bytes());
-                write.extend_from_slice(&unique);
-            }
-            if write.len() == 32 * 4096 {
-                m.observe(&write);
-                write.clear();
-            }
-        }
-        let want = 100.0 * (zero_units - 1) as f64 / units as f64;
+        let want = zeros_and_uniques(&mut m, units, 32, |k| k % 2 == 0 && k < units - 32);
         let got = m.measure().expect("measured").dedup_pct;
         assert!(
             (got - want).abs() < 0.3,
