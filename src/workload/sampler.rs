@@ -658,6 +658,12 @@ mod tests {
         }
     }
 
+    /// `n` distinct 4 KiB units of random bytes, each with a first word of its own.
+    fn dedup_set(rng: &mut Rng, n: u64) -> Vec<Vec<u8>> {
+        let heads = (0..n).map(|k| k.wrapping_mul(0xA076_1D64_78BD_642F) | 1);
+        heads.map(|h| unit_with_head(rng, h)).collect()
+    }
+
     /// A 4 KiB unit of random bytes whose first word is `head`.
     fn unit_with_head(rng: &mut Rng, head: u64) -> Vec<u8> {
         let mut u = vec![0u8; 4096];
@@ -855,8 +861,7 @@ mod tests {
     fn every_content_of_a_dedup_set_of_ten_thousand_is_pinned() {
         let spec = DataSpec::default();
         let mut rng = Rng::new(5, 5);
-        let heads = (0..10_000u64).map(|k| k.wrapping_mul(0xA076_1D64_78BD_642F) | 1);
-        let set: Vec<Vec<u8>> = heads.map(|h| unit_with_head(&mut rng, h)).collect();
+        let set = dedup_set(&mut rng, 10_000u64);
         let mut m = Sampler::new(&spec);
         let mut unique = unit_with_head(&mut rng, 0);
         for k in 0..500_000u64 {
@@ -905,8 +910,7 @@ mod tests {
     fn contents_pinned_late_on_few_copies_are_not_counted_twice() {
         let spec = DataSpec::default();
         let mut rng = Rng::new(17, 17);
-        let heads = (0..2000u64).map(|k| k.wrapping_mul(0xA076_1D64_78BD_642F) | 1);
-        let set: Vec<Vec<u8>> = heads.map(|h| unit_with_head(&mut rng, h)).collect();
+        let set = dedup_set(&mut rng, 2000u64);
         let mut unique = unit_with_head(&mut rng, 0);
         let mut m = Sampler::new(&spec);
         // (Every unique unit is distinct, and the set's contents come in turn: the
