@@ -92,7 +92,7 @@ fn dedup_set_bounds_distinct_repeats() {
 
 #[test]
 fn sampled_dedup_estimate_is_close() {
-    // Within the hashing budget (its allowance of 8192 units once per doubling of the
+    // Within the hashing budget (its allowance of 32768 units once per doubling of the
     // written bytes, 1/1024 of the bytes for rare contents and as much for frequent
     // ones; here the table's 2000 entries narrow it sooner), the consistent sample
     // lands within its sampling error (in clusters of copies; a run of seconds hashes
@@ -126,7 +126,7 @@ fn sampled_dedup_estimate_is_close() {
         assert!(m.shift > 0 || want == 100.0, "sampling kicked in");
         // The allowance once per doubling of the written bytes past it, then 1/1024
         // for rare and for frequent contents.
-        let allowance = 8192;
+        let allowance = 32768;
         let doublings = (units as f64 / allowance as f64).log2().ceil().max(0.0) as u64;
         let budget = allowance * (1 + doublings) + 2 * units / 1024 + 64;
         assert!(
