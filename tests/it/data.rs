@@ -559,6 +559,21 @@ fn writes_smaller_than_the_unit_are_not_duplicate_units() {
     let data = &doc["runs"][0]["repetitions"][0]["data"];
     assert_eq!(data["dedup_pct"].as_f64(), Some(0.0), "{data}");
     assert_eq!(data["dedup_sampled_units"].as_u64(), Some(0), "{data}");
+    // The run's text says why it gives no duplicate figure (it left it out, silently,
+    // even for zeros in 8 KiB units written 4 KiB at a time).
+    let out = crate::common::iomark()
+        .args([
+            "run", "--engine", "null", "--rw", "write", "--data", "zeros",
+        ])
+        .args(["--dedup-unit", "8k", "--size", "1g", "--io-size", "4m"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("no duplicate figure: the writes (4k) hold no whole 8k dedup unit"),
+        "{text}"
+    );
 }
 
 /// A run's sampled dedup figure against the stream's truth (every repeat comes from the
