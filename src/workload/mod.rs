@@ -3,6 +3,7 @@
 pub mod corpus;
 pub mod data;
 pub mod dist;
+mod keys;
 pub mod pool;
 pub mod rng;
 pub mod sampler;
