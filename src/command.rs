@@ -227,8 +227,9 @@ pub fn suite(mut plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
 /// compressibility on stderr.
 pub fn data(plan: crate::plan::DataPlan, stop: &StopFlag) -> Result<i32> {
     arm(stop)?;
-    let m = crate::measure::stream::write_stream(&plan.spec, plan.size, &plan.output, stop)?;
-    (!plan.quiet).then(|| complain_plain(&notes::data_figures(&plan, &m)));
+    let p = crate::measure::stream::write_stream(&plan.spec, plan.size, &plan.output, stop)?;
+    let stream = [p.bytes, p.writes, p.next];
+    (!plan.quiet).then(|| complain_plain(&notes::data_figures(&plan, &p.measure, stream)));
     Ok(exit_for(stop, None, None))
 }
 

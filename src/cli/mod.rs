@@ -195,21 +195,24 @@ pub struct VerifyArgs {
 
 #[derive(Debug, Args)]
 pub struct DataCmdArgs {
-    /// Bytes of data to produce: the whole writes of --bs in it, as a write run of --size
-    /// writes them (no partial block).
+    /// Bytes of data to produce: the whole writes in it, as a write run's first pass over
+    /// --size writes them (no partial block).
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub size: String,
     /// Where to write: a file, or - for stdout.
     #[arg(long, short = 'o', default_value = "-", value_name = "FILE")]
     pub output: String,
-    /// Block size of the writes whose stream this is (as in `run --rw write --bs`).
-    #[arg(
-        long,
-        default_value = "4k",
-        value_name = "SIZE",
-        allow_hyphen_values = true
-    )]
-    pub bs: String,
+    /// Block size of the writes whose stream this is (as in `run --rw write --bs`;
+    /// default 4k).
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub bs: Option<String>,
+    /// Block sizes mixed by share, as in `run --bssplit` (e.g. 4k/50:64k/50): the writes
+    /// of such a run, drawn as its first job draws them.
+    #[arg(long, value_name = "SPLIT", allow_hyphen_values = true)]
+    pub bssplit: Option<String>,
+    /// Block sizes from a range, as in `run --bsrange` (e.g. 4k-64k).
+    #[arg(long, value_name = "RANGE", allow_hyphen_values = true)]
+    pub bsrange: Option<String>,
     /// Seed (as in `run --seed`).
     #[arg(
         long,

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use super::*;
+use crate::plan::bsmix::BsMix;
 use crate::plan::resolve::{count_opt, duration_opt, size_opt};
 use crate::units::fmt_size;
 
@@ -190,25 +191,53 @@ impl DataCmdArgs {
         let mut spec = Spec::new(self.output.clone());
         spec.rw = Rw::Write;
         spec.rwmixread = 0;
-        spec.bs = size_opt("--bs", &self.bs)?;
+        spec.bs = size_opt("--bs", self.bs.as_deref().unwrap_or("4k"))?;
         if spec.bs == 0 {
             return Err(Error::usage("--bs must be greater than zero (e.g. 4k)"));
+        }
+        spec.bs_mix = match (&self.bs, &self.bssplit, &self.bsrange) {
+            (_, Some(_), Some(_)) => {
+                return Err(Error::usage(
+                    "--bssplit and --bsrange both set the block sizes; give one of them",
+                ));
+            }
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return Err(Error::usage(
+                    "--bs and a mix of sizes (--bssplit, --bsrange) both set the block size; give one of them",
+                ));
+            }
+            (_, Some(t), None) => Some(BsMix::parse_split(t, |s| size_opt("--bssplit", s))?),
+            (_, None, Some(t)) => Some(BsMix::parse_range(t, |s| size_opt("--bsrange", s))?),
+            (_, None, None) => None,
+        };
+        if let Some(m) = spec.bs_mix.take() {
+            m.validate(false)?;
+            // As a run keeps it: the largest size, and a mix of one size is that size.
+            let one = crate::plan::bsmix::WriteBs::of(m.max(), Some(m));
+            (spec.bs, spec.bs_mix) = (one.bs, one.mix);
         }
         spec.seed = count_opt("--seed", &self.seed, "a non-negative whole number")?;
         spec.data = self.data.0.data_spec()?;
         spec.data.validate(spec.bs)?;
         if size < spec.bs {
+            let (what, fix) = match &spec.bs_mix {
+                Some(m) => (
+                    format!("{} has blocks of {}, larger", m.opt(), fmt_size(spec.bs)),
+                    "a mix of smaller sizes",
+                ),
+                None => (
+                    format!("--bs {} is larger", fmt_size(spec.bs)),
+                    "a smaller --bs",
+                ),
+            };
             return Err(Error::usage(format!(
-                "--bs {} is larger than --size {}: a write run writes whole blocks and would write none; use a smaller --bs or a larger --size",
-                fmt_size(spec.bs),
+                "{what} than --size {}: a write run writes whole blocks and would write none there; use {fix} or a larger --size",
                 fmt_size(size)
             )));
         }
         Ok(DataPlan {
-            // What a write run of `--size` writes: whole writes only (as fio does).
-            size: size / spec.bs * spec.bs,
+            size,
             spec,
-            asked: size,
             output: self.output.clone(),
             quiet: self.quiet,
         })

@@ -9,37 +9,62 @@ use crate::results::schema::DataMeasure;
 use crate::stop::StopFlag;
 use crate::workload::corpus::load_for;
 use crate::workload::sampler::Sampler;
-use crate::workload::seed::job_data;
+use crate::workload::seed::{job_data, job_sizes, job_stream, spec_stream};
 
-/// Writes `size` bytes of the stream job 1 of the first repetition of `spec` writes, in
-/// `spec.bs` pieces, to `out`, and measures all of it. A closed pipe (`| head -c`) ends
-/// the stream with `Error::Stdout` (exit 141, nothing printed): the stream was not the
-/// one asked for, and its measure would be of a part.
+/// What `iomark data` produced: the measure of the stream, and where it ended.
+#[derive(Debug, Clone, Copy)]
+pub struct Produced {
+    pub measure: DataMeasure,
+    /// Bytes and writes of the stream.
+    pub bytes: u64,
+    pub writes: u64,
+    /// The size of the write that did not fit in what was left of `--size` (a run's next
+    /// pass begins with it), 0 when the stream filled it or was stopped.
+    pub next: u64,
+}
+
+/// Writes the stream job 1 of the first repetition of `spec` writes to `out`, its whole
+/// writes (of `spec.bs`, or drawn from its mix as the job draws them) while they fit in
+/// `size`, and measures all of it. A closed pipe (`| head -c`) ends the stream with
+/// `Error::Stdout` (exit 141, nothing printed): the stream was not the one asked for, and
+/// its measure would be of a part.
 pub(crate) fn produce_stream(
     spec: &Spec,
     size: u64,
     out: &mut dyn Write,
     stop: &StopFlag,
-) -> Result<DataMeasure> {
+) -> Result<Produced> {
     let mut data = job_data(spec, 0, 0, load_for(&spec.data)?);
+    let mut sizes = job_sizes(spec, job_stream(spec_stream(spec, 0), 0));
     let mut sampler = Sampler::exhaustive(&spec.data);
     let mut buf = vec![0u8; spec.bs as usize];
-    let mut left = size;
+    let (mut bytes, mut writes, mut next) = (0u64, 0u64, 0u64);
     let failed = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::BrokenPipe => Error::Stdout(e),
         _ => Error::io("writing the data stream", &e),
     };
-    while left > 0 && !stop.is_set() {
-        data.fill(&mut buf);
-        let n = left.min(buf.len() as u64) as usize;
+    while !stop.is_set() {
+        let n = sizes.next_len(false) as usize;
+        if bytes + n as u64 > size {
+            next = n as u64;
+            break;
+        }
+        data.fill(&mut buf[..n]);
         sampler.observe(&buf[..n]);
         out.write_all(&buf[..n]).map_err(failed)?;
-        left -= n as u64;
+        bytes += n as u64;
+        writes += 1;
     }
     out.flush().map_err(failed)?;
-    sampler
+    let measure = sampler
         .measure()
-        .ok_or_else(|| Error::runtime("no data was produced"))
+        .ok_or_else(|| Error::runtime("no data was produced"))?;
+    Ok(Produced {
+        measure,
+        bytes,
+        writes,
+        next: if bytes == size { 0 } else { next },
+    })
 }
 
 /// `iomark data -o OUTPUT`: the stream to stdout (`-`) or to a new file (never an
@@ -57,7 +82,7 @@ fn is_regular(path: &std::path::Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
-pub fn write_stream(spec: &Spec, size: u64, output: &str, stop: &StopFlag) -> Result<DataMeasure> {
+pub fn write_stream(spec: &Spec, size: u64, output: &str, stop: &StopFlag) -> Result<Produced> {
     if output == "-" {
         use std::io::IsTerminal;
         if std::io::stdout().is_terminal() {

@@ -141,12 +141,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         Worker {
             offsets,
             files,
-            sizes: Sizes::new(
-                spec.bs,
-                spec.bs_mix.as_ref(),
-                spec.write_bs.as_ref(),
-                Rng::new(!spec.seed, stream | 1),
-            ),
+            sizes: crate::workload::seed::job_sizes(spec, stream),
             pace: Pace::of(spec),
             pace_held: false,
             mix: Mix::new(

@@ -415,7 +415,7 @@ fn constant_profiles_are_sent_from_one_region() {
             out.sampler
                 .as_ref()
                 .and_then(|m| m.measure())
-                .is_some_and(|m| m.dedup_pct >= 99.0),
+                .is_some_and(|m| m.dedup_pct.is_some_and(|p| p >= 99.0)),
             "{data}: measured as written (one content: every unit but the first a copy)"
         );
     }

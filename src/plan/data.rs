@@ -26,11 +26,11 @@ fn default_pool() -> u64 {
 /// Distinct unit hashes each writing job keeps to measure dedupability before it samples
 /// by content.
 pub(crate) const MAX_UNIT_HASHES: usize = 1 << 16;
-/// Slots of each writing job's sampler's table of frequent contents (8 bytes each, 512
-/// KiB in all; `workload::sampler`). 16384 pinned 8350 of the 10000 contents of a
-/// `--dedup-set 10000` (a set of four slots whose four are pinned takes no fifth), and
-/// 1 s runs measured 47.6–54.2% for 50; 65536 pins them all (49.5–50.6), at about 1.1x
-/// the CPU of a null 128 KiB write (the table misses more often).
+/// Slots of each writing job's sampler's table of frequent contents at most (8 bytes
+/// each, 512 KiB in all; `workload::tracks`: it starts at 4096 and grows when crowded).
+/// 16384 pinned 8350 of the 10000 contents of a `--dedup-set 10000` (a set of four slots
+/// whose four are pinned takes no fifth), and 1 s runs measured 47.6–54.2% for 50; 65536
+/// pins them all (49.5–50.6).
 pub(crate) const TRACK_SLOTS: usize = 65536;
 
 /// The kind of content written.

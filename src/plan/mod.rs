@@ -220,11 +220,9 @@ pub struct QuickPlan {
 pub struct DataPlan {
     /// A write workload with the data options, whose job 1 writes the stream.
     pub spec: Spec,
-    /// Bytes of the stream: the whole writes of `--bs` in `asked`, what a write run of
-    /// `--size asked` writes (no partial block).
+    /// `--size`: the stream is the whole writes that fit in it, what a write run's first
+    /// pass over a span of this size writes (no partial block).
     pub size: u64,
-    /// `--size` as given.
-    pub asked: u64,
     pub output: String,
     pub quiet: bool,
 }

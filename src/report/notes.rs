@@ -222,31 +222,50 @@ pub(crate) fn amplification(doc: &Document) -> Option<String> {
     ))
 }
 
-/// What `iomark data` measured of the stream it wrote.
-pub fn data_figures(plan: &crate::plan::DataPlan, m: &DataMeasure) -> String {
+/// What `iomark data` measured of the stream it wrote, and where the stream ended when
+/// it did not fill `--size`.
+/// (`stream`: the stream's bytes and writes, and the size of the write that did not fit,
+/// 0 when none.)
+pub fn data_figures(plan: &crate::plan::DataPlan, m: &DataMeasure, stream: [u64; 3]) -> String {
     let (output, data, dedup_unit) = (
         &plan.output,
         plan.spec.data.describe(),
         plan.spec.data.dedup_unit,
     );
+    let [bytes, writes, next] = stream;
+    let dups = match m.dedup_pct {
+        Some(p) => format!("duplicate {}-units {p:.1}%", fmt_size_short(dedup_unit)),
+        None => format!(
+            "no duplicate figure: the stream holds no whole {} dedup unit",
+            fmt_size_short(dedup_unit)
+        ),
+    };
     let mut s = format!(
-        "{output}: {} of {data}; measured chunk by chunk: lz4 {:.1}%, zstd-1 {:.1}% smaller; duplicate {}-units {:.1}%",
+        "{output}: {} of {data}; measured chunk by chunk: lz4 {:.1}%, zstd-1 {:.1}% smaller; {dups}",
         fmt_size(m.compress_sampled_bytes),
         m.lz4_pct,
         m.zstd_pct,
-        fmt_size_short(dedup_unit),
-        m.dedup_pct
     );
-    if plan.asked != plan.size {
-        s.push_str(&format!(
-            "\n{output}: {} whole writes of --bs {} ({} B), what a write run of --size {} ({} B) writes: it writes no partial block, so the last {} B of its span are not written",
-            plan.size / plan.spec.bs,
-            fmt_size(plan.spec.bs),
-            plan.size,
-            fmt_size(plan.asked),
-            plan.asked,
-            plan.asked - plan.size
-        ));
+    if next > 0 {
+        let left = plan.size - bytes;
+        let what = match &plan.spec.bs_mix {
+            None => format!(
+                "{writes} whole writes of --bs {} ({} B), what a write run of --size {} ({} B) writes: it writes no partial block, so the last {left} B of its span are not written",
+                fmt_size(plan.spec.bs),
+                bytes,
+                fmt_size(plan.size),
+                plan.size,
+            ),
+            Some(mix) => format!(
+                "{writes} whole writes of {} ({} B), what a write run's first pass over --size {} ({} B) writes: its next write ({} B) does not fit in the last {left} B, and a run that goes on writes it at the span's start",
+                mix.opt(),
+                bytes,
+                fmt_size(plan.size),
+                plan.size,
+                next,
+            ),
+        };
+        s.push_str(&format!("\n{output}: {what}"));
     }
     s
 }

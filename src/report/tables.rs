@@ -44,16 +44,20 @@ pub(crate) const RUN_LEGEND: &str = "IOPS and MB/s (10^6 bytes/s): mean and samp
 fn measured_data(r: &Run) -> [String; 3] {
     let mean = |f| data_mean(r, f).map_or(NONE.to_string(), |v| format!("{v:.1}"));
     [
-        mean(|d| d.lz4_pct),
-        mean(|d| d.zstd_pct),
+        mean(|d| Some(d.lz4_pct)),
+        mean(|d| Some(d.zstd_pct)),
         mean(|d| d.dedup_pct),
     ]
 }
 
-/// A figure of the data measured, the mean over the repetitions that measured any.
-fn data_mean(r: &Run, f: fn(&crate::results::schema::DataMeasure) -> f64) -> Option<f64> {
-    let m: Vec<_> = r.repetitions.iter().filter_map(|x| x.data).collect();
-    (!m.is_empty()).then(|| m.iter().map(f).sum::<f64>() / m.len() as f64)
+/// A figure of the data measured, the mean over the repetitions that measured it.
+fn data_mean(r: &Run, f: fn(&crate::results::schema::DataMeasure) -> Option<f64>) -> Option<f64> {
+    let m: Vec<f64> = r
+        .repetitions
+        .iter()
+        .filter_map(|x| x.data.as_ref().and_then(f))
+        .collect();
+    (!m.is_empty()).then(|| m.iter().sum::<f64>() / m.len() as f64)
 }
 
 /// A percentile of the run's summary in µs, or "n/a" when the run has none (an imported
@@ -417,8 +421,8 @@ fn data_cells(
         blended.push((row.to_string(), share));
     }
     [
-        pct(data_mean(r, |d| d.lz4_pct)),
-        pct(data_mean(r, |d| d.zstd_pct)),
+        pct(data_mean(r, |d| Some(d.lz4_pct))),
+        pct(data_mean(r, |d| Some(d.zstd_pct))),
         stored,
         r.write_amplification
             .as_ref()

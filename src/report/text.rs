@@ -191,14 +191,15 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
             d.lz4_pct,
             d.zstd_pct
         );
-        if d.dedup_sampled_units == 0 && rep.write.ios > 0 && s.buf_bs() < dd.dedup_unit {
+        let dedup_pct = d.dedup_pct.unwrap_or(0.0);
+        if d.dedup_pct.is_none() && rep.write.ios > 0 {
             // Writes smaller than the unit hold no whole unit: no figure, and why.
             line.push_str(&format!(
                 "; no duplicate figure: the writes ({}) hold no whole {} dedup unit",
                 crate::units::fmt_size_short(s.buf_bs()),
                 crate::units::fmt_size_short(dd.dedup_unit)
             ));
-        } else if dd.dedup > 0.0 || d.dedup_pct >= 0.05 {
+        } else if dd.dedup > 0.0 || dedup_pct >= 0.05 {
             // An estimate from the units hashed, unless every unit written was.
             let units = rep.write.bytes / dd.dedup_unit.max(1);
             let sample = match d.dedup_sampled_units < units {
@@ -210,7 +211,7 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
             };
             line.push_str(&format!(
                 "; {:.1}% duplicate {} units{sample}",
-                d.dedup_pct,
+                dedup_pct,
                 crate::units::fmt_size_short(dd.dedup_unit)
             ));
         }

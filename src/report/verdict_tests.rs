@@ -211,7 +211,7 @@ fn the_compress_table_and_run_text_show_measured_data_and_amplification() {
     w.repetitions[0].data = Some(DataMeasure {
         lz4_pct: 48.7,
         zstd_pct: 51.2,
-        dedup_pct: 0.0,
+        dedup_pct: Some(0.0),
         compress_sampled_bytes: 4 << 20,
         dedup_sampled_units: 1024,
     });

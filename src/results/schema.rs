@@ -574,8 +574,9 @@ pub struct DataMeasure {
     pub lz4_pct: f64,
     /// Space saved by zstd level 1, chunk by chunk, percent.
     pub zstd_pct: f64,
-    /// Duplicate dedup units among those measured, percent.
-    pub dedup_pct: f64,
+    /// Duplicate dedup units among those measured, percent; `None` (null) when no whole
+    /// unit was written (writes smaller than `--dedup-unit`): no figure, rather than 0.
+    pub dedup_pct: Option<f64>,
     /// Bytes of written data the compression figures come from.
     pub compress_sampled_bytes: u64,
     /// Units the dedup figure comes from.

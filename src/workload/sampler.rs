@@ -126,7 +126,7 @@ pub struct Sampler {
     /// The selectors of the units at tracked positions counted (`workload::tracks`),
     /// whatever the sampled fraction: a content that comes `FREQUENT` times close
     /// together is pinned there, found whether or not its selector is in the sample.
-    tracks: Box<Tracks>,
+    tracks: Tracks,
     /// Units of frequent contents passed over since one was last hashed (each tracked
     /// copy stands for `track_every`, as it was when the copy came).
     frequent_skip: u64,
@@ -552,11 +552,7 @@ impl Sampler {
         Some(DataMeasure {
             lz4_pct: saved(lz4),
             zstd_pct: saved(zstd),
-            dedup_pct: if units == 0 {
-                0.0
-            } else {
-                100.0 * dups as f64 / units as f64
-            },
+            dedup_pct: (units > 0).then(|| 100.0 * dups as f64 / units as f64),
             compress_sampled_bytes: raw,
             dedup_sampled_units: self.hashed_units,
         })
@@ -577,7 +573,6 @@ fn compressed_sizes(chunk: &[u8], out: &mut Vec<u8>) -> (u64, u64) {
 mod tests {
     use super::*;
     use crate::workload::rng::Rng;
-    use crate::workload::tracks::slot_of;
 
     /// The tracked positions are one in `TRACK_EVERY` in every phase of every short
     /// period, so that a periodic pattern of contents (a corpus repeated, a dedup set
@@ -634,6 +629,9 @@ mod tests {
             probe[..8].copy_from_slice(&head.to_le_bytes());
             selector(&probe)
         };
+        // Sets of the first table (three pinned contents do not grow it).
+        let table = Tracks::new();
+        let slot_of = |sel| table.set_of(sel);
         let target_set = slot_of(sel_of(1));
         let mut heads: Vec<u64> = (2u64..)
             .filter(|&h| slot_of(sel_of(h)) == target_set)
@@ -669,7 +667,7 @@ mod tests {
             }
         }
         let want = 100.0 * (copies - 3) as f64 / units as f64;
-        let got = m.measure().expect("measured").dedup_pct;
+        let got = m.measure().expect("measured").dedup_pct.expect("units");
         assert!(m.shift >= 6, "sampling narrowed: shift {}", m.shift);
         assert!(
             (got - want).abs() < 1.0,
@@ -709,7 +707,7 @@ mod tests {
             m.observe(unit);
         }
         let want = 100.0 * dups as f64 / units as f64;
-        let got = m.measure().expect("measured").dedup_pct;
+        let got = m.measure().expect("measured").dedup_pct.expect("units");
         assert!(m.shift >= 2, "sampling narrowed: shift {}", m.shift);
         assert!(
             (got - want).abs() < 1.5,
@@ -732,7 +730,7 @@ mod tests {
                 // units per write.
                 let mut m = Sampler::new(&spec);
                 let want = zeros_and_uniques(&mut m, units, whole, |k| k % every == 0);
-                let got = m.measure().expect("measured").dedup_pct;
+                let got = m.measure().expect("measured").dedup_pct.expect("units");
                 assert!(
                     (got - want).abs() < 0.5,
                     "{units} units ({every}, {whole} per write): measured {got:.2}% duplicates, the stream has {want:.2}%"
@@ -789,7 +787,7 @@ mod tests {
                 rng.fill(&mut unit[8..]);
                 m.observe(&unit);
             }
-            let got = m.measure().expect("measured").dedup_pct;
+            let got = m.measure().expect("measured").dedup_pct.expect("units");
             assert!(
                 got < 0.5,
                 "{units} distinct units: measured {got:.2}% duplicates"
@@ -840,7 +838,7 @@ mod tests {
         // of zeros after the change is hashed before the figures are made.
         let units = TRACK_ALL_UNITS;
         let want = zeros_and_uniques(&mut m, units, 32, |k| k % 2 == 0 && k < units - 32);
-        let got = m.measure().expect("measured").dedup_pct;
+        let got = m.measure().expect("measured").dedup_pct.expect("units");
         assert!(
             (got - want).abs() < 0.3,
             "measured {got:.2}% duplicates, the stream has {want:.2}%"
@@ -885,7 +883,7 @@ mod tests {
             }
         }
         let want = 100.0 * (set_units - set.len() as u64) as f64 / units as f64;
-        let got = m.measure().expect("measured").dedup_pct;
+        let got = m.measure().expect("measured").dedup_pct.expect("units");
         assert!(
             (got - want).abs() < 2.0,
             "measured {got:.2}% duplicates, the stream has {want:.2}%"

@@ -6,16 +6,28 @@
 //! must not see the 1 MiB test's data again in the 4 KiB test), while the same workload
 //! stays reproducible. The engine, queue depth, sizes and target are left out: the same
 //! workload on another engine or file issues the same offsets and data, and
-//! `iomark data --bs B` reproduces what `run --rw write --bs B` writes.
+//! `iomark data --bs B` reproduces what `run --rw write --bs B` writes (`--bssplit`,
+//! `--bsrange` likewise: a mix of block sizes is part of the shape).
 
 use std::sync::Arc;
 
 use crate::plan::spec::Spec;
 use crate::workload::data::DataGen;
+use crate::workload::rng::Rng;
+use crate::workload::sizes::Sizes;
 
 /// The stream of repetition `rep` (0-based) of `spec`.
 pub(crate) fn spec_stream(spec: &Spec, rep: u32) -> u64 {
-    let text = format!("{}/{}/{}", spec.rw.name(), spec.bs, spec.rwmixread);
+    let mut text = format!("{}/{}/{}", spec.rw.name(), spec.bs, spec.rwmixread);
+    // A mix of sizes, when there is one (`--bs` alone keeps the text it always had): two
+    // mixes of one largest size wrote the same units, cut apart differently, until
+    // 2026-11-28, so a deduplicating device saw one test's data again in the other.
+    if let Some(m) = &spec.bs_mix {
+        text.push_str(&format!("/{}", m.text()));
+    }
+    if let Some(w) = &spec.write_bs {
+        text.push_str(&format!("/w{}", w.text()));
+    }
     // FNV-1a 64 (Fowler, Noll, Vo).
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
@@ -36,6 +48,17 @@ pub(crate) fn job_stream(run_stream: u64, job: u32) -> u64 {
 /// bits, so no two targets are written with the same data or offsets.
 pub(crate) fn target_stream(run_stream: u64, t: u32) -> u64 {
     run_stream ^ ((t as u64) << 40)
+}
+
+/// The sizes of the I/Os of the job whose stream is `job_stream` (its own generator, apart
+/// from the offsets', the mix's and the data's): `iomark data` draws them as the job does.
+pub(crate) fn job_sizes(spec: &Spec, job_stream: u64) -> Sizes {
+    Sizes::new(
+        spec.bs,
+        spec.bs_mix.as_ref(),
+        spec.write_bs.as_ref(),
+        Rng::new(!spec.seed, job_stream | 1),
+    )
 }
 
 /// The data stream of a job's stream.
@@ -68,5 +91,29 @@ mod tests {
         assert_eq!(spec_stream(&a, 0), spec_stream(&b, 0));
         a.bs = 8192;
         assert_ne!(spec_stream(&a, 0), spec_stream(&b, 0));
+    }
+
+    #[test]
+    fn mixes_of_one_largest_size_are_streams_apart() {
+        use crate::plan::bsmix::{BsMix, WriteBs};
+        let size = |s: &str| crate::plan::resolve::size_opt("--bssplit", s);
+        let with = |mix: Option<&str>, write: Option<&str>| {
+            let mut s = Spec::new("f");
+            s.bs = 65536;
+            s.bs_mix = mix.map(|m| BsMix::parse_split(m, size).unwrap());
+            s.write_bs = write.map(|w| WriteBs::parse(w, size).unwrap());
+            spec_stream(&s, 0)
+        };
+        let streams = [
+            with(None, None),
+            with(Some("4k/50:64k/50"), None),
+            with(Some("8k/90:64k/10"), None),
+            with(None, Some("4k/50:64k/50")),
+        ];
+        for (i, a) in streams.iter().enumerate() {
+            for b in &streams[i + 1..] {
+                assert_ne!(a, b, "{streams:x?}");
+            }
+        }
     }
 }

@@ -2,6 +2,12 @@
 //! written over and over (zeros, a pattern, the contents of a `--dedup-set`) is found
 //! *frequent* and pinned whether or not its selector is in the sampled fraction
 //! (`workload::sampler`).
+//!
+//! The table starts small and grows fourfold (up to `TRACK_SLOTS`), its counts kept,
+//! when one slot in `GROW_AT` is pinned. A stream
+//! without frequent contents (the default random data, every unit unique) keeps the
+//! smallest table, which stays in the core's caches beside the pool's lines; a table of
+//! 65536 slots (512 KiB) throughout cost about 1.09x the CPU of a null 128 KiB write.
 
 use crate::plan::data::TRACK_SLOTS;
 
@@ -11,38 +17,53 @@ use crate::plan::data::TRACK_SLOTS;
 /// in the sample each stood for 2^shift contents (one run measured 60% for 50%).
 pub(super) const WAYS: usize = 4;
 
+/// Slots of a new table (32 KiB).
+pub(super) const FIRST_SLOTS: usize = 4096;
+
+/// The table grows when one slot in `GROW_AT` is pinned: a stream with that many frequent
+/// contents likely has more, and they compete for slots (in a set, a content counted
+/// once gives way to the next selector). Growing at one in eight, a `--dedup-set 10000`
+/// lost so many counts to the competition in the smaller tables that 72 of its contents
+/// were not pinned in 2^19 units (each came about 25 times).
+const GROW_AT: usize = 64;
+
 /// The count of a pinned selector's slot (never decays, never replaced).
 const PINNED: u32 = u32::MAX;
-
-/// The first of a selector's slots in the tracking table.
-#[inline(always)]
-pub(super) fn slot_of(sel: u64) -> usize {
-    (sel >> (64 - TRACK_SLOTS.trailing_zeros())) as usize & !(WAYS - 1)
-}
 
 /// What a slot keeps of a selector (see [`Track`]).
 #[inline(always)]
 fn tag_of(sel: u64) -> u32 {
-    sel as u32
+    (sel >> 32) as u32
 }
 
 /// One slot of the tracking table: a selector and how often it came lately. The
-/// selector's low 32 bits stand for it (its high bits chose the set), so that a set of
-/// four is 32 bytes and the table half the size.
-#[derive(Debug, Clone, Copy)]
+/// selector's high 32 bits stand for it, and the top ones of them choose its set, so
+/// that a set of four is 32 bytes and a larger table can place every slot anew from its
+/// tag. (Two selectors that agree in their high 32 bits are taken for one: about once
+/// in 2^18 visits for the 16384 sets of the largest table, a unit of another content
+/// counted with a frequent one, a few millionths of the units.)
+#[derive(Debug, Clone, Copy, Default)]
 struct Track {
     tag: u32,
     count: u32,
 }
 
+/// One set of `WAYS` slots, aligned so that it lies in one cache line.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(32))]
+struct Set([Track; WAYS]);
+
 /// The tracking table (a slot's count goes up when its selector comes again; when
 /// another one lands in its set, the set's lowest count goes down, and the slot changes
-/// hands at zero; a pinned slot never gives way), aligned so that every set of `WAYS`
-/// slots lies in one cache line. A fixed-size array: its indexes, a selector's top bits,
-/// need no bounds check.
+/// hands at zero; a pinned slot never gives way).
 #[derive(Debug, Clone)]
-#[repr(C, align(64))]
-pub(super) struct Tracks([Track; TRACK_SLOTS]);
+pub(super) struct Tracks {
+    sets: Box<[Set]>,
+    /// 64 − log2(sets): a selector's set is its top bits.
+    shift: u32,
+    /// Pinned slots.
+    pinned: usize,
+}
 
 /// What counting a selector found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,46 +78,70 @@ pub(super) enum Counted {
 }
 
 impl Tracks {
-    /// An empty table.
-    pub(super) fn new() -> Box<Tracks> {
-        Box::new(Tracks([Track { tag: 0, count: 0 }; TRACK_SLOTS]))
+    /// An empty table of `FIRST_SLOTS` slots.
+    pub(super) fn new() -> Tracks {
+        Tracks::of(FIRST_SLOTS)
     }
 
-    /// The slot that holds `sel`, if one does.
+    fn of(slots: usize) -> Tracks {
+        let sets = slots / WAYS;
+        Tracks {
+            sets: vec![Set::default(); sets].into_boxed_slice(),
+            shift: 64 - sets.trailing_zeros(),
+            pinned: 0,
+        }
+    }
+
+    /// Slots in the table now.
+    pub(super) fn slots(&self) -> usize {
+        self.sets.len() * WAYS
+    }
+
+    /// The set of `sel` in this table.
     #[inline(always)]
-    fn find(&self, sel: u64) -> Option<usize> {
-        let i = slot_of(sel);
+    pub(super) fn set_of(&self, sel: u64) -> usize {
+        // (A table of one set would shift by 64.)
+        sel.checked_shr(self.shift).unwrap_or(0) as usize
+    }
+
+    /// The slot of its set that holds `sel`, if one does.
+    #[inline(always)]
+    fn find(&self, set: usize, sel: u64) -> Option<usize> {
         let tag = tag_of(sel);
-        (i..i + WAYS).find(|&k| self.0[k].tag == tag)
+        self.sets[set].0.iter().position(|t| t.tag == tag)
     }
 
     /// Whether `sel` is pinned.
     #[inline(always)]
     pub(super) fn is_pinned(&self, sel: u64) -> bool {
-        self.find(sel).is_some_and(|k| self.0[k].count == PINNED)
+        let set = self.set_of(sel);
+        self.find(set, sel)
+            .is_some_and(|k| self.sets[set].0[k].count == PINNED)
     }
 
     /// Counts one coming of `sel`; a selector counted `frequent` times is pinned.
     #[inline(always)]
     pub(super) fn count(&mut self, sel: u64, frequent: u32) -> Counted {
-        if let Some(k) = self.find(sel) {
-            let t = &mut self.0[k];
+        let set = self.set_of(sel);
+        if let Some(k) = self.find(set, sel) {
+            let t = &mut self.sets[set].0[k];
             if t.count == PINNED {
                 return Counted::Pinned;
             }
             t.count += 1;
             if t.count >= frequent {
                 t.count = PINNED;
+                self.pinned += 1;
+                if self.pinned * GROW_AT >= self.slots() {
+                    self.grow();
+                }
                 return Counted::NowPinned;
             }
             return Counted::Rising;
         }
         // The way with the lowest count gives way (a pinned one never).
-        let i = slot_of(sel);
-        let j = (i..i + WAYS)
-            .min_by_key(|&k| self.0[k].count)
-            .expect("WAYS slots");
-        let t = &mut self.0[j];
+        let ways = &mut self.sets[set].0;
+        let t = ways.iter_mut().min_by_key(|t| t.count).expect("WAYS slots");
         match t.count {
             PINNED => {}
             0 | 1 => {
@@ -108,5 +153,72 @@ impl Tracks {
             _ => t.count -= 1,
         }
         Counted::Rising
+    }
+
+    /// Four times the slots, up to `TRACK_SLOTS`, every slot with a count moved to its
+    /// set there (each set of the larger table takes the slots of a quarter of one set
+    /// of this one: none is lost), so that contents competing for slots keep their counts.
+    #[cold]
+    fn grow(&mut self) {
+        if self.slots() >= TRACK_SLOTS {
+            return;
+        }
+        let mut grown = Tracks::of((self.slots() * 4).min(TRACK_SLOTS));
+        for t in self
+            .sets
+            .iter()
+            .flat_map(|set| set.0)
+            .filter(|t| t.count > 0)
+        {
+            let set = grown.set_of(u64::from(t.tag) << 32);
+            let free = grown.sets[set].0.iter_mut().find(|s| s.count == 0);
+            *free.expect("a set of the larger table takes at most the slots of one set") = t;
+        }
+        grown.pinned = self.pinned;
+        *self = grown;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Selectors spread over the whole 64-bit space (as the mixed selectors are).
+    fn sel(k: u64) -> u64 {
+        let m = (k ^ 0x9E37_79B9_7F4A_7C15) as u128 * 0xD6E8_FEB8_6659_FD93u128;
+        (m as u64) ^ ((m >> 64) as u64)
+    }
+
+    #[test]
+    fn unique_selectors_keep_the_first_table() {
+        let mut t = Tracks::new();
+        for k in 0..1u64 << 20 {
+            assert_eq!(t.count(sel(k), 8), Counted::Rising);
+        }
+        assert_eq!(t.slots(), FIRST_SLOTS);
+    }
+
+    #[test]
+    fn many_frequent_selectors_grow_the_table_and_stay_pinned() {
+        // 10000 selectors that come again and again, among unique ones: the first table
+        // (1024 sets) holds about ten of them per set of four.
+        let mut t = Tracks::new();
+        let mut pinned_early = Vec::new();
+        for k in 0..2_000_000u64 {
+            let s = match k % 2 {
+                0 => sel((1 << 40) | ((k / 2 * 7919) % 10_000)),
+                _ => sel(k),
+            };
+            if t.count(s, 8) == Counted::NowPinned && pinned_early.len() < 100 {
+                pinned_early.push(s);
+            }
+        }
+        assert_eq!(t.slots(), TRACK_SLOTS, "grown to the largest table");
+        let pinned = (0..10_000)
+            .filter(|&c| t.is_pinned(sel((1 << 40) | c)))
+            .count();
+        assert!(pinned >= 9_950, "{pinned} of 10000 pinned");
+        // What was pinned before the table grew is pinned still.
+        assert!(pinned_early.iter().all(|&s| t.is_pinned(s)));
     }
 }
