@@ -6,7 +6,9 @@ use std::ptr::NonNull;
 use super::Worker;
 use super::files::Files;
 use crate::io::engine::Engine;
+use crate::measure::launch::WorkerCtx;
 use crate::workload::data::Lent;
+use crate::workload::sampler::Sampler;
 
 /// With `--verify`: what the worker wrote where.
 pub(super) struct VerifyTrack {
@@ -59,6 +61,9 @@ impl<E: Engine> Worker<'_, '_, E> {
         if let Some(l) = lent {
             if measuring && let Some(s) = self.sampler.as_mut() {
                 s.observe(self.data.lent_bytes(l));
+                if s.wants_plan() {
+                    plan(s, self.ctx, self.now, self.issued_measured);
+                }
             }
             return Some(l);
         }
@@ -72,6 +77,9 @@ impl<E: Engine> Worker<'_, '_, E> {
         }
         if measuring && let Some(s) = self.sampler.as_mut() {
             s.observe(buf);
+            if s.wants_plan() {
+                plan(s, self.ctx, self.now, self.issued_measured);
+            }
         }
         None
     }
@@ -98,5 +106,22 @@ impl<E: Engine> Worker<'_, '_, E> {
         if let Some(fd) = fd {
             crate::io::sys::drop_file_cache(fd, base, span, false);
         }
+    }
+}
+
+/// Tells the sampler how many bytes the job will write in all, when it asks: what it has
+/// written over the share of the window done so far (the runtime's or the size's,
+/// whichever is further along). Not before any of the window has passed (it asks again
+/// at the next write).
+#[cold]
+#[inline(never)]
+fn plan(s: &mut Sampler, ctx: &WorkerCtx, now: u64, issued: u64) {
+    let time = (ctx.end_ns).map(|end| {
+        now.saturating_sub(ctx.ramp_ns) as f64 / end.saturating_sub(ctx.ramp_ns).max(1) as f64
+    });
+    let size = (ctx.ios_per_job).map(|n| issued as f64 / n.max(1) as f64);
+    let done = time.into_iter().chain(size).fold(0.0, f64::max).min(1.0);
+    if done > 0.0 {
+        s.plan((s.written() as f64 / done) as u64);
     }
 }

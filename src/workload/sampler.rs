@@ -155,6 +155,16 @@ pub struct Sampler {
     /// A group's selectors between its two passes (kept here: a fresh array was zeroed
     /// for every write).
     sels: Box<[u64; GROUP]>,
+    /// Whether the job was asked, and told, how much it will write (`plan`).
+    plan: Plan,
+}
+
+/// Where a sampler is with its plan (`Sampler::plan`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    None,
+    Asked,
+    Made,
 }
 
 impl Sampler {
@@ -192,6 +202,7 @@ impl Sampler {
             track_below: u64::MAX,
             pinned_sel: 0,
             sels: Box::new([0; GROUP]),
+            plan: Plan::None,
         }
     }
 
@@ -327,27 +338,6 @@ impl Sampler {
         self.observe_selected(unit, tz);
     }
 
-    /// `observe` for `iomark data`: every unit of the stream hashed, every chunk
-    /// compressed, across the boundaries of its writes (the tails wait in the carries;
-    /// `measure` takes the last, partial ones).
-    #[cold]
-    fn observe_all(&mut self, buf: &[u8]) {
-        let mut units = std::mem::take(&mut self.unit_carry);
-        units.extend_from_slice(buf);
-        let whole = units.len() / self.unit * self.unit;
-        for unit in units[..whole].chunks_exact(self.unit) {
-            self.record(content_hash(unit), 1, 0);
-        }
-        units.drain(..whole);
-        self.unit_carry = units;
-        let mut chunks = std::mem::take(&mut self.chunk_carry);
-        chunks.extend_from_slice(buf);
-        let whole = chunks.len() / self.chunk * self.chunk;
-        self.compress_now(&chunks[..whole]);
-        chunks.drain(..whole);
-        self.chunk_carry = chunks;
-    }
-
     /// The copy of a frequent content that completes `FREQUENT_HASH_EVERY` units of
     /// them since one was hashed: hashed, standing for those units (itself among them).
     /// (Counted in tracked copies, the count went on across the change from every unit
@@ -391,12 +381,62 @@ impl Sampler {
         self.hashed_rare += unit.len() as u64;
         // Over the budget while more than 1/1024 of the rare units are selected: halve
         // the fraction. At 1/1024 or less the budget catches up by itself.
-        let (least, most) = HASH_ALLOWANCE_BYTES;
-        let allowance = (HASH_ALLOWANCE_UNITS * self.unit as u64).clamp(least, most);
+        // Once the job said how much it will write, the fraction it narrowed to hashes
+        // about the allowance again by the end: twice the allowance is the budget's
+        // base then (narrowing on at the base of one, a 1 s null run narrowed to 1/1024
+        // and kept ~3000 units: 49.2–51.9% for 50).
+        let allowance = self.allowance() * if self.plan == Plan::None { 1 } else { 2 };
         let over_budget = self.hashed_rare > allowance + (self.written >> HASH_BUDGET_SHIFT)
             && self.shift < HASH_BUDGET_SHIFT
             && self.written >= 2 * self.written_at_narrow;
+        if over_budget {
+            // The allowance (or, once told, twice the allowance) is spent: the job is
+            // asked how much it will write, again each time (its first answer comes
+            // while the allowance is hashed, which slows a fast job: a debug build's
+            // 8 s null run said 1.5 GB at 0.7 s, and wrote 90).
+            self.plan = Plan::Asked;
+        }
         if over_budget || self.seen.len() > self.max_entries {
+            self.narrow();
+        }
+    }
+
+    /// Bytes of units the job may hash before the budget applies.
+    fn allowance(&self) -> u64 {
+        let (least, most) = HASH_ALLOWANCE_BYTES;
+        (HASH_ALLOWANCE_UNITS * self.unit as u64).clamp(least, most)
+    }
+
+    /// Bytes seen so far.
+    pub(crate) fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Whether the sampler asks how many bytes the job will write in all (`plan`): when
+    /// its hashing allowance is spent, and again whenever the budget is.
+    #[inline(always)]
+    pub(crate) fn wants_plan(&self) -> bool {
+        self.plan == Plan::Asked
+    }
+
+    /// Told that the job will write about `expected` bytes in all (measured so far and
+    /// to come): the sampled fraction narrows at once to the one whose sample at the end
+    /// is about `HASH_ALLOWANCE_UNITS` units, rather than halving once per doubling of
+    /// the written bytes, each doubling hashing half the allowance again (a 4 s run of
+    /// 128 KiB writes on a loop device hashed 600 MiB of its 20 GiB, 6% of its job
+    /// thread's time; see `docs/data.md`). The contents kept are those the narrower
+    /// fraction selects over the whole stream, as any narrowing keeps.
+    pub(crate) fn plan(&mut self, expected: u64) {
+        self.plan = Plan::Made;
+        let (units, keep) = (
+            expected / self.unit as u64,
+            self.allowance() / self.unit as u64,
+        );
+        let mut shift = self.shift;
+        while shift < HASH_BUDGET_SHIFT && units >> shift > keep {
+            shift += 1;
+        }
+        while self.shift < shift {
             self.narrow();
         }
     }
@@ -420,43 +460,6 @@ impl Sampler {
         self.written_at_narrow = self.written;
         let s = self.shift;
         self.seen.retain(|_, e| e.sel_tz >= s);
-    }
-
-    /// Keeps whole writes for the compression figures: every write at first, then every
-    /// 2nd, 4th … once `budget` bytes are held. Called for the `seq`-th write when the
-    /// stride picks it.
-    #[inline(never)]
-    fn sample_write(&mut self, buf: &[u8]) {
-        if self.samples.len() + buf.len() > self.budget {
-            if buf.len() > self.budget {
-                return;
-            }
-            // Full: keep every other sampled write and sample half as often from now on.
-            // In place: sampled write 2k moves to slot k.
-            let n = buf.len();
-            let writes = self.samples.len() / n;
-            let mut kept = 0;
-            for k in (0..writes).step_by(2) {
-                self.samples.copy_within(k * n..(k + 1) * n, kept * n);
-                kept += 1;
-            }
-            self.samples.truncate(kept * n);
-            self.stride *= 2;
-            if self.seq & (self.stride - 1) != 0 {
-                return;
-            }
-        }
-        self.samples.extend_from_slice(buf);
-    }
-
-    fn compress_now(&mut self, data: &[u8]) {
-        let mut out = Vec::new();
-        for c in data.chunks(self.chunk) {
-            let (l, z) = compressed_sizes(c, &mut out);
-            self.raw += c.len() as u64;
-            self.lz4 += l;
-            self.zstd += z;
-        }
     }
 
     /// Adds another job's sampler (same options) to this one.
@@ -559,15 +562,9 @@ impl Sampler {
     }
 }
 
-/// lz4 and zstd-1 sizes of one chunk; a chunk that does not shrink is stored as it is,
-/// as a compressing device would.
-fn compressed_sizes(chunk: &[u8], out: &mut Vec<u8>) -> (u64, u64) {
-    let n = chunk.len() as u64;
-    out.resize(lz4_flex::block::get_maximum_output_size(chunk.len()), 0);
-    let l = lz4_flex::block::compress_into(chunk, out).map_or(n, |v| v as u64);
-    let z = zstd::bulk::compress(chunk, 1).map_or(n, |v| v.len() as u64);
-    (l.min(n), z.min(n))
-}
+#[path = "sampler_compress.rs"]
+mod compress;
+use compress::compressed_sizes;
 
 #[cfg(test)]
 mod tests {
@@ -907,5 +904,52 @@ mod tests {
             m.observe(&buf);
         }
         assert!(m.hashed_units >= 32768, "{} units hashed", m.hashed_units);
+    }
+
+    /// A job that says how much it will write (`plan`, when the allowance is spent)
+    /// hashes about twice the allowance in all, where halving the fraction once per
+    /// doubling of the written bytes hashed half the allowance again at every doubling
+    /// (2^20 units here: 32768 + 5 x 16384); the figure as close to the asked share.
+    #[test]
+    fn a_job_that_says_how_much_it_writes_hashes_the_allowance_twice() {
+        let spec = DataSpec {
+            dedup: 50.0,
+            ..DataSpec::default()
+        };
+        let units = 1u64 << 20;
+        let mut g = crate::workload::data::DataGen::new(&spec, 3, 9, None);
+        let (mut told, mut untold) = (Sampler::new(&spec), Sampler::new(&spec));
+        let mut buf = vec![0u8; 128 << 10];
+        let mut asked_at = None;
+        for _ in 0..units / 32 {
+            g.fill(&mut buf);
+            told.observe(&buf);
+            untold.observe(&buf);
+            if told.wants_plan() {
+                asked_at = Some(told.written());
+                told.plan(units * 4096);
+            }
+        }
+        let asked_at = asked_at.expect("the sampler asked");
+        assert!(
+            (asked_at >> 12) <= 2 * 32768,
+            "asked after {} units",
+            asked_at >> 12
+        );
+        assert!(
+            told.hashed_units <= 2 * 32768 + 32768 / 8,
+            "{} units hashed",
+            told.hashed_units
+        );
+        assert!(
+            untold.hashed_units >= 32768 + 4 * 16384,
+            "{} units hashed without a plan",
+            untold.hashed_units
+        );
+        for m in [&told, &untold] {
+            let got = m.measure().unwrap().dedup_pct.unwrap();
+            eprintln!("{got:.2}% from {} units", m.hashed_units);
+            assert!((got - 50.0).abs() < 1.0, "{got:.2} for 50");
+        }
     }
 }

@@ -383,6 +383,34 @@ fn null_write(opts: &[&str]) -> serde_json::Value {
 }
 
 #[test]
+fn a_job_hashes_about_twice_the_allowance_whatever_its_length() {
+    // The sampler halved its fraction once per doubling of the written bytes, each
+    // doubling hashing half its allowance (32768 units) again: a 1 s null run of 128 KiB
+    // writes (release build) hashed ~141000 units of ~2.9 million, and 8 s of 200 MB/s
+    // 91526 of 409600. The job now says how
+    // much it will write when the allowance is spent (by its size, or by its runtime),
+    // and the fraction narrows at once: about twice the allowance in all, plus 1/1024 of
+    // the units when the fraction is at its narrowest.
+    // (Paced by time: a fast job's own rate depends on how much it hashes, so its first
+    // answer, given while the allowance is hashed, is low; a device's is not.)
+    for end in [
+        &["--io-size", "2g"][..],
+        &["--runtime", "8s", "--rate", "200m"],
+    ] {
+        let opts = [&["--bs", "128k", "--qd", "8", "--size", "1g"][..], end].concat();
+        let rep = &null_write(&opts)["runs"][0]["repetitions"][0];
+        let units = rep["write"]["bytes"].as_u64().unwrap() / 4096;
+        let hashed = rep["data"]["dedup_sampled_units"].as_u64().unwrap();
+        assert!(units >= 1 << 18, "{end:?}: {units} units written");
+        assert!(
+            hashed <= 2 * 32768 + units / 1024 + 4096,
+            "{end:?}: {hashed} of {units} units hashed"
+        );
+        assert_eq!(rep["data"]["dedup_pct"].as_f64(), Some(0.0), "{end:?}");
+    }
+}
+
+#[test]
 fn a_pool_smaller_than_the_writes_in_flight_is_named() {
     // `--data-pool 1m` with 16 writes of 128 KiB in flight: most writes found their pool
     // units still lent and were copied (3.1 us of CPU per write on the null engine where

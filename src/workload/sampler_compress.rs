@@ -1,0 +1,75 @@
+//! The sampler's compression side (`workload::sampler`): whole writes kept within a
+//! budget and compressed chunk by chunk, and `iomark data`'s exhaustive pass.
+
+use super::Sampler;
+use crate::workload::data::content_hash;
+
+impl Sampler {
+    /// `observe` for `iomark data`: every unit of the stream hashed, every chunk
+    /// compressed, across the boundaries of its writes (the tails wait in the carries;
+    /// `measure` takes the last, partial ones).
+    #[cold]
+    pub(super) fn observe_all(&mut self, buf: &[u8]) {
+        let mut units = std::mem::take(&mut self.unit_carry);
+        units.extend_from_slice(buf);
+        let whole = units.len() / self.unit * self.unit;
+        for unit in units[..whole].chunks_exact(self.unit) {
+            self.record(content_hash(unit), 1, 0);
+        }
+        units.drain(..whole);
+        self.unit_carry = units;
+        let mut chunks = std::mem::take(&mut self.chunk_carry);
+        chunks.extend_from_slice(buf);
+        let whole = chunks.len() / self.chunk * self.chunk;
+        self.compress_now(&chunks[..whole]);
+        chunks.drain(..whole);
+        self.chunk_carry = chunks;
+    }
+
+    /// Keeps whole writes for the compression figures: every write at first, then every
+    /// 2nd, 4th … once `budget` bytes are held. Called for the `seq`-th write when the
+    /// stride picks it.
+    #[inline(never)]
+    pub(super) fn sample_write(&mut self, buf: &[u8]) {
+        if self.samples.len() + buf.len() > self.budget {
+            if buf.len() > self.budget {
+                return;
+            }
+            // Full: keep every other sampled write and sample half as often from now on.
+            // In place: sampled write 2k moves to slot k.
+            let n = buf.len();
+            let writes = self.samples.len() / n;
+            let mut kept = 0;
+            for k in (0..writes).step_by(2) {
+                self.samples.copy_within(k * n..(k + 1) * n, kept * n);
+                kept += 1;
+            }
+            self.samples.truncate(kept * n);
+            self.stride *= 2;
+            if self.seq & (self.stride - 1) != 0 {
+                return;
+            }
+        }
+        self.samples.extend_from_slice(buf);
+    }
+
+    pub(super) fn compress_now(&mut self, data: &[u8]) {
+        let mut out = Vec::new();
+        for c in data.chunks(self.chunk) {
+            let (l, z) = compressed_sizes(c, &mut out);
+            self.raw += c.len() as u64;
+            self.lz4 += l;
+            self.zstd += z;
+        }
+    }
+}
+
+/// lz4 and zstd-1 sizes of one chunk; a chunk that does not shrink is stored as it is,
+/// as a compressing device would.
+pub(super) fn compressed_sizes(chunk: &[u8], out: &mut Vec<u8>) -> (u64, u64) {
+    let n = chunk.len() as u64;
+    out.resize(lz4_flex::block::get_maximum_output_size(chunk.len()), 0);
+    let l = lz4_flex::block::compress_into(chunk, out).map_or(n, |v| v as u64);
+    let z = zstd::bulk::compress(chunk, 1).map_or(n, |v| v.len() as u64);
+    (l.min(n), z.min(n))
+}
