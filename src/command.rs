@@ -228,8 +228,7 @@ pub fn suite(mut plan: SuitePlan, stop: &StopFlag) -> Result<i32> {
 pub fn data(plan: crate::plan::DataPlan, stop: &StopFlag) -> Result<i32> {
     arm(stop)?;
     let p = crate::measure::stream::write_stream(&plan.spec, plan.size, &plan.output, stop)?;
-    let stream = [p.bytes, p.writes, p.next];
-    (!plan.quiet).then(|| complain_plain(&notes::data_figures(&plan, &p.measure, stream)));
+    (!plan.quiet).then(|| complain_plain(&notes::data_figures(&plan, &p.measure, &p.end)));
     Ok(exit_for(stop, None, None))
 }
 

@@ -195,22 +195,13 @@ impl DataCmdArgs {
         if spec.bs == 0 {
             return Err(Error::usage("--bs must be greater than zero (e.g. 4k)"));
         }
-        spec.bs_mix = match (&self.bs, &self.bssplit, &self.bsrange) {
-            (_, Some(_), Some(_)) => {
-                return Err(Error::usage(
-                    "--bssplit and --bsrange both set the block sizes; give one of them",
-                ));
-            }
-            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-                return Err(Error::usage(
-                    "--bs and a mix of sizes (--bssplit, --bsrange) both set the block size; give one of them",
-                ));
-            }
-            (_, Some(t), None) => Some(BsMix::parse_split(t, |s| size_opt("--bssplit", s))?),
-            (_, None, Some(t)) => Some(BsMix::parse_range(t, |s| size_opt("--bsrange", s))?),
-            (_, None, None) => None,
-        };
-        if let Some(m) = spec.bs_mix.take() {
+        let mix = BsMix::of_options(self.bssplit.as_deref(), self.bsrange.as_deref(), size_opt)?;
+        if mix.is_some() && self.bs.is_some() {
+            return Err(Error::usage(
+                "--bs and a mix of sizes (--bssplit, --bsrange) both set the block size; give one of them",
+            ));
+        }
+        if let Some(m) = mix {
             m.validate(false)?;
             // As a run keeps it: the largest size, and a mix of one size is that size.
             let one = crate::plan::bsmix::WriteBs::of(m.max(), Some(m));

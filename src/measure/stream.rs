@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use crate::error::{Error, Result};
+use crate::plan::StreamEnd;
 use crate::plan::spec::Spec;
 use crate::results::schema::DataMeasure;
 use crate::stop::StopFlag;
@@ -15,12 +16,7 @@ use crate::workload::seed::{job_data, job_sizes, job_stream, spec_stream};
 #[derive(Debug, Clone, Copy)]
 pub struct Produced {
     pub measure: DataMeasure,
-    /// Bytes and writes of the stream.
-    pub bytes: u64,
-    pub writes: u64,
-    /// The size of the write that did not fit in what was left of `--size` (a run's next
-    /// pass begins with it), 0 when the stream filled it or was stopped.
-    pub next: u64,
+    pub end: StreamEnd,
 }
 
 /// Writes the stream job 1 of the first repetition of `spec` writes to `out`, its whole
@@ -61,9 +57,11 @@ pub(crate) fn produce_stream(
         .ok_or_else(|| Error::runtime("no data was produced"))?;
     Ok(Produced {
         measure,
-        bytes,
-        writes,
-        next: if bytes == size { 0 } else { next },
+        end: StreamEnd {
+            bytes,
+            writes,
+            next: if bytes == size { 0 } else { next },
+        },
     })
 }
 

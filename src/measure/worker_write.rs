@@ -60,10 +60,13 @@ impl<E: Engine> Worker<'_, '_, E> {
         self.writes_since_sync += 1;
         if let Some(l) = lent {
             if measuring && let Some(s) = self.sampler.as_mut() {
-                s.observe(self.data.lent_bytes(l));
-                if s.wants_plan() {
-                    plan(s, self.ctx, self.now, self.issued_measured);
-                }
+                show(
+                    s,
+                    self.data.lent_bytes(l),
+                    self.ctx,
+                    self.now,
+                    self.issued_measured,
+                );
             }
             return Some(l);
         }
@@ -76,10 +79,7 @@ impl<E: Engine> Worker<'_, '_, E> {
             gens[((offset - *base) / spec.bs) as usize] = generation;
         }
         if measuring && let Some(s) = self.sampler.as_mut() {
-            s.observe(buf);
-            if s.wants_plan() {
-                plan(s, self.ctx, self.now, self.issued_measured);
-            }
+            show(s, buf, self.ctx, self.now, self.issued_measured);
         }
         None
     }
@@ -106,6 +106,16 @@ impl<E: Engine> Worker<'_, '_, E> {
         if let Some(fd) = fd {
             crate::io::sys::drop_file_cache(fd, base, span, false);
         }
+    }
+}
+
+/// Shows a write's bytes to the sampler, and answers it when it asks how much the job
+/// will write.
+#[inline(always)]
+fn show(s: &mut Sampler, bytes: &[u8], ctx: &WorkerCtx, now: u64, issued: u64) {
+    s.observe(bytes);
+    if s.wants_plan() {
+        plan(s, ctx, now, issued);
     }
 }
 

@@ -29,6 +29,23 @@ pub enum BsMix {
 }
 
 impl BsMix {
+    /// The mix of `--bssplit` or `--bsrange` (`None`: neither given; both: refused), as a
+    /// spec keeps it with `WriteBs::of`. `size` parses one size for the option it names.
+    pub(crate) fn of_options(
+        split: Option<&str>,
+        range: Option<&str>,
+        size: impl Fn(&str, &str) -> Result<u64>,
+    ) -> Result<Option<BsMix>> {
+        match (split, range) {
+            (Some(_), Some(_)) => Err(Error::usage(
+                "--bssplit and --bsrange both set the block sizes; give one of them",
+            )),
+            (Some(t), None) => Self::parse_split(t, |s| size("--bssplit", s)).map(Some),
+            (None, Some(t)) => Self::parse_range(t, |s| size("--bsrange", s)).map(Some),
+            (None, None) => Ok(None),
+        }
+    }
+
     /// `--bssplit SIZE/PCT:SIZE/PCT…`; a size without a percentage shares what the others
     /// leave of 100 equally (as fio). `size` parses one size.
     pub(crate) fn parse_split(text: &str, size: impl Fn(&str) -> Result<u64>) -> Result<BsMix> {

@@ -227,6 +227,17 @@ pub struct DataPlan {
     pub quiet: bool,
 }
 
+/// Where the stream `iomark data` made ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamEnd {
+    /// Bytes and writes of the stream.
+    pub bytes: u64,
+    pub writes: u64,
+    /// The size of the write that did not fit in what was left of `--size` (a run's next
+    /// pass begins with it), 0 when the stream filled it or was stopped.
+    pub next: u64,
+}
+
 /// A run's place in a study: which test, and the value of the swept parameter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StudyPoint {

@@ -100,16 +100,7 @@ impl RunOptions {
             }
             notes.push(note);
         }
-        spec.bs_mix = match (self.text("bssplit"), self.text("bsrange")) {
-            (Some(_), Some(_)) => {
-                return Err(Error::usage(
-                    "--bssplit and --bsrange both set the block sizes; give one of them",
-                ));
-            }
-            (Some(t), None) => Some(BsMix::parse_split(t, |s| size_opt("--bssplit", s))?),
-            (None, Some(t)) => Some(BsMix::parse_range(t, |s| size_opt("--bsrange", s))?),
-            (None, None) => None,
-        };
+        spec.bs_mix = BsMix::of_options(self.text("bssplit"), self.text("bsrange"), size_opt)?;
         if let Some(m) = &spec.bs_mix {
             if self.given("bs") {
                 return Err(Error::usage(format!(

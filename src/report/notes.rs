@@ -224,15 +224,21 @@ pub(crate) fn amplification(doc: &Document) -> Option<String> {
 
 /// What `iomark data` measured of the stream it wrote, and where the stream ended when
 /// it did not fill `--size`.
-/// (`stream`: the stream's bytes and writes, and the size of the write that did not fit,
-/// 0 when none.)
-pub fn data_figures(plan: &crate::plan::DataPlan, m: &DataMeasure, stream: [u64; 3]) -> String {
+pub fn data_figures(
+    plan: &crate::plan::DataPlan,
+    m: &DataMeasure,
+    end: &crate::plan::StreamEnd,
+) -> String {
     let (output, data, dedup_unit) = (
         &plan.output,
         plan.spec.data.describe(),
         plan.spec.data.dedup_unit,
     );
-    let [bytes, writes, next] = stream;
+    let crate::plan::StreamEnd {
+        bytes,
+        writes,
+        next,
+    } = *end;
     let dups = match m.dedup_pct {
         Some(p) => format!("duplicate {}-units {p:.1}%", fmt_size_short(dedup_unit)),
         None => format!(

@@ -100,8 +100,8 @@ impl Tracks {
     /// The set of `sel` in this table.
     #[inline(always)]
     pub(super) fn set_of(&self, sel: u64) -> usize {
-        // (A table of one set would shift by 64.)
-        sel.checked_shr(self.shift).unwrap_or(0) as usize
+        // (`shift` is 54 at most: the first table has 1024 sets.)
+        (sel >> self.shift) as usize
     }
 
     /// The slot of its set that holds `sel`, if one does.
