@@ -8,7 +8,9 @@ use crate::plan::data::DataSpec;
 use crate::results::schema::DataMeasure;
 use crate::workload::data::content_hash;
 use crate::workload::keys::{KeyHasher, selector};
-use crate::workload::tracks::{Counted, Tracks};
+use crate::workload::tracks::{
+    Counted, TRACK_ALL_UNITS, TRACK_EVERY, Tracks, first_tracked_from, next_tracked_after,
+};
 
 /// Fraction of the written bytes the dedup measurement may hash, as a power of two
 /// (1/1024 for units whose content is rare, as much again for the copies of frequent
@@ -16,34 +18,6 @@ use crate::workload::tracks::{Counted, Tracks};
 /// hashing a unit (read from the pool, 4 KiB at about 8 GB/s) about 500: hashing 1/256
 /// of the bytes took 4% of a null 128 KiB write's CPU (perf), 1/1024 a quarter of that.
 const HASH_BUDGET_SHIFT: u32 = 10;
-/// One unit in `TRACK_EVERY` (a fixed, content-blind choice of positions: a Weyl
-/// sequence over the units' order) is counted in the tracking table. Counting every unit
-/// missed the cache on most of them (the table was 128 KiB then, and the pool's stamps stream
-/// through the caches): 12 ns per unit, more than the rest of a pooled write. A content
-/// frequent enough to pin is frequent among those positions too: its count there rises
-/// as often relative to the others' as it did over every unit. (Every unit is counted
-/// until `TRACK_ALL_UNITS` have been written, so that a short run or a slow device pins
-/// what comes a few dozen times: counted one in 16, a content of a `--dedup-set 1000`
-/// needed about 128 copies.)
-const TRACK_EVERY: u64 = 16;
-/// Units of a job counted every one in the tracking table before one in `TRACK_EVERY`
-/// is (4 GiB of 4 KiB units: a fraction of a second on the null engine, tens of
-/// seconds on most devices, where a table visit per unit costs little).
-const TRACK_ALL_UNITS: u64 = 1 << 20;
-/// The Weyl step (2^64 / the golden ratio): position `k` is tracked when the fractional
-/// part of `k × step / 2^64` is below `1 / TRACK_EVERY`, a choice that spreads evenly
-/// over every residue class of the units' order (a periodic pattern of contents is
-/// tracked in all its phases).
-const WEYL_STEP: u64 = 0x9E37_79B9_7F4A_7C15;
-/// The positions below this (of 2^64) are tracked.
-const TRACK_BELOW: u64 = u64::MAX / TRACK_EVERY;
-/// The distances between one tracked unit and the next: the Weyl sequence comes back
-/// below `TRACK_BELOW` after 8, 13 or 21 steps, never after any other number (a rotation
-/// returns to an interval after at most three distinct times; a test checks these over
-/// millions of steps). The next tracked unit is the first of them that lands there, so
-/// that a write's units are not stepped one by one (a step and a compare per unit were
-/// a fifth of the sampler's pass over a 128 KiB write).
-const TRACK_GAPS: [u64; 3] = [8, 13, 21];
 /// Units every job may hash before the budget applies, so that runs are measured from a
 /// sample whose spread is within a point: at 50% duplicates each sampled content brings
 /// about two units, and the error is the number of contents' (8192 units, the allowance
@@ -590,29 +564,6 @@ impl Sampler {
     }
 }
 
-/// Whether unit `i` (counted from a job's first) is at a tracked position.
-#[inline(always)]
-fn is_tracked(i: u64) -> bool {
-    (i + 1).wrapping_mul(WEYL_STEP) < TRACK_BELOW
-}
-
-/// The first tracked unit at or after unit `i`.
-fn first_tracked_from(i: u64) -> u64 {
-    (i..)
-        .find(|&j| is_tracked(j))
-        .expect("the sequence comes back")
-}
-
-/// The tracked unit after tracked unit `i`: the first of `TRACK_GAPS` that lands.
-#[inline(always)]
-fn next_tracked_after(i: u64) -> u64 {
-    match TRACK_GAPS.iter().find(|&&g| is_tracked(i + g)) {
-        Some(g) => i + g,
-        // (Not reached: the gaps are all the sequence has.)
-        None => first_tracked_from(i + 1),
-    }
-}
-
 #[path = "sampler_compress.rs"]
 mod compress;
 use compress::compressed_sizes;
@@ -621,49 +572,7 @@ use compress::compressed_sizes;
 mod tests {
     use super::*;
     use crate::workload::rng::Rng;
-
-    /// The tracked positions are one in `TRACK_EVERY` in every phase of every short
-    /// period, so that a periodic pattern of contents (a corpus repeated, a dedup set
-    /// written in turn) is tracked in all its phases: a counter that tracked every 16th
-    /// unit would never see 15 of every 16 contents of a period of 16.
-    #[test]
-    fn tracked_positions_spread_over_every_phase_of_a_period() {
-        let n = 1u64 << 20;
-        for period in 2..=64u64 {
-            let mut tracked = vec![0u64; period as usize];
-            let mut k = first_tracked_from(0);
-            while k < n {
-                tracked[(k % period) as usize] += 1;
-                k = next_tracked_after(k);
-            }
-            let each = n / period / TRACK_EVERY;
-            for (phase, &t) in tracked.iter().enumerate() {
-                assert!(
-                    t.abs_diff(each) * 10 < each,
-                    "period {period}, phase {phase}: {t} tracked, {each} expected"
-                );
-            }
-        }
-    }
-
-    /// The tracked units found by jumping (`TRACK_GAPS`) are exactly those of the Weyl
-    /// sequence stepped unit by unit, from any start (a gap missing from the list would
-    /// skip tracked units: contents that come in a period would go uncounted).
-    #[test]
-    fn jumps_between_tracked_units_are_the_stepped_sequence() {
-        for start in [0u64, 1, 7, 1 << 20, (1 << 20) + 3, u64::MAX / 3] {
-            let mut k = first_tracked_from(start);
-            let mut found = 0;
-            for i in start..start + (1 << 22) {
-                if is_tracked(i) {
-                    assert_eq!(k, i, "from {start}: the jump landed at {k}, not {i}");
-                    k = next_tracked_after(k);
-                    found += 1;
-                }
-            }
-            assert!(found > (1 << 22) / TRACK_EVERY - 100, "{found} tracked");
-        }
-    }
+    use crate::workload::tracks::is_tracked;
 
     /// A write's units are tracked as the same units written one by one are: whatever
     /// the writes' sizes, the positions are those of the job's units in order.
