@@ -38,6 +38,11 @@
 # PIN=N pins the job threads of both tools to CPU N (iomark --cpus N, fio
 # --cpus_allowed=N), so that neither gets a better placement by chance beside the kernel
 # threads that complete its I/O (the loop device's worker, io_uring's); default: unpinned.
+# PIN_KERNEL=1 (with PIN=N) also confines the kernel's unbound workqueues, where the loop
+# device's worker runs, to CPU N (/sys/devices/virtual/workqueue/cpumask, root; the mask
+# is put back at exit): submitter and device worker then share one CPU in both tools, no
+# wakeup crosses CPUs, and a loop row compares the tools' code rather than where the
+# scheduler happened to put three threads (session 19 in docs/PERFORMANCE.md).
 #
 # CPU per I/O is that of the threads doing the I/O: iomark's job threads (cpu.workers in
 # its results; io_uring's kernel workers and the main thread are reported apart, as fio
@@ -59,8 +64,16 @@ IOMARK=${IOMARK:-$HERE/target/release/iomark}
 DIR=${IOMARK_BENCH_DIR:-$PWD}
 DEVICES=${DEVICES:-null loop zram disk}
 PIN=${PIN:-}
+PIN_KERNEL=${PIN_KERNEL:-}
 PIN_IOMARK=""; PIN_FIO=""
 if [ -n "$PIN" ]; then PIN_IOMARK="--cpus $PIN"; PIN_FIO="--cpus_allowed=$PIN"; fi
+WQ_MASK=/sys/devices/virtual/workqueue/cpumask
+if [ -n "$PIN_KERNEL" ]; then
+  case "$PIN" in
+    ''|*[!0-9]*) echo "vs-fio: PIN_KERNEL=1 needs PIN=N, one CPU number (PIN=1 PIN_KERNEL=1)" >&2; exit 2;;
+  esac
+  [ -w "$WQ_MASK" ] || { echo "vs-fio: PIN_KERNEL=1 needs root and $WQ_MASK" >&2; exit 2; }
+fi
 JOBS=${JOBS:-null-r4k null-w4k null-w128k rr4k-qd1 rr4k-qd8 rr4k-qd32 rr4k-qd128 rr4k-qd32-j2 rw4k-qd1 rw4k-qd32 w128k-qd8 w128k-qd8-p1m r1m-qd8 mix70-qd16 aio-rr4k-qd1 aio-rr4k-qd32 aio-rw4k-qd32 aio-w128k-qd8}
 
 command -v fio >/dev/null || { echo "vs-fio: fio is not installed (apt-get install fio)" >&2; exit 2; }
@@ -70,12 +83,18 @@ command -v python3 >/dev/null || { echo "vs-fio: python3 is needed to read the J
 TMP=$(mktemp -d)
 LOOPDEV=""
 ZRAM=""
+WQ_BEFORE=""
 cleanup() {
+  [ -n "$WQ_BEFORE" ] && echo "$WQ_BEFORE" > "$WQ_MASK" 2>/dev/null || true
   [ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null || true
   [ -n "$ZRAM" ] && echo "$ZRAM" > /sys/class/zram-control/hot_remove 2>/dev/null || true
   rm -rf "$TMP" /dev/shm/iomark-vsfio-$$.img "$DIR/.iomark-vsfio-$$.dat"
 }
 trap cleanup EXIT
+if [ -n "$PIN_KERNEL" ]; then
+  WQ_BEFORE=$(cat "$WQ_MASK")
+  printf '%x\n' $((1 << PIN)) > "$WQ_MASK" || { echo "vs-fio: cannot confine the workqueues to CPU $PIN" >&2; exit 1; }
+fi
 
 # Prints "iops cpu_per_io_ns process_cpu_per_io_ns" for a result file of the given tool.
 figures() {
@@ -205,7 +224,7 @@ device_jobs() {
 }
 
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, kernel $(uname -r)"
-echo "iomark: $("$IOMARK" --version), $(fio --version); $ROUNDS rounds of ${SECS}s per tool and job${PIN:+; job threads pinned to CPU $PIN}"
+echo "iomark: $("$IOMARK" --version), $(fio --version); $ROUNDS rounds of ${SECS}s per tool and job${PIN:+; job threads pinned to CPU $PIN}${PIN_KERNEL:+, unbound kernel workqueues too}"
 
 if has_device null; then
   run_pair null null-r4k "--engine null --size 1g --rw randread --bs 4k --qd 1" \
@@ -262,4 +281,4 @@ for dev in null loop zram disk; do
   done
 done
 echo "(IOPS above 1 and CPU per I/O below 1 favour iomark; k/n: the rounds that did; for null at QD 1, IOPS is ops/s on one core)"
-echo "(IPIs/I/O: the machine's function-call and rescheduling interrupts per I/O, medians for iomark / fio: the wakeups sent to another CPU. On a guest of few CPUs a device worked by a kernel thread (loop) runs fastest when the submitter, that thread and the completions share one CPU; rounds whose tools differ here measured the scheduler's placement, not the tools: bench/placement.sh)"
+echo "(IPIs/I/O: the machine's function-call and rescheduling interrupts per I/O, medians for iomark / fio: the wakeups sent to another CPU. On a guest of few CPUs a device worked by a kernel thread (loop) runs fastest when the submitter, that thread and the completions share one CPU; rounds whose tools differ here measured the scheduler's placement, not the tools: bench/placement.sh; PIN=1 PIN_KERNEL=1 puts the submitter and the loop device's worker on one CPU in both tools)"
