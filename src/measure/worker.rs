@@ -148,8 +148,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 spec.rw.read_pct(spec.rwmixread),
                 Rng::new(spec.seed, stream | 2),
             ),
+            sampler: (spec.writes() && spec.rw.writes_data())
+                .then(|| Sampler::new(&spec.data).with_stamp_turns(data.stamp_turns())),
             data,
-            sampler: (spec.writes() && spec.rw.writes_data()).then(|| Sampler::new(&spec.data)),
             verify,
             slots: vec![Slot::IDLE; slots(spec)],
             free: (0..slots(spec) as u32).rev().collect(),

@@ -56,13 +56,14 @@ impl<E: Engine> Worker<'_, '_, E> {
         // Safety: `slot` came off the free list, so no request on it is in flight: it is
         // pushed back only after its completion has been reaped.
         let buf = unsafe { &mut self.eng.buffer(slot)[..len as usize] };
+        let first_id = self.data.next_id();
         let lent = self.data.next_write(buf, self.verify.is_none());
         self.writes_since_sync += 1;
         if let Some(l) = lent {
             if measuring && let Some(s) = self.sampler.as_mut() {
                 show(
                     s,
-                    self.data.lent_bytes(l),
+                    (self.data.lent_bytes(l), first_id),
                     self.ctx,
                     self.now,
                     self.issued_measured,
@@ -79,7 +80,7 @@ impl<E: Engine> Worker<'_, '_, E> {
             gens[((offset - *base) / spec.bs) as usize] = generation;
         }
         if measuring && let Some(s) = self.sampler.as_mut() {
-            show(s, buf, self.ctx, self.now, self.issued_measured);
+            show(s, (buf, first_id), self.ctx, self.now, self.issued_measured);
         }
         None
     }
@@ -109,11 +110,11 @@ impl<E: Engine> Worker<'_, '_, E> {
     }
 }
 
-/// Shows a write's bytes to the sampler, and answers it when it asks how much the job
-/// will write.
+/// Shows a write's bytes (and the unique unit they begin with) to the sampler, and
+/// answers it when it asks how much the job will write.
 #[inline(always)]
-fn show(s: &mut Sampler, bytes: &[u8], ctx: &WorkerCtx, now: u64, issued: u64) {
-    s.observe(bytes);
+fn show(s: &mut Sampler, write: (&[u8], u64), ctx: &WorkerCtx, now: u64, issued: u64) {
+    s.observe_from(write.0, write.1);
     if s.wants_plan() {
         plan(s, ctx, now, issued);
     }

@@ -298,6 +298,20 @@ impl DataGen {
         }
     }
 
+    /// The unique unit the next write begins with: where its stamps lie when the pool's
+    /// stamps turn (`stamp_turns`; every unit of such a stream is unique, so that its
+    /// units are `next_id()`, `next_id() + 1`, ...).
+    #[inline(always)]
+    pub fn next_id(&self) -> u64 {
+        self.uniques
+    }
+
+    /// The lines the stamps of this generator's units turn through (1: each stamp at
+    /// its unit's start, or no stamps): see `UnitPool::stamp_turns`.
+    pub fn stamp_turns(&self) -> usize {
+        self.pool.as_ref().map_or(1, |p| p.stamp_turns())
+    }
+
     /// The bytes of lent units (what their write sends).
     #[inline]
     pub fn lent_bytes(&self, l: Lent) -> &[u8] {

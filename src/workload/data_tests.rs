@@ -364,22 +364,31 @@ fn no_lending_with_dedup_or_refill() {
 }
 
 #[test]
-fn units_sharing_a_pool_unit_differ_from_their_first_bytes() {
+fn units_sharing_a_pool_unit_differ_where_the_sampler_looks() {
     // Unit i and unit i + N (N units in the pool) come from one pool unit: their stamps
-    // differ, and the stamp is in the first eight bytes, where the sampler's selector
-    // looks.
+    // differ, and the stamp is where the sampler's selector looks: in the first eight
+    // bytes, or, where the stamps turn through the units' lines (random data without
+    // dedup), in line i mod turns (and the first eight bytes are the pool unit's own).
     for s in pool_profiles() {
         let ul = s.unit_len();
         let n = POOL_BYTES.div_ceil(ul);
         let data = stream(&s, (n + 64) * ul, ul, 2);
         let opens_with_literals = !(s.kind == DataKind::Compressible && s.compress > 99.0);
+        let turns = DataGen::new(&s, 2, 0, None).stamp_turns();
+        if s.kind == DataKind::Random && s.dedup <= 0.0 && ul >= 4096 {
+            assert_eq!(turns, 64, "{}", s.describe());
+        }
         for i in 0..64 {
             let (u, v) = (
                 &data[i * ul..(i + 1) * ul],
                 &data[(n + i) * ul..(n + i + 1) * ul],
             );
+            let at = (i % turns) * 64;
+            if at > 0 {
+                assert_eq!(u[..8], v[..8], "{}: unit {i}", s.describe());
+            }
             if opens_with_literals {
-                assert_ne!(u[..8], v[..8], "{}: unit {i}", s.describe());
+                assert_ne!(u[at..at + 8], v[at..at + 8], "{}: unit {i}", s.describe());
                 // Apart from the stamp (and a repeat chunk's copies of it), the same bytes;
                 // at 98% a repeat chunk is almost all copies of its opening bytes.
                 let same = u.iter().zip(v).filter(|(x, y)| x == y).count();

@@ -28,7 +28,7 @@ impl Hasher for KeyHasher {
 }
 
 /// The selector of a unit: its first 8-byte word (where a generated unit's stamp is, so
-/// that units differ there) and its length, mixed; when that word is zero (sparse
+/// that units differ there; see `selector_at` for stamps that turn) and its length, mixed; when that word is zero (sparse
 /// blocks, zeros), its middle and last words instead. Equal units have equal selectors;
 /// it reads 8 bytes (24 when sparse) whatever the unit's size.
 ///
@@ -37,8 +37,17 @@ impl Hasher for KeyHasher {
 /// other two words waited for the line to come from memory, 5 to 10 ns per unit, more
 /// than the rest of a pooled 128 KiB write. Units that agree in their first word are
 /// sampled together: that widens the estimate's spread, it does not bias it.)
-#[inline(always)]
+#[cfg(test)]
 pub(super) fn selector(unit: &[u8]) -> u64 {
+    selector_at(unit, 0)
+}
+
+/// `selector` with its first word read `at` bytes into the unit (a multiple of 8 below
+/// the unit's length less 8) instead of at its start: where a pool lends units whose
+/// stamp turns through their lines (`UnitPool::stamp_turns`), the sampler reads each
+/// unit's stamp where it lies, so that units differ there.
+#[inline(always)]
+pub(super) fn selector_at(unit: &[u8], at: usize) -> u64 {
     let n = unit.len();
     let word = |at: usize| {
         let mut w = [0u8; 8];
@@ -47,7 +56,7 @@ pub(super) fn selector(unit: &[u8]) -> u64 {
         u64::from_le_bytes(w)
     };
     let (a, b, c) = if n >= 8 {
-        match u64::from_le_bytes(unit[..8].try_into().expect("8 bytes")) {
+        match u64::from_le_bytes(unit[at..at + 8].try_into().expect("8 bytes")) {
             0 => (0, word((n / 2) & !7), word(n - 8)),
             head => (head, 0, 0),
         }

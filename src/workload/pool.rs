@@ -47,7 +47,15 @@ pub struct UnitPool {
     slot_mask: u64,
     /// The one stamp place when a unit has one 8-byte stamp (the default profile).
     one_place: Option<usize>,
+    /// The cache lines the one stamp turns through (a power of two; 1: it stays put):
+    /// pool unit `slot`'s stamp lies `(slot mod turns) × 64` bytes past `one_place`.
+    turns: usize,
 }
+
+/// Lines a unit's one stamp may turn through. With every stamp in a unit's first line,
+/// the 4096 stamps of a 16 MiB pool lay 4 KiB apart, in one sixty-fourth of the L2's
+/// sets, and missed it on every lap of the pool (`docs/PERFORMANCE.md`, session 19).
+const STAMP_TURNS: usize = 64;
 
 /// What one write is sent from: pool units `first..first + count`, or, for a constant
 /// profile (zeros, a pattern), the first `count` bytes of the generator's constant region
@@ -84,10 +92,12 @@ impl UnitPool {
             rng.fill(pool);
         }
         let (places, width) = stamp_places(spec, unit_len);
+        let turns = turns_of(spec, &places, width, unit_len, units);
         let mut orig = Vec::with_capacity(units * places.len());
         for u in 0..units {
             let unit = &pool[u * unit_len..(u + 1) * unit_len];
-            orig.extend(places.iter().map(|&p| word(unit, p as usize, width)));
+            let turn = (u % turns) * 64;
+            orig.extend(places.iter().map(|&p| word(unit, p as usize + turn, width)));
         }
         let mut sm = seed ^ stream.rotate_left(29) ^ 0x57A3_57A3_57A3_57A3;
         UnitPool {
@@ -108,7 +118,20 @@ impl UnitPool {
             },
             places,
             width,
+            turns,
         }
+    }
+
+    /// The cache lines the stamp of a unit turns through (1: it stays at its place): the
+    /// stamp of unique unit `id` lies `(id mod turns) × 64` bytes past its place.
+    pub fn stamp_turns(&self) -> usize {
+        self.turns
+    }
+
+    /// Where the one stamp of pool unit `slot` lies in it.
+    #[inline(always)]
+    fn one_place_of(&self, p: usize, slot: usize) -> usize {
+        p + (slot & (self.turns - 1)) * 64
     }
 
     /// Units in the pool.
@@ -157,8 +180,15 @@ impl UnitPool {
         }
         let at = self.start + self.slot_of(id) * self.unit_len;
         unit.copy_from_slice(&self.bytes[at..at + self.unit_len]);
-        let orig = self.orig_of(self.slot_of(id));
-        stamp_into(unit, &self.places, self.width, orig, self.stamp(id));
+        let slot = self.slot_of(id);
+        let orig = self.orig_of(slot);
+        match self.one_place {
+            Some(p) => {
+                let at = self.one_place_of(p, slot);
+                unit[at..at + 8].copy_from_slice(&(orig[0] ^ self.stamp(id)).to_le_bytes());
+            }
+            None => stamp_into(unit, &self.places, self.width, orig, self.stamp(id)),
+        }
     }
 
     /// Stamps unique units `first_id..first_id + count` in place and lends them, when
@@ -184,8 +214,9 @@ impl UnitPool {
         }
         let at = self.start + first * self.unit_len;
         let key = self.stamp(id);
+        let one = self.one_place.map(|p| self.one_place_of(p, first));
         let unit = &mut self.bytes[at..at + self.unit_len];
-        if let Some(p) = self.one_place {
+        if let Some(p) = one {
             let o = self.orig[first];
             unit[p..p + 8].copy_from_slice(&(o ^ key).to_le_bytes());
         } else {
@@ -210,6 +241,8 @@ impl UnitPool {
         }
         let n = self.places.len();
         let at = self.start + first * ul;
+        // (`one_place_of`, with `self.bytes` borrowed below.)
+        let turn_mask = self.turns - 1;
         let stretch = &mut self.bytes[at..at + count * ul];
         let orig = &self.orig[first * n..(first + count) * n];
         // Read every unit's first stamp place first: independent loads whose cache misses
@@ -218,14 +251,15 @@ impl UnitPool {
         // its own line).
         if let Some(&p) = self.places.first() {
             let (p, width) = (p as usize, self.width);
-            let touch = (0..count).fold(0, |t, k| t ^ word(stretch, k * ul + p, width));
+            let at = |k: usize| k * ul + p + ((first + k) & turn_mask) * 64;
+            let touch = (0..count).fold(0, |t, k| t ^ word(stretch, at(k), width));
             std::hint::black_box(touch);
         }
         if let Some(p) = self.one_place {
             // The default profile: one 8-byte stamp per unit.
             for (k, &o) in orig.iter().enumerate() {
                 let key = stamp_of(self.stamp_base, first_id + k as u64);
-                let at = k * ul + p;
+                let at = k * ul + p + ((first + k) & turn_mask) * 64;
                 stretch[at..at + 8].copy_from_slice(&(o ^ key).to_le_bytes());
             }
         } else {
@@ -305,6 +339,26 @@ fn word(b: &[u8], at: usize, width: usize) -> u64 {
     let mut w = [0u8; 8];
     w[..width].copy_from_slice(&b[at..at + width]);
     u64::from_le_bytes(w)
+}
+
+/// The lines a pool's one stamp turns through (`UnitPool::turns`): random data without
+/// dedup, one 8-byte stamp at a unit's start, units of two lines or more; the most
+/// lines that divide both the unit's lines and the pool's units (so that unit `id`'s
+/// line is `id mod turns` whatever the lap). Dedup keeps every stamp first: its
+/// duplicates are copies, and the sampler finds a copy's stamp by its content alone.
+fn turns_of(spec: &DataSpec, places: &[u32], width: usize, unit_len: usize, units: usize) -> usize {
+    if places != [0] || width != 8 || spec.dedup > 0.0 {
+        return 1;
+    }
+    let lines = unit_len / 64;
+    if lines < 2 {
+        return 1;
+    }
+    let mut turns = STAMP_TURNS;
+    while turns > 1 && (!lines.is_multiple_of(turns) || !units.is_multiple_of(turns)) {
+        turns /= 2;
+    }
+    turns
 }
 
 /// The stamp places of a unit of `unit_len` bytes under profile `spec`, and the stamp's

@@ -7,7 +7,7 @@ use std::hash::BuildHasherDefault;
 use crate::plan::data::DataSpec;
 use crate::results::schema::DataMeasure;
 use crate::workload::data::content_hash;
-use crate::workload::keys::{KeyHasher, selector};
+use crate::workload::keys::{KeyHasher, selector_at};
 use crate::workload::tracks::{
     Counted, TRACK_ALL_UNITS, TRACK_EVERY, Tracks, first_tracked_from, next_tracked_after,
 };
@@ -56,10 +56,11 @@ struct Seen {
 ///
 /// Dedup units are sampled *by content*, so that every copy of a sampled unit is sampled
 /// too and the duplicate share among sampled units estimates the whole stream's: a cheap
-/// *selector* (the unit's first word) decides, and a unit is hashed in full when its
-/// selector falls in the sampled fraction of hash space (`shift` low zero bits). The
-/// fraction halves whenever the hashed bytes exceed the allowance plus 1/1024 of the
-/// written bytes while more than 1/1024 is selected, or the table exceeds its entries.
+/// *selector* (the unit's first word, or its stamp's: `with_stamp_turns`) decides, and a
+/// unit is hashed in full when its selector falls in the sampled fraction of hash space
+/// (`shift` low zero bits). The fraction halves whenever the hashed bytes exceed the
+/// allowance plus 1/1024 of the written bytes while more than 1/1024 is selected, or the
+/// table exceeds its entries.
 /// Copies of a *frequent* content (zeros, a pattern, a small `--dedup-set`) would all be
 /// hashed whatever the fraction, so the selectors of the units at one position in
 /// `TRACK_EVERY` (at every position for a job's first `TRACK_ALL_UNITS`) are counted in a
@@ -140,6 +141,10 @@ pub struct Sampler {
     sels: Box<[u64; GROUP]>,
     /// Whether the job was asked, and told, how much it will write (`plan`).
     plan: Plan,
+    /// Where a unit's selector is read when the pool's stamps turn through the units'
+    /// lines (`UnitPool::stamp_turns`): unit `id`'s at `(id & turn_mask) × 64`; 0 (the
+    /// first word of every unit) otherwise.
+    turn_mask: u64,
 }
 
 /// Where a sampler is with its plan (`Sampler::plan`).
@@ -186,7 +191,18 @@ impl Sampler {
             pinned_sel: 0,
             sels: Box::new([0; GROUP]),
             plan: Plan::None,
+            turn_mask: 0,
         }
+    }
+
+    /// The sampler of a job whose units' stamps turn through `turns` lines (a power of
+    /// two; 1: at each unit's start): it reads each unit's selector at its stamp, told
+    /// the write's first unit (`observe_from`).
+    pub fn with_stamp_turns(mut self, turns: usize) -> Sampler {
+        if turns.is_power_of_two() && turns * 64 <= self.unit {
+            self.turn_mask = turns as u64 - 1;
+        }
+        self
     }
 
     /// A sampler that measures everything it sees (for `iomark data`).
@@ -203,6 +219,13 @@ impl Sampler {
     /// is out of line, so that the common case saves no registers for it.
     #[inline(always)]
     pub fn observe(&mut self, buf: &[u8]) {
+        self.observe_from(buf, 0);
+    }
+
+    /// `observe` of a write whose first unit is unique unit `first_id` of the job's
+    /// stream (where the units' stamps lie, when they turn: `with_stamp_turns`).
+    #[inline(always)]
+    pub fn observe_from(&mut self, buf: &[u8], first_id: u64) {
         if self.exhaustive {
             self.observe_all(buf);
             return;
@@ -218,10 +241,10 @@ impl Sampler {
         }
         if buf.len() == self.unit {
             let tracked = self.tracked_among(1) == 1;
-            self.track(buf, tracked);
+            self.track(buf, tracked, self.stamp_at(first_id));
         } else {
-            for units in buf.chunks(GROUP * self.unit) {
-                self.track_group(units);
+            for (g, units) in buf.chunks(GROUP * self.unit).enumerate() {
+                self.track_group(units, first_id + (g * GROUP) as u64);
             }
         }
         self.seq += 1;
@@ -233,10 +256,10 @@ impl Sampler {
     /// One unit of a write, as `observe` sees it: its selector, which picks the sampled
     /// units; at a tracked position (one in `TRACK_EVERY`) also counted in the tracking
     /// table. The common case (a unit neither tracked nor sampled) is a selector, a step
-    /// of the position and two compares, with no load beyond the unit's first word.
+    /// of the position and two compares, with no load beyond the word at the unit's stamp.
     #[inline(always)]
-    fn track(&mut self, unit: &[u8], tracked: bool) {
-        let sel = selector(unit);
+    fn track(&mut self, unit: &[u8], tracked: bool, at: usize) {
+        let sel = selector_at(unit, at);
         if tracked {
             self.count(unit, sel);
             return;
@@ -252,15 +275,16 @@ impl Sampler {
     /// that the units' loads and multiplies overlap; the tracked units come from
     /// `tracked_among`, a few jumps per write); then the few units picked.
     #[inline(always)]
-    fn track_group(&mut self, units: &[u8]) {
+    fn track_group(&mut self, units: &[u8], first_id: u64) {
         let n = units.len() / self.unit;
         let tracked = self.tracked_among(n as u64);
         let sels = &mut *self.sels;
         let mut picked = 0u64;
         // (`trailing_zeros() >= shift`, as a mask: one instruction where that was three.)
         let (low, pinned) = ((1u64 << self.shift) - 1, self.pinned_sel);
+        let turn_mask = self.turn_mask;
         for (k, unit) in units.chunks_exact(self.unit).enumerate() {
-            let sel = selector(unit);
+            let sel = selector_at(unit, ((first_id + k as u64) & turn_mask) as usize * 64);
             sels[k] = sel;
             picked |= u64::from(sel & low == 0 && sel != pinned) << k;
         }
@@ -281,6 +305,12 @@ impl Sampler {
                 }
             }
         }
+    }
+
+    /// Where unique unit `id`'s selector is read (its stamp's line).
+    #[inline(always)]
+    fn stamp_at(&self, id: u64) -> usize {
+        (id & self.turn_mask) as usize * 64
     }
 
     /// Which of the next `n` units (at most `GROUP`) are tracked, as bits, and those
@@ -571,6 +601,7 @@ use compress::compressed_sizes;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::keys::selector;
     use crate::workload::rng::Rng;
     use crate::workload::tracks::is_tracked;
 
@@ -602,6 +633,49 @@ mod tests {
         // Every unit is tracked at first.
         assert_eq!(Sampler::new(&spec).tracked_among(5), 0b11111);
         assert_eq!(Sampler::new(&spec).tracked_among(0), 0);
+    }
+
+    /// Units lent from a pool whose stamps turn through their lines (the default random
+    /// data) are told apart where their stamps lie: over many laps of a small pool no
+    /// selector comes often enough to be pinned, and the duplicates measured are none.
+    /// (Read at each unit's first word, which is the pool unit's own whatever the lap,
+    /// the 64 pool units' selectors were pinned as frequent contents.)
+    #[test]
+    fn lent_units_are_told_apart_where_their_stamps_lie() {
+        use crate::workload::data::DataGen;
+        let spec = DataSpec {
+            pool: 256 << 10,
+            ..DataSpec::default()
+        };
+        let mut g = DataGen::new(&spec, 5, 1, None);
+        assert_eq!(g.stamp_turns(), 64);
+        let mut m = Sampler::new(&spec).with_stamp_turns(g.stamp_turns());
+        let mut buf = vec![0u8; 128 << 10];
+        let mut first_words = std::collections::HashSet::new();
+        for _ in 0..2048 {
+            let first_id = g.next_id();
+            let l = g.next_write(&mut buf, true).expect("lent from the pool");
+            let bytes = g.lent_bytes(l).to_vec();
+            m.observe_from(&bytes, first_id);
+            g.give_back(l);
+            first_words.extend(bytes.chunks_exact(4096).map(selector));
+        }
+        // 64 pool units, 1024 laps: the first words are the pool's 64 (and the stamps in
+        // the first line, one unit in 64, are all distinct).
+        assert!(first_words.len() < 64 + 2048 * 32 / 64 + 1);
+        let pinned = first_words
+            .iter()
+            .filter(|&&s| m.tracks.is_pinned(s))
+            .count();
+        assert_eq!(pinned, 0, "selectors pinned");
+        assert_eq!(m.tracks.slots(), crate::workload::tracks::FIRST_SLOTS);
+        let d = m.measure().expect("measured");
+        assert_eq!(d.dedup_pct, Some(0.0));
+        assert!(
+            d.dedup_sampled_units > 1000,
+            "{} hashed",
+            d.dedup_sampled_units
+        );
     }
 
     /// `n` distinct 4 KiB units of random bytes, each with a first word of its own.
