@@ -61,13 +61,8 @@ impl<E: Engine> Worker<'_, '_, E> {
         self.writes_since_sync += 1;
         if let Some(l) = lent {
             if measuring && let Some(s) = self.sampler.as_mut() {
-                show(
-                    s,
-                    (self.data.lent_bytes(l), first_id),
-                    self.ctx,
-                    self.now,
-                    self.issued_measured,
-                );
+                let bytes = self.data.lent_bytes(l);
+                show(s, bytes, first_id, self.ctx, self.now, self.issued_measured);
             }
             return Some(l);
         }
@@ -80,7 +75,7 @@ impl<E: Engine> Worker<'_, '_, E> {
             gens[((offset - *base) / spec.bs) as usize] = generation;
         }
         if measuring && let Some(s) = self.sampler.as_mut() {
-            show(s, (buf, first_id), self.ctx, self.now, self.issued_measured);
+            show(s, buf, first_id, self.ctx, self.now, self.issued_measured);
         }
         None
     }
@@ -113,8 +108,8 @@ impl<E: Engine> Worker<'_, '_, E> {
 /// Shows a write's bytes (and the unique unit they begin with) to the sampler, and
 /// answers it when it asks how much the job will write.
 #[inline(always)]
-fn show(s: &mut Sampler, write: (&[u8], u64), ctx: &WorkerCtx, now: u64, issued: u64) {
-    s.observe_from(write.0, write.1);
+fn show(s: &mut Sampler, bytes: &[u8], first_id: u64, ctx: &WorkerCtx, now: u64, issued: u64) {
+    s.observe_from(bytes, first_id);
     if s.wants_plan() {
         plan(s, ctx, now, issued);
     }

@@ -28,8 +28,9 @@ impl Hasher for KeyHasher {
 }
 
 /// The selector of a unit: its first 8-byte word (where a generated unit's stamp is, so
-/// that units differ there; see `selector_at` for stamps that turn) and its length, mixed; when that word is zero (sparse
-/// blocks, zeros), its middle and last words instead. Equal units have equal selectors;
+/// that units differ there; see `selector_at` for stamps that turn) and its length,
+/// mixed; when that word is zero (sparse blocks, zeros), its middle and last words
+/// instead. Equal units have equal selectors;
 /// it reads 8 bytes (24 when sparse) whatever the unit's size.
 ///
 /// (Until 2026-11-28 it read three words of the first 64 bytes: the stamp of a unit

@@ -96,7 +96,7 @@ impl UnitPool {
         let mut orig = Vec::with_capacity(units * places.len());
         for u in 0..units {
             let unit = &pool[u * unit_len..(u + 1) * unit_len];
-            let turn = (u % turns) * 64;
+            let turn = turn_at(u, turns);
             orig.extend(places.iter().map(|&p| word(unit, p as usize + turn, width)));
         }
         let mut sm = seed ^ stream.rotate_left(29) ^ 0x57A3_57A3_57A3_57A3;
@@ -131,7 +131,7 @@ impl UnitPool {
     /// Where the one stamp of pool unit `slot` lies in it.
     #[inline(always)]
     fn one_place_of(&self, p: usize, slot: usize) -> usize {
-        p + (slot & (self.turns - 1)) * 64
+        p + turn_at(slot, self.turns)
     }
 
     /// Units in the pool.
@@ -242,7 +242,7 @@ impl UnitPool {
         let n = self.places.len();
         let at = self.start + first * ul;
         // (`one_place_of`, with `self.bytes` borrowed below.)
-        let turn_mask = self.turns - 1;
+        let turns = self.turns;
         let stretch = &mut self.bytes[at..at + count * ul];
         let orig = &self.orig[first * n..(first + count) * n];
         // Read every unit's first stamp place first: independent loads whose cache misses
@@ -251,7 +251,7 @@ impl UnitPool {
         // its own line).
         if let Some(&p) = self.places.first() {
             let (p, width) = (p as usize, self.width);
-            let at = |k: usize| k * ul + p + ((first + k) & turn_mask) * 64;
+            let at = |k: usize| k * ul + p + turn_at(first + k, turns);
             let touch = (0..count).fold(0, |t, k| t ^ word(stretch, at(k), width));
             std::hint::black_box(touch);
         }
@@ -259,7 +259,7 @@ impl UnitPool {
             // The default profile: one 8-byte stamp per unit.
             for (k, &o) in orig.iter().enumerate() {
                 let key = stamp_of(self.stamp_base, first_id + k as u64);
-                let at = k * ul + p + ((first + k) & turn_mask) * 64;
+                let at = k * ul + p + turn_at(first + k, turns);
                 stretch[at..at + 8].copy_from_slice(&(o ^ key).to_le_bytes());
             }
         } else {
@@ -295,6 +295,14 @@ impl UnitPool {
     pub fn give_back(&mut self, l: Lent) {
         mark(&mut self.lent[l.first..l.first + l.count], false);
     }
+}
+
+/// How far past its place the stamp of unit `index` (a pool slot or a unique unit's id:
+/// the same modulo `turns`, which divides the pool's units) lies when stamps turn
+/// through `turns` lines (a power of two).
+#[inline(always)]
+pub(super) fn turn_at(index: usize, turns: usize) -> usize {
+    (index & (turns - 1)) * 64
 }
 
 /// The stamp of unique unit `id` in the stream whose stamps start at `base`.

@@ -8,6 +8,7 @@ use crate::plan::data::DataSpec;
 use crate::results::schema::DataMeasure;
 use crate::workload::data::content_hash;
 use crate::workload::keys::{KeyHasher, selector_at};
+use crate::workload::pool::turn_at;
 use crate::workload::tracks::{
     Counted, TRACK_ALL_UNITS, TRACK_EVERY, Tracks, first_tracked_from, next_tracked_after,
 };
@@ -141,10 +142,9 @@ pub struct Sampler {
     sels: Box<[u64; GROUP]>,
     /// Whether the job was asked, and told, how much it will write (`plan`).
     plan: Plan,
-    /// Where a unit's selector is read when the pool's stamps turn through the units'
-    /// lines (`UnitPool::stamp_turns`): unit `id`'s at `(id & turn_mask) × 64`; 0 (the
-    /// first word of every unit) otherwise.
-    turn_mask: u64,
+    /// The lines the pool's stamps turn through (`UnitPool::stamp_turns`): unit `id`'s
+    /// selector is read at `pool::turn_at(id, turns)`; 1: at every unit's first word.
+    turns: usize,
 }
 
 /// Where a sampler is with its plan (`Sampler::plan`).
@@ -191,7 +191,7 @@ impl Sampler {
             pinned_sel: 0,
             sels: Box::new([0; GROUP]),
             plan: Plan::None,
-            turn_mask: 0,
+            turns: 1,
         }
     }
 
@@ -200,7 +200,7 @@ impl Sampler {
     /// the write's first unit (`observe_from`).
     pub fn with_stamp_turns(mut self, turns: usize) -> Sampler {
         if turns.is_power_of_two() && turns * 64 <= self.unit {
-            self.turn_mask = turns as u64 - 1;
+            self.turns = turns;
         }
         self
     }
@@ -241,7 +241,7 @@ impl Sampler {
         }
         if buf.len() == self.unit {
             let tracked = self.tracked_among(1) == 1;
-            self.track(buf, tracked, self.stamp_at(first_id));
+            self.track(buf, tracked, turn_at(first_id as usize, self.turns));
         } else {
             for (g, units) in buf.chunks(GROUP * self.unit).enumerate() {
                 self.track_group(units, first_id + (g * GROUP) as u64);
@@ -282,9 +282,9 @@ impl Sampler {
         let mut picked = 0u64;
         // (`trailing_zeros() >= shift`, as a mask: one instruction where that was three.)
         let (low, pinned) = ((1u64 << self.shift) - 1, self.pinned_sel);
-        let turn_mask = self.turn_mask;
+        let turns = self.turns;
         for (k, unit) in units.chunks_exact(self.unit).enumerate() {
-            let sel = selector_at(unit, ((first_id + k as u64) & turn_mask) as usize * 64);
+            let sel = selector_at(unit, turn_at(first_id as usize + k, turns));
             sels[k] = sel;
             picked |= u64::from(sel & low == 0 && sel != pinned) << k;
         }
@@ -305,12 +305,6 @@ impl Sampler {
                 }
             }
         }
-    }
-
-    /// Where unique unit `id`'s selector is read (its stamp's line).
-    #[inline(always)]
-    fn stamp_at(&self, id: u64) -> usize {
-        (id & self.turn_mask) as usize * 64
     }
 
     /// Which of the next `n` units (at most `GROUP`) are tracked, as bits, and those
