@@ -492,10 +492,13 @@ impl CpuTimes {
     }
 }
 
-/// CPU times of the process's io_uring kernel workers (`iou-wrk-*` io-wq threads and
-/// `iou-sqp-*` SQPOLL threads) by thread id, from `/proc/self/task/*/stat` (clock-tick
-/// resolution, 10 ms). A worker that exits is no longer listed: what it used after the
-/// first reading is lost to this figure.
+/// CPU times of one job thread's io_uring kernel workers (`iou-wrk-<tid>` io-wq threads
+/// and its `iou-sqp-<tid>` SQPOLL thread, named after the thread whose ring they serve)
+/// by thread id, from `/proc/self/task/*/stat` (clock-tick resolution, 10 ms). They exit
+/// with their job thread's ring, so the job thread reads them while its ring is alive
+/// (read once its thread was joined, a run's io-wq time was filed as the process's
+/// "other" time). A worker that exits before the last reading (io-wq lets one idle for
+/// seconds go) is no longer listed: what it used after the first is lost to this figure.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KernelWorkers(std::collections::HashMap<u32, (KernelThread, CpuTimes)>);
 
@@ -509,7 +512,13 @@ pub(crate) enum KernelThread {
 }
 
 impl KernelWorkers {
-    pub(crate) fn now() -> KernelWorkers {
+    /// The io_uring kernel threads of the calling thread, now.
+    pub(crate) fn of_this_thread() -> KernelWorkers {
+        KernelWorkers::of_thread(crate::io::sys::thread_id())
+    }
+
+    /// The io_uring kernel threads serving thread `owner`, now.
+    pub(crate) fn of_thread(owner: u32) -> KernelWorkers {
         let mut m = std::collections::HashMap::new();
         let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
             return KernelWorkers(m);
@@ -522,8 +531,11 @@ impl KernelWorkers {
             let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
                 continue;
             };
-            if let Some(t) = parse_task_stat(&stat, tick) {
-                m.insert(tid, t);
+            match parse_task_stat(&stat, tick) {
+                Some((kind, of, t)) if of == Some(owner) => {
+                    m.insert(tid, (kind, t));
+                }
+                _ => {}
             }
         }
         KernelWorkers(m)
@@ -543,9 +555,9 @@ impl KernelWorkers {
 }
 
 /// Which io_uring kernel thread one `/proc/<pid>/task/<tid>/stat` line is (its name
-/// starts with `iou-sqp` or another `iou-`), and its user and system time; `None` for
-/// any other thread.
-fn parse_task_stat(stat: &str, tick: f64) -> Option<(KernelThread, CpuTimes)> {
+/// starts with `iou-sqp` or another `iou-`), the thread it serves (the number its name
+/// ends in, when it does) and its user and system time; `None` for any other thread.
+fn parse_task_stat(stat: &str, tick: f64) -> Option<(KernelThread, Option<u32>, CpuTimes)> {
     // "tid (comm) state ppid ..."; comm may hold spaces and parentheses: the last ')'.
     let open = stat.find('(')?;
     let close = stat.rfind(')')?;
@@ -555,6 +567,7 @@ fn parse_task_stat(stat: &str, tick: f64) -> Option<(KernelThread, CpuTimes)> {
         c if c.starts_with("iou-") => KernelThread::IoWq,
         _ => return None,
     };
+    let owner = comm.rsplit('-').next().and_then(|n| n.parse().ok());
     // After the comm: state is field 3; utime and stime are fields 14 and 15.
     let mut f = stat.get(close + 1..)?.split_whitespace().skip(11);
     let utime: f64 = f.next()?.parse().ok()?;
@@ -563,7 +576,7 @@ fn parse_task_stat(stat: &str, tick: f64) -> Option<(KernelThread, CpuTimes)> {
         user_s: utime / tick,
         sys_s: stime / tick,
     };
-    Some((kind, t))
+    Some((kind, owner, t))
 }
 
 #[cfg(test)]

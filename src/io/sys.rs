@@ -270,6 +270,13 @@ fn rusage(who: libc::c_int) -> Option<(f64, f64)> {
     Some((tv(ru.ru_utime), tv(ru.ru_stime)))
 }
 
+/// The calling thread's id (`gettid`): the number the names of its io_uring kernel
+/// threads end in.
+pub(crate) fn thread_id() -> u32 {
+    // Safety: gettid has no preconditions and cannot fail.
+    unsafe { libc::gettid() as u32 }
+}
+
 /// Clock ticks per second of `/proc`'s CPU times (`sysconf(_SC_CLK_TCK)`, 100 on Linux).
 pub(crate) fn clock_ticks() -> f64 {
     // Safety: sysconf has no preconditions.

@@ -246,7 +246,7 @@ fn group_rep(
         .collect();
     let (lanes, of) = lanes_of(members, targets, corpora, &files, rep);
     let (outs, mut watch) = drive(&lanes, rep, stop, sink);
-    let cpu = WindowCpu::since(watch.cpu_before, &watch.kworkers_before);
+    let cpu = WindowCpu::since(watch.cpu_before);
     let devices = watch.device_deltas(&lanes);
     // The counters are read when the first lane's ramp ends: they match the runs'
     // figures only when every lane's ramp (and start delay) is the same.
@@ -304,7 +304,7 @@ fn group_rep(
         // The process's CPU time is the group's: each run's own is its workers'.
         r.cpu = Cpu {
             workers: CpuPart::new(m.cpu.user_s, m.cpu.sys_s, m.all.ios()),
-            ..cpu.divided(sum.workers, total)
+            ..(cpu.with_kernel(sum.io_wq, sum.sqpoll)).divided(sum.workers, total)
         };
         let rate_min = watch
             .rate_min
@@ -339,6 +339,8 @@ struct Sum {
     /// Every lane's counts (`end_ns`: the last lane's end).
     all: Tally,
     workers: CpuTimes,
+    io_wq: CpuTimes,
+    sqpoll: CpuTimes,
 }
 
 impl Default for Sum {
@@ -346,6 +348,8 @@ impl Default for Sum {
         Sum {
             all: Tally::new(),
             workers: CpuTimes::default(),
+            io_wq: CpuTimes::default(),
+            sqpoll: CpuTimes::default(),
         }
     }
 }
@@ -354,5 +358,7 @@ impl Sum {
     fn add(&mut self, m: &Merged) {
         self.all.add(&m.all);
         self.workers = self.workers.plus(m.cpu);
+        self.io_wq = self.io_wq.plus(m.io_wq);
+        self.sqpoll = self.sqpoll.plus(m.sqpoll);
     }
 }

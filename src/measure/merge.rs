@@ -4,7 +4,7 @@
 //! target).
 
 use crate::error::Error;
-use crate::io::env::{CpuTimes, KernelThread, KernelWorkers};
+use crate::io::env::CpuTimes;
 use crate::measure::interval::{IntervalSum, series};
 use crate::measure::tally::Tally;
 use crate::measure::targets::dir_stats;
@@ -17,7 +17,8 @@ use crate::stop::StopFlag;
 use crate::workload::sampler::Sampler;
 
 /// The process's CPU time over a repetition's window, and its io_uring kernel
-/// threads': io-wq workers and the SQPOLL thread.
+/// threads': io-wq workers and the SQPOLL thread (as the job threads read them,
+/// `Merged::io_wq`).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct WindowCpu {
     pub(crate) process: CpuTimes,
@@ -26,14 +27,21 @@ pub(crate) struct WindowCpu {
 }
 
 impl WindowCpu {
-    /// What was used since the readings `cpu_before` and `kworkers_before`.
-    pub(crate) fn since(cpu_before: CpuTimes, kworkers_before: &KernelWorkers) -> WindowCpu {
-        let process = CpuTimes::now().since(cpu_before);
-        let now = KernelWorkers::now();
+    /// What the process used since the reading `cpu_before` (no kernel threads' yet:
+    /// `with_kernel`).
+    pub(crate) fn since(cpu_before: CpuTimes) -> WindowCpu {
         WindowCpu {
-            process,
-            io_wq: now.since(kworkers_before, KernelThread::IoWq),
-            sqpoll: now.since(kworkers_before, KernelThread::SqPoll),
+            process: CpuTimes::now().since(cpu_before),
+            ..WindowCpu::default()
+        }
+    }
+
+    /// The same window with the io_uring kernel threads' time the job threads read.
+    pub(crate) fn with_kernel(self, io_wq: CpuTimes, sqpoll: CpuTimes) -> WindowCpu {
+        WindowCpu {
+            io_wq,
+            sqpoll,
+            ..self
         }
     }
 
@@ -65,6 +73,9 @@ pub(crate) struct Merged {
     pub(crate) gens: Vec<(usize, u64, Vec<u64>)>,
     /// The job threads' CPU time in their measured windows.
     pub(crate) cpu: CpuTimes,
+    /// Their io_uring kernel threads' (io-wq workers, SQPOLL threads) in those windows.
+    pub(crate) io_wq: CpuTimes,
+    pub(crate) sqpoll: CpuTimes,
 }
 
 impl Merged {
@@ -80,6 +91,8 @@ impl Merged {
             sampler: None,
             gens: Vec::new(),
             cpu: CpuTimes::default(),
+            io_wq: CpuTimes::default(),
+            sqpoll: CpuTimes::default(),
         };
         for (t, o) in outs {
             if !o.files.is_empty() {
@@ -93,6 +106,8 @@ impl Merged {
                 p.add(&o.tally);
             }
             m.cpu = m.cpu.plus(o.cpu);
+            m.io_wq = m.io_wq.plus(o.io_wq);
+            m.sqpoll = m.sqpoll.plus(o.sqpoll);
             m.all.add(&o.tally);
             m.interrupted |= o.interrupted;
             if m.error.is_none() {
@@ -117,7 +132,7 @@ impl Merged {
 
 impl Merged {
     /// The repetition (0-based `rep`) these outputs make, over their own window: the
-    /// process's CPU time and io_uring's kernel threads' (`cpu`), the device counters,
+    /// process's CPU time (`cpu`; the kernel threads' are its workers'), the device counters,
     /// the intervals of the series. `verify` and `targets` are left empty.
     pub(crate) fn repetition(
         &mut self,
@@ -145,7 +160,7 @@ impl Merged {
             write: dir(self.all.write, &self.all.hist_write),
             trim: dir(self.all.trim, &self.all.hist_trim),
             fsyncs: self.all.fsyncs,
-            cpu: cpu.divided(self.cpu, total),
+            cpu: (cpu.with_kernel(self.io_wq, self.sqpoll)).divided(self.cpu, total),
             device,
             series: series(intervals, spec.interval_s, elapsed_s),
             // Measuring the samples compresses them (seconds with many jobs): not after a

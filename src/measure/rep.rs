@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use crate::error::Error;
-use crate::io::env::{BlockStat, CpuTimes, KernelWorkers};
+use crate::io::env::{BlockStat, CpuTimes};
 use crate::io::target::Target;
 use crate::measure::gate::Gate;
 use crate::measure::interval::{IntervalMsg, IntervalSum, LaneTx, Live, all_lanes, gather};
@@ -89,8 +89,6 @@ pub(crate) struct Watch {
     /// Each lane's device counters when the window began.
     dev_before: Vec<Option<BlockStat>>,
     pub(crate) cpu_before: CpuTimes,
-    /// io_uring's kernel workers when the window began.
-    pub(crate) kworkers_before: KernelWorkers,
     pub(crate) spawn_error: Option<Error>,
     pub(crate) sink_error: Option<Error>,
     /// A job below its minimum rate (`measure::min_rate`): its lane, and the error.
@@ -161,7 +159,7 @@ pub(crate) fn run_rep(
         })
         .collect();
     let (outs, mut watch) = drive(&lanes, rep, stop, sink);
-    let cpu = WindowCpu::since(watch.cpu_before, &watch.kworkers_before);
+    let cpu = WindowCpu::since(watch.cpu_before);
     let devices = watch.device_deltas(&lanes);
     // Several targets on one device (files in one filesystem: fio's nrfiles) count
     // its counters once.
@@ -295,7 +293,6 @@ impl Watch {
             intervals: (0..lanes).map(|_| Vec::new()).collect(),
             dev_before: vec![None; lanes],
             cpu_before: CpuTimes::now(),
-            kworkers_before: KernelWorkers::default(),
             spawn_error: None,
             sink_error: None,
             rate_min: None,
@@ -414,7 +411,6 @@ pub(crate) fn drive(
         if win.ramp_ns == 0 {
             watch.dev_before = snapshot();
             watch.cpu_before = CpuTimes::now();
-            watch.kworkers_before = KernelWorkers::now();
         }
         meet_at_gate(sink, &halt, &mut watch);
         let t0 = Instant::now();
@@ -568,7 +564,6 @@ fn watch_workers(
         if monitor.ramp_ended() {
             watch.dev_before = (ctl.snapshot)();
             watch.cpu_before = CpuTimes::now();
-            watch.kworkers_before = KernelWorkers::now();
         }
         if let Some(p) = monitor.tick(ctl.live) {
             match sink.progress(&p) {

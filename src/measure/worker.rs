@@ -13,10 +13,11 @@ use std::time::Instant;
 use crate::error::Error;
 use crate::io::clock::Clock;
 use crate::io::engine::{Completion, Engine, Op, Request};
-use crate::io::env::CpuTimes;
 use crate::measure::interval::{Interval, LiveTotals};
 use crate::measure::launch::{WorkerCtx, io_error};
 use crate::measure::pace::Pace;
+use crate::measure::worker_out::CpuStart;
+use crate::plan::spec::EngineKind;
 use crate::workload::data::{DataGen, Lent};
 use crate::workload::rng::{Mix, Offsets, Rng};
 use crate::workload::sampler::Sampler;
@@ -117,8 +118,9 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     live: LiveTotals,
     last_counted_ns: u64,
     now: u64,
-    /// This thread's CPU time when its measured window began (after the ramp).
-    cpu_start: Option<CpuTimes>,
+    /// This thread's CPU time (and its io_uring kernel threads') when its measured
+    /// window began (after the ramp).
+    cpu_start: Option<CpuStart>,
     /// A trimming pattern's state (`worker_trim.rs`).
     trims: Option<trim::Trims>,
     out: WorkerOut,
@@ -188,7 +190,8 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         });
         loop {
             if self.cpu_start.is_none() && self.now >= self.ctx.ramp_ns {
-                self.cpu_start = Some(CpuTimes::thread());
+                let uring = self.ctx.spec.engine == EngineKind::IoUring;
+                self.cpu_start = Some(CpuStart::now(uring));
             }
             self.check_stop();
             self.fill_queue();
@@ -558,8 +561,8 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             (None, true) => measured_now,
         };
         self.out.interrupted = self.interrupted;
-        if let Some(start) = self.cpu_start {
-            self.out.cpu = CpuTimes::thread().since(start);
+        if let Some(start) = &self.cpu_start {
+            start.end(&mut self.out);
         }
         self.out.sampler = self.sampler.take();
         self.out.gens = self.verify.take().map(|v| v.regions).unwrap_or_default();

@@ -2,7 +2,7 @@
 //! where its measured window ended. Merging them is `rep`'s.
 
 use crate::error::Error;
-use crate::io::env::CpuTimes;
+use crate::io::env::{CpuTimes, KernelThread, KernelWorkers};
 use crate::measure::tally::Tally;
 use crate::results::stats::{Counter, LatHist};
 use crate::workload::sampler::Sampler;
@@ -23,6 +23,10 @@ pub(crate) struct WorkerOut {
     pub(crate) gens: Vec<(u64, Vec<u64>)>,
     /// This thread's CPU time from the start of its measured window to its end.
     pub(crate) cpu: CpuTimes,
+    /// Its io_uring kernel threads' over the same window: io-wq workers and the SQPOLL
+    /// thread (read by the job thread itself, before its ring and they are gone).
+    pub(crate) io_wq: CpuTimes,
+    pub(crate) sqpoll: CpuTimes,
     /// `--file-service`: what each file it served took of the figures above, for that
     /// target's own figures (empty for a worker on one file).
     pub(crate) files: Vec<FileOut>,
@@ -67,7 +71,37 @@ impl WorkerOut {
             sampler: None,
             gens: Vec::new(),
             cpu: CpuTimes::default(),
+            io_wq: CpuTimes::default(),
+            sqpoll: CpuTimes::default(),
             files: Vec::new(),
+        }
+    }
+}
+
+/// A job thread's CPU readings at the start of its measured window: its own time, and
+/// with io_uring its kernel threads' (`KernelWorkers`, named after it).
+pub(crate) struct CpuStart {
+    thread: CpuTimes,
+    kernel: Option<KernelWorkers>,
+}
+
+impl CpuStart {
+    /// Read on the job thread (`io_uring`: whether it has io_uring kernel threads to read).
+    pub(crate) fn now(io_uring: bool) -> CpuStart {
+        CpuStart {
+            thread: CpuTimes::thread(),
+            kernel: io_uring.then(KernelWorkers::of_this_thread),
+        }
+    }
+
+    /// What the thread and its kernel threads used since, into `out`; on the job thread,
+    /// with its ring still open.
+    pub(crate) fn end(&self, out: &mut WorkerOut) {
+        out.cpu = CpuTimes::thread().since(self.thread);
+        if let Some(before) = &self.kernel {
+            let now = KernelWorkers::of_this_thread();
+            out.io_wq = now.since(before, KernelThread::IoWq);
+            out.sqpoll = now.since(before, KernelThread::SqPoll);
         }
     }
 }
