@@ -136,16 +136,28 @@ fn unseen_device(run: &Run) -> &'static str {
     crate::results::env::FsInfo::unseen_device(fs)
 }
 
-/// The repetition's CPU time, per I/O when any completed, and its fsyncs.
+/// The repetition's CPU time, per I/O when any completed (and how it divides between the
+/// job threads, io_uring's kernel threads and the rest, when it was measured so), and
+/// its fsyncs.
 fn cpu_line(out: &mut String, rep: &Repetition) {
+    let c = &rep.cpu;
+    let names = ["job threads", "io-wq", "SQPOLL", "rest"];
+    let parts: Vec<String> = (c.parts().iter().zip(names))
+        .filter(|((_, p), _)| p.per_io_ns > 0.0)
+        .map(|((_, p), name)| format!("{name} {}", fmt_ns(p.per_io_ns)))
+        .collect();
     let _ = writeln!(
         out,
-        "  cpu  : user {:.2} s, sys {:.2} s, {} per I/O{}",
-        rep.cpu.user_s,
-        rep.cpu.sys_s,
+        "  cpu  : user {:.2} s, sys {:.2} s, {} per I/O{}{}",
+        c.user_s,
+        c.sys_s,
         match rep.read.ios + rep.write.ios + rep.trim.ios {
             0 => "n/a".to_string(),
-            _ => fmt_ns(rep.cpu.per_io_ns),
+            _ => fmt_ns(c.per_io_ns),
+        },
+        match c.workers.per_io_ns > 0.0 && parts.len() > 1 {
+            true => format!(" ({})", parts.join(", ")),
+            false => String::new(),
         },
         if rep.fsyncs > 0 {
             format!("; {} fsyncs", rep.fsyncs)

@@ -419,11 +419,35 @@ fn io_wq_workers_time_is_theirs_not_other() {
     let args = "run --rw randread --engine io_uring --qd 16 --direct --runtime 1 --ramp 0";
     let dev = z.dev();
     let args: Vec<&str> = args.split(' ').chain([dev.as_str()]).collect();
-    let (doc, _) = run_to(&out, &args);
+    let (doc, text) = run_to(&out, &args);
     let c = &doc["runs"][0]["repetitions"][0]["cpu"];
     let t = |p: &Value| p["user_s"].as_f64().unwrap() + p["sys_s"].as_f64().unwrap();
     let (wq, other) = (t(&c["io_wq"]), t(&c["other"]));
     // Some io-wq time (tens of a second at least: the worker reads through the run).
     assert!(wq >= 0.05, "io_wq {wq} s, other {other} s: {c}");
     assert!(other < wq / 2.0, "io_wq {wq} s, other {other} s: {c}");
+    // The text says how the CPU per I/O divides, in the document's figures.
+    let ns = |p: &Value| p["per_io_ns"].as_f64().unwrap();
+    let (jobs, wq) = (ns(&c["workers"]), ns(&c["io_wq"]));
+    let line = text
+        .lines()
+        .find(|l| l.contains("cpu  :"))
+        .expect("a cpu line");
+    let said = |name: &str| {
+        let at = line.find(name).unwrap_or_else(|| panic!("{name}: {line}")) + name.len();
+        let figure = line[at..]
+            .split([',', ')'])
+            .next()
+            .unwrap()
+            .trim()
+            .to_string();
+        figure
+    };
+    let fmt = |v: f64| match v {
+        v if v < 1e3 => format!("{v:.0} ns"),
+        v if v < 1e6 => format!("{:.1} µs", v / 1e3),
+        v => format!("{:.2} ms", v / 1e6),
+    };
+    assert_eq!(said("job threads "), fmt(jobs), "{line}");
+    assert_eq!(said("io-wq "), fmt(wq), "{line}");
 }
