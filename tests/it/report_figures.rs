@@ -435,13 +435,12 @@ fn io_wq_workers_time_is_theirs_not_other() {
         .expect("a cpu line");
     let said = |name: &str| {
         let at = line.find(name).unwrap_or_else(|| panic!("{name}: {line}")) + name.len();
-        let figure = line[at..]
+        line[at..]
             .split([',', ')'])
             .next()
             .unwrap()
             .trim()
-            .to_string();
-        figure
+            .to_string()
     };
     let fmt = |v: f64| match v {
         v if v < 1e3 => format!("{v:.0} ns"),
