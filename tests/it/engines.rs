@@ -484,3 +484,54 @@ fn sqpoll_with_its_thread_kept_busy_still_runs() {
         assert_success(out);
     }
 }
+
+/// The last access time of a file (`stat`'s atime, seconds).
+fn atime(path: &std::path::Path) -> i64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).unwrap().atime()
+}
+
+/// A read run leaves the access time of what it read as it was: its targets are opened
+/// with O_NOATIME (as fio's are), so that no read writes the inode's access time (under
+/// `relatime`, a file read since its last change has it written; the check alone was
+/// 2.5% of a zram read's io-wq time in `perf`). A file whose access time is older than
+/// its change is read by every engine; the time is what it was.
+#[test]
+fn reads_leave_the_access_time_as_it_was() {
+    let dir = tmp();
+    let file = dir.path().join("atime.dat");
+    std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+    // The file system must write access times on reads at all for the check to mean
+    // anything: a plain read of a file whose access time is older than its change.
+    let set_old = || {
+        let old = std::process::Command::new("touch")
+            .args(["-a", "-d", "2000-01-01"])
+            .arg(&file)
+            .status()
+            .expect("touch runs");
+        assert!(old.success());
+        atime(&file)
+    };
+    let before = set_old();
+    std::fs::read(&file).unwrap();
+    if !require(
+        "a file system that updates access times on read (not noatime)",
+        atime(&file) != before,
+    ) {
+        return;
+    }
+    let mut engines = real_engines();
+    engines.push(vec!["--engine", "psync", "--buffered"]);
+    for e in engines {
+        // An access time of 2000, before the file's change: `relatime` updates it on read.
+        let before = set_old();
+        let path = file.to_str().unwrap();
+        let args = [
+            &["run", "--rw", "read", "--size", "1m", "--runtime", "0.2"],
+            &e[..],
+            &[path],
+        ];
+        run_json(&args.concat());
+        assert_eq!(atime(&file), before, "{e:?} changed the access time");
+    }
+}

@@ -114,6 +114,8 @@ impl Target {
                 return Err(open_error(&path, &e, true, true));
             }
         }
+        // No access time written by the reads (as `Target::open`).
+        let _ = sys::set_status_flags(f.as_fd(), sys::O_NOATIME, 0);
         t.keep = policy.keep;
         t.hold = policy.hold;
         Ok(t)

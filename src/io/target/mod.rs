@@ -191,6 +191,9 @@ impl Target {
         let kind = Self::kind_allowed(&md, &path, spec, policy)?;
         sys::set_status_flags(file.as_fd(), 0, sys::O_NONBLOCK)
             .map_err(|e| Error::io(format!("cannot set up {}", path.display()), &e))?;
+        // No access time written by the reads (fio opens with O_NOATIME too): the kernel
+        // allows it to the file's owner or a privileged user only; others read with it.
+        let _ = sys::set_status_flags(file.as_fd(), sys::O_NOATIME, 0);
         let found = (kind == TargetKind::File)
             .then(|| read_mark(&file))
             .flatten();
