@@ -692,6 +692,23 @@ fn writes_smaller_than_the_unit_are_not_duplicate_units() {
         (said - want).abs() < 0.05,
         "iomark said {said}%, the stream has {want}%"
     );
+    // A stream shorter than a unit holds no unit: no figure, as a run gives none (it
+    // said 0.0% of one 3 KiB piece). A stream of one unit and a piece: that unit.
+    for (size, holds) in [("3k", false), ("5k", true)] {
+        let out = crate::common::iomark()
+            .args(["data", "--bs", "1k", "--size", size, "-o", "-"])
+            .output()
+            .unwrap();
+        assert_success(&out);
+        let err = String::from_utf8_lossy(&out.stderr);
+        let none = err.contains("no duplicate figure: the stream holds no whole 4k dedup unit");
+        assert_eq!(none, !holds, "--size {size}: {err}");
+        assert_eq!(
+            err.contains("duplicate 4k-units 0.0%"),
+            holds,
+            "--size {size}: {err}"
+        );
+    }
     let doc = null_write(&[
         "--bs",
         "3",
