@@ -88,14 +88,16 @@ pub(crate) struct CpuStart {
 impl CpuStart {
     /// Read on the job thread (`io_uring`: whether it has io_uring kernel threads to read).
     pub(crate) fn now(io_uring: bool) -> CpuStart {
+        // The kernel threads first, so that reading them is not in the thread's window.
+        let kernel = io_uring.then(KernelWorkers::of_this_thread);
         CpuStart {
             thread: CpuTimes::thread(),
-            kernel: io_uring.then(KernelWorkers::of_this_thread),
+            kernel,
         }
     }
 
     /// What the thread and its kernel threads used since, into `out`; on the job thread,
-    /// with its ring still open.
+    /// with its ring still open (the thread's own time first, before the reading).
     pub(crate) fn end(&self, out: &mut WorkerOut) {
         out.cpu = CpuTimes::thread().since(self.thread);
         if let Some(before) = &self.kernel {
