@@ -493,7 +493,8 @@ impl CpuTimes {
 }
 
 /// CPU times of one job thread's io_uring kernel workers (`iou-wrk-<tid>` io-wq threads
-/// and its `iou-sqp-<tid>` SQPOLL thread, named after the thread whose ring they serve)
+/// and its `iou-sqp-<tid>` SQPOLL thread, named after the thread whose ring they serve,
+/// and the SQPOLL thread's own io-wq workers, `iou-wrk-<SQPOLL tid>`)
 /// by thread id, from `/proc/self/task/*/stat` (clock-tick resolution, 10 ms). They exit
 /// with their job thread's ring, so the job thread reads them while its ring is alive
 /// (read once its thread was joined, a run's io-wq time was filed as the process's
@@ -524,6 +525,7 @@ impl KernelWorkers {
             return KernelWorkers(m);
         };
         let tick = crate::io::sys::clock_ticks();
+        let mut all = Vec::new();
         for e in dir.flatten() {
             let Some(tid) = e.file_name().to_str().and_then(|t| t.parse::<u32>().ok()) else {
                 continue;
@@ -531,11 +533,19 @@ impl KernelWorkers {
             let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
                 continue;
             };
-            match parse_task_stat(&stat, tick) {
-                Some((kind, of, t)) if of == Some(owner) => {
-                    m.insert(tid, (kind, t));
-                }
-                _ => {}
+            if let Some((kind, Some(of), t)) = parse_task_stat(&stat, tick) {
+                all.push((tid, kind, of, t));
+            }
+        }
+        // The thread's own, and the io-wq workers of its SQPOLL thread, which submits for
+        // it and hands on what it cannot do inline (named after the SQPOLL thread).
+        let sqpoll: Vec<u32> = (all.iter())
+            .filter(|&&(_, kind, of, _)| kind == KernelThread::SqPoll && of == owner)
+            .map(|&(tid, ..)| tid)
+            .collect();
+        for (tid, kind, of, t) in all {
+            if of == owner || sqpoll.contains(&of) {
+                m.insert(tid, (kind, t));
             }
         }
         KernelWorkers(m)

@@ -403,8 +403,9 @@ fn cpu_parts_never_exceed_the_whole_and_sqpoll_is_its_own() {
 /// io_uring hands zram's reads to io-wq workers (`iou-wrk-<job thread>`), which exit with
 /// their job's ring: read after the job threads were joined, their time was filed under
 /// `other` and `io_wq` said 0 (a 4 s run at QD 128: 3.93 s of system time "other", io_wq
-/// 0.0). Each job thread reads its own workers' time before its ring goes: on zram at
-/// QD 16, most of what is not the job thread's is io_wq's, and little is left as other.
+/// 0.0). Each job thread reads its own workers' time before its ring goes (and its
+/// SQPOLL thread's workers'): on zram at QD 16, with and without --sqpoll, most of what
+/// is not the job thread's is io_wq's, and little is left as other.
 #[test]
 fn io_wq_workers_time_is_theirs_not_other() {
     if iomark::io::engine::probe_io_uring().is_err() {
@@ -418,10 +419,22 @@ fn io_wq_workers_time_is_theirs_not_other() {
     let out = dir.path().join("wq.json");
     let args = "run --rw randread --engine io_uring --qd 16 --direct --runtime 1 --ramp 0";
     let dev = z.dev();
+    let t = |p: &Value| p["user_s"].as_f64().unwrap() + p["sys_s"].as_f64().unwrap();
+    // With --sqpoll the SQPOLL thread submits and hands zram's reads to io-wq workers of
+    // its own (`iou-wrk-<SQPOLL thread>`): theirs too (they were "other").
+    let sq = dir.path().join("sq.json");
+    let sq_args: Vec<&str> = args.split(' ').chain(["--sqpoll", dev.as_str()]).collect();
+    let (sq_doc, _) = run_to(&sq, &sq_args);
+    let c = &sq_doc["runs"][0]["repetitions"][0]["cpu"];
+    let (wq, other, sqp) = (t(&c["io_wq"]), t(&c["other"]), t(&c["sqpoll"]));
+    assert!(wq >= 0.05 && sqp >= 0.05, "--sqpoll: {c}");
+    assert!(
+        other < wq / 2.0,
+        "--sqpoll: io_wq {wq} s, other {other} s: {c}"
+    );
     let args: Vec<&str> = args.split(' ').chain([dev.as_str()]).collect();
     let (doc, text) = run_to(&out, &args);
     let c = &doc["runs"][0]["repetitions"][0]["cpu"];
-    let t = |p: &Value| p["user_s"].as_f64().unwrap() + p["sys_s"].as_f64().unwrap();
     let (wq, other) = (t(&c["io_wq"]), t(&c["other"]));
     // Some io-wq time (tens of a second at least: the worker reads through the run).
     assert!(wq >= 0.05, "io_wq {wq} s, other {other} s: {c}");
