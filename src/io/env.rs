@@ -513,13 +513,9 @@ pub(crate) enum KernelThread {
 }
 
 impl KernelWorkers {
-    /// The io_uring kernel threads of the calling thread, now.
+    /// The io_uring kernel threads serving the calling thread, now.
     pub(crate) fn of_this_thread() -> KernelWorkers {
-        KernelWorkers::of_thread(crate::io::sys::thread_id())
-    }
-
-    /// The io_uring kernel threads serving thread `owner`, now.
-    pub(crate) fn of_thread(owner: u32) -> KernelWorkers {
+        let owner = crate::io::sys::thread_id();
         let mut m = std::collections::HashMap::new();
         let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
             return KernelWorkers(m);
@@ -551,16 +547,34 @@ impl KernelWorkers {
         KernelWorkers(m)
     }
 
-    /// What the workers of one kind listed now used since `before` (a new worker from
-    /// zero).
-    pub(crate) fn since(&self, before: &KernelWorkers, kind: KernelThread) -> CpuTimes {
-        (self.0.iter().filter(|(_, (k, _))| *k == kind)).fold(
-            CpuTimes::default(),
-            |acc, (tid, (_, t))| {
-                let was = before.0.get(tid).map(|b| b.1).unwrap_or_default();
-                acc.plus(t.since(was))
-            },
-        )
+    /// What the workers listed now used since `before` (a new worker from zero), by kind.
+    pub(crate) fn since(&self, before: &KernelWorkers) -> KernelCpu {
+        let mut k = KernelCpu::default();
+        for (tid, (kind, t)) in &self.0 {
+            let was = before.0.get(tid).map(|b| b.1).unwrap_or_default();
+            let part = match kind {
+                KernelThread::IoWq => &mut k.io_wq,
+                KernelThread::SqPoll => &mut k.sqpoll,
+            };
+            *part = part.plus(t.since(was));
+        }
+        k
+    }
+}
+
+/// CPU time of io_uring's kernel threads: io-wq workers' and SQPOLL threads'.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct KernelCpu {
+    pub io_wq: CpuTimes,
+    pub sqpoll: CpuTimes,
+}
+
+impl KernelCpu {
+    pub(crate) fn plus(self, o: KernelCpu) -> KernelCpu {
+        KernelCpu {
+            io_wq: self.io_wq.plus(o.io_wq),
+            sqpoll: self.sqpoll.plus(o.sqpoll),
+        }
     }
 }
 

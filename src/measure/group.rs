@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::io::env::CpuTimes;
+use crate::io::env::{CpuTimes, KernelCpu};
 use crate::io::target::Target;
 use crate::measure::interval::all_lanes;
 use crate::measure::launch::WorkFile;
@@ -304,7 +304,7 @@ fn group_rep(
         // The process's CPU time is the group's: each run's own is its workers'.
         r.cpu = Cpu {
             workers: CpuPart::new(m.cpu.user_s, m.cpu.sys_s, m.all.ios()),
-            ..(cpu.with_kernel(sum.io_wq, sum.sqpoll)).divided(sum.workers, total)
+            ..cpu.divided(sum.workers, sum.kernel, total)
         };
         let rate_min = watch
             .rate_min
@@ -339,8 +339,7 @@ struct Sum {
     /// Every lane's counts (`end_ns`: the last lane's end).
     all: Tally,
     workers: CpuTimes,
-    io_wq: CpuTimes,
-    sqpoll: CpuTimes,
+    kernel: KernelCpu,
 }
 
 impl Default for Sum {
@@ -348,8 +347,7 @@ impl Default for Sum {
         Sum {
             all: Tally::new(),
             workers: CpuTimes::default(),
-            io_wq: CpuTimes::default(),
-            sqpoll: CpuTimes::default(),
+            kernel: KernelCpu::default(),
         }
     }
 }
@@ -358,7 +356,6 @@ impl Sum {
     fn add(&mut self, m: &Merged) {
         self.all.add(&m.all);
         self.workers = self.workers.plus(m.cpu);
-        self.io_wq = self.io_wq.plus(m.io_wq);
-        self.sqpoll = self.sqpoll.plus(m.sqpoll);
+        self.kernel = self.kernel.plus(m.kernel);
     }
 }

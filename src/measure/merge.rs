@@ -4,7 +4,7 @@
 //! target).
 
 use crate::error::Error;
-use crate::io::env::CpuTimes;
+use crate::io::env::{CpuTimes, KernelCpu};
 use crate::measure::interval::{IntervalSum, series};
 use crate::measure::tally::Tally;
 use crate::measure::targets::dir_stats;
@@ -16,44 +16,30 @@ use crate::results::stats::{Counter, LatHist};
 use crate::stop::StopFlag;
 use crate::workload::sampler::Sampler;
 
-/// The process's CPU time over a repetition's window, and its io_uring kernel
-/// threads': io-wq workers and the SQPOLL thread (as the job threads read them,
-/// `Merged::io_wq`).
+/// The process's CPU time over a repetition's window.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct WindowCpu {
     pub(crate) process: CpuTimes,
-    pub(crate) io_wq: CpuTimes,
-    pub(crate) sqpoll: CpuTimes,
 }
 
 impl WindowCpu {
-    /// What the process used since the reading `cpu_before` (no kernel threads' yet:
-    /// `with_kernel`).
+    /// What the process used since the reading `cpu_before`.
     pub(crate) fn since(cpu_before: CpuTimes) -> WindowCpu {
         WindowCpu {
             process: CpuTimes::now().since(cpu_before),
-            ..WindowCpu::default()
         }
     }
 
-    /// The same window with the io_uring kernel threads' time the job threads read.
-    pub(crate) fn with_kernel(self, io_wq: CpuTimes, sqpoll: CpuTimes) -> WindowCpu {
-        WindowCpu {
-            io_wq,
-            sqpoll,
-            ..self
-        }
-    }
-
-    /// The process's time divided into the job threads' (`workers`), the kernel
-    /// threads' and the rest, over `ios` I/Os ([`Cpu::divided`]).
-    pub(crate) fn divided(&self, workers: CpuTimes, ios: u64) -> Cpu {
+    /// The process's time divided into the job threads' (`workers`), their io_uring
+    /// kernel threads' (`kernel`, as the job threads read them) and the rest, over `ios`
+    /// I/Os ([`Cpu::divided`]).
+    pub(crate) fn divided(&self, workers: CpuTimes, kernel: KernelCpu, ios: u64) -> Cpu {
         let t = |c: CpuTimes| (c.user_s, c.sys_s);
         Cpu::divided(
             t(self.process),
             t(workers),
-            t(self.io_wq),
-            t(self.sqpoll),
+            t(kernel.io_wq),
+            t(kernel.sqpoll),
             ios,
         )
     }
@@ -74,8 +60,7 @@ pub(crate) struct Merged {
     /// The job threads' CPU time in their measured windows.
     pub(crate) cpu: CpuTimes,
     /// Their io_uring kernel threads' (io-wq workers, SQPOLL threads) in those windows.
-    pub(crate) io_wq: CpuTimes,
-    pub(crate) sqpoll: CpuTimes,
+    pub(crate) kernel: KernelCpu,
 }
 
 impl Merged {
@@ -91,8 +76,7 @@ impl Merged {
             sampler: None,
             gens: Vec::new(),
             cpu: CpuTimes::default(),
-            io_wq: CpuTimes::default(),
-            sqpoll: CpuTimes::default(),
+            kernel: KernelCpu::default(),
         };
         for (t, o) in outs {
             if !o.files.is_empty() {
@@ -106,8 +90,7 @@ impl Merged {
                 p.add(&o.tally);
             }
             m.cpu = m.cpu.plus(o.cpu);
-            m.io_wq = m.io_wq.plus(o.io_wq);
-            m.sqpoll = m.sqpoll.plus(o.sqpoll);
+            m.kernel = m.kernel.plus(o.kernel);
             m.all.add(&o.tally);
             m.interrupted |= o.interrupted;
             if m.error.is_none() {
@@ -160,7 +143,7 @@ impl Merged {
             write: dir(self.all.write, &self.all.hist_write),
             trim: dir(self.all.trim, &self.all.hist_trim),
             fsyncs: self.all.fsyncs,
-            cpu: (cpu.with_kernel(self.io_wq, self.sqpoll)).divided(self.cpu, total),
+            cpu: cpu.divided(self.cpu, self.kernel, total),
             device,
             series: series(intervals, spec.interval_s, elapsed_s),
             // Measuring the samples compresses them (seconds with many jobs): not after a

@@ -2,7 +2,7 @@
 //! where its measured window ended. Merging them is `rep`'s.
 
 use crate::error::Error;
-use crate::io::env::{CpuTimes, KernelThread, KernelWorkers};
+use crate::io::env::{CpuTimes, KernelCpu, KernelWorkers};
 use crate::measure::tally::Tally;
 use crate::results::stats::{Counter, LatHist};
 use crate::workload::sampler::Sampler;
@@ -25,8 +25,7 @@ pub(crate) struct WorkerOut {
     pub(crate) cpu: CpuTimes,
     /// Its io_uring kernel threads' over the same window: io-wq workers and the SQPOLL
     /// thread (read by the job thread itself, before its ring and they are gone).
-    pub(crate) io_wq: CpuTimes,
-    pub(crate) sqpoll: CpuTimes,
+    pub(crate) kernel: KernelCpu,
     /// `--file-service`: what each file it served took of the figures above, for that
     /// target's own figures (empty for a worker on one file).
     pub(crate) files: Vec<FileOut>,
@@ -71,8 +70,7 @@ impl WorkerOut {
             sampler: None,
             gens: Vec::new(),
             cpu: CpuTimes::default(),
-            io_wq: CpuTimes::default(),
-            sqpoll: CpuTimes::default(),
+            kernel: KernelCpu::default(),
             files: Vec::new(),
         }
     }
@@ -101,9 +99,7 @@ impl CpuStart {
     pub(crate) fn end(&self, out: &mut WorkerOut) {
         out.cpu = CpuTimes::thread().since(self.thread);
         if let Some(before) = &self.kernel {
-            let now = KernelWorkers::of_this_thread();
-            out.io_wq = now.since(before, KernelThread::IoWq);
-            out.sqpoll = now.since(before, KernelThread::SqPoll);
+            out.kernel = KernelWorkers::of_this_thread().since(before);
         }
     }
 }
