@@ -150,8 +150,11 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 spec.rw.read_pct(spec.rwmixread),
                 Rng::new(spec.seed, stream | 2),
             ),
-            sampler: (spec.writes() && spec.rw.writes_data())
-                .then(|| Sampler::new(&spec.data).with_stamp_turns(data.stamp_turns())),
+            sampler: (spec.writes() && spec.rw.writes_data()).then(|| {
+                Sampler::new(&spec.data)
+                    .with_stamp_turns(data.stamp_turns())
+                    .with_pool_hashes(data.pool_hashes())
+            }),
             data,
             verify,
             slots: vec![Slot::IDLE; slots(spec)],

@@ -306,6 +306,12 @@ impl DataGen {
         self.uniques
     }
 
+    /// The content hashes of the units this generator lends, composed from its pool
+    /// (`workload::hash`); `None` when it lends none or its units have several stamps.
+    pub(crate) fn pool_hashes(&self) -> Option<crate::workload::hash::PoolHashes> {
+        self.pool.as_ref().filter(|_| self.lends)?.hashes()
+    }
+
     /// The lines the stamps of this generator's units turn through (1: each stamp at
     /// its unit's start, or no stamps): see `UnitPool::stamp_turns`.
     pub fn stamp_turns(&self) -> usize {
@@ -402,35 +408,6 @@ pub(crate) fn fill_pattern(buf: &mut [u8], pattern: &[u8]) {
         buf.copy_within(..m, filled);
         filled += m;
     }
-}
-
-/// A fast 64-bit content hash for duplicate detection (not cryptographic): four
-/// multiply-rotate lanes over 8-byte words, then a murmur-style finaliser.
-pub(crate) fn content_hash(data: &[u8]) -> u64 {
-    const K: [u64; 4] = [
-        0x9E37_79B9_7F4A_7C15,
-        0xC2B2_AE3D_27D4_EB4F,
-        0x1656_67B1_9E37_79F9,
-        0x85EB_CA77_C2B2_AE63,
-    ];
-    let mut h = [K[0], K[1], K[2], K[3]];
-    let mut words = data.chunks_exact(32);
-    for w in &mut words {
-        for l in 0..4 {
-            let v = u64::from_le_bytes(w[l * 8..l * 8 + 8].try_into().expect("8 bytes"));
-            h[l] = (h[l] ^ v).wrapping_mul(K[l]).rotate_left(31);
-        }
-    }
-    let mut acc = h[0] ^ h[1].rotate_left(7) ^ h[2].rotate_left(13) ^ h[3].rotate_left(19);
-    for (i, &b) in words.remainder().iter().enumerate() {
-        acc = (acc ^ ((b as u64) << ((i % 8) * 8))).wrapping_mul(K[0]);
-    }
-    acc ^= data.len() as u64;
-    acc ^= acc >> 33;
-    acc = acc.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    acc ^= acc >> 33;
-    acc = acc.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-    acc ^ (acc >> 33)
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 use super::*;
 use crate::plan::data::{CompressMethod, DataKind, DataSpec, POOL_BYTES};
+use crate::workload::hash::content_hash;
 use crate::workload::sampler::Sampler;
 
 fn spec(kind: DataKind, compress: f64, dedup: f64) -> DataSpec {

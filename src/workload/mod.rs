@@ -3,6 +3,7 @@
 pub mod corpus;
 pub mod data;
 pub mod dist;
+pub(crate) mod hash;
 mod keys;
 pub mod pool;
 pub mod rng;

@@ -16,6 +16,7 @@
 
 use crate::plan::data::{CompressMethod, DataKind, DataSpec};
 use crate::workload::data::{fill_repeat, fill_zerofill};
+use crate::workload::hash::PoolHashes;
 use crate::workload::rng::Rng;
 
 /// Alignment of the pool's first byte (and of every lent stretch): what direct I/O needs
@@ -132,6 +133,19 @@ impl UnitPool {
     #[inline(always)]
     fn one_place_of(&self, p: usize, slot: usize) -> usize {
         p + turn_at(slot, self.turns)
+    }
+
+    /// The content hashes of the pool's units, composed from their bytes without their
+    /// stamp (`workload::hash`); `None` unless each unit has one 8-byte stamp.
+    pub(crate) fn hashes(&self) -> Option<PoolHashes> {
+        let p = self.one_place?;
+        let (start, len) = (self.start, self.units * self.unit_len);
+        PoolHashes::of(
+            &self.bytes[start..start + len],
+            self.unit_len,
+            p,
+            self.turns,
+        )
     }
 
     /// Units in the pool.

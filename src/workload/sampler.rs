@@ -5,8 +5,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use crate::plan::data::DataSpec;
-use crate::results::schema::DataMeasure;
-use crate::workload::data::content_hash;
+use crate::workload::hash::{PoolHashes, content_hash};
 use crate::workload::keys::{KeyHasher, selector_at};
 use crate::workload::pool::turn_at;
 use crate::workload::tracks::{
@@ -145,6 +144,10 @@ pub struct Sampler {
     /// The lines the pool's stamps turn through (`UnitPool::stamp_turns`): unit `id`'s
     /// selector is read at `pool::turn_at(id, turns)`; 1: at every unit's first word.
     turns: usize,
+    /// The content hashes of units lent from the job's data pool, composed from the
+    /// pool's sums and each unit's stamp as written (`workload::hash`); `None`: every
+    /// unit hashed in full.
+    pool: Option<PoolHashes>,
 }
 
 /// Where a sampler is with its plan (`Sampler::plan`).
@@ -192,6 +195,7 @@ impl Sampler {
             sels: Box::new([0; GROUP]),
             plan: Plan::None,
             turns: 1,
+            pool: None,
         }
     }
 
@@ -203,6 +207,24 @@ impl Sampler {
             self.turns = turns;
         }
         self
+    }
+
+    /// The sampler of a job whose writes are lent from a data pool with these hashes
+    /// (`DataGen::pool_hashes`): a sampled unit lent from it is hashed from the pool's
+    /// sum and its stamp, two words read rather than the unit.
+    pub(crate) fn with_pool_hashes(mut self, pool: Option<PoolHashes>) -> Sampler {
+        self.pool = pool;
+        self
+    }
+
+    /// The content hash of a unit: composed when it lies in the job's data pool, else
+    /// of its bytes.
+    #[inline]
+    fn hash(&mut self, unit: &[u8]) -> u64 {
+        match self.pool.as_mut() {
+            Some(p) => p.hash_checked(unit),
+            None => content_hash(unit),
+        }
     }
 
     /// A sampler that measures everything it sees (for `iomark data`).
@@ -376,7 +398,8 @@ impl Sampler {
         self.hashed_units += 1;
         self.frequent_hashed.0 += 1;
         self.pinned_units.0 += w;
-        if self.pinned.insert(content_hash(unit)) {
+        let h = self.hash(unit);
+        if self.pinned.insert(h) {
             self.frequent_hashed.1 += 1;
             self.pinned_units.1 += w;
         }
@@ -390,7 +413,7 @@ impl Sampler {
     #[inline(never)]
     fn pin(&mut self, unit: &[u8], sel: u64) {
         // (Its slot already says pinned.)
-        let h = content_hash(unit);
+        let h = self.hash(unit);
         self.pinned.insert(h);
         let tz = sel.trailing_zeros();
         match tz >= self.shift {
@@ -402,7 +425,7 @@ impl Sampler {
     /// A unit whose selector is in the sampled fraction.
     #[inline(never)]
     fn observe_selected(&mut self, unit: &[u8], tz: u32) {
-        let h = content_hash(unit);
+        let h = self.hash(unit);
         self.record(h, 1, tz);
         self.hashed_rare += unit.len() as u64;
         // Over the budget while more than 1/1024 of the rare units are selected: halve
@@ -532,66 +555,10 @@ impl Sampler {
         };
         (units + self.merged_skipped.0, dups + self.merged_skipped.1)
     }
-
-    /// Compresses the samples chunk by chunk and counts duplicates; `None` when nothing
-    /// was written.
-    pub(crate) fn measure(&self) -> Option<DataMeasure> {
-        // The stream's last, partial chunk (exhaustive mode): compressed as a compressor
-        // would see it. Its last partial unit is no unit a deduplicator could match, and
-        // is not counted, as a run counts whole units only (counted until 2026-11-28:
-        // `iomark data --bs 1k --size 3k` said "duplicate 4k-units 0.0%" of one 3 KiB
-        // piece).
-        if !self.chunk_carry.is_empty() {
-            let mut all = self.clone();
-            let chunk = all.chunk_carry.split_off(0);
-            all.compress_now(&chunk);
-            return all.measure();
-        }
-        let (mut raw, mut lz4, mut zstd) = (self.raw, self.lz4, self.zstd);
-        let mut out = Vec::new();
-        for c in self.samples.chunks(self.chunk) {
-            let (l, z) = compressed_sizes(c, &mut out);
-            raw += c.len() as u64;
-            lz4 += l;
-            zstd += z;
-        }
-        // Units of the stream each entry stands for: a rare content's counts are those of
-        // one selector in 2^shift.
-        // The sampled contents' units before any pin, each content standing for 2^shift;
-        // then the units of pinned contents after their pin: duplicates, but for those a
-        // hashed copy new to the pinned found distinct.
-        let scale = 1u64 << self.shift;
-        let (skipped, skipped_dups) = self.skipped_frequent();
-        let (pinned, pinned_new) = self.pinned_units;
-        let units: u64 =
-            self.seen.values().map(|e| e.weight).sum::<u64>() * scale + pinned + skipped;
-        let firsts: u64 = self.seen.values().map(|e| e.first).sum::<u64>() * scale
-            + pinned_new
-            + (skipped - skipped_dups);
-        if raw == 0 && units == 0 {
-            return None;
-        }
-        let saved = |c: u64| {
-            if raw == 0 {
-                0.0
-            } else {
-                100.0 * (1.0 - c as f64 / raw as f64)
-            }
-        };
-        let dups = units - firsts;
-        Some(DataMeasure {
-            lz4_pct: saved(lz4),
-            zstd_pct: saved(zstd),
-            dedup_pct: (units > 0).then(|| 100.0 * dups as f64 / units as f64),
-            compress_sampled_bytes: raw,
-            dedup_sampled_units: self.hashed_units,
-        })
-    }
 }
 
 #[path = "sampler_compress.rs"]
 mod compress;
-use compress::compressed_sizes;
 
 #[cfg(test)]
 mod tests {
@@ -645,11 +612,14 @@ mod tests {
         let mut g = DataGen::new(&spec, 5, 1, None);
         assert_eq!(g.stamp_turns(), 64);
         let mut m = Sampler::new(&spec).with_stamp_turns(g.stamp_turns());
+        // The same, its hashes composed from the pool's (`workload::hash`).
+        let mut c = m.clone().with_pool_hashes(g.pool_hashes());
         let mut buf = vec![0u8; 128 << 10];
         let mut first_words = std::collections::HashSet::new();
         for _ in 0..2048 {
             let first_id = g.next_id();
             let l = g.next_write(&mut buf, true).expect("lent from the pool");
+            c.observe_from(g.lent_bytes(l), first_id);
             let bytes = g.lent_bytes(l).to_vec();
             m.observe_from(&bytes, first_id);
             g.give_back(l);
@@ -671,6 +641,11 @@ mod tests {
             "{} hashed",
             d.dedup_sampled_units
         );
+        // Composed, the hashes are the same: the same figures, every hashed unit composed
+        // and every check passed.
+        assert_eq!(c.measure(), Some(d));
+        let (composed, broken) = c.pool.as_ref().expect("composed").composed();
+        assert_eq!((composed, broken), (d.dedup_sampled_units, false));
     }
 
     /// `n` distinct 4 KiB units of random bytes, each with a first word of its own.
