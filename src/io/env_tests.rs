@@ -19,24 +19,6 @@ fn root_filesystem_is_found() {
 }
 
 #[test]
-fn task_stat_is_read_for_io_uring_workers_only() {
-    let line = "4242 (iou-wrk-4240) S 1 4240 4240 0 -1 4194368 0 0 0 0 150 275 0 0 20 0 3 0";
-    let (k, of, t) = parse_task_stat(line, 100.0).expect("an io_uring worker");
-    assert_eq!(k, super::KernelThread::IoWq);
-    // Named after the job thread it serves (whose reading keeps its own workers').
-    assert_eq!(of, Some(4240));
-    assert!((t.user_s - 1.5).abs() < 1e-9 && (t.sys_s - 2.75).abs() < 1e-9);
-    // The SQPOLL thread is told apart (probe 14: its time was filed under io_wq).
-    let sqp = "4243 (iou-sqp-4240) S 1 4240 4240 0 -1 4194368 0 0 0 0 0 49 0 0 20 0 3 0";
-    let (k, of, t) = parse_task_stat(sqp, 100.0).expect("a SQPOLL thread");
-    assert_eq!(of, Some(4240));
-    assert_eq!(k, super::KernelThread::SqPoll);
-    assert!((t.sys_s - 0.49).abs() < 1e-9);
-    let main = "4240 (iomark (x)) S 1 4240 4240 0 -1 4194368 0 0 0 0 150 275 0 0";
-    assert!(parse_task_stat(main, 100.0).is_none());
-}
-
-#[test]
 fn cpu_time_moves_forward() {
     let a = CpuTimes::now();
     let mut x = 0u64;

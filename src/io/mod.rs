@@ -6,6 +6,7 @@ pub(crate) mod clock;
 pub mod engine;
 pub mod env;
 pub mod guard;
+pub(crate) mod kernel_threads;
 pub(crate) mod mark;
 pub(crate) mod space;
 pub mod sys;
