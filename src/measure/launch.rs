@@ -82,6 +82,9 @@ pub(crate) fn worker_data(ctx: &WorkerCtx) -> DataGen {
     if ctx.spec.writes() {
         data.lend_constant(ctx.spec.buf_bs() as usize);
     }
+    if crate::measure::worker::measures_data(ctx.spec) {
+        data.prepare_pool_hashes();
+    }
     data
 }
 

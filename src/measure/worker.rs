@@ -126,6 +126,11 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     out: WorkerOut,
 }
 
+/// Whether a worker of `spec` measures the data it writes (has a `Sampler`).
+pub(crate) fn measures_data(spec: &crate::plan::spec::Spec) -> bool {
+    spec.writes() && spec.rw.writes_data()
+}
+
 impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     pub(crate) fn new(eng: E, ctx: &'c WorkerCtx<'a>, data: DataGen, t0: Instant) -> Self {
         let spec = ctx.spec;
@@ -150,7 +155,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 spec.rw.read_pct(spec.rwmixread),
                 Rng::new(spec.seed, stream | 2),
             ),
-            sampler: (spec.writes() && spec.rw.writes_data()).then(|| {
+            sampler: measures_data(spec).then(|| {
                 Sampler::new(&spec.data)
                     .with_stamp_turns(data.stamp_turns())
                     .with_pool_hashes(data.pool_hashes())

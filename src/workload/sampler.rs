@@ -613,6 +613,8 @@ mod tests {
         assert_eq!(g.stamp_turns(), 64);
         let mut m = Sampler::new(&spec).with_stamp_turns(g.stamp_turns());
         // The same, its hashes composed from the pool's (`workload::hash`).
+        assert!(g.pool_hashes().is_none(), "not prepared");
+        g.prepare_pool_hashes();
         let mut c = m.clone().with_pool_hashes(g.pool_hashes());
         let mut buf = vec![0u8; 128 << 10];
         let mut first_words = std::collections::HashSet::new();
