@@ -93,7 +93,8 @@ pub(crate) fn content_hash(data: &[u8]) -> u64 {
 
 /// The content hashes of a data pool's units, composed from what the pool's bytes sum to
 /// without their stamps (see the module documentation): for a pool whose units have one
-/// 8-byte stamp each (`UnitPool::one_stamp`).
+/// 8-byte stamp each (`UnitPool::hashes`). It knows the pool by its address: it is kept
+/// by the sampler of the worker that holds the pool, and asked only while the pool lives.
 #[derive(Debug, Clone)]
 pub(crate) struct PoolHashes {
     /// The address of the pool's first unit, and its length in bytes.
@@ -172,9 +173,7 @@ impl PoolHashes {
             self.unit_len,
         ))
     }
-}
 
-impl PoolHashes {
     /// The content hash of `unit`: composed when it is one of the pool's units, one in
     /// `CHECK_EVERY` of them checked against its bytes hashed in full (a mismatch, a
     /// pool changed outside its stamps, would be a bug: every unit is hashed in full from
