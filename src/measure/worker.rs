@@ -132,7 +132,7 @@ pub(crate) fn measures_data(spec: &crate::plan::spec::Spec) -> bool {
 }
 
 impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
-    pub(crate) fn new(eng: E, ctx: &'c WorkerCtx<'a>, data: DataGen, t0: Instant) -> Self {
+    pub(crate) fn new(eng: E, ctx: &'c WorkerCtx<'a>, mut data: DataGen, t0: Instant) -> Self {
         let spec = ctx.spec;
         let qd = spec.qd as usize;
         let stream = job_stream(ctx.stream, ctx.job);
@@ -158,7 +158,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             sampler: measures_data(spec).then(|| {
                 Sampler::new(&spec.data)
                     .with_stamp_turns(data.stamp_turns())
-                    .with_pool_hashes(data.pool_hashes())
+                    .with_pool_hashes(data.take_pool_hashes())
             }),
             data,
             verify,

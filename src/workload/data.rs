@@ -324,9 +324,9 @@ impl DataGen {
     }
 
     /// The content hashes of the units this generator lends, once prepared
-    /// (`prepare_pool_hashes`).
-    pub(crate) fn pool_hashes(&self) -> Option<PoolHashes> {
-        self.hashes.clone()
+    /// (`prepare_pool_hashes`), handed to the job's sampler (the generator keeps none).
+    pub(crate) fn take_pool_hashes(&mut self) -> Option<PoolHashes> {
+        self.hashes.take()
     }
 
     /// The lines the stamps of this generator's units turn through (1: each stamp at

@@ -210,7 +210,7 @@ impl Sampler {
     }
 
     /// The sampler of a job whose writes are lent from a data pool with these hashes
-    /// (`DataGen::pool_hashes`): a sampled unit lent from it is hashed from the pool's
+    /// (`DataGen::take_pool_hashes`): a sampled unit lent from it is hashed from the pool's
     /// sum and its stamp, two words read rather than the unit.
     pub(crate) fn with_pool_hashes(mut self, pool: Option<PoolHashes>) -> Sampler {
         self.pool = pool;
@@ -613,9 +613,9 @@ mod tests {
         assert_eq!(g.stamp_turns(), 64);
         let mut m = Sampler::new(&spec).with_stamp_turns(g.stamp_turns());
         // The same, its hashes composed from the pool's (`workload::hash`).
-        assert!(g.pool_hashes().is_none(), "not prepared");
+        assert!(g.take_pool_hashes().is_none(), "not prepared");
         g.prepare_pool_hashes();
-        let mut c = m.clone().with_pool_hashes(g.pool_hashes());
+        let mut c = m.clone().with_pool_hashes(g.take_pool_hashes());
         let mut buf = vec![0u8; 128 << 10];
         let mut first_words = std::collections::HashSet::new();
         for _ in 0..2048 {
