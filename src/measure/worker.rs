@@ -159,6 +159,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 Sampler::new(&spec.data)
                     .with_stamp_turns(data.stamp_turns())
                     .with_pool_hashes(data.take_pool_hashes())
+                    .with_lent_stamps(data.lent_stamps())
             }),
             data,
             verify,

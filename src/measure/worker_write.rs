@@ -62,7 +62,8 @@ impl<E: Engine> Worker<'_, '_, E> {
         if let Some(l) = lent {
             if measuring && let Some(s) = self.sampler.as_mut() {
                 let bytes = self.data.lent_bytes(l);
-                show(s, bytes, first_id, self.ctx, self.now, self.issued_measured);
+                s.observe_lent(bytes, first_id);
+                answer(s, self.ctx, self.now, self.issued_measured);
             }
             return Some(l);
         }
@@ -75,7 +76,8 @@ impl<E: Engine> Worker<'_, '_, E> {
             gens[((offset - *base) / spec.bs) as usize] = generation;
         }
         if measuring && let Some(s) = self.sampler.as_mut() {
-            show(s, buf, first_id, self.ctx, self.now, self.issued_measured);
+            s.observe_from(buf, first_id);
+            answer(s, self.ctx, self.now, self.issued_measured);
         }
         None
     }
@@ -105,11 +107,10 @@ impl<E: Engine> Worker<'_, '_, E> {
     }
 }
 
-/// Shows a write's bytes (and the unique unit they begin with) to the sampler, and
-/// answers it when it asks how much the job will write.
+/// Answers the sampler, after it was shown a write, when it asks how much the job will
+/// write.
 #[inline(always)]
-fn show(s: &mut Sampler, bytes: &[u8], first_id: u64, ctx: &WorkerCtx, now: u64, issued: u64) {
-    s.observe_from(bytes, first_id);
+fn answer(s: &mut Sampler, ctx: &WorkerCtx, now: u64, issued: u64) {
     if s.wants_plan() {
         plan(s, ctx, now, issued);
     }

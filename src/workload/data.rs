@@ -329,6 +329,16 @@ impl DataGen {
         self.hashes.take()
     }
 
+    /// The stamps of the units this generator lends, when each has one 8-byte stamp at
+    /// its start (`UnitPool::lent_stamps`), for the job's sampler; `None` when it lends
+    /// none or its units are stamped otherwise.
+    pub(crate) fn lent_stamps(&self) -> Option<crate::workload::keys::LentStamps> {
+        self.pool
+            .as_ref()
+            .filter(|_| self.lends)
+            .and_then(UnitPool::lent_stamps)
+    }
+
     /// The lines the stamps of this generator's units turn through (1: each stamp at
     /// its unit's start, or no stamps): see `UnitPool::stamp_turns`.
     pub fn stamp_turns(&self) -> usize {

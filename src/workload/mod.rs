@@ -4,7 +4,7 @@ pub mod corpus;
 pub mod data;
 pub mod dist;
 pub(crate) mod hash;
-mod keys;
+pub(crate) mod keys;
 pub mod pool;
 pub mod rng;
 pub mod sampler;

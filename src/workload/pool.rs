@@ -4,8 +4,11 @@
 //!
 //! Unique unit `id` is pool unit `id mod N` with a *stamp*: the unit's first eight bytes
 //! (literals in every profile; a `repeat` chunk's copies of them are stamped alike) are
-//! the pool's original word there XORed with a 64-bit value that is a bijection of `id`. So no two units are equal, even when they share a pool unit (after the pool's size
-//! of writes), and the compressibility of the pool unit is unchanged (random bytes replace
+//! a 64-bit value that is a bijection of `id`: where a unit has one 8-byte stamp (random
+//! data, most zerofill), the word whose sampler's selector is known from `id`
+//! (`keys::LentStamps`); elsewhere the pool's original bytes there XORed with one. So no
+//! two units are equal, even when they share a pool unit (after the pool's size of
+//! writes), and the compressibility of the pool unit is unchanged (random bytes replace
 //! random bytes). The unit is the granularity of uniqueness, as `--dedup-unit` declares
 //! it: parts of a unit smaller than the unit come back after the pool's size.
 //!
@@ -17,6 +20,7 @@
 use crate::plan::data::{CompressMethod, DataKind, DataSpec};
 use crate::workload::data::{fill_repeat, fill_zerofill};
 use crate::workload::hash::PoolHashes;
+use crate::workload::keys::LentStamps;
 use crate::workload::rng::Rng;
 
 /// Alignment of the pool's first byte (and of every lent stretch): what direct I/O needs
@@ -46,8 +50,10 @@ pub struct UnitPool {
     stamp_base: u64,
     /// `units - 1` when `units` is a power of two (the default pools), else 0.
     slot_mask: u64,
-    /// The one stamp place when a unit has one 8-byte stamp (the default profile).
+    /// The one stamp place when a unit has one 8-byte stamp (the default profile), and
+    /// the stamps written there (`LentStamps`: the word, not an XOR of the original).
     one_place: Option<usize>,
+    one_stamps: LentStamps,
     /// The cache lines the one stamp turns through (a power of two; 1: it stays put):
     /// pool unit `slot`'s stamp lies `(slot mod turns) × 64` bytes past `one_place`.
     turns: usize,
@@ -101,6 +107,7 @@ impl UnitPool {
             orig.extend(places.iter().map(|&p| word(unit, p as usize + turn, width)));
         }
         let mut sm = seed ^ stream.rotate_left(29) ^ 0x57A3_57A3_57A3_57A3;
+        let stamp_base = crate::workload::rng::splitmix64(&mut sm);
         UnitPool {
             bytes,
             start,
@@ -108,7 +115,7 @@ impl UnitPool {
             units,
             orig,
             lent: vec![false; units],
-            stamp_base: crate::workload::rng::splitmix64(&mut sm),
+            stamp_base,
             slot_mask: match units.is_power_of_two() {
                 true => units as u64 - 1,
                 false => 0,
@@ -117,6 +124,7 @@ impl UnitPool {
                 ([p], 8) => Some(*p as usize),
                 _ => None,
             },
+            one_stamps: LentStamps::new(stamp_base, unit_len, turns),
             places,
             width,
             turns,
@@ -133,6 +141,13 @@ impl UnitPool {
     #[inline(always)]
     fn one_place_of(&self, p: usize, slot: usize) -> usize {
         p + turn_at(slot, self.turns)
+    }
+
+    /// The stamps of the units this pool lends, when each has one 8-byte stamp (at its
+    /// start, turning through `stamp_turns` lines): the sampler knows the ones it picks
+    /// from their ids (`Sampler::with_lent_stamps`). `None` for other profiles.
+    pub(crate) fn lent_stamps(&self) -> Option<LentStamps> {
+        (self.one_place == Some(0)).then_some(self.one_stamps)
     }
 
     /// The content hashes of the pool's units, composed from their bytes without their
@@ -168,8 +183,9 @@ impl UnitPool {
         }
     }
 
-    /// The value stamped on unique unit `id`: distinct for distinct ids of a stream,
-    /// because `base + id × odd` is a bijection of `id` and so is the SplitMix64 finaliser.
+    /// The value XORed into the stamps of unique unit `id` where a unit has several (or
+    /// a narrow one): distinct for distinct ids of a stream, because `base + id × odd` is
+    /// a bijection of `id` and so is the SplitMix64 finaliser.
     #[inline(always)]
     fn stamp(&self, id: u64) -> u64 {
         stamp_of(self.stamp_base, id)
@@ -199,7 +215,7 @@ impl UnitPool {
         match self.one_place {
             Some(p) => {
                 let at = self.one_place_of(p, slot);
-                unit[at..at + 8].copy_from_slice(&(orig[0] ^ self.stamp(id)).to_le_bytes());
+                unit[at..at + 8].copy_from_slice(&self.one_stamps.word(id).to_le_bytes());
             }
             None => stamp_into(unit, &self.places, self.width, orig, self.stamp(id)),
         }
@@ -227,16 +243,20 @@ impl UnitPool {
             return None;
         }
         let at = self.start + first * self.unit_len;
-        let key = self.stamp(id);
         let one = self.one_place.map(|p| self.one_place_of(p, first));
         let unit = &mut self.bytes[at..at + self.unit_len];
         if let Some(p) = one {
-            let o = self.orig[first];
-            unit[p..p + 8].copy_from_slice(&(o ^ key).to_le_bytes());
+            unit[p..p + 8].copy_from_slice(&self.one_stamps.word(id).to_le_bytes());
         } else {
             let n = self.places.len();
             let orig = &self.orig[first * n..][..n];
-            stamp_into(unit, &self.places, self.width, orig, key);
+            stamp_into(
+                unit,
+                &self.places,
+                self.width,
+                orig,
+                stamp_of(self.stamp_base, id),
+            );
         }
         self.lent[first] = true;
         Some(Lent { first, count: 1 })
@@ -271,10 +291,11 @@ impl UnitPool {
         }
         if let Some(p) = self.one_place {
             // The default profile: one 8-byte stamp per unit.
-            for (k, &o) in orig.iter().enumerate() {
-                let key = stamp_of(self.stamp_base, first_id + k as u64);
+            let stamps = self.one_stamps;
+            for k in 0..count {
+                let word = stamps.word(first_id + k as u64);
                 let at = k * ul + p + turn_at(first + k, turns);
-                stretch[at..at + 8].copy_from_slice(&(o ^ key).to_le_bytes());
+                stretch[at..at + 8].copy_from_slice(&word.to_le_bytes());
             }
         } else {
             for (k, unit) in stretch.chunks_exact_mut(ul).enumerate() {

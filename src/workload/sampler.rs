@@ -6,7 +6,7 @@ use std::hash::BuildHasherDefault;
 
 use crate::plan::data::DataSpec;
 use crate::workload::hash::{PoolHashes, content_hash};
-use crate::workload::keys::{KeyHasher, selector_at};
+use crate::workload::keys::{KeyHasher, LentStamps, selector_at};
 use crate::workload::pool::turn_at;
 use crate::workload::tracks::{
     Counted, TRACK_ALL_UNITS, TRACK_EVERY, Tracks, first_tracked_from, next_tracked_after,
@@ -148,6 +148,9 @@ pub struct Sampler {
     /// pool's sums and each unit's stamp as written (`workload::hash`); `None`: every
     /// unit hashed in full.
     pool: Option<PoolHashes>,
+    /// The stamps of the units lent from the job's data pool, whose selectors are known
+    /// from their ids (`observe_lent`); `None`: every unit's selector read.
+    lent: Option<LentStamps>,
 }
 
 /// Where a sampler is with its plan (`Sampler::plan`).
@@ -196,6 +199,7 @@ impl Sampler {
             plan: Plan::None,
             turns: 1,
             pool: None,
+            lent: None,
         }
     }
 
@@ -269,6 +273,12 @@ impl Sampler {
                 self.track_group(units, first_id + (g * GROUP) as u64);
             }
         }
+        self.count_write(buf);
+    }
+
+    /// One more write seen, kept for the compression sample when its turn comes.
+    #[inline(always)]
+    fn count_write(&mut self, buf: &[u8]) {
         self.seq += 1;
         if self.seq & (self.stride - 1) == 0 {
             self.sample_write(buf);
@@ -340,6 +350,10 @@ impl Sampler {
                 0 => 0,
                 _ => u64::MAX >> (64 - n),
             };
+        }
+        if self.next_tracked < first {
+            // Lent writes passed by (`observe_lent`): the next tracked position from here.
+            self.next_tracked = first_tracked_from(first);
         }
         let mut tracked = 0u64;
         while self.next_tracked < self.units_seen {
@@ -559,6 +573,8 @@ impl Sampler {
 
 #[path = "sampler_compress.rs"]
 mod compress;
+#[path = "sampler_lent.rs"]
+mod lent;
 
 #[cfg(test)]
 mod tests {
