@@ -50,10 +50,14 @@ pub struct UnitPool {
     stamp_base: u64,
     /// `units - 1` when `units` is a power of two (the default pools), else 0.
     slot_mask: u64,
-    /// The one stamp place when a unit has one 8-byte stamp (the default profile), and
-    /// the stamps written there (`LentStamps`: the word, not an XOR of the original).
+    /// The one stamp place when a unit has one 8-byte stamp (the default profile).
     one_place: Option<usize>,
-    one_stamps: LentStamps,
+    /// Whether the stamps are words whose selector is known from the unit's id
+    /// (`LentStamps`, written as they are: `orig` is zeros then), not the original
+    /// bytes XORed with a key: where each unit's stamps are 8 bytes wide, the first at
+    /// its start, and all alike (one stamp, or a `repeat` chunk's copies of its head).
+    word_stamps: bool,
+    id_stamps: LentStamps,
     /// The cache lines the one stamp turns through (a power of two; 1: it stays put):
     /// pool unit `slot`'s stamp lies `(slot mod turns) × 64` bytes past `one_place`.
     turns: usize,
@@ -106,6 +110,12 @@ impl UnitPool {
             let turn = turn_at(u, turns);
             orig.extend(places.iter().map(|&p| word(unit, p as usize + turn, width)));
         }
+        let word_stamps = width == 8
+            && places.first() == Some(&0)
+            && (orig.chunks_exact(places.len())).all(|o| o.iter().all(|&w| w == o[0]));
+        if word_stamps {
+            orig.fill(0);
+        }
         let mut sm = seed ^ stream.rotate_left(29) ^ 0x57A3_57A3_57A3_57A3;
         let stamp_base = crate::workload::rng::splitmix64(&mut sm);
         UnitPool {
@@ -124,7 +134,8 @@ impl UnitPool {
                 ([p], 8) => Some(*p as usize),
                 _ => None,
             },
-            one_stamps: LentStamps::new(stamp_base, unit_len, turns),
+            word_stamps,
+            id_stamps: LentStamps::new(stamp_base, unit_len, turns),
             places,
             width,
             turns,
@@ -143,11 +154,12 @@ impl UnitPool {
         p + turn_at(slot, self.turns)
     }
 
-    /// The stamps of the units this pool lends, when each has one 8-byte stamp (at its
-    /// start, turning through `stamp_turns` lines): the sampler knows the ones it picks
-    /// from their ids (`Sampler::with_lent_stamps`). `None` for other profiles.
+    /// The stamps of the units this pool lends, when they are words whose selector is
+    /// known from the unit's id (one 8-byte stamp at a unit's start, turning through
+    /// `stamp_turns` lines; a `repeat` chunk's head and its copies): the sampler knows
+    /// the units it picks from their ids (`Sampler::with_lent_stamps`). `None` otherwise.
     pub(crate) fn lent_stamps(&self) -> Option<LentStamps> {
-        (self.one_place == Some(0)).then_some(self.one_stamps)
+        self.word_stamps.then_some(self.id_stamps)
     }
 
     /// The content hashes of the pool's units, composed from their bytes without their
@@ -183,12 +195,10 @@ impl UnitPool {
         }
     }
 
-    /// The value XORed into the stamps of unique unit `id` where a unit has several (or
-    /// a narrow one): distinct for distinct ids of a stream, because `base + id × odd` is
-    /// a bijection of `id` and so is the SplitMix64 finaliser.
+    /// The value XORed into the original bytes at the stamps of unique unit `id`.
     #[inline(always)]
     fn stamp(&self, id: u64) -> u64 {
-        stamp_of(self.stamp_base, id)
+        key_of(self.word_stamps, self.id_stamps, self.stamp_base, id)
     }
 
     /// The original words at the stamp places of pool unit `slot`.
@@ -215,7 +225,7 @@ impl UnitPool {
         match self.one_place {
             Some(p) => {
                 let at = self.one_place_of(p, slot);
-                unit[at..at + 8].copy_from_slice(&self.one_stamps.word(id).to_le_bytes());
+                unit[at..at + 8].copy_from_slice(&self.id_stamps.word(id).to_le_bytes());
             }
             None => stamp_into(unit, &self.places, self.width, orig, self.stamp(id)),
         }
@@ -246,17 +256,12 @@ impl UnitPool {
         let one = self.one_place.map(|p| self.one_place_of(p, first));
         let unit = &mut self.bytes[at..at + self.unit_len];
         if let Some(p) = one {
-            unit[p..p + 8].copy_from_slice(&self.one_stamps.word(id).to_le_bytes());
+            unit[p..p + 8].copy_from_slice(&self.id_stamps.word(id).to_le_bytes());
         } else {
             let n = self.places.len();
             let orig = &self.orig[first * n..][..n];
-            stamp_into(
-                unit,
-                &self.places,
-                self.width,
-                orig,
-                stamp_of(self.stamp_base, id),
-            );
+            let key = key_of(self.word_stamps, self.id_stamps, self.stamp_base, id);
+            stamp_into(unit, &self.places, self.width, orig, key);
         }
         self.lent[first] = true;
         Some(Lent { first, count: 1 })
@@ -291,15 +296,16 @@ impl UnitPool {
         }
         if let Some(p) = self.one_place {
             // The default profile: one 8-byte stamp per unit.
-            let stamps = self.one_stamps;
+            let stamps = self.id_stamps;
             for k in 0..count {
                 let word = stamps.word(first_id + k as u64);
                 let at = k * ul + p + turn_at(first + k, turns);
                 stretch[at..at + 8].copy_from_slice(&word.to_le_bytes());
             }
         } else {
+            let (words, ids, base) = (self.word_stamps, self.id_stamps, self.stamp_base);
             for (k, unit) in stretch.chunks_exact_mut(ul).enumerate() {
-                let key = stamp_of(self.stamp_base, first_id + k as u64);
+                let key = key_of(words, ids, base, first_id + k as u64);
                 let orig = &orig[k * n..][..n];
                 stamp_into(unit, &self.places, self.width, orig, key);
             }
@@ -340,7 +346,20 @@ pub(super) fn turn_at(index: usize, turns: usize) -> usize {
     (index & (turns - 1)) * 64
 }
 
-/// The stamp of unique unit `id` in the stream whose stamps start at `base`.
+/// The value XORed into the original bytes at the stamps of unique unit `id`: the word
+/// itself where the stamps are words (`UnitPool::word_stamps`, the original bytes zeros
+/// then), else `stamp_of`'s key. A bijection of `id` either way.
+#[inline(always)]
+fn key_of(words: bool, ids: LentStamps, base: u64, id: u64) -> u64 {
+    match words {
+        true => ids.word(id),
+        false => stamp_of(base, id),
+    }
+}
+
+/// The key of unique unit `id` in the stream whose stamps start at `base`: distinct for
+/// distinct ids, because `base + id × odd` is a bijection of `id` and so is the
+/// SplitMix64 finaliser.
 #[inline(always)]
 fn stamp_of(base: u64, id: u64) -> u64 {
     let mut z = base.wrapping_add(id.wrapping_mul(0x9E37_79B9_7F4A_7C15));

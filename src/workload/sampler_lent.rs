@@ -71,10 +71,30 @@ impl Sampler {
 
 #[cfg(test)]
 mod tests {
-    use crate::plan::data::DataSpec;
+    use crate::plan::data::{CompressMethod, DataKind, DataSpec};
     use crate::workload::data::DataGen;
     use crate::workload::sampler::Sampler;
     use crate::workload::tracks::{TRACK_EVERY, first_tracked_from};
+
+    /// Random data, and compressible by both methods (a `repeat` unit's stamp is its head
+    /// and the head's copies), with a 1 MiB pool.
+    fn profiles() -> Vec<DataSpec> {
+        let random = DataSpec {
+            pool: 1 << 20,
+            ..DataSpec::default()
+        };
+        let compressible = |method| DataSpec {
+            kind: DataKind::Compressible,
+            compress: 50.0,
+            compress_method: method,
+            ..random.clone()
+        };
+        vec![
+            random.clone(),
+            compressible(CompressMethod::Zerofill),
+            compressible(CompressMethod::Repeat),
+        ]
+    }
 
     /// The sampler of `g`'s job and the same told of its lent stamps.
     fn samplers(spec: &DataSpec, g: &mut DataGen) -> (Sampler, Sampler) {
@@ -83,7 +103,7 @@ mod tests {
             .with_stamp_turns(g.stamp_turns())
             .with_pool_hashes(g.take_pool_hashes());
         let told = read.clone().with_lent_stamps(g.lent_stamps());
-        assert!(told.lent.is_some(), "random data's units have one stamp");
+        assert!(told.lent.is_some(), "{spec:?}: stamps not known from ids");
         (read, told)
     }
 
@@ -93,10 +113,13 @@ mod tests {
     /// hashing the same units, and no picked unit's selector differs from its id's.
     #[test]
     fn lent_writes_are_measured_as_when_every_selector_is_read() {
-        let spec = DataSpec {
-            pool: 1 << 20,
-            ..DataSpec::default()
-        };
+        for spec in profiles() {
+            lent_and_read_agree(&spec);
+        }
+    }
+
+    fn lent_and_read_agree(spec: &DataSpec) {
+        let spec = spec.clone();
         let mut g = DataGen::new(&spec, 11, 3, None);
         let (mut read, mut told) = samplers(&spec, &mut g);
         let mut buf = vec![0u8; 256 << 10];
@@ -138,7 +161,7 @@ mod tests {
         );
         assert_eq!(told.shift, read.shift);
         let m = read.measure().expect("measured");
-        assert_eq!(m.dedup_pct, Some(0.0));
+        assert_eq!(m.dedup_pct, Some(0.0), "{spec:?}");
         assert_eq!(told.measure(), Some(m));
         assert!(
             told.lent.is_some(),
