@@ -203,6 +203,30 @@ pub(crate) fn memory_fs(path: &Path, fstype: &str) -> Option<String> {
     })
 }
 
+/// An io_uring run whose kernel workers (io-wq) spent at least half the CPU time its job
+/// threads did: the target could not take the requests without blocking, io_uring handed
+/// each to a worker thread, and the figures are those workers' (tmpfs's reads: 12.6k per
+/// second at QD 1 in one job, io-wq 0.67 s of CPU to the job thread's 0.77; a loop
+/// device's direct reads, taken inline, leave io-wq idle). `None` for other engines and
+/// below 10 ms of io-wq time.
+pub(crate) fn io_wq_bound(run: &Run) -> Option<String> {
+    if run.spec.engine != crate::plan::spec::EngineKind::IoUring {
+        return None;
+    }
+    let (wq, jobs) = run.repetitions.iter().fold((0.0, 0.0), |(w, j), r| {
+        let c = &r.cpu;
+        (
+            w + c.io_wq.user_s + c.io_wq.sys_s,
+            j + c.workers.user_s + c.workers.sys_s,
+        )
+    });
+    (wq >= 0.01 && wq >= 0.5 * jobs).then(|| {
+        format!(
+            "io_uring handed its requests to its kernel worker threads (io-wq used {wq:.2} s of CPU, the job threads {jobs:.2} s): the target could not take them without blocking (tmpfs, some file systems' buffered I/O, a device queue that is full), so worker threads did the I/O and the IOPS and latencies are theirs; --engine libaio or psync does it in the job's own thread"
+        )
+    })
+}
+
 /// Before a run on a file a killed iomark run left: it is used as it is and not removed
 /// (whatever was put in it since cannot be told from iomark's own data).
 pub(crate) fn left_by_killed(path: &Path, pid: u32) -> String {
@@ -385,6 +409,31 @@ mod tests {
             });
         }
         run
+    }
+
+    #[test]
+    fn io_uring_runs_done_by_its_workers_say_so() {
+        use crate::plan::spec::{EngineKind, Rw};
+        let with = |engine, wq: f64, jobs: f64| {
+            let mut run = moved(Rw::RandRead, true, 1 << 20, 1 << 20);
+            run.spec.engine = engine;
+            for r in run.repetitions.iter_mut() {
+                r.cpu.io_wq.sys_s = wq;
+                r.cpu.workers.sys_s = jobs;
+            }
+            io_wq_bound(&run)
+        };
+        // tmpfs's buffered reads (session 22): io-wq about as busy as the job thread.
+        let w = with(EngineKind::IoUring, 0.67, 0.77).expect("said");
+        assert!(
+            w.contains("io-wq used 1.34 s of CPU, the job threads 1.54 s"),
+            "{w}"
+        );
+        assert!(w.contains("--engine libaio"), "{w}");
+        // Reads taken inline leave io-wq nearly idle; other engines have none.
+        assert_eq!(with(EngineKind::IoUring, 0.02, 1.5), None);
+        assert_eq!(with(EngineKind::IoUring, 0.001, 0.001), None);
+        assert_eq!(with(EngineKind::Libaio, 0.67, 0.77), None);
     }
 
     #[test]

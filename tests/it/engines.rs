@@ -535,3 +535,54 @@ fn reads_leave_the_access_time_as_it_was() {
         assert_eq!(atime(&file), before, "{e:?} changed the access time");
     }
 }
+
+/// io_uring's reads of a file on tmpfs are handed to its kernel workers (io-wq): the
+/// run says so, with both CPU figures, where libaio's (done in the job's thread) and
+/// io_uring's direct reads of a file on the disk (taken inline) say nothing of it.
+#[test]
+fn io_uring_reads_done_by_its_kernel_workers_are_said() {
+    if !require("io_uring", iomark::io::engine::probe_io_uring().is_ok()) {
+        return;
+    }
+    let shm = std::path::Path::new("/dev/shm");
+    let on_tmpfs = std::fs::read_to_string("/proc/mounts")
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.split(' ').nth(1) == Some("/dev/shm") && l.split(' ').nth(2) == Some("tmpfs"));
+    if !require("/dev/shm on tmpfs", on_tmpfs) {
+        return;
+    }
+    let mem = tempfile::tempdir_in(shm).unwrap();
+    let disk = tmp();
+    let said = |dir: &std::path::Path, args: &[&str]| {
+        let f = dir.join("wq.dat");
+        std::fs::write(&f, vec![7u8; 8 << 20]).unwrap();
+        let f = f.to_str().unwrap().to_string();
+        let mut all = vec!["run", f.as_str(), "--rw", "randread", "--bs", "4k"];
+        all.extend(["--runtime", "0.5", "--ramp", "0"]);
+        all.extend(args);
+        let doc = run_json(&all);
+        let run = &doc["runs"][0];
+        let wq: f64 = (run["repetitions"].as_array().unwrap().iter())
+            .map(|r| {
+                r["cpu"]["io_wq"]["user_s"].as_f64().unwrap()
+                    + r["cpu"]["io_wq"]["sys_s"].as_f64().unwrap()
+            })
+            .sum();
+        let w = (run["warnings"].as_array().unwrap().iter())
+            .filter_map(|w| w.as_str())
+            .find(|w| w.contains("io_uring handed its requests"))
+            .map(str::to_string);
+        (w, wq)
+    };
+    let (w, wq) = said(mem.path(), &["--engine", "io_uring", "--buffered"]);
+    let w = w.unwrap_or_else(|| panic!("not said, io-wq {wq} s"));
+    assert!(w.contains(&format!("io-wq used {wq:.2} s")), "{w}");
+    let (w, _) = said(mem.path(), &["--engine", "libaio", "--buffered"]);
+    assert_eq!(w, None);
+    let (w, wq) = said(
+        disk.path(),
+        &["--engine", "io_uring", "--direct", "--qd", "8"],
+    );
+    assert_eq!(w, None, "io-wq {wq} s");
+}
