@@ -117,8 +117,9 @@ fn unmix(y: u64) -> u64 {
     z ^ (z >> 33)
 }
 
-/// The stamps of the units a data pool lends (`workload::pool`) when each unit has one
-/// 8-byte stamp: the stamp of unique unit `id` is the word whose selector is
+/// The stamps of the units a data pool lends (`workload::pool`) when a unit's stamps
+/// are 8-byte words alike, the first at its start (one stamp; a `repeat` chunk's head
+/// and its copies): the stamp of unique unit `id` is the word whose selector is
 /// `id × odd ⊕ key`, so that the sampler knows which lent units its fraction picks from
 /// their ids alone, a few a write, without reading the others' stamps
 /// (`Sampler::observe_lent`). A bijection of `id`, as any stamp must be: no two units of
