@@ -102,8 +102,8 @@ impl UnitPool {
         } else {
             rng.fill(pool);
         }
-        let (places, width) = stamp_places(spec, unit_len);
-        let turns = turns_of(spec, &places, width, unit_len, units);
+        let (places, width, head) = stamp_places(spec, unit_len);
+        let turns = turns_of(spec, &places, width, (unit_len, head), units);
         let mut orig = Vec::with_capacity(units * places.len());
         for u in 0..units {
             let unit = &pool[u * unit_len..(u + 1) * unit_len];
@@ -403,12 +403,24 @@ fn word(b: &[u8], at: usize, width: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// The lines a pool's one stamp turns through (`UnitPool::turns`): random data without
-/// dedup, one 8-byte stamp at a unit's start, units of two lines or more; the most
-/// lines that divide both the unit's lines and the pool's units (so that unit `id`'s
-/// line is `id mod turns` whatever the lap). Dedup keeps every stamp first: its
-/// duplicates are copies, and the sampler finds a copy's stamp by its content alone.
-fn turns_of(spec: &DataSpec, places: &[u32], width: usize, unit_len: usize, units: usize) -> usize {
+/// The lines a pool's one stamp turns through (`UnitPool::turns`): without dedup, one
+/// 8-byte stamp at a unit's start, units of two lines or more; the most lines that
+/// divide both the unit's lines and the pool's units (so that unit `id`'s line is
+/// `id mod turns` whatever the lap), and whose stamps all lie in the unit's opening
+/// literals (`unit = (length, opening literals)`: a zerofill unit's stamp stays out of
+/// its zeros). Dedup keeps every stamp first: its duplicates are copies, and the sampler
+/// finds a copy's stamp by its content alone.
+///
+/// (Until 2026-11-29 a zerofill unit's stamp turned through all its lines: `--compress
+/// 50` had 8 random bytes in the zero half of every other unit.)
+fn turns_of(
+    spec: &DataSpec,
+    places: &[u32],
+    width: usize,
+    unit: (usize, usize),
+    units: usize,
+) -> usize {
+    let (unit_len, head) = unit;
     if places != [0] || width != 8 || spec.dedup > 0.0 {
         return 1;
     }
@@ -417,7 +429,11 @@ fn turns_of(spec: &DataSpec, places: &[u32], width: usize, unit_len: usize, unit
         return 1;
     }
     let mut turns = STAMP_TURNS;
-    while turns > 1 && (!lines.is_multiple_of(turns) || !units.is_multiple_of(turns)) {
+    while turns > 1
+        && (!lines.is_multiple_of(turns)
+            || !units.is_multiple_of(turns)
+            || (turns - 1) * 64 + 8 > head)
+    {
         turns /= 2;
     }
     turns
@@ -427,10 +443,11 @@ fn turns_of(spec: &DataSpec, places: &[u32], width: usize, unit_len: usize, unit
 /// width: the unit's opening literals (eight bytes, or as many as a chunk opens with,
 /// as at 98% by the `repeat` method), and every place a `repeat` chunk copies them to
 /// (stamped alike, the copies stay copies); none when the unit opens without literals
-/// (nearly 100% compressible by zerofill: as alike as zeros).
-fn stamp_places(spec: &DataSpec, unit_len: usize) -> (Vec<u32>, usize) {
+/// (nearly 100% compressible by zerofill: as alike as zeros). Also the bytes of
+/// literals the unit opens with (all of it for random data).
+fn stamp_places(spec: &DataSpec, unit_len: usize) -> (Vec<u32>, usize, usize) {
     if spec.kind != DataKind::Compressible || spec.compress <= 0.0 {
-        return (vec![0], unit_len.min(8));
+        return (vec![0], unit_len.min(8), unit_len);
     }
     // Where the literals land is all that matters: shape one chunk with any literals.
     let len = (spec.compress_chunk as usize).min(unit_len);
@@ -450,8 +467,14 @@ fn stamp_places(spec: &DataSpec, unit_len: usize) -> (Vec<u32>, usize) {
         CompressMethod::Repeat => fill_repeat(&mut chunk, spec.compress, lits),
     }
     if width == 0 {
-        return (Vec::new(), 0);
+        return (Vec::new(), 0, 0);
     }
+    // The literals from the start on, runs that touch taken together.
+    runs.sort_unstable();
+    let opening = runs.iter().fold(
+        0,
+        |end, &(at, n)| if at <= end { end.max(at + n) } else { end },
+    );
     // Random opening bytes recur only where they were copied.
     let head = chunk[..width].to_vec();
     let mut places: Vec<u32> = (0..=len - width)
@@ -478,5 +501,5 @@ fn stamp_places(spec: &DataSpec, unit_len: usize) -> (Vec<u32>, usize) {
         }
     }
     places.sort_unstable();
-    (places, width)
+    (places, width, opening)
 }
