@@ -316,11 +316,7 @@ impl DataGen {
     /// a debug build, a 50 ms run did no I/O). Nothing when it lends none or its units
     /// have several stamps.
     pub(crate) fn prepare_pool_hashes(&mut self) {
-        self.hashes = self
-            .pool
-            .as_ref()
-            .filter(|_| self.lends)
-            .and_then(UnitPool::hashes);
+        self.hashes = self.lending_pool().and_then(UnitPool::hashes);
     }
 
     /// The content hashes of the units this generator lends, once prepared
@@ -329,14 +325,16 @@ impl DataGen {
         self.hashes.take()
     }
 
-    /// The stamps of the units this generator lends, when each has one 8-byte stamp at
-    /// its start (`UnitPool::lent_stamps`), for the job's sampler; `None` when it lends
-    /// none or its units are stamped otherwise.
+    /// The stamps of the units this generator lends, when they are words known from
+    /// the unit's id (`UnitPool::lent_stamps`), for the job's sampler; `None` when it
+    /// lends none or its units are stamped otherwise.
     pub(crate) fn lent_stamps(&self) -> Option<crate::workload::keys::LentStamps> {
-        self.pool
-            .as_ref()
-            .filter(|_| self.lends)
-            .and_then(UnitPool::lent_stamps)
+        self.lending_pool().and_then(UnitPool::lent_stamps)
+    }
+
+    /// The pool, when this generator lends from it.
+    fn lending_pool(&self) -> Option<&UnitPool> {
+        self.pool.as_ref().filter(|_| self.lends)
     }
 
     /// The lines the stamps of this generator's units turn through (1: each stamp at

@@ -148,6 +148,12 @@ impl LentStamps {
         }
     }
 
+    /// The stream's key.
+    #[inline(always)]
+    pub(crate) fn key(&self) -> u64 {
+        self.key
+    }
+
     /// The selector of unique unit `id`.
     #[inline(always)]
     pub(crate) fn selector(&self, id: u64) -> u64 {

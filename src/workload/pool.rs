@@ -46,18 +46,12 @@ pub struct UnitPool {
     orig: Vec<u64>,
     /// Whether a unit is lent to a write in flight.
     lent: Vec<bool>,
-    /// Added to `id × odd` before the finaliser: the stamps of one stream.
-    stamp_base: u64,
     /// `units - 1` when `units` is a power of two (the default pools), else 0.
     slot_mask: u64,
     /// The one stamp place when a unit has one 8-byte stamp (the default profile).
     one_place: Option<usize>,
-    /// Whether the stamps are words whose selector is known from the unit's id
-    /// (`LentStamps`, written as they are: `orig` is zeros then), not the original
-    /// bytes XORed with a key: where each unit's stamps are 8 bytes wide, the first at
-    /// its start, and all alike (one stamp, or a `repeat` chunk's copies of its head).
-    word_stamps: bool,
-    id_stamps: LentStamps,
+    /// What the units are stamped with.
+    stamps: Stamps,
     /// The cache lines the one stamp turns through (a power of two; 1: it stays put):
     /// pool unit `slot`'s stamp lies `(slot mod turns) × 64` bytes past `one_place`.
     turns: usize,
@@ -117,7 +111,7 @@ impl UnitPool {
             orig.fill(0);
         }
         let mut sm = seed ^ stream.rotate_left(29) ^ 0x57A3_57A3_57A3_57A3;
-        let stamp_base = crate::workload::rng::splitmix64(&mut sm);
+        let key = crate::workload::rng::splitmix64(&mut sm);
         UnitPool {
             bytes,
             start,
@@ -125,7 +119,6 @@ impl UnitPool {
             units,
             orig,
             lent: vec![false; units],
-            stamp_base,
             slot_mask: match units.is_power_of_two() {
                 true => units as u64 - 1,
                 false => 0,
@@ -134,8 +127,10 @@ impl UnitPool {
                 ([p], 8) => Some(*p as usize),
                 _ => None,
             },
-            word_stamps,
-            id_stamps: LentStamps::new(stamp_base, unit_len, turns),
+            stamps: Stamps {
+                words: word_stamps,
+                ids: LentStamps::new(key, unit_len, turns),
+            },
             places,
             width,
             turns,
@@ -159,7 +154,7 @@ impl UnitPool {
     /// `stamp_turns` lines; a `repeat` chunk's head and its copies): the sampler knows
     /// the units it picks from their ids (`Sampler::with_lent_stamps`). `None` otherwise.
     pub(crate) fn lent_stamps(&self) -> Option<LentStamps> {
-        self.word_stamps.then_some(self.id_stamps)
+        self.stamps.words.then_some(self.stamps.ids)
     }
 
     /// The content hashes of the pool's units, composed from their bytes without their
@@ -198,7 +193,7 @@ impl UnitPool {
     /// The value XORed into the original bytes at the stamps of unique unit `id`.
     #[inline(always)]
     fn stamp(&self, id: u64) -> u64 {
-        key_of(self.word_stamps, self.id_stamps, self.stamp_base, id)
+        self.stamps.key(id)
     }
 
     /// The original words at the stamp places of pool unit `slot`.
@@ -225,7 +220,7 @@ impl UnitPool {
         match self.one_place {
             Some(p) => {
                 let at = self.one_place_of(p, slot);
-                unit[at..at + 8].copy_from_slice(&self.id_stamps.word(id).to_le_bytes());
+                unit[at..at + 8].copy_from_slice(&self.stamps.ids.word(id).to_le_bytes());
             }
             None => stamp_into(unit, &self.places, self.width, orig, self.stamp(id)),
         }
@@ -256,12 +251,11 @@ impl UnitPool {
         let one = self.one_place.map(|p| self.one_place_of(p, first));
         let unit = &mut self.bytes[at..at + self.unit_len];
         if let Some(p) = one {
-            unit[p..p + 8].copy_from_slice(&self.id_stamps.word(id).to_le_bytes());
+            unit[p..p + 8].copy_from_slice(&self.stamps.ids.word(id).to_le_bytes());
         } else {
             let n = self.places.len();
             let orig = &self.orig[first * n..][..n];
-            let key = key_of(self.word_stamps, self.id_stamps, self.stamp_base, id);
-            stamp_into(unit, &self.places, self.width, orig, key);
+            stamp_into(unit, &self.places, self.width, orig, self.stamps.key(id));
         }
         self.lent[first] = true;
         Some(Lent { first, count: 1 })
@@ -296,16 +290,16 @@ impl UnitPool {
         }
         if let Some(p) = self.one_place {
             // The default profile: one 8-byte stamp per unit.
-            let stamps = self.id_stamps;
+            let stamps = self.stamps.ids;
             for k in 0..count {
                 let word = stamps.word(first_id + k as u64);
                 let at = k * ul + p + turn_at(first + k, turns);
                 stretch[at..at + 8].copy_from_slice(&word.to_le_bytes());
             }
         } else {
-            let (words, ids, base) = (self.word_stamps, self.id_stamps, self.stamp_base);
+            let stamps = self.stamps;
             for (k, unit) in stretch.chunks_exact_mut(ul).enumerate() {
-                let key = key_of(words, ids, base, first_id + k as u64);
+                let key = stamps.key(first_id + k as u64);
                 let orig = &orig[k * n..][..n];
                 stamp_into(unit, &self.places, self.width, orig, key);
             }
@@ -346,14 +340,27 @@ pub(super) fn turn_at(index: usize, turns: usize) -> usize {
     (index & (turns - 1)) * 64
 }
 
-/// The value XORed into the original bytes at the stamps of unique unit `id`: the word
-/// itself where the stamps are words (`UnitPool::word_stamps`, the original bytes zeros
-/// then), else `stamp_of`'s key. A bijection of `id` either way.
-#[inline(always)]
-fn key_of(words: bool, ids: LentStamps, base: u64, id: u64) -> u64 {
-    match words {
-        true => ids.word(id),
-        false => stamp_of(base, id),
+/// How a pool's units are stamped: with the words whose selector is known from the
+/// unit's id (`LentStamps`, written as they are: the pool's `orig` is zeros then), or
+/// with the original bytes XORed with `stamp_of`'s key. Words where each unit's stamps
+/// are 8 bytes wide, the first at its start, and all alike (one stamp, or a `repeat`
+/// chunk's copies of its head).
+#[derive(Debug, Clone, Copy)]
+struct Stamps {
+    words: bool,
+    /// The stream's key (`LentStamps::key`) and the words' layout.
+    ids: LentStamps,
+}
+
+impl Stamps {
+    /// The value XORed into the original bytes at the stamps of unique unit `id`: the
+    /// word itself, or `stamp_of`'s key. A bijection of `id` either way.
+    #[inline(always)]
+    fn key(&self, id: u64) -> u64 {
+        match self.words {
+            true => self.ids.word(id),
+            false => stamp_of(self.ids.key(), id),
+        }
     }
 }
 
