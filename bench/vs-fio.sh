@@ -2,7 +2,9 @@
 # iomark against fio on the same jobs, alternating them ROUNDS times in one invocation so
 # both see the same machine state, then printing per device a table of the ratios
 # iomark/fio of IOPS and of CPU time per I/O: the median over rounds, the spread
-# (lowest-highest round) and in how many rounds iomark was ahead (k/n).
+# (lowest-highest round), in how many rounds iomark was ahead (k/n) and whether the
+# rounds tell the tools apart (ahead, level, behind: a 95% interval of the ratio, see
+# `spread`), then the rows where iomark is behind by that measure.
 #
 #   ROUNDS=5 SECS=5 bench/vs-fio.sh           (defaults: 3 rounds, 5 s per tool and job)
 #   bench/vs-fio.sh [ROUNDS] [SECONDS]        (the same, as arguments)
@@ -170,15 +172,29 @@ run_pair() {
 
 median() { python3 -c "import statistics, sys; print(f'{statistics.median(float(x) for x in sys.argv[1:]):.3f}')" "$@"; }
 
-# "median (lowest-highest) k/n" of the ratios given: k the rounds in iomark's favour
-# (above 1 with "above", below 1 with "below"). With rounds this noisy, a median under 1
-# whose rounds are mostly in iomark's favour, or the reverse, is not a difference.
+# "median (lowest-highest) k/n verdict" of the ratios given: k the rounds in iomark's
+# favour (above 1 with "above", below 1 with "below"). With rounds this noisy, a median
+# under 1 whose rounds are mostly in iomark's favour, or the reverse, is not a
+# difference: the verdict says which are. From the rounds' log ratios, a 95% t interval
+# of the geometric mean ratio (the rounds are pairs run back to back): "ahead" or
+# "behind" when the whole interval lies on that side of 1, "level" when it takes in 1
+# (the tools could not be told apart in these rounds); fewer than 3 rounds: "-".
 spread() {
   python3 -c "
-import statistics, sys
+import math, statistics, sys
 side, v = sys.argv[1], [float(x) for x in sys.argv[2:]]
 k = sum(1 for x in v if (x > 1 if side == 'above' else x < 1))
-print(f'{statistics.median(v):.3f} ({min(v):.2f}-{max(v):.2f}) {k}/{len(v)}')" "$@"
+logs = [math.log(x) for x in v if x > 0]
+verdict = '-'
+if len(logs) >= 3 and len(logs) == len(v):
+    t = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201,
+         2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086]
+    df = len(logs) - 1
+    h = (t[df - 1] if df <= len(t) else 1.96) * statistics.stdev(logs) / math.sqrt(len(logs))
+    lo, hi = math.exp(statistics.mean(logs) - h), math.exp(statistics.mean(logs) + h)
+    good, bad = (lo > 1, hi < 1) if side == 'above' else (hi < 1, lo > 1)
+    verdict = 'ahead' if good else 'behind' if bad else 'level'
+print(f'{statistics.median(v):.3f} ({min(v):.2f}-{max(v):.2f}) {k}/{len(v)} {verdict}')" "$@"
 }
 
 want() { case " $JOBS " in *" $1 "*) return 0;; esac; return 1; }
@@ -266,19 +282,27 @@ if has_device disk; then
   device_jobs disk "$F" "" "--size=1g"
 fi
 
+BEHIND_IOPS=() BEHIND_CPU=()
 for dev in null loop zram disk; do
   printed=no
   for key in "${ORDER[@]}"; do
     [ "${key%% *}" = "$dev" ] || continue
     if [ $printed = no ]; then
-      printf '\n%s\n%-14s %28s %28s %18s\n' "$dev: iomark/fio, median (lowest-highest) over $ROUNDS rounds" \
+      printf '\n%s\n%-14s %35s %35s %18s\n' "$dev: iomark/fio, median (lowest-highest) over $ROUNDS rounds" \
         job "IOPS" "CPU per I/O (workers)" "IPIs/I/O i / f"
       printed=yes
     fi
     # shellcheck disable=SC2086
-    printf '%-14s %28s %28s %18s\n' "${key#* }" "$(spread above ${RATIO_IOPS[$key]})" \
-      "$(spread below ${RATIO_CPU[$key]})" "$(median ${IPIS_IOMARK[$key]}) / $(median ${IPIS_FIO[$key]})"
+    iops=$(spread above ${RATIO_IOPS[$key]})
+    # shellcheck disable=SC2086
+    cpu=$(spread below ${RATIO_CPU[$key]})
+    [ "${iops##* }" = behind ] && BEHIND_IOPS+=("$key")
+    [ "${cpu##* }" = behind ] && BEHIND_CPU+=("$key")
+    printf '%-14s %35s %35s %18s\n' "${key#* }" "$iops" "$cpu" \
+      "$(median ${IPIS_IOMARK[$key]}) / $(median ${IPIS_FIO[$key]})"
   done
 done
-echo "(IOPS above 1 and CPU per I/O below 1 favour iomark; k/n: the rounds that did; for null at QD 1, IOPS is ops/s on one core)"
+echo
+echo "behind fio (95% interval of the ratio wholly on fio's side): IOPS: ${BEHIND_IOPS[*]:-none}; CPU per I/O: ${BEHIND_CPU[*]:-none}"
+echo "(IOPS above 1 and CPU per I/O below 1 favour iomark; k/n: the rounds that did; ahead/level/behind: whether a 95% t interval of the rounds' geometric mean ratio lies above, across or below 1 (- under 3 rounds); for null at QD 1, IOPS is ops/s on one core)"
 echo "(IPIs/I/O: the machine's function-call and rescheduling interrupts per I/O, medians for iomark / fio: the wakeups sent to another CPU. On a guest of few CPUs a device worked by a kernel thread (loop) runs fastest when the submitter, that thread and the completions share one CPU; rounds whose tools differ here measured the scheduler's placement, not the tools: bench/placement.sh; PIN=1 PIN_KERNEL=1 puts the submitter and the loop device's worker on one CPU in both tools)"
