@@ -160,6 +160,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                     .with_stamp_turns(data.stamp_turns())
                     .with_pool_hashes(data.take_pool_hashes())
                     .with_lent_stamps(data.lent_stamps())
+                    .with_copied_stamps(data.copied_stamps())
             }),
             data,
             verify,

@@ -57,7 +57,16 @@ impl<E: Engine> Worker<'_, '_, E> {
         // pushed back only after its completion has been reaped.
         let buf = unsafe { &mut self.eng.buffer(slot)[..len as usize] };
         let first_id = self.data.next_id();
-        let lent = self.data.next_write(buf, self.verify.is_none());
+        // (Units copied out of the pool: the sampler asks for the lines it will visit
+        // while they are copied.)
+        let sampler = self.sampler.as_ref().filter(|_| measuring);
+        let lent = self
+            .data
+            .next_write_with(buf, self.verify.is_none(), |ids| {
+                if let Some(s) = sampler {
+                    s.prefetch_ids(ids);
+                }
+            });
         self.writes_since_sync += 1;
         if let Some(l) = lent {
             if measuring && let Some(s) = self.sampler.as_mut() {

@@ -145,6 +145,9 @@ pub struct DataGen {
     constant: Option<Constant>,
     /// The pool's sums for the hashes of lent units (`prepare_pool_hashes`).
     hashes: Option<PoolHashes>,
+    /// A write's unit ids, between their choice and their bytes (`fill_with`; kept so
+    /// that a write allocates nothing).
+    ids: Vec<u64>,
 }
 
 /// The region constant profiles' writes are sent from: `len` bytes at `start` (a
@@ -186,6 +189,7 @@ impl DataGen {
             spec: spec.clone(),
             constant: None,
             hashes: None,
+            ids: Vec::new(),
         }
     }
 
@@ -212,6 +216,15 @@ impl DataGen {
     /// generated data (validated with the block size).
     #[inline]
     pub fn fill(&mut self, buf: &mut [u8]) {
+        self.fill_with(buf, |_| {});
+    }
+
+    /// `fill`, telling `before` the ids of the write's units (in order; unique ones and
+    /// the copies of earlier ones) once they are chosen and before their bytes are
+    /// written: the sampler asks for the lines it will look at meanwhile
+    /// (`Sampler::prefetch_ids`). Not called for profiles not made of units.
+    #[inline]
+    pub fn fill_with(&mut self, buf: &mut [u8], before: impl FnOnce(&[u64])) {
         match self.spec.kind {
             DataKind::Zeros => buf.fill(0),
             DataKind::Pattern => fill_pattern(buf, &self.pattern),
@@ -226,14 +239,16 @@ impl DataGen {
                 }
             }
             DataKind::Random | DataKind::Compressible => {
-                let ul = self.unit_len;
-                let mut rest = buf;
-                while !rest.is_empty() {
-                    let n = ul.min(rest.len());
-                    let (unit, tail) = rest.split_at_mut(n);
-                    self.next_unit(unit);
-                    rest = tail;
+                // Every unit's id first (the same choices, in the same order, as when each
+                // unit's bytes followed its id: the stream is the same), then their bytes.
+                let mut ids = std::mem::take(&mut self.ids);
+                ids.clear();
+                ids.extend((0..buf.len().div_ceil(self.unit_len)).map(|_| self.next_unit_id()));
+                before(&ids);
+                for (unit, &id) in buf.chunks_mut(self.unit_len).zip(&ids) {
+                    self.write_unit(id, unit);
                 }
+                self.ids = ids;
             }
         }
     }
@@ -244,6 +259,18 @@ impl DataGen {
     /// way the bytes are those [`DataGen::fill`] would have written.
     #[inline(always)]
     pub fn next_write(&mut self, buf: &mut [u8], lend: bool) -> Option<Lent> {
+        self.next_write_with(buf, lend, |_| {})
+    }
+
+    /// `next_write`, telling `before` the ids of the units of a write written into `buf`
+    /// before their bytes are (`fill_with`); not called for a lent write.
+    #[inline(always)]
+    pub fn next_write_with(
+        &mut self,
+        buf: &mut [u8],
+        lend: bool,
+        before: impl FnOnce(&[u64]),
+    ) -> Option<Lent> {
         let (ul, len) = (self.unit_len, buf.len());
         if lend
             && let Some(c) = &self.constant
@@ -273,15 +300,15 @@ impl DataGen {
                 return Some(l);
             }
         }
-        self.fill_apart(buf);
+        self.fill_apart(buf, before);
         None
     }
 
-    /// `fill` out of line: the lending path of `next_write` stays small where it is
+    /// `fill_with` out of line: the lending path of `next_write` stays small where it is
     /// inlined.
     #[inline(never)]
-    fn fill_apart(&mut self, buf: &mut [u8]) {
-        self.fill(buf);
+    fn fill_apart(&mut self, buf: &mut [u8], before: impl FnOnce(&[u64])) {
+        self.fill_with(buf, before);
     }
 
     /// Whether the next write's first unit is still lent to a write in flight (a pool no
@@ -330,6 +357,16 @@ impl DataGen {
     /// lends none or its units are stamped otherwise.
     pub(crate) fn lent_stamps(&self) -> Option<crate::workload::keys::LentStamps> {
         self.lending_pool().and_then(UnitPool::lent_stamps)
+    }
+
+    /// The stamps of the units this generator copies out of its pool (a dedup stream,
+    /// which lends none), when they are words known from the unit's id, for the job's
+    /// sampler (`Sampler::with_copied_stamps`); `None` otherwise.
+    pub(crate) fn copied_stamps(&self) -> Option<crate::workload::keys::LentStamps> {
+        match self.lends {
+            true => None,
+            false => self.pool.as_ref().and_then(UnitPool::lent_stamps),
+        }
     }
 
     /// The pool, when this generator lends from it.
@@ -382,17 +419,25 @@ impl DataGen {
         self.dup_mask[p / 64] & (1 << (p % 64)) != 0
     }
 
-    fn next_unit(&mut self, unit: &mut [u8]) {
+    /// The id of the stream's next unit: the next unique one, or (a duplicate) an
+    /// earlier one's.
+    #[inline]
+    fn next_unit_id(&mut self) -> u64 {
         let i = self.units;
         self.units += 1;
-        let id = if self.spec.dedup > 0.0 && self.uniques > 0 && self.is_dup(i) {
+        if self.spec.dedup > 0.0 && self.uniques > 0 && self.is_dup(i) {
             let n = self.uniques.min(self.spec.dedup_set.unwrap_or(u64::MAX));
             self.picks.below(n)
         } else {
             let id = self.uniques;
             self.uniques += 1;
             id
-        };
+        }
+    }
+
+    /// Unit `id`'s bytes (the start of them, when `unit` is shorter).
+    #[inline]
+    fn write_unit(&self, id: u64, unit: &mut [u8]) {
         match &self.pool {
             Some(pool) => pool.copy_unit(id, unit),
             None => self.unit_content(id, unit),

@@ -151,6 +151,10 @@ pub struct Sampler {
     /// The stamps of the units lent from the job's data pool, whose selectors are known
     /// from their ids (`observe_lent`); `None`: every unit's selector read.
     lent: Option<LentStamps>,
+    /// The stamps of the units copied out of the job's data pool (a dedup stream), whose
+    /// selectors are known from their ids: the tracking table's sets they will visit are
+    /// asked for before the copies are made (`prefetch_ids`). `None`: no such hint.
+    copied: Option<LentStamps>,
 }
 
 /// Where a sampler is with its plan (`Sampler::plan`).
@@ -200,6 +204,7 @@ impl Sampler {
             turns: 1,
             pool: None,
             lent: None,
+            copied: None,
         }
     }
 

@@ -1,10 +1,13 @@
 //! The sampler's path for writes lent from the job's data pool (`workload::sampler`):
 //! the units its fraction picks found from their ids, a few a write, where every other
-//! write has each unit's selector read.
+//! write has each unit's selector read; and for units copied out of the pool (dedup
+//! streams), the tracking table's lines they will visit asked for from their ids before
+//! the copies are made.
 
 use super::Sampler;
 use crate::workload::keys::{LentStamps, selector_at};
 use crate::workload::pool::turn_at;
+use crate::workload::tracks::{first_tracked_from, next_tracked_after};
 
 impl Sampler {
     /// The sampler of a job whose writes are lent from a data pool with these stamps
@@ -13,13 +16,17 @@ impl Sampler {
     /// are counted by a shift: a division was 3% of a null 4 KiB write), and their stamps
     /// lie where it reads selectors (`with_stamp_turns` first).
     pub(crate) fn with_lent_stamps(mut self, stamps: Option<LentStamps>) -> Sampler {
-        self.lent = stamps.filter(|s| {
-            !self.exhaustive
-                && s.unit_len == self.unit
-                && self.unit.is_power_of_two()
-                && s.turns == self.turns
-        });
+        self.lent = stamps.filter(|s| self.reads_as(s));
         self
+    }
+
+    /// Whether units stamped by `stamps` have the selectors this sampler reads: its
+    /// units, a power of two, stamps where it reads them.
+    fn reads_as(&self, stamps: &LentStamps) -> bool {
+        !self.exhaustive
+            && stamps.unit_len == self.unit
+            && self.unit.is_power_of_two()
+            && stamps.turns == self.turns
     }
 
     /// `observe_from` for a write lent from the job's data pool: units `first_id..` of
@@ -52,6 +59,48 @@ impl Sampler {
             k += step;
         }
         self.count_write(buf);
+    }
+
+    /// The sampler of a job whose writes are units copied out of a data pool with these
+    /// stamps (`DataGen::copied_stamps`: a dedup stream, each unit a unique one or a
+    /// copy of an earlier one): `prefetch_ids` is told a write's unit ids before its
+    /// bytes are copied. Ignored under the same conditions as `with_lent_stamps`.
+    pub(crate) fn with_copied_stamps(mut self, stamps: Option<LentStamps>) -> Sampler {
+        self.copied = stamps.filter(|s| self.reads_as(s));
+        self
+    }
+
+    /// Told the ids of the units the next write copies out of the pool (the write's
+    /// units in order; `observe_from` follows with its bytes), asks the CPU for the
+    /// tracking table's sets the units at tracked positions will visit: their selectors
+    /// are `LentStamps::selector(id)`. A hint only: nothing is counted here, and a wrong
+    /// guess costs a load. (The table's line missed the cache on nearly every visit,
+    /// evicted by the copies between two: 87% of `count`'s samples, 3.8% of a null
+    /// 128 KiB `--dedup 50` write's CPU; the copies take long enough for the lines to
+    /// come. The units the sampled fraction picks visit the table too, a few in a
+    /// thousand once it narrows: not asked for, their selectors would cost more to
+    /// compute for every unit than their misses.)
+    #[inline]
+    pub fn prefetch_ids(&self, ids: &[u64]) {
+        let Some(stamps) = self.copied else {
+            return;
+        };
+        if self.track_every == 1 {
+            for &id in ids {
+                self.tracks.prefetch(stamps.selector(id));
+            }
+            return;
+        }
+        // (Where `tracked_among` will start: caught up past units it did not see.)
+        let first = self.units_seen;
+        let mut pos = match self.next_tracked < first {
+            true => first_tracked_from(first),
+            false => self.next_tracked,
+        };
+        while let Some(&id) = ids.get((pos - first) as usize) {
+            self.tracks.prefetch(stamps.selector(id));
+            pos = next_tracked_after(pos);
+        }
     }
 
     /// A lent unit the sampled fraction picks (as it was at the write's start: it may
@@ -189,5 +238,50 @@ mod tests {
         let mut fresh = samplers(&spec, &mut DataGen::new(&spec, 2, 1, None)).1;
         fresh.observe_lent(&bytes[..2 * 4096], first_id);
         assert!(fresh.lent.is_some());
+    }
+
+    /// A dedup stream's writes are copies out of the pool: the ids the generator tells
+    /// before copying (`DataGen::fill_with`) are the units written, in order, and each
+    /// unit's selector is the one its id gives, so `prefetch_ids` asks for the sets the
+    /// write's units visit (random data and both compressible methods, units unique and
+    /// copied, writes of one unit and of many). A stream that lends has no copied stamps.
+    #[test]
+    fn a_dedup_writes_units_have_the_selectors_of_the_ids_told() {
+        use crate::workload::keys::selector_at;
+        for mut spec in profiles() {
+            spec.dedup = 50.0;
+            let mut g = DataGen::new(&spec, 5, 2, None);
+            let stamps = g.copied_stamps().expect("dedup units stamped with words");
+            assert!(
+                Sampler::new(&spec)
+                    .with_stamp_turns(g.stamp_turns())
+                    .with_copied_stamps(Some(stamps))
+                    .copied
+                    .is_some()
+            );
+            let (mut copies, mut units) = (0, 0);
+            let mut buf = vec![0u8; 64 << 10];
+            for w in 0..200 {
+                let len = [4096, 64 << 10, 12 << 10][w % 3];
+                let mut told = Vec::new();
+                // (Ids below the next unique one before this write: copies.)
+                let uniques_before = g.next_id();
+                g.fill_with(&mut buf[..len], |ids| told.extend_from_slice(ids));
+                assert_eq!(told.len(), len / 4096);
+                for (unit, &id) in buf[..len].chunks(4096).zip(&told) {
+                    assert_eq!(selector_at(unit, 0), stamps.selector(id), "{spec:?}");
+                    units += 1;
+                    copies += usize::from(id < uniques_before);
+                }
+            }
+            assert!(
+                units > 1000 && copies > units / 3,
+                "{units} units, {copies} copies"
+            );
+        }
+        assert_eq!(
+            DataGen::new(&DataSpec::default(), 5, 2, None).copied_stamps(),
+            None
+        );
     }
 }
