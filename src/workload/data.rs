@@ -363,10 +363,10 @@ impl DataGen {
     /// which lends none), when they are words known from the unit's id, for the job's
     /// sampler (`Sampler::with_copied_stamps`); `None` otherwise.
     pub(crate) fn copied_stamps(&self) -> Option<crate::workload::keys::LentStamps> {
-        match self.lends {
-            true => None,
-            false => self.pool.as_ref().and_then(UnitPool::lent_stamps),
-        }
+        self.pool
+            .as_ref()
+            .filter(|_| !self.lends)
+            .and_then(UnitPool::lent_stamps)
     }
 
     /// The pool, when this generator lends from it.

@@ -356,16 +356,23 @@ impl Sampler {
                 _ => u64::MAX >> (64 - n),
             };
         }
-        if self.next_tracked < first {
-            // Lent writes passed by (`observe_lent`): the next tracked position from here.
-            self.next_tracked = first_tracked_from(first);
-        }
+        self.next_tracked = self.next_tracked_at(first);
         let mut tracked = 0u64;
         while self.next_tracked < self.units_seen {
             tracked |= 1 << (self.next_tracked - first);
             self.next_tracked = next_tracked_after(self.next_tracked);
         }
         tracked
+    }
+
+    /// The first tracked position at or after `first` (the next unit seen): the one kept,
+    /// or, when lent writes passed by (`observe_lent` tracks none), the next from there.
+    #[inline(always)]
+    pub(super) fn next_tracked_at(&self, first: u64) -> u64 {
+        match self.next_tracked < first {
+            true => first_tracked_from(first),
+            false => self.next_tracked,
+        }
     }
 
     /// A unit at a tracked position: its selector counted in the tracking table, and the

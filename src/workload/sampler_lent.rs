@@ -7,7 +7,7 @@
 use super::Sampler;
 use crate::workload::keys::{LentStamps, selector_at};
 use crate::workload::pool::turn_at;
-use crate::workload::tracks::{first_tracked_from, next_tracked_after};
+use crate::workload::tracks::next_tracked_after;
 
 impl Sampler {
     /// The sampler of a job whose writes are lent from a data pool with these stamps
@@ -91,12 +91,9 @@ impl Sampler {
             }
             return;
         }
-        // (Where `tracked_among` will start: caught up past units it did not see.)
+        // (Where `tracked_among` will start.)
         let first = self.units_seen;
-        let mut pos = match self.next_tracked < first {
-            true => first_tracked_from(first),
-            false => self.next_tracked,
-        };
+        let mut pos = self.next_tracked_at(first);
         while let Some(&id) = ids.get((pos - first) as usize) {
             self.tracks.prefetch(stamps.selector(id));
             pos = next_tracked_after(pos);
