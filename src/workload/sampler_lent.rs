@@ -80,7 +80,10 @@ impl Sampler {
     /// come. The units the sampled fraction picks visit the table too, a few in a
     /// thousand once it narrows: not asked for, their selectors would cost more to
     /// compute for every unit than their misses.)
-    #[inline]
+    /// (Most small writes of a long run hold no tracked unit: that is found here, inlined
+    /// in the write path, and the call is left out; it and its frame were two thirds of
+    /// this function's 2.2% of a null 4 KiB `--dedup 50` write.)
+    #[inline(always)]
     pub fn prefetch_ids(&self, ids: &[u64]) {
         let Some(stamps) = self.copied else {
             return;
@@ -93,7 +96,15 @@ impl Sampler {
         }
         // (Where `tracked_among` will start.)
         let first = self.units_seen;
-        let mut pos = self.next_tracked_at(first);
+        let pos = self.next_tracked_at(first);
+        if pos - first < ids.len() as u64 {
+            self.prefetch_tracked(ids, stamps, first, pos);
+        }
+    }
+
+    /// `prefetch_ids` once one tracked position `pos` falls among the write's units.
+    #[inline(never)]
+    fn prefetch_tracked(&self, ids: &[u64], stamps: LentStamps, first: u64, mut pos: u64) {
         while let Some(&id) = ids.get((pos - first) as usize) {
             self.tracks.prefetch(stamps.selector(id));
             pos = next_tracked_after(pos);
