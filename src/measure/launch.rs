@@ -158,14 +158,22 @@ fn pin(ctx: &WorkerCtx) -> Result<(), Error> {
     })
 }
 
-/// Refuses a `--cpus` list naming a CPU this process may not run on, before anything runs.
+/// Refuses a `--cpus` list or a `--sqpoll-cpu` naming a CPU this process may not run on,
+/// before anything runs. (The kernel refuses such an SQPOLL CPU with EINVAL from
+/// `io_uring_setup`, which said only "setup failed" and exited 1 for the user's typo.)
 pub(crate) fn check_cpus(spec: &Spec) -> Result<(), Error> {
     let Some(allowed) = sys::allowed_cpus() else {
         return Ok(()); // the thread's own pinning reports it then
     };
-    match spec.engine_opts.cpus.iter().find(|c| !allowed.contains(c)) {
-        Some(cpu) => Err(Error::usage(format!(
-            "--cpus names CPU {cpu} and this process may run on {}; use those",
+    let opts = &spec.engine_opts;
+    let named = opts.cpus.iter().map(|&c| ("--cpus", c));
+    let sq = opts
+        .sqpoll_cpu
+        .filter(|_| opts.sqpoll)
+        .map(|c| ("--sqpoll-cpu", c));
+    match named.chain(sq).find(|(_, c)| !allowed.contains(c)) {
+        Some((opt, cpu)) => Err(Error::usage(format!(
+            "{opt} names CPU {cpu} and this process may run on {}; use those",
             crate::plan::engine::fmt_cpus(&allowed)
         ))),
         None => Ok(()),

@@ -320,6 +320,10 @@ fn options_an_engine_or_device_cannot_honour_are_refused() {
         (&["--sqpoll-cpu", "1"], "--sqpoll"),
         (&["--cpus", "0-"], "is not a CPU list"),
         (&["--cpus", "1000"], "this process may run on"),
+        (
+            &["--engine", "io_uring", "--sqpoll", "--sqpoll-cpu", "1000"],
+            "--sqpoll-cpu names CPU 1000 and this process may run on",
+        ),
         (&["--sync-mode", "always"], "none, sync, dsync"),
     ];
     for (args, needle) in cases {
