@@ -94,6 +94,13 @@ pub(crate) fn small_pool(spec: &crate::plan::spec::Spec) -> Option<String> {
     })
 }
 
+/// A data pool smaller than a compressor's window (`DataSpec::pool_window_note`), for
+/// writes of pooled data.
+pub(crate) fn pool_window(spec: &crate::plan::spec::Spec) -> Option<String> {
+    (spec.writes() && !spec.verify).then_some(())?;
+    spec.data.pool_window_note()
+}
+
 /// When a rate cap (`--rate`, `--rate-iops`) was set and the run stayed clearly below
 /// it (under 90% of what its jobs together were allowed): the target set the pace, and
 /// the run's name ("rate 20g/s") names a cap that was never the limit.

@@ -273,6 +273,9 @@ pub fn data_figures(
         };
         s.push_str(&format!("\n{output}: {what}"));
     }
+    if let Some(n) = plan.spec.data.pool_window_note() {
+        s.push_str(&format!("\nnote: {n}"));
+    }
     s
 }
 
