@@ -329,6 +329,15 @@ impl DataGen {
         }
     }
 
+    /// The memory to back with huge pages: `pool_region`, or for a pool from 1 MiB on its
+    /// whole huge pages (`UnitPool::backing`).
+    pub fn pool_backing(&self) -> Option<(*const u8, usize)> {
+        match &self.pool {
+            Some(p) if self.constant.is_none() => Some(p.backing()),
+            _ => self.pool_region(),
+        }
+    }
+
     /// The unique unit the next write begins with: where its stamps lie when the pool's
     /// stamps turn (`stamp_turns`; every unit of such a stream is unique, so that its
     /// units are `next_id()`, `next_id() + 1`, ...).

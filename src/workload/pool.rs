@@ -29,6 +29,20 @@ pub const POOL_ALIGN: usize = 4096;
 /// Where the pool starts: a huge page's boundary.
 const HUGE_ALIGN: usize = 2 << 20;
 
+/// The bytes a pool of `len` bytes is backed by: from 1 MiB on, whole huge pages (the
+/// rest of the last one unused), so that every write sent from it lies in physically
+/// contiguous memory, one segment per request. (A 1 MiB pool, `--data-pool 1m`, lay in
+/// 4 KiB pages: on this guest's virtio disk its 128 KiB writes went at 5.4–5.7k IOPS
+/// where the 16 MiB pool's went at 9–16k, and fio's 4 KiB-page buffers at 5.7–7.2k,
+/// 12–17k with `--iomem=shmhuge`.) Smaller pools (64 KiB to 1 MiB) keep their size:
+/// each writing job would spend up to 2 MiB on a pool of 64 KiB.
+pub(crate) fn pool_backing(len: usize) -> usize {
+    match len >= 1 << 20 {
+        true => len.next_multiple_of(HUGE_ALIGN),
+        false => len,
+    }
+}
+
 /// The pool; see the module documentation.
 #[derive(Debug, Clone)]
 pub struct UnitPool {
@@ -79,7 +93,7 @@ impl UnitPool {
         let len = spec.pool_bytes();
         let units = len / unit_len;
         // Aligned to 2 MiB, so that the pool can be backed by whole huge pages.
-        let mut bytes = vec![0u8; len + HUGE_ALIGN];
+        let mut bytes = vec![0u8; pool_backing(len) + HUGE_ALIGN];
         let start = bytes.as_ptr().align_offset(HUGE_ALIGN).min(HUGE_ALIGN);
         let mut rng = Rng::new(seed ^ 0x9001_9001_9001_9001, stream);
         let pool = &mut bytes[start..start + len];
@@ -317,6 +331,13 @@ impl UnitPool {
     /// Where the pool's units lie: start and length.
     pub fn region(&self) -> (*const u8, usize) {
         let len = self.units * self.unit_len;
+        (self.bytes[self.start..self.start + len].as_ptr(), len)
+    }
+
+    /// The memory the pool's units lie in (`region`, and from 1 MiB on the rest of its
+    /// last huge page: `pool_backing`), for `sys::back_with_huge_pages`.
+    pub fn backing(&self) -> (*const u8, usize) {
+        let len = pool_backing(self.units * self.unit_len);
         (self.bytes[self.start..self.start + len].as_ptr(), len)
     }
 
