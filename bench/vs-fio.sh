@@ -15,7 +15,11 @@
 #   loop  a 1 GiB loop device over /dev/shm with direct I/O (root, losetup)
 #   zram  a private 1 GiB zram device from /sys/class/zram-control (root; removed after)
 #   disk  a 1 GiB file on the filesystem of $IOMARK_BENCH_DIR (default: the current
-#         directory), e.g. the root disk
+#         directory), e.g. the root disk. Its large transfers also measure where the
+#         buffers lie: iomark's (I/O buffers of 64 KiB slots and more, data pools of
+#         1 MiB and more) are in 2 MiB pages, one segment per request; fio's are in
+#         4 KiB pages unless --iomem=shmhuge (on the session-24 guest's virtio disk,
+#         128 KiB writes at QD 8: fio 5.7-7.2k IOPS, with shmhuge 12-17k)
 #
 # Jobs (JOBS="rr4k-qd1 aio-rr4k-qd32" picks them; default all but rw4k-qd1-p1m). On null: null-r4k,
 # null-w4k, null-w128k. On each device, O_DIRECT:
