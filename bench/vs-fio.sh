@@ -19,7 +19,7 @@
 #         buffers lie: iomark's (I/O buffers of 64 KiB slots and more, data pools of
 #         1 MiB and more) are in 2 MiB pages, one segment per request; fio's are in
 #         4 KiB pages unless --iomem=shmhuge (on the session-24 guest's virtio disk,
-#         128 KiB writes at QD 8: fio 5.7-7.2k IOPS, with shmhuge 12-17k)
+#         128 KiB writes at QD 8: fio 3.8-7.2k IOPS, with shmhuge 12-17k)
 #
 # Jobs (JOBS="rr4k-qd1 aio-rr4k-qd32" picks them; default all but rw4k-qd1-p1m). On null: null-r4k,
 # null-w4k, null-w128k. On each device, O_DIRECT:

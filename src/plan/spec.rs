@@ -342,7 +342,7 @@ impl Spec {
         // generator's pool of units (and the words under their stamps).
         let writers = jobs * u64::from(self.writes());
         let sampling = writers * ((SAMPLE_BUDGET + MAX_UNIT_HASHES * 64 + TRACK_SLOTS * 8) as u64);
-        let pool = crate::workload::pool::pool_backing(self.data.pool_bytes());
+        let pool = crate::plan::data::pool_backing(self.data.pool_bytes());
         let pools = writers.saturating_mul(pool as u64 * 65 / 64);
         // --verify: 8 bytes per block, three times (the jobs' maps, the repetition's
         // map, the run's), for each target (several with --file-service); counted when

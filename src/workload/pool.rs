@@ -17,7 +17,7 @@
 //! Otherwise a unit is copied out and stamped in the copy ([`UnitPool::copy_unit`]); both
 //! give the same bytes.
 
-use crate::plan::data::{CompressMethod, DataKind, DataSpec};
+use crate::plan::data::{CompressMethod, DataKind, DataSpec, pool_backing};
 use crate::workload::data::{fill_repeat, fill_zerofill};
 use crate::workload::hash::PoolHashes;
 use crate::workload::keys::LentStamps;
@@ -28,20 +28,6 @@ use crate::workload::rng::Rng;
 pub const POOL_ALIGN: usize = 4096;
 /// Where the pool starts: a huge page's boundary.
 const HUGE_ALIGN: usize = 2 << 20;
-
-/// The bytes a pool of `len` bytes is backed by: from 1 MiB on, whole huge pages (the
-/// rest of the last one unused), so that every write sent from it lies in physically
-/// contiguous memory, one segment per request. (A 1 MiB pool, `--data-pool 1m`, lay in
-/// 4 KiB pages: on this guest's virtio disk its 128 KiB writes went at 5.4–5.7k IOPS
-/// where the 16 MiB pool's went at 9–16k, and fio's 4 KiB-page buffers at 5.7–7.2k,
-/// 12–17k with `--iomem=shmhuge`.) Smaller pools (64 KiB to 1 MiB) keep their size:
-/// each writing job would spend up to 2 MiB on a pool of 64 KiB.
-pub(crate) fn pool_backing(len: usize) -> usize {
-    match len >= 1 << 20 {
-        true => len.next_multiple_of(HUGE_ALIGN),
-        false => len,
-    }
-}
 
 /// The pool; see the module documentation.
 #[derive(Debug, Clone)]
