@@ -142,6 +142,8 @@ pub(crate) fn conclude(
     run.warnings.extend(warnings::rate_unreached(run));
     run.warnings.extend(warnings::small_pool(&run.spec));
     run.warnings.extend(warnings::pool_window(&run.spec));
+    run.warnings
+        .extend(warnings::sqpoll_beside_a_job(&run.spec));
     run.warnings.extend(warnings::io_wq_bound(run));
 }
 
