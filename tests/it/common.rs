@@ -113,6 +113,15 @@ pub fn run_json(args: &[&str]) -> Value {
     serde_json::from_slice(&out).expect("stdout is the JSON document")
 }
 
+/// The warnings of a results document's first run that `keep` keeps.
+pub fn warnings_where(doc: &Value, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let w = doc["runs"][0]["warnings"].as_array().expect("warnings");
+    (w.iter().filter_map(|w| w.as_str()))
+        .filter(|w| keep(w))
+        .map(str::to_string)
+        .collect()
+}
+
 /// The plan of `iomark suite <args> --dry-run --json` (expects success).
 pub fn dry_run(args: &[&str]) -> Value {
     let out = stdout_of(&[&["suite"], args, &["--dry-run", "--json"]].concat());

@@ -5,7 +5,8 @@ use std::collections::HashSet;
 use std::process::{Command, Stdio};
 
 use crate::common::{
-    Zram, assert_refused, assert_success, iomark, read_json, require_tool, run_json, stdout_of, tmp,
+    Zram, assert_refused, assert_success, iomark, read_json, require_tool, run_json, stdout_of,
+    tmp, warnings_where,
 };
 
 fn data_stream(args: &[&str]) -> Vec<u8> {
@@ -463,12 +464,9 @@ fn a_pool_smaller_than_the_writes_in_flight_is_named() {
             "--data-pool",
             pool,
         ]);
-        let w = doc["runs"][0]["warnings"].as_array().expect("warnings");
-        w.iter()
-            .filter_map(|w| w.as_str())
-            .filter(|w| w.starts_with("--data-pool") && w.contains("in flight"))
-            .map(str::to_string)
-            .collect()
+        warnings_where(&doc, |w| {
+            w.starts_with("--data-pool") && w.contains("in flight")
+        })
     };
     let small = warned("1m");
     assert!(
@@ -482,11 +480,7 @@ fn a_pool_smaller_than_the_writes_in_flight_is_named() {
     let window = |opts: &[&str]| -> Vec<String> {
         let base = ["--bs", "128k", "--size", "1g", "--io-size", "16m"];
         let doc = null_write(&[&base[..], opts].concat());
-        let w = doc["runs"][0]["warnings"].as_array().expect("warnings");
-        (w.iter().filter_map(|w| w.as_str()))
-            .filter(|w| w.contains("within the window"))
-            .map(str::to_string)
-            .collect()
+        warnings_where(&doc, |w| w.contains("within the window"))
     };
     let said = window(&["--data-pool", "4m"]);
     assert!(

@@ -7,7 +7,7 @@
 
 use crate::common::{
     LoopDev, Mounted, assert_refused, assert_success, iomark, iomark_process, require, run_json,
-    tmp,
+    tmp, warnings_where,
 };
 
 /// The engines that reach the kernel, with a queue depth each can honour.
@@ -521,11 +521,7 @@ fn an_sqpoll_thread_pinned_beside_its_job_is_said() {
             "8m",
             f.to_str().unwrap(),
         ]);
-        let w = doc["runs"][0]["warnings"].as_array().expect("warnings");
-        (w.iter().filter_map(|w| w.as_str()))
-            .filter(|w| w.starts_with("--sqpoll-cpu"))
-            .map(str::to_string)
-            .collect()
+        warnings_where(&doc, |w| w.starts_with("--sqpoll-cpu"))
     };
     let beside = said("0");
     assert!(
