@@ -143,16 +143,10 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
 /// Pins the worker's thread to its CPU of `--cpus` (job j: the j-th, cycling), or with
 /// `--cpus-policy shared` to all of them.
 fn pin(ctx: &WorkerCtx) -> Result<(), Error> {
-    let opts = &ctx.spec.engine_opts;
-    let cpus = &opts.cpus;
-    let Some(&cpu) = cpus.get(ctx.job as usize % cpus.len().max(1)) else {
+    let set = ctx.spec.engine_opts.job_cpus(ctx.job);
+    if set.is_empty() {
         return Ok(());
-    };
-    let set = if opts.cpus_shared {
-        &cpus[..]
-    } else {
-        &[cpu][..]
-    };
+    }
     sys::pin_thread(set).map_err(|e| {
         Error::usage(format!(
             "--cpus: job {} cannot run on CPU {} ({}); use CPUs this process may use (see taskset -p $$ and nproc)",

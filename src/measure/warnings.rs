@@ -79,7 +79,7 @@ pub(crate) fn variation(run: &Run) -> Vec<String> {
 /// prepared ahead then).
 pub(crate) fn small_pool(spec: &crate::plan::spec::Spec) -> Option<String> {
     let d = &spec.data;
-    let pooled = spec.writes() && d.generated() && !d.refill && !spec.verify;
+    let pooled = spec.writes() && d.pooled() && !spec.verify;
     let in_flight = u64::from(spec.qd) * spec.buf_bs();
     let pool = d.pool_bytes() as u64;
     (pooled && pool < in_flight).then(|| {
@@ -101,12 +101,9 @@ pub(crate) fn small_pool(spec: &crate::plan::spec::Spec) -> Option<String> {
 pub(crate) fn sqpoll_beside_a_job(spec: &crate::plan::spec::Spec) -> Option<String> {
     let o = &spec.engine_opts;
     let cpu = o.sqpoll_cpu.filter(|_| o.sqpoll)?;
-    let n = o.cpus.len();
-    let used = match o.cpus_shared {
-        true => n,
-        false => n.min(spec.jobs as usize),
-    };
-    o.cpus[..used].contains(&cpu).then_some(())?;
+    (0..spec.jobs)
+        .any(|j| o.job_cpus(j).contains(&cpu))
+        .then_some(())?;
     Some(format!(
         "--sqpoll-cpu {cpu} is also a CPU the jobs run on (--cpus {}): the polling thread spins there and takes turns with a job, which measures their contention (tmpfs 4 KiB reads at QD 8: 46k IOPS against 277k with the thread on another CPU); give --sqpoll-cpu a CPU outside --cpus",
         crate::plan::engine::fmt_cpus(&o.cpus)

@@ -210,6 +210,12 @@ impl DataSpec {
         matches!(self.kind, DataKind::Random | DataKind::Compressible)
     }
 
+    /// Whether writes of this data come from a pool of units (`--data-pool`): generated
+    /// content without `--refill`.
+    pub(crate) fn pooled(&self) -> bool {
+        self.generated() && !self.refill
+    }
+
     /// Checks the options against each other and against the block size.
     pub(crate) fn validate(&self, bs: u64) -> Result<()> {
         for (opt, v) in [("--compress", self.compress), ("--dedup", self.dedup)] {
@@ -299,6 +305,7 @@ impl DataSpec {
             )
         })
     }
+
     /// A note when the pool is smaller than a compressor's window (`--data-pool` below
     /// 8 MiB): the stream's units come back within it, so that compressor, run over the
     /// stream (or over the device's contents in the order written), finds them again and
@@ -306,7 +313,7 @@ impl DataSpec {
     /// 128 KiB writes: measured 0.0%, `zstd -1` of `iomark data`'s stream 99.3% smaller).
     /// The compressors are named. None for data not from a pool.
     pub(crate) fn pool_window_note(&self) -> Option<String> {
-        (self.generated() && !self.refill).then_some(())?;
+        self.pooled().then_some(())?;
         let pool = self.pool_bytes() as u64;
         let within: Vec<&str> = (REPEAT_WINDOWS.iter())
             .filter(|(_, w)| pool < *w)

@@ -152,6 +152,19 @@ fn is_false(v: &bool) -> bool {
     !*v
 }
 
+impl EngineOpts {
+    /// The CPUs job `job` is pinned to (`--cpus`, `--cpus-policy`): its CPU of the list
+    /// in turn, or the whole list when shared; none without `--cpus`.
+    pub(crate) fn job_cpus(&self, job: u32) -> &[u32] {
+        let n = self.cpus.len();
+        match (n, self.cpus_shared) {
+            (0, _) => &[],
+            (_, true) => &self.cpus,
+            (_, false) => std::slice::from_ref(&self.cpus[job as usize % n]),
+        }
+    }
+}
+
 impl Default for EngineOpts {
     fn default() -> Self {
         EngineOpts {

@@ -456,7 +456,7 @@ impl RunOptions {
                 "--dedup-set bounds the repeats of --dedup PCT, which is not given; give --dedup (e.g. --dedup 50 --dedup-set 100) or drop --dedup-set",
             ));
         }
-        if self.given("data-pool") && (d.refill || !d.generated()) {
+        if self.given("data-pool") && !d.pooled() {
             return Err(Error::usage(format!(
                 "--data-pool applies to pooled random or compressible data, not to {}; drop --data-pool",
                 if d.refill {

@@ -166,8 +166,8 @@ impl DataGen {
         let corpus_pos = corpus.as_ref().map_or(0, |c| {
             (Rng::new(seed, stream).below(c.len() as u64)) as usize
         });
-        let pool = (!spec.refill && spec.generated())
-            .then(|| UnitPool::new(spec, seed ^ 0xDA7A_DA7A_DA7A_DA7A, stream));
+        let pool =
+            (spec.pooled()).then(|| UnitPool::new(spec, seed ^ 0xDA7A_DA7A_DA7A_DA7A, stream));
         DataGen {
             pattern: spec
                 .pattern

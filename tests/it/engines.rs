@@ -502,25 +502,12 @@ fn an_sqpoll_thread_pinned_beside_its_job_is_said() {
     let f = dir.path().join("sq.dat");
     std::fs::File::create(&f).unwrap().set_len(8 << 20).unwrap();
     let said = |sq: &str| -> Vec<String> {
-        let doc = run_json(&[
-            "run",
-            "--rw",
-            "randread",
-            "--engine",
-            "io_uring",
-            "--qd",
-            "8",
-            "--sqpoll",
-            "--sqpoll-cpu",
-            sq,
-            "--cpus",
-            "0",
-            "--runtime",
-            "0.3",
-            "--size",
-            "8m",
-            f.to_str().unwrap(),
-        ]);
+        let job = format!(
+            "run --rw randread --engine io_uring --qd 8 --sqpoll --sqpoll-cpu {sq} --cpus 0 --runtime 0.3 --size 8m"
+        );
+        let mut args: Vec<&str> = job.split_whitespace().collect();
+        args.push(f.to_str().unwrap());
+        let doc = run_json(&args);
         warnings_where(&doc, |w| w.starts_with("--sqpoll-cpu"))
     };
     let beside = said("0");
