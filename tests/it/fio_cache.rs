@@ -175,9 +175,25 @@ fn invalidate_per_pass_before_the_repetition_or_never() {
         let mut span = vec![0u8; 1 << 20];
         std::io::Read::read_exact(&mut f, &mut span).unwrap();
     };
-    warm_up();
-    let (dev_reads, _) = run("off");
-    assert!(dev_reads <= 16, "off, warm: {dev_reads} device reads");
+    // A warm span that the tests beside this one evicted in the middle (31 blocks once,
+    // on a loaded machine) is tried again: an "off" that dropped the pages at the start
+    // would read a pass (256) every time, one that dropped them at every pass thousands.
+    let warm_reads = |step: &dyn Fn() -> u64| {
+        let mut seen = Vec::new();
+        for _ in 0..3 {
+            warm_up();
+            seen.push(step());
+            if seen[seen.len() - 1] <= 16 {
+                break;
+            }
+        }
+        seen
+    };
+    let seen = warm_reads(&|| run("off").0);
+    assert!(
+        seen.last().is_some_and(|&n| n <= 16),
+        "off, warm: device reads per try {seen:?}"
+    );
     if !require_tool("fio", "fio (apt-get install fio)") {
         return;
     }
@@ -185,9 +201,11 @@ fn invalidate_per_pass_before_the_repetition_or_never() {
     // default drops the pages at every pass.
     let job = "[j]\nfilename=${DEV}\nrw=randread\nbs=4k\nsize=1m\nruntime=500ms\ntime_based\n";
     let warm = format!("{job}invalidate=0\n");
-    warm_up();
-    let theirs = reads_during(&dev, || fio_on(&warm, dev.path()));
-    assert!(theirs.0 <= 16, "fio invalidate=0, warm: {theirs:?}");
+    let seen = warm_reads(&|| reads_during(&dev, || fio_on(&warm, dev.path())).0);
+    assert!(
+        seen.last().is_some_and(|&n| n <= 16),
+        "fio invalidate=0, warm: device reads per try {seen:?}"
+    );
     let theirs = reads_during(&dev, || fio_on(job, dev.path()));
     assert!(theirs.0 > 1024, "fio: several passes of misses: {theirs:?}");
 }
