@@ -59,7 +59,7 @@ impl<E: Engine> Worker<'_, '_, E> {
         let first_id = self.data.next_id();
         // (Units copied out of the pool: the sampler asks for the lines it will visit
         // while they are copied.)
-        let sampler = self.sampler.as_ref().filter(|_| measuring);
+        let sampler = self.sampler.as_mut().filter(|_| measuring);
         let lent = self
             .data
             .next_write_with(buf, self.verify.is_none(), |ids| {

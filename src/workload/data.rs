@@ -352,7 +352,7 @@ impl DataGen {
     /// a debug build, a 50 ms run did no I/O). Nothing when it lends none or its units
     /// have several stamps.
     pub(crate) fn prepare_pool_hashes(&mut self) {
-        self.hashes = self.lending_pool().and_then(UnitPool::hashes);
+        self.hashes = self.pool.as_ref().and_then(UnitPool::hashes);
     }
 
     /// The content hashes of the units this generator lends, once prepared

@@ -174,6 +174,34 @@ impl PoolHashes {
         ))
     }
 
+    /// The content hash of `unit`, a copy of pool unit `slot` whose stamp is `stamp`
+    /// (a dedup stream's unit, copied out of the pool: `UnitPool::copy_unit`): the
+    /// pool's sum for the slot and the term of the stamp's pair as the copy has it.
+    /// `None` when the copy's word at the slot's stamp place is not `stamp` (not that
+    /// copy) or the slot is not the pool's.
+    #[inline]
+    pub(crate) fn hash_of_copy(&self, unit: &[u8], slot: usize, stamp: u64) -> Option<u64> {
+        let at = stamp_pair(self.place, self.turns, slot);
+        let word = self.place + (slot & (self.turns - 1)) * 64;
+        if unit.len() != self.unit_len
+            || slot >= self.rest.len()
+            || unit[word..word + 8] != stamp.to_le_bytes()
+        {
+            return None;
+        }
+        let (a, b) = pair(&unit[at..at + 16]);
+        Some(finish(
+            self.rest[slot] ^ term((at / 16) as u64, a, b),
+            self.unit_len,
+        ))
+    }
+
+    /// Units in the pool.
+    #[inline(always)]
+    pub(crate) fn units(&self) -> usize {
+        self.rest.len()
+    }
+
     /// The content hash of `unit`: composed when it is one of the pool's units, one in
     /// `CHECK_EVERY` of them checked against its bytes hashed in full (a mismatch, a
     /// pool changed outside its stamps, would be a bug: every unit is hashed in full from
@@ -184,6 +212,23 @@ impl PoolHashes {
             false => self.hash(unit),
             true => None,
         };
+        self.checked(unit, composed)
+    }
+
+    /// `hash_checked` for a copy of pool unit `slot` stamped `stamp` (`hash_of_copy`).
+    #[inline]
+    pub(crate) fn copy_hash_checked(&mut self, unit: &[u8], slot: usize, stamp: u64) -> u64 {
+        let composed = match self.broken {
+            false => self.hash_of_copy(unit, slot, stamp),
+            true => None,
+        };
+        self.checked(unit, composed)
+    }
+
+    /// `composed` (one in `CHECK_EVERY` checked against `unit`'s bytes), or when `None`
+    /// the hash of the bytes.
+    #[inline]
+    fn checked(&mut self, unit: &[u8], composed: Option<u64>) -> u64 {
         let Some(h) = composed else {
             return content_hash(unit);
         };

@@ -155,6 +155,12 @@ pub struct Sampler {
     /// selectors are known from their ids: the tracking table's sets they will visit are
     /// asked for before the copies are made (`prefetch_ids`). `None`: no such hint.
     copied: Option<LentStamps>,
+    /// The ids of the units of the write being observed, as `prefetch_ids` was told them
+    /// (a dedup stream's with the pool's sums), and the address of its first byte
+    /// (`observe_from`): a sampled unit whose stamp is its id's is that id's copy, and its
+    /// hash is composed (`hash`).
+    told: Vec<u64>,
+    told_at: usize,
 }
 
 /// Where a sampler is with its plan (`Sampler::plan`).
@@ -205,6 +211,8 @@ impl Sampler {
             pool: None,
             lent: None,
             copied: None,
+            told: Vec::new(),
+            told_at: 0,
         }
     }
 
@@ -226,12 +234,21 @@ impl Sampler {
         self
     }
 
-    /// The content hash of a unit: composed when it lies in the job's data pool, else
-    /// of its bytes.
+    /// The content hash of a unit: composed when it lies in the job's data pool (lent),
+    /// or is the copy of a pool unit that `prefetch_ids` was told (a dedup stream's, its
+    /// stamp its id's: a unit whose stamp a verify header overwrote is not), else of its
+    /// bytes.
     #[inline]
     fn hash(&mut self, unit: &[u8]) -> u64 {
-        match self.pool.as_mut() {
-            Some(p) => p.hash_checked(unit),
+        let Some(p) = self.pool.as_mut() else {
+            return content_hash(unit);
+        };
+        let Some(c) = self.copied else {
+            return p.hash_checked(unit);
+        };
+        let k = (unit.as_ptr() as usize).wrapping_sub(self.told_at) >> self.unit.trailing_zeros();
+        match self.told.get(k) {
+            Some(&id) => p.copy_hash_checked(unit, (id % p.units() as u64) as usize, c.word(id)),
             None => content_hash(unit),
         }
     }
@@ -262,6 +279,7 @@ impl Sampler {
             return;
         }
         self.written += buf.len() as u64;
+        self.told_at = buf.as_ptr() as usize;
         // Whole units only: a write's tail shorter than a unit (a write smaller than the
         // unit, or a size that is no multiple of it) is no unit a deduplicator could
         // match, and equal short pieces are not duplicate units.

@@ -81,15 +81,22 @@ impl Sampler {
     /// thousand once it narrows: not asked for, their selectors would cost more to
     /// compute for every unit than their misses.)
     ///
+    /// With the pool's sums (`with_pool_hashes`) the ids are kept for the write's
+    /// sampled units, whose hashes are composed from them (`Sampler::hash`).
+    ///
     /// Most small writes of a long run hold no tracked unit: that is found here, inlined
     /// in the write path, and the loop (`prefetch_tracked`) is called only otherwise (the
     /// call and its frame were two thirds of this function's 2.2% of a null 4 KiB
     /// `--dedup 50` write).
     #[inline(always)]
-    pub fn prefetch_ids(&self, ids: &[u64]) {
+    pub fn prefetch_ids(&mut self, ids: &[u64]) {
         let Some(stamps) = self.copied else {
             return;
         };
+        if self.pool.is_some() {
+            self.told.clear();
+            self.told.extend_from_slice(ids);
+        }
         if self.track_every == 1 {
             for &id in ids {
                 self.tracks.prefetch(stamps.selector(id));
@@ -248,6 +255,67 @@ mod tests {
         let mut fresh = samplers(&spec, &mut DataGen::new(&spec, 2, 1, None)).1;
         fresh.observe_lent(&bytes[..2 * 4096], first_id);
         assert!(fresh.lent.is_some());
+    }
+
+    /// A dedup stream's sampled units are hashed from the pool's sums and their stamps,
+    /// the pool unit a copy was made from known from the ids told (`Sampler::hash`):
+    /// the same figures as hashed in full, every check passed, most hashed units
+    /// composed; a write whose first unit's stamp is overwritten (a verify header) has
+    /// that unit hashed in full. A `repeat` stream (several stamps a unit) has no sums.
+    #[test]
+    fn a_dedup_streams_copies_are_hashed_from_the_pools_sums() {
+        for mut spec in profiles() {
+            spec.dedup = 50.0;
+            let mut g = DataGen::new(&spec, 7, 2, None);
+            let full = Sampler::new(&spec)
+                .with_stamp_turns(g.stamp_turns())
+                .with_copied_stamps(g.copied_stamps());
+            g.prepare_pool_hashes();
+            let hashes = g.take_pool_hashes();
+            if spec.compress_method == CompressMethod::Repeat {
+                assert!(hashes.is_none());
+                continue;
+            }
+            let mut composed = full.clone().with_pool_hashes(hashes);
+            let mut full = full;
+            let mut buf = vec![0u8; 64 << 10];
+            for w in 0..3000u64 {
+                if w == 1500 {
+                    // Narrowed (1/64), one unit in 16 tracked from here.
+                    for s in [&mut full, &mut composed] {
+                        s.plan(8 << 30);
+                        s.track_every = TRACK_EVERY;
+                        s.next_tracked = first_tracked_from(s.units_seen);
+                    }
+                }
+                let len = [4096, 64 << 10, 12 << 10][(w % 3) as usize];
+                let first_id = g.next_id();
+                g.fill_with(&mut buf[..len], |ids| {
+                    full.prefetch_ids(ids);
+                    composed.prefetch_ids(ids);
+                });
+                if w % 97 == 5 {
+                    // (A head of its own each time: a frequent one would be pinned, not
+                    // hashed.)
+                    buf[..8].copy_from_slice(&(w | 1 << 40).to_le_bytes());
+                }
+                full.observe_from(&buf[..len], first_id);
+                composed.observe_from(&buf[..len], first_id);
+            }
+            let d = full.measure().expect("measured");
+            assert!(
+                d.dedup_pct.is_some_and(|p| (40.0..60.0).contains(&p)),
+                "{d:?}"
+            );
+            assert_eq!(composed.measure(), Some(d), "{spec:?}");
+            let (n, broken) = composed.pool.as_ref().expect("sums").composed();
+            assert!(!broken, "{spec:?}");
+            assert!(
+                n > d.dedup_sampled_units / 2 && n < d.dedup_sampled_units,
+                "{n} of {} composed",
+                d.dedup_sampled_units
+            );
+        }
     }
 
     /// A dedup stream's writes are copies out of the pool: the ids the generator tells
