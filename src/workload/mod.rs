@@ -9,5 +9,6 @@ pub mod pool;
 pub mod rng;
 pub mod sampler;
 pub mod seed;
+mod seen;
 pub mod sizes;
 mod tracks;

@@ -1,13 +1,13 @@
 //! Measuring what was written: a bounded sample of writes compressed with lz4 and zstd
 //! chunk by chunk, and duplicate units counted by content hash.
 
-use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use crate::plan::data::DataSpec;
 use crate::workload::hash::{PoolHashes, content_hash};
 use crate::workload::keys::{KeyHasher, LentStamps, selector_at};
 use crate::workload::pool::turn_at;
+use crate::workload::seen::{Seen, SeenTable};
 use crate::workload::tracks::{
     Counted, TRACK_ALL_UNITS, TRACK_EVERY, Tracks, first_tracked_from, next_tracked_after,
 };
@@ -38,18 +38,6 @@ const FREQUENT: u32 = 8;
 const FREQUENT_HASH_EVERY: u64 = 1 << HASH_BUDGET_SHIFT;
 /// Units a write's first pass over its units takes at once (the bits of a mask).
 const GROUP: usize = 64;
-/// One distinct content among the units hashed in the sampled fraction (its copies
-/// before it was pinned, if it was).
-#[derive(Debug, Clone, Copy)]
-struct Seen {
-    /// Its units hashed.
-    weight: u64,
-    /// The first of them (the one that was not a duplicate): 1.
-    first: u64,
-    /// Trailing zeros of its selector: it stays in the sample while this is ≥ `shift`.
-    sel_tz: u32,
-}
-
 /// Watches the buffers a job writes and keeps enough to measure them, within a fixed
 /// budget: a bounded sample of whole writes for compression, and content hashes of a
 /// sample of units for dedup.
@@ -94,7 +82,7 @@ pub struct Sampler {
     zstd: u64,
     // Dedup: full hash → what it stands for, for units whose selector has `shift` low
     // zero bits.
-    seen: HashMap<u64, Seen, BuildHasherDefault<KeyHasher>>,
+    seen: SeenTable,
     pub(crate) shift: u32,
     pub(crate) max_entries: usize,
     /// Bytes observed, and bytes of rare contents hashed (the budget's two sides).
@@ -188,7 +176,7 @@ impl Sampler {
             raw: 0,
             lz4: 0,
             zstd: 0,
-            seen: HashMap::default(),
+            seen: SeenTable::default(),
             shift: 0,
             max_entries: crate::plan::data::MAX_UNIT_HASHES,
             written: 0,
@@ -537,14 +525,14 @@ impl Sampler {
     /// Counts one hashed unit standing for `weight` units.
     fn record(&mut self, h: u64, weight: u64, sel_tz: u32) {
         self.hashed_units += 1;
-        self.seen
-            .entry(h)
-            .and_modify(|e| e.weight += weight)
-            .or_insert(Seen {
+        self.seen.add(
+            h,
+            Seen {
                 weight,
                 first: weight,
                 sel_tz,
-            });
+            },
+        );
     }
 
     /// Halves the sampled fraction of hash space, dropping what falls out of it.
@@ -552,7 +540,7 @@ impl Sampler {
         self.shift += 1;
         self.written_at_narrow = self.written;
         let s = self.shift;
-        self.seen.retain(|_, e| e.sel_tz >= s);
+        self.seen.retain(|e| e.sel_tz >= s);
     }
 
     /// Adds another job's sampler (same options) to this one.
@@ -572,13 +560,10 @@ impl Sampler {
         self.pinned.extend(&other.pinned);
         let shift = self.shift.max(other.shift);
         self.shift = shift;
-        self.seen.retain(|_, e| e.sel_tz >= shift);
-        for (&k, e) in &other.seen {
+        self.seen.retain(|e| e.sel_tz >= shift);
+        for (k, e) in other.seen.iter() {
             if e.sel_tz >= shift {
-                self.seen
-                    .entry(k)
-                    .and_modify(|m| m.weight += e.weight)
-                    .or_insert(*e);
+                self.seen.add(k, *e);
             }
         }
     }
