@@ -110,11 +110,12 @@ pub(crate) fn sqpoll_beside_a_job(spec: &crate::plan::spec::Spec) -> Option<Stri
     ))
 }
 
-/// A data pool smaller than a compressor's window (`DataSpec::pool_window_note`), for
-/// writes of pooled data.
+/// A data pool smaller than a compressor's window below 32 MiB (`DataSpec::pool_window_note`:
+/// devices', file systems' and the usual levels', not archivers'), for writes of pooled
+/// data.
 pub(crate) fn pool_window(spec: &crate::plan::spec::Spec) -> Option<String> {
     (spec.writes() && !spec.verify).then_some(())?;
-    spec.data.pool_window_note()
+    spec.data.pool_window_note(false)
 }
 
 /// When a rate cap (`--rate`, `--rate-iops`) was set and the run stayed clearly below

@@ -529,7 +529,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         "SIZE",
         Some("16m"),
         Data,
-        "Size of the pool of pre-generated units each writing job stamps its writes from: a unit's bytes other than its stamp come back after this much data. Keep it above the window of any compressor that sees the data (zstd's largest: 8 MiB); smaller stays hotter in the CPU's caches (fio reuses 1 MiB of buffers).",
+        "Size of the pool of pre-generated units each writing job stamps its writes from: a unit's bytes other than its stamp come back after this much data. Keep it above the window of any compressor that sees the data (zstd -19's: 8 MiB; xz -9 and zstd --long look back 64 and 128 MiB: `iomark data` names those the stream's repeats fall in); smaller stays hotter in the CPU's caches (fio reuses 1 MiB of buffers).",
     ),
     switch(
         "refill",

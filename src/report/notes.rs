@@ -273,7 +273,10 @@ pub fn data_figures(
         };
         s.push_str(&format!("\n{output}: {what}"));
     }
-    if let Some(n) = plan.spec.data.pool_window_note() {
+    // (A stream no longer than the pool has no unit come back.)
+    if plan.size > plan.spec.data.pool_bytes() as u64
+        && let Some(n) = plan.spec.data.pool_window_note(true)
+    {
         s.push_str(&format!("\nnote: {n}"));
     }
     s

@@ -491,6 +491,61 @@ fn a_pool_smaller_than_the_writes_in_flight_is_named() {
     assert_eq!(window(&["--data-pool", "8m"]), Vec::<String>::new());
 }
 
+/// The default 16 MiB pool is beyond every window up to zstd -19's, but within those of
+/// archivers run over a whole stream: `zstd --long` (128 MiB) saved 66% of a stream
+/// iomark measured 0.0% of, chunk by chunk, and the help and docs/data.md said no
+/// compressor saw a repeat. `iomark data` says so now, naming the windows and a pool
+/// none of them sees a repeat in, and that pool holds: its stream, longer than the
+/// pool, is not smaller under `zstd --long`. A stream no longer than the pool gets no
+/// note, and a run's warnings stay quiet about the default pool (a device compresses
+/// within far smaller windows).
+#[test]
+fn archivers_long_windows_see_the_default_pools_repeats() {
+    if !require_tool("zstd", "the zstd command") {
+        return;
+    }
+    let shape = ["--bs", "128k", "--size", "40m", "--seed", "4"];
+    let long = saved_by("zstd", "--long=27", &data_stream(&shape));
+    assert!(
+        long > 50.0,
+        "zstd --long saved {long:.1}% of the default pool's stream"
+    );
+    let said = |opts: &[&str]| -> String {
+        let dir = tmp();
+        let out = iomark()
+            .current_dir(dir.path())
+            .args([&["data", "-o", "s.bin"][..], opts].concat())
+            .output()
+            .unwrap();
+        assert_success(&out);
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let note = said(&shape);
+    assert!(
+        note.contains("zstd-1 0.0%")
+            && note.contains("note: --data-pool 16m (the default)")
+            && note.contains("zstd --long and --ultra -22 (128 MiB)")
+            && note.contains("xz -9")
+            && !note.contains("zstd -19 (8 MiB)")
+            && note.contains("--data-pool 256m for a stream none of them sees a repeat in"),
+        "{note}"
+    );
+    let short = said(&["--bs", "128k", "--size", "16m"]);
+    assert!(!short.contains("note: --data-pool"), "{short}");
+    // The pool the note gives: a stream longer than it, and none of it found again.
+    let far = ["--bs", "128k", "--size", "300m", "--data-pool", "256m"];
+    let none = saved_by("zstd", "--long=27", &data_stream(&far));
+    assert!(
+        none < 1.0,
+        "zstd --long saved {none:.1}% of a 256 MiB pool's stream"
+    );
+    let doc = null_write(&["--bs", "128k", "--size", "1g", "--io-size", "64m"]);
+    assert_eq!(
+        warnings_where(&doc, |w| w.starts_with("--data-pool")),
+        Vec::<String>::new()
+    );
+}
+
 #[test]
 fn data_pool_is_the_distance_a_compressor_sees() {
     // `--data-pool` is the distance after which a unit's bytes (other than its stamp)
