@@ -410,6 +410,26 @@ mod tests {
         }
     }
 
+    /// A sampler table given the advice a worker gives (`Sampler::with_huge_pages`) lies
+    /// in huge pages once large (a dedup stream's tables were in 4 KiB pages, and the
+    /// page walks of their random visits were half their cost).
+    #[test]
+    fn a_large_sampler_table_lies_in_huge_pages() {
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
+        if !thp.as_deref().is_ok_and(|t| !t.contains("[never]")) {
+            assert!(
+                std::env::var("IOMARK_REQUIRE_ALL").as_deref() != Ok("1"),
+                "transparent huge pages off and IOMARK_REQUIRE_ALL=1"
+            );
+            eprintln!("skipped: transparent huge pages are off ({thp:?})");
+            return;
+        }
+        use crate::workload::huge::TableMem;
+        let advised = TableMem::<u64>::zeroed(512 << 10, Some(sys::back_with_huge_pages));
+        let huge = huge_kb_at(advised.as_ptr() as usize).expect("the table's mapping");
+        assert!(huge >= 4096, "a 4 MiB table: {huge} kB in huge pages");
+    }
+
     #[test]
     fn libaio_jobs_past_the_aio_limit_are_refused_naming_the_sysctl() {
         let mut s = Spec::new("f");

@@ -157,6 +157,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             ),
             sampler: measures_data(spec).then(|| {
                 Sampler::new(&spec.data)
+                    .with_huge_pages(crate::io::sys::back_with_huge_pages)
                     .with_stamp_turns(data.stamp_turns())
                     .with_pool_hashes(data.take_pool_hashes())
                     .with_lent_stamps(data.lent_stamps())

@@ -160,7 +160,11 @@ fn a_size_based_run_counts_exactly_its_ios() {
         .map(|m| m.sum.read.ios + m.sum.write.ios)
         .sum();
     assert_eq!(in_series, 100, "every counted I/O is in the series too");
-    assert!(out.sampler.is_some(), "writes are sampled");
+    let sampler = out.sampler.expect("writes are sampled");
+    assert!(
+        sampler.tables_advised(),
+        "the sampler's tables in huge pages"
+    );
 }
 
 #[test]

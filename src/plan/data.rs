@@ -34,6 +34,20 @@ pub(crate) const MAX_UNIT_HASHES: usize = 1 << 16;
 /// pins them all (49.5–50.6).
 pub(crate) const TRACK_SLOTS: usize = 65536;
 
+/// A sampler table (`workload::huge`) of this many bytes or more lies in whole 2 MiB
+/// huge pages: the tracking table at its largest (512 KiB, in a page of 2 MiB) and the
+/// table of hashed contents from 16384 slots on.
+pub(crate) const HUGE_TABLE_MIN: usize = 512 << 10;
+
+/// The bytes a sampler table of `bytes` takes: from `HUGE_TABLE_MIN` on, whole huge
+/// pages.
+pub(crate) fn table_backing(bytes: usize) -> usize {
+    match bytes >= HUGE_TABLE_MIN {
+        true => bytes.next_multiple_of(2 << 20),
+        false => bytes,
+    }
+}
+
 /// The kind of content written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

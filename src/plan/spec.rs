@@ -321,7 +321,7 @@ impl Spec {
 
     /// What this run allocates in its process, known before the target is opened.
     pub(crate) fn memory(&self) -> Memory {
-        use crate::plan::data::{MAX_UNIT_HASHES, SAMPLE_BUDGET, TRACK_SLOTS};
+        use crate::plan::data::{MAX_UNIT_HASHES, SAMPLE_BUDGET, TRACK_SLOTS, table_backing};
         // Every target has its own jobs, unless the jobs serve the targets
         // (--file-service).
         let jobs = match self.serves_files() {
@@ -338,10 +338,12 @@ impl Spec {
         .map_or(u64::MAX, |b| b.total as u64);
         let buffers = jobs.saturating_mul(per_job);
         // Each writing job's Sampler: its compression samples, its unit hashes (64 bytes
-        // each with empty buckets) and its table of frequent contents; and its data
+        // each with empty slots) and its table of frequent contents, in whole huge pages
+        // (`workload::huge`); and its data
         // generator's pool of units (and the words under their stamps).
         let writers = jobs * u64::from(self.writes());
-        let sampling = writers * ((SAMPLE_BUDGET + MAX_UNIT_HASHES * 64 + TRACK_SLOTS * 8) as u64);
+        let tables = table_backing(MAX_UNIT_HASHES * 64) + table_backing(TRACK_SLOTS * 8);
+        let sampling = writers * ((SAMPLE_BUDGET + tables) as u64);
         let pool = crate::plan::data::pool_backing(self.data.pool_bytes());
         let pools = writers.saturating_mul(pool as u64 * 65 / 64);
         // --verify: 8 bytes per block, three times (the jobs' maps, the repetition's

@@ -4,6 +4,7 @@ pub mod corpus;
 pub mod data;
 pub mod dist;
 pub(crate) mod hash;
+pub(crate) mod huge;
 pub(crate) mod keys;
 pub mod pool;
 pub mod rng;

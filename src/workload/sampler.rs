@@ -176,7 +176,7 @@ impl Sampler {
             raw: 0,
             lz4: 0,
             zstd: 0,
-            seen: SeenTable::default(),
+            seen: SeenTable::for_contents(crate::plan::data::MAX_UNIT_HASHES),
             shift: 0,
             max_entries: crate::plan::data::MAX_UNIT_HASHES,
             written: 0,
@@ -214,6 +214,20 @@ impl Sampler {
         self
     }
 
+    /// The sampler whose larger tables lie in huge pages advised by `advise`
+    /// (`workload::huge`; the measuring layer's `io::sys::back_with_huge_pages`).
+    pub(crate) fn with_huge_pages(mut self, advise: crate::workload::huge::Advise) -> Sampler {
+        self.tracks = self.tracks.with_huge_pages(advise);
+        self.seen = self.seen.with_huge_pages(advise);
+        self
+    }
+
+    /// Whether the sampler's tables were given advice for huge pages.
+    #[cfg(test)]
+    pub(crate) fn tables_advised(&self) -> bool {
+        self.tracks.advised() && self.seen.advised()
+    }
+
     /// The sampler of a job whose writes are lent from a data pool with these hashes
     /// (`DataGen::take_pool_hashes`): a sampled unit lent from it is hashed from the pool's
     /// sum and its stamp, two words read rather than the unit.
@@ -246,6 +260,7 @@ impl Sampler {
         Sampler {
             exhaustive: true,
             max_entries: usize::MAX,
+            seen: SeenTable::default(),
             ..Sampler::new(spec)
         }
     }
@@ -541,48 +556,6 @@ impl Sampler {
         self.written_at_narrow = self.written;
         let s = self.shift;
         self.seen.retain(|e| e.sel_tz >= s);
-    }
-
-    /// Adds another job's sampler (same options) to this one.
-    pub(crate) fn merge(&mut self, other: &Sampler) {
-        self.samples.extend_from_slice(&other.samples);
-        self.raw += other.raw;
-        self.lz4 += other.lz4;
-        self.zstd += other.zstd;
-        self.hashed_units += other.hashed_units;
-        let (units, dups) = other.skipped_frequent();
-        self.merged_skipped.0 += units;
-        self.merged_skipped.1 += dups;
-        // (A content new to the other job's hashed copies and pinned here too counts as
-        // new in both: the copies that stand for units of distinct contents are rare.)
-        self.pinned_units.0 += other.pinned_units.0;
-        self.pinned_units.1 += other.pinned_units.1;
-        self.pinned.extend(&other.pinned);
-        let shift = self.shift.max(other.shift);
-        self.shift = shift;
-        self.seen.retain(|e| e.sel_tz >= shift);
-        for (k, e) in other.seen.iter() {
-            if e.sel_tz >= shift {
-                self.seen.add(k, *e);
-            }
-        }
-    }
-
-    /// Units of frequent contents passed over since one was last hashed, here and in the
-    /// samplers merged into this one, and
-    /// the duplicates among them: as many as among the copies hashed so far (all of them
-    /// before any is: a selector comes often when its content does). (Left out, a run of
-    /// 1000 writes of zeros measured 87.5% duplicates: the 8 copies before the pin alone.
-    /// Counted as duplicates whatever was hashed, 3000 distinct units whose first words
-    /// agree measured 31.6%.)
-    fn skipped_frequent(&self) -> (u64, u64) {
-        let units = self.frequent_skip;
-        let (hashed, new) = self.frequent_hashed;
-        let dups = match hashed {
-            0 => units,
-            _ => (units as u128 * (hashed - new) as u128 / hashed as u128) as u64,
-        };
-        (units + self.merged_skipped.0, dups + self.merged_skipped.1)
     }
 }
 

@@ -5,6 +5,8 @@
 //! a null `--dedup 50` write's CPU, each a miss once the table outgrows the core's
 //! caches).
 
+use crate::workload::huge::{Advise, TableMem, Zeroed};
+
 /// One distinct content among the units hashed in the sampled fraction (its copies
 /// before it was pinned, if it was).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,14 +27,8 @@ struct Slot {
     seen: Seen,
 }
 
-const EMPTY: Slot = Slot {
-    key: 0,
-    seen: Seen {
-        weight: 0,
-        first: 0,
-        sel_tz: 0,
-    },
-};
+// SAFETY: a slot of zero bytes is an empty one (key 0, no figures).
+unsafe impl Zeroed for Slot {}
 
 /// Slots of a new table.
 const FIRST_SLOTS: usize = 1024;
@@ -41,27 +37,53 @@ const FIRST_SLOTS: usize = 1024;
 /// the hash's top bits). The content whose hash is 0 (once in 2^64) is kept apart.
 #[derive(Debug, Clone)]
 pub(super) struct SeenTable {
-    slots: Box<[Slot]>,
+    slots: TableMem<Slot>,
     /// 64 − log2(slots): a hash's first slot is its top bits.
     shift: u32,
     len: usize,
     zero: Option<Seen>,
+    /// Slots beyond which the table grows only when three quarters are taken: the
+    /// sampler keeps at most half this many contents (it narrows its sample past them),
+    /// so that the table stays within the memory counted for it (`Spec::memory`).
+    max_slots: usize,
 }
 
 impl Default for SeenTable {
     fn default() -> SeenTable {
-        SeenTable::with_slots(FIRST_SLOTS)
+        SeenTable::with_slots(FIRST_SLOTS, None, usize::MAX)
     }
 }
 
 impl SeenTable {
-    fn with_slots(n: usize) -> SeenTable {
+    fn with_slots(n: usize, advise: Option<Advise>, max_slots: usize) -> SeenTable {
         SeenTable {
-            slots: vec![EMPTY; n].into_boxed_slice(),
+            slots: TableMem::zeroed(n, advise),
             shift: 64 - n.trailing_zeros(),
             len: 0,
             zero: None,
+            max_slots,
         }
+    }
+
+    /// An empty table for a sampler that keeps at most `contents` contents.
+    pub(super) fn for_contents(contents: usize) -> SeenTable {
+        let max = contents.saturating_mul(2).checked_next_power_of_two();
+        SeenTable::with_slots(FIRST_SLOTS, None, max.unwrap_or(usize::MAX))
+    }
+
+    /// The table, its larger sizes in huge pages advised by `advise` (`workload::huge`).
+    pub(super) fn with_huge_pages(self, advise: Advise) -> SeenTable {
+        let mut t = SeenTable::with_slots(self.slots.len(), Some(advise), self.max_slots);
+        for (k, s) in self.iter() {
+            t.add(k, *s);
+        }
+        t
+    }
+
+    /// Whether the table is advised into huge pages once large.
+    #[cfg(test)]
+    pub(super) fn advised(&self) -> bool {
+        self.slots.advise().is_some()
     }
 
     /// Contents in the table.
@@ -91,7 +113,8 @@ impl SeenTable {
             if slot.key == 0 {
                 *slot = Slot { key, seen };
                 self.len += 1;
-                if self.len * 2 > self.slots.len() {
+                let n = self.slots.len();
+                if self.len * 2 > n && (n < self.max_slots || self.len * 4 > n * 3) {
                     self.grow();
                 }
                 return;
@@ -108,7 +131,8 @@ impl SeenTable {
 
     /// The table with only the contents `keep` keeps, in `n` slots.
     fn rebuild(&mut self, n: usize, keep: impl Fn(&Seen) -> bool) {
-        let old = std::mem::replace(self, SeenTable::with_slots(n));
+        let fresh = SeenTable::with_slots(n, self.slots.advise(), self.max_slots);
+        let old = std::mem::replace(self, fresh);
         self.zero = old.zero.filter(&keep);
         for s in old.slots.iter().filter(|s| s.key != 0 && keep(&s.seen)) {
             self.add(s.key, s.seen);
@@ -181,5 +205,26 @@ mod tests {
             table.values().map(|s| s.weight).sum::<u64>(),
             map.values().map(|s| s.weight).sum::<u64>()
         );
+    }
+
+    /// A table for at most 1000 contents stays within 2048 slots up to three quarters
+    /// of them taken (the sampler narrows past 1000, so its table stays the size the
+    /// memory check counts), then grows rather than fill up; every content is kept.
+    #[test]
+    fn a_table_for_some_contents_stays_their_size() {
+        let mut rng = Rng::new(4, 0);
+        let mut table = SeenTable::for_contents(1000);
+        let keys: Vec<u64> = (0..2000).map(|_| rng.next_u64() | 1).collect();
+        for (n, &k) in keys.iter().enumerate() {
+            table.add(k, seen(1, 0));
+            let slots = table.slots.len();
+            match n + 1 {
+                ..=1024 => assert!(slots <= 2048),
+                1025..=1536 => assert_eq!(slots, 2048),
+                _ => assert!(slots > 2048 && (n + 1) * 2 <= slots),
+            }
+        }
+        let got: std::collections::HashSet<u64> = table.iter().map(|(k, _)| k).collect();
+        assert_eq!(got, keys.iter().copied().collect());
     }
 }

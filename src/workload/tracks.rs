@@ -13,6 +13,7 @@
 //! 65536 slots (512 KiB) throughout cost about 1.09x the CPU of a null 128 KiB write.
 
 use crate::plan::data::TRACK_SLOTS;
+use crate::workload::huge::{Advise, TableMem, Zeroed};
 
 /// One unit in `TRACK_EVERY` (a fixed, content-blind choice of positions: a Weyl
 /// sequence over the units' order) is counted in the tracking table. Counting every unit
@@ -108,12 +109,15 @@ struct Track {
 #[repr(C, align(32))]
 struct Set([Track; WAYS]);
 
+// SAFETY: a set of zero bytes is four empty slots (tag 0, count 0), `Set::default()`.
+unsafe impl Zeroed for Set {}
+
 /// The tracking table (a slot's count goes up when its selector comes again; when
 /// another one lands in its set, the set's lowest count goes down, and the slot changes
 /// hands at zero; a pinned slot never gives way).
 #[derive(Debug, Clone)]
 pub(super) struct Tracks {
-    sets: Box<[Set]>,
+    sets: TableMem<Set>,
     /// 64 − log2(sets): a selector's set is its top bits.
     shift: u32,
     /// Pinned slots.
@@ -135,16 +139,30 @@ pub(super) enum Counted {
 impl Tracks {
     /// An empty table of `FIRST_SLOTS` slots.
     pub(super) fn new() -> Tracks {
-        Tracks::of(FIRST_SLOTS)
+        Tracks::of(FIRST_SLOTS, None)
     }
 
-    fn of(slots: usize) -> Tracks {
+    /// The table, its larger sizes in huge pages advised by `advise` (`workload::huge`).
+    pub(super) fn with_huge_pages(self, advise: Advise) -> Tracks {
+        let mut t = Tracks::of(self.slots(), Some(advise));
+        t.sets.copy_from_slice(&self.sets);
+        t.pinned = self.pinned;
+        t
+    }
+
+    fn of(slots: usize, advise: Option<Advise>) -> Tracks {
         let sets = slots / WAYS;
         Tracks {
-            sets: vec![Set::default(); sets].into_boxed_slice(),
+            sets: TableMem::zeroed(sets, advise),
             shift: 64 - sets.trailing_zeros(),
             pinned: 0,
         }
+    }
+
+    /// Whether the table is advised into huge pages once large.
+    #[cfg(test)]
+    pub(super) fn advised(&self) -> bool {
+        self.sets.advise().is_some()
     }
 
     /// Slots in the table now.
@@ -236,7 +254,7 @@ impl Tracks {
         if self.slots() >= TRACK_SLOTS {
             return;
         }
-        let mut grown = Tracks::of((self.slots() * 4).min(TRACK_SLOTS));
+        let mut grown = Tracks::of((self.slots() * 4).min(TRACK_SLOTS), self.sets.advise());
         for t in self
             .sets
             .iter()
