@@ -363,6 +363,21 @@ mod tests {
     use super::*;
 
     /// The huge pages (kB) of the mapping holding `at`, from `/proc/self/smaps`.
+    /// Whether transparent huge pages may be used; a skip says why not (a failure
+    /// under `IOMARK_REQUIRE_ALL=1`).
+    fn thp_on() -> bool {
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
+        if thp.as_deref().is_ok_and(|t| !t.contains("[never]")) {
+            return true;
+        }
+        assert!(
+            std::env::var("IOMARK_REQUIRE_ALL").as_deref() != Ok("1"),
+            "transparent huge pages off and IOMARK_REQUIRE_ALL=1"
+        );
+        eprintln!("skipped: transparent huge pages are off ({thp:?})");
+        false
+    }
+
     fn huge_kb_at(at: usize) -> Option<u64> {
         let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
         let mut inside = false;
@@ -387,13 +402,7 @@ mod tests {
         // `--data-pool 1m` lay in 4 KiB pages (only whole 2 MiB pages inside the pool
         // were advised): its 128 KiB writes were 32 segments each, and a virtio disk
         // took them at half the rate of the default pool's.
-        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
-        if !thp.as_deref().is_ok_and(|t| !t.contains("[never]")) {
-            assert!(
-                std::env::var("IOMARK_REQUIRE_ALL").as_deref() != Ok("1"),
-                "transparent huge pages off and IOMARK_REQUIRE_ALL=1"
-            );
-            eprintln!("skipped: transparent huge pages are off ({thp:?})");
+        if !thp_on() {
             return;
         }
         for (pool, want) in [(1u64 << 20, 2048), (16 << 20, 16384)] {
@@ -415,13 +424,7 @@ mod tests {
     /// page walks of their random visits were half their cost).
     #[test]
     fn a_large_sampler_table_lies_in_huge_pages() {
-        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
-        if !thp.as_deref().is_ok_and(|t| !t.contains("[never]")) {
-            assert!(
-                std::env::var("IOMARK_REQUIRE_ALL").as_deref() != Ok("1"),
-                "transparent huge pages off and IOMARK_REQUIRE_ALL=1"
-            );
-            eprintln!("skipped: transparent huge pages are off ({thp:?})");
+        if !thp_on() {
             return;
         }
         use crate::workload::huge::TableMem;
