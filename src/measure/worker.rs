@@ -162,6 +162,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                     .with_pool_hashes(data.take_pool_hashes())
                     .with_lent_stamps(data.lent_stamps())
                     .with_copied_stamps(data.copied_stamps())
+                    .with_uniform_unit(data.uniform_unit(spec.data.dedup_unit as usize))
             }),
             data,
             verify,

@@ -212,6 +212,20 @@ impl DataGen {
         });
     }
 
+    /// The one unit every write lent from the constant region is made of, when the
+    /// region's `unit`-byte units are all alike (zeros; a pattern whose length divides
+    /// the unit): the job's sampler counts such writes without reading them
+    /// (`Sampler::with_uniform_unit`). `None` otherwise, and before `lend_constant`.
+    pub(crate) fn uniform_unit(&self, unit: usize) -> Option<&[u8]> {
+        let c = self.constant.as_ref()?;
+        let region = &c.bytes[c.start..c.start + c.len];
+        let first = region.get(..unit).filter(|_| unit > 0)?;
+        region
+            .chunks_exact(unit)
+            .all(|u| u == first)
+            .then_some(first)
+    }
+
     /// Fills `buf` with the next payload. `buf.len()` is a multiple of the unit for
     /// generated data (validated with the block size).
     #[inline]

@@ -149,6 +149,10 @@ pub struct Sampler {
     /// hash is composed (`hash`).
     told: Vec<u64>,
     told_at: usize,
+    /// The selector and hash of the one unit a constant profile's lent writes are made
+    /// of (`with_uniform_unit`), and the hash while such a write is observed (`hash`).
+    uniform: Option<(u64, u64)>,
+    uniform_now: Option<u64>,
 }
 
 /// Where a sampler is with its plan (`Sampler::plan`).
@@ -201,6 +205,8 @@ impl Sampler {
             copied: None,
             told: Vec::new(),
             told_at: 0,
+            uniform: None,
+            uniform_now: None,
         }
     }
 
@@ -236,12 +242,16 @@ impl Sampler {
         self
     }
 
-    /// The content hash of a unit: composed when it lies in the job's data pool (lent),
+    /// The content hash of a unit: known when it is the uniform unit of a constant
+    /// profile's lent write (`observe_uniform`); composed when it lies in the job's data pool (lent),
     /// or is the copy of a pool unit that `prefetch_ids` was told (a dedup stream's, its
     /// stamp its id's: a unit whose stamp a verify header overwrote is not), else of its
     /// bytes.
     #[inline]
     fn hash(&mut self, unit: &[u8]) -> u64 {
+        if let Some(h) = self.uniform_now {
+            return h;
+        }
         let Some(p) = self.pool.as_mut() else {
             return content_hash(unit);
         };
