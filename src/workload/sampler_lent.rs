@@ -65,11 +65,12 @@ impl Sampler {
 
     /// The sampler of a job whose lent writes are all made of this one unit (a constant
     /// profile's: `DataGen::uniform_unit`): `observe_uniform` counts them without reading
-    /// them. Ignored unless it is one of the sampler's units and the selectors are read
-    /// at a unit's start.
+    /// them. Ignored unless it is one of the sampler's units, a power of two, and the
+    /// selectors are read at a unit's start.
     pub(crate) fn with_uniform_unit(mut self, unit: Option<&[u8]>) -> Sampler {
+        let fits = self.unit.is_power_of_two() && self.turns == 1 && !self.exhaustive;
         self.uniform = unit
-            .filter(|u| u.len() == self.unit && self.turns == 1 && !self.exhaustive)
+            .filter(|u| u.len() == self.unit && fits)
             .map(|u| (selector_at(u, 0), crate::workload::hash::content_hash(u)));
         self
     }
@@ -81,7 +82,8 @@ impl Sampler {
     /// selectors, three words each for a unit that opens with zeros). Once the unit is
     /// pinned only the tracked positions are visited. Other writes: `observe_from`.
     pub fn observe_uniform(&mut self, buf: &[u8], first_id: u64) {
-        let Some((sel, h)) = self.uniform.filter(|_| buf.len().is_multiple_of(self.unit)) else {
+        // (The unit is a power of two: no division here.)
+        let Some((sel, h)) = self.uniform.filter(|_| buf.len() & (self.unit - 1) == 0) else {
             self.observe_from(buf, first_id);
             return;
         };
@@ -93,7 +95,7 @@ impl Sampler {
         self.uniform_now = Some(h);
         let ul = self.unit;
         for units in buf.chunks(super::GROUP * ul) {
-            let n = units.len() / ul;
+            let n = units.len() >> ul.trailing_zeros();
             let tracked = self.tracked_among(n as u64);
             let unit = |k: usize| &units[k * ul..][..ul];
             let picked = sel & ((1u64 << self.shift) - 1) == 0 && sel != self.pinned_sel;
