@@ -337,7 +337,8 @@ impl DataSpec {
     /// device's contents in the order written), finds them again and saves far more than
     /// the figures measured chunk by chunk say (`--data-pool 64k`, 128 KiB writes:
     /// measured 0.0%, `zstd -1` of `iomark data`'s stream 99.3% smaller). The compressors
-    /// are named, and the pool that none of them sees a repeat in. With `archivers`
+    /// are named, and the pool that none of them sees the pool's repeats in (a dedup
+    /// stream's copies are repeats by design, said so). With `archivers`
     /// (`iomark data`, whose stream is checked with such tools) the long windows too
     /// (the default pool is within them); otherwise only a pool within a window below
     /// `LONG_WINDOW` (below 8 MiB) is said. None for data not from a pool.
@@ -357,7 +358,7 @@ impl DataSpec {
         let widest = within.last().map_or(0, |&(_, w)| w);
         let fix = match widest < LONG_WINDOW {
             true => format!(
-                "leave --data-pool out (16 MiB) for a stream no window up to zstd -19's sees a repeat in{}",
+                "leave --data-pool out (16 MiB) for a stream no window up to zstd -19's sees the pool's repeats in{}",
                 if archivers {
                     ", --data-pool 256m for archivers' too, or --refill for none"
                 } else {
@@ -365,16 +366,24 @@ impl DataSpec {
                 }
             ),
             false => format!(
-                "--data-pool {} for a stream none of them sees a repeat in, or --refill (every write generated afresh)",
+                "--data-pool {} for a stream none of them sees the pool's repeats in, or --refill (every write generated afresh)",
                 crate::units::fmt_size_short(2 * widest),
             ),
+        };
+        // (A dedup stream's copies are repeats by design, at any distance back.)
+        let copies = match self.dedup > 0.0 {
+            true => format!(
+                " (the --dedup {}% copies repeat whatever the pool, some within any window)",
+                self.dedup
+            ),
+            false => String::new(),
         };
         let default = match self.pool == DataSpec::default().pool {
             true => " (the default)",
             false => "",
         };
         Some(format!(
-            "--data-pool {}{default}: the units' bytes (all but their stamps) come back every {} written, within {names}: such a compressor run over the stream finds them again and saves more than the figures here, measured chunk by chunk, say; {fix}",
+            "--data-pool {}{default}: the units' bytes (all but their stamps) come back every {} written, within {names}: such a compressor run over the stream finds them again and saves more than the figures here, measured chunk by chunk, say; {fix}{copies}",
             crate::units::fmt_size_short(pool),
             crate::units::fmt_size(pool),
         ))

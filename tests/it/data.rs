@@ -495,7 +495,8 @@ fn a_pool_smaller_than_the_writes_in_flight_is_named() {
 /// archivers run over a whole stream: `zstd --long` (128 MiB) saved 66% of a stream
 /// iomark measured 0.0% of, chunk by chunk, and the help and docs/data.md said no
 /// compressor saw a repeat. `iomark data` says so now, naming the windows and a pool
-/// none of them sees a repeat in, and that pool holds: its stream, longer than the
+/// none of them sees the pool's repeats in (a dedup stream's copies repeat whatever the
+/// pool: said too), and that pool holds: its stream, longer than the
 /// pool, is not smaller under `zstd --long`. A stream no longer than the pool gets no
 /// note, and a run's warnings stay quiet about the default pool (a device compresses
 /// within far smaller windows).
@@ -527,8 +528,16 @@ fn archivers_long_windows_see_the_default_pools_repeats() {
             && note.contains("zstd --long and --ultra -22 (128 MiB)")
             && note.contains("xz -9")
             && !note.contains("zstd -19 (8 MiB)")
-            && note.contains("--data-pool 256m for a stream none of them sees a repeat in"),
+            && note
+                .contains("--data-pool 256m for a stream none of them sees the pool's repeats in")
+            && !note.contains("--dedup"),
         "{note}"
+    );
+    // A dedup stream's copies are repeats whatever the pool: said so.
+    let dedup = said(&[&shape[..], &["--dedup", "30"]].concat());
+    assert!(
+        dedup.contains("(the --dedup 30% copies repeat whatever the pool, some within any window)"),
+        "{dedup}"
     );
     let short = said(&["--bs", "128k", "--size", "16m"]);
     assert!(!short.contains("note: --data-pool"), "{short}");
