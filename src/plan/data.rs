@@ -42,9 +42,14 @@ pub(crate) const HUGE_TABLE_MIN: usize = 512 << 10;
 /// The bytes a sampler table of `bytes` takes: from `HUGE_TABLE_MIN` on, whole huge
 /// pages.
 pub(crate) fn table_backing(bytes: usize) -> usize {
-    match bytes >= HUGE_TABLE_MIN {
-        true => bytes.next_multiple_of(2 << 20),
-        false => bytes,
+    whole_huge_pages(bytes, HUGE_TABLE_MIN)
+}
+
+/// `len` rounded up to whole 2 MiB huge pages when it is `from` or more, else `len`.
+fn whole_huge_pages(len: usize, from: usize) -> usize {
+    match len >= from {
+        true => len.next_multiple_of(2 << 20),
+        false => len,
     }
 }
 
@@ -158,10 +163,7 @@ pub(crate) fn parse_hex(text: &str) -> Option<Vec<u8>> {
 /// 12–17k with `--iomem=shmhuge`.) Smaller pools (64 KiB to 1 MiB) keep their size:
 /// each writing job would spend up to 2 MiB on a pool of 64 KiB.
 pub(crate) fn pool_backing(len: usize) -> usize {
-    match len >= 1 << 20 {
-        true => len.next_multiple_of(2 << 20),
-        false => len,
-    }
+    whole_huge_pages(len, 1 << 20)
 }
 
 /// Compressors and the distance back they find a repeat in, smallest first: a pooled
@@ -358,7 +360,8 @@ impl DataSpec {
         let widest = within.last().map_or(0, |&(_, w)| w);
         let fix = match widest < LONG_WINDOW {
             true => format!(
-                "leave --data-pool out (16 MiB) for a stream no window up to zstd -19's sees the pool's repeats in{}",
+                "leave --data-pool out ({}) for a stream no window up to zstd -19's sees the pool's repeats in{}",
+                crate::units::fmt_size(default_pool()),
                 if archivers {
                     ", --data-pool 256m for archivers' too, or --refill for none"
                 } else {
@@ -378,7 +381,7 @@ impl DataSpec {
             ),
             false => String::new(),
         };
-        let default = match self.pool == DataSpec::default().pool {
+        let default = match self.pool == default_pool() {
             true => " (the default)",
             false => "",
         };

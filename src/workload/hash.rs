@@ -182,7 +182,7 @@ impl PoolHashes {
     #[inline]
     pub(crate) fn hash_of_copy(&self, unit: &[u8], slot: usize, stamp: u64) -> Option<u64> {
         let at = stamp_pair(self.place, self.turns, slot);
-        let word = self.place + (slot & (self.turns - 1)) * 64;
+        let word = stamp_word(self.place, self.turns, slot);
         if unit.len() != self.unit_len
             || slot >= self.rest.len()
             || unit[word..word + 8] != stamp.to_le_bytes()
@@ -208,27 +208,24 @@ impl PoolHashes {
     /// then on); of its bytes otherwise.
     #[inline]
     pub(crate) fn hash_checked(&mut self, unit: &[u8]) -> u64 {
-        let composed = match self.broken {
-            false => self.hash(unit),
-            true => None,
-        };
-        self.checked(unit, composed)
+        self.checked(unit, |p| p.hash(unit))
     }
 
     /// `hash_checked` for a copy of pool unit `slot` stamped `stamp` (`hash_of_copy`).
     #[inline]
     pub(crate) fn copy_hash_checked(&mut self, unit: &[u8], slot: usize, stamp: u64) -> u64 {
-        let composed = match self.broken {
-            false => self.hash_of_copy(unit, slot, stamp),
-            true => None,
-        };
-        self.checked(unit, composed)
+        self.checked(unit, |p| p.hash_of_copy(unit, slot, stamp))
     }
 
-    /// `composed` (one in `CHECK_EVERY` checked against `unit`'s bytes), or when `None`
-    /// the hash of the bytes.
+    /// The hash `compose` makes (none once a check found the pool changed; one in
+    /// `CHECK_EVERY` checked against `unit`'s bytes), or when it makes none the hash of
+    /// the bytes.
     #[inline]
-    fn checked(&mut self, unit: &[u8], composed: Option<u64>) -> u64 {
+    fn checked(&mut self, unit: &[u8], compose: impl FnOnce(&Self) -> Option<u64>) -> u64 {
+        let composed = match self.broken {
+            false => compose(self),
+            true => None,
+        };
         let Some(h) = composed else {
             return content_hash(unit);
         };
@@ -255,7 +252,13 @@ impl PoolHashes {
 /// The first byte of the pair the stamp of pool unit `slot` lies in.
 #[inline(always)]
 fn stamp_pair(place: usize, turns: usize, slot: usize) -> usize {
-    (place + (slot & (turns - 1)) * 64) & !15
+    stamp_word(place, turns, slot) & !15
+}
+
+/// The first byte of the stamp of pool unit `slot`.
+#[inline(always)]
+fn stamp_word(place: usize, turns: usize, slot: usize) -> usize {
+    place + (slot & (turns - 1)) * 64
 }
 
 #[cfg(test)]

@@ -291,16 +291,12 @@ impl Sampler {
             self.observe_all(buf);
             return;
         }
-        self.written += buf.len() as u64;
         self.told_at = buf.as_ptr() as usize;
+        self.count_bytes(buf.len());
         // Whole units only: a write's tail shorter than a unit (a write smaller than the
         // unit, or a size that is no multiple of it) is no unit a deduplicator could
         // match, and equal short pieces are not duplicate units.
         // One unit (a write of one unit, the common small write) without a division.
-        if self.track_every == 1 && self.written >= TRACK_ALL_UNITS * self.unit as u64 {
-            self.track_every = TRACK_EVERY;
-            self.next_tracked = first_tracked_from(self.units_seen);
-        }
         if buf.len() == self.unit {
             let tracked = self.tracked_among(1) == 1;
             self.track(buf, tracked, turn_at(first_id as usize, self.turns));
@@ -310,6 +306,17 @@ impl Sampler {
             }
         }
         self.count_write(buf);
+    }
+
+    /// A write's bytes counted; one unit in `TRACK_EVERY` tracked from
+    /// `TRACK_ALL_UNITS` units on (`observe_from`, `observe_uniform`).
+    #[inline(always)]
+    pub(super) fn count_bytes(&mut self, len: usize) {
+        self.written += len as u64;
+        if self.track_every == 1 && self.written >= TRACK_ALL_UNITS * self.unit as u64 {
+            self.track_every = TRACK_EVERY;
+            self.next_tracked = first_tracked_from(self.units_seen);
+        }
     }
 
     /// One more write seen, kept for the compression sample when its turn comes.

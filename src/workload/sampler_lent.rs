@@ -7,9 +7,7 @@
 use super::Sampler;
 use crate::workload::keys::{LentStamps, selector_at};
 use crate::workload::pool::turn_at;
-use crate::workload::tracks::{
-    TRACK_ALL_UNITS, TRACK_EVERY, first_tracked_from, next_tracked_after,
-};
+use crate::workload::tracks::next_tracked_after;
 
 impl Sampler {
     /// The sampler of a job whose writes are lent from a data pool with these stamps
@@ -87,11 +85,7 @@ impl Sampler {
             self.observe_from(buf, first_id);
             return;
         };
-        self.written += buf.len() as u64;
-        if self.track_every == 1 && self.written >= TRACK_ALL_UNITS * self.unit as u64 {
-            self.track_every = TRACK_EVERY;
-            self.next_tracked = first_tracked_from(self.units_seen);
-        }
+        self.count_bytes(buf.len());
         self.uniform_now = Some(h);
         let ul = self.unit;
         for units in buf.chunks(super::GROUP * ul) {
