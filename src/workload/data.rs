@@ -454,19 +454,23 @@ impl DataGen {
     }
 
     /// The id of the stream's next unit: the next unique one, or (a duplicate) an
-    /// earlier one's.
+    /// earlier one's. In a dedup stream both are worked out and one kept, with no branch
+    /// on which (`Rng::below_if`): the choice is the stream's random draw, and its branch
+    /// was mispredicted as often as not (2.7-5.5% of a null `--dedup 50` write).
     #[inline]
     fn next_unit_id(&mut self) -> u64 {
         let i = self.units;
         self.units += 1;
-        if self.spec.dedup > 0.0 && self.uniques > 0 && self.is_dup(i) {
-            let n = self.uniques.min(self.spec.dedup_set.unwrap_or(u64::MAX));
-            self.picks.below(n)
-        } else {
-            let id = self.uniques;
+        let unique = self.uniques;
+        if self.spec.dedup <= 0.0 || unique == 0 {
             self.uniques += 1;
-            id
+            return unique;
         }
+        let dup = self.is_dup(i);
+        let n = unique.min(self.spec.dedup_set.unwrap_or(u64::MAX));
+        let copy = self.picks.below_if(n, dup);
+        self.uniques += u64::from(!dup);
+        std::hint::select_unpredictable(dup, copy, unique)
     }
 
     /// Unit `id`'s bytes (the start of them, when `unit` is shorter).

@@ -439,3 +439,38 @@ fn a_zerofill_units_stamp_stays_in_its_literals() {
         }
     }
 }
+
+#[test]
+fn a_dedup_streams_ids_are_those_of_a_draw_per_copy() {
+    // The ids as a generator that draws only for a copy makes them (the stream of
+    // every build since dedup blocks came: `next_unit_id` keeps it without a branch).
+    for (dedup, set) in [
+        (50.0, None),
+        (20.0, Some(3)),
+        (90.0, Some(1000)),
+        (0.0, None),
+    ] {
+        let s = DataSpec {
+            dedup_set: set,
+            ..spec(DataKind::Random, 0.0, dedup)
+        };
+        let mut g = DataGen::new(&s, 11, 3, None);
+        let mut reference = g.clone();
+        let (mut uniques, mut copies) = (0u64, 0u64);
+        for k in 0..20_000u64 {
+            let got = g.next_unit_id();
+            let i = reference.units;
+            reference.units += 1;
+            let want = if dedup > 0.0 && uniques > 0 && reference.is_dup(i) {
+                copies += 1;
+                reference.picks.below(uniques.min(set.unwrap_or(u64::MAX)))
+            } else {
+                uniques += 1;
+                uniques - 1
+            };
+            assert_eq!(got, want, "dedup {dedup} set {set:?} unit {k}");
+        }
+        assert_eq!(g.uniques, uniques);
+        assert_eq!(copies > 0, dedup > 0.0, "{dedup}");
+    }
+}

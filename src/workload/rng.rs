@@ -55,14 +55,41 @@ impl Rng {
     #[inline(always)]
     pub(crate) fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
-        let mut m = (self.next_u64() as u128) * (n as u128);
-        if (m as u64) < n {
-            let threshold = n.wrapping_neg() % n;
-            while (m as u64) < threshold {
-                m = (self.next_u64() as u128) * (n as u128);
-            }
+        let m = (self.next_u64() as u128) * (n as u128);
+        match (m as u64) < n {
+            true => self.below_rejecting(n, m),
+            false => (m >> 64) as u64,
+        }
+    }
+
+    /// `below` once its first product falls where it may be rejected (about `n` in 2^64
+    /// draws): out of line, so that the common draw is small enough to inline.
+    #[cold]
+    #[inline(never)]
+    fn below_rejecting(&mut self, n: u64, mut m: u128) -> u64 {
+        let threshold = n.wrapping_neg() % n;
+        while (m as u64) < threshold {
+            m = (self.next_u64() as u128) * (n as u128);
         }
         (m >> 64) as u64
+    }
+
+    /// `below(n)` when `draw`; otherwise nothing drawn (the state as it was, and what is
+    /// returned means nothing). No branch on `draw`: the draw is made on a copy of the
+    /// state and the state chosen after, for a choice that goes either way at random (a
+    /// dedup stream's copy or unique unit), where a mispredicted branch costs more than
+    /// the draw. `n` must be non-zero.
+    #[inline(always)]
+    pub(crate) fn below_if(&mut self, n: u64, draw: bool) -> u64 {
+        let mut next = self.clone();
+        let v = next.below(n);
+        // (A mask the compiler cannot see is 0 or all ones: with `select_unpredictable`
+        // it made the four stores conditional, one branch again.)
+        let keep = std::hint::black_box(0u64.wrapping_sub(u64::from(draw)));
+        for (s, t) in self.s.iter_mut().zip(next.s) {
+            *s ^= (*s ^ t) & keep;
+        }
+        v
     }
 
     /// Fills `buf` with random bytes.
@@ -453,6 +480,28 @@ mod tests {
             "{} offsets in 100 runs",
             distinct.len()
         );
+    }
+
+    #[test]
+    fn below_if_draws_as_below_when_asked_and_leaves_the_state_otherwise() {
+        // Against a generator that draws only when asked: the same values at every
+        // draw, whatever came between (bounds of every size, rejection included: a bound
+        // near 2^64 rejects about half its draws).
+        let (mut a, mut b) = (Rng::new(5, 1), Rng::new(5, 1));
+        let mut asks = Rng::new(6, 0);
+        for k in 0..20_000u64 {
+            let n = match k % 3 {
+                0 => 1 + k,
+                1 => (1 << 63) + 1,
+                _ => 1000,
+            };
+            let draw = asks.next_u64() & 1 == 1;
+            let got = a.below_if(n, draw);
+            if draw {
+                assert_eq!(got, b.below(n), "draw {k}");
+            }
+        }
+        assert_eq!(a.next_u64(), b.next_u64());
     }
 
     #[test]
