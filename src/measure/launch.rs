@@ -140,17 +140,17 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
     out
 }
 
-/// Pins the worker's thread to its CPU of `--cpus` (job j: the j-th, cycling), or with
-/// `--cpus-policy shared` to all of them.
+/// Pins the worker's thread to its CPU of `--cpus` (the run's job j, every target's jobs
+/// counted: the j-th, cycling), or with `--cpus-policy shared` to all of them.
 fn pin(ctx: &WorkerCtx) -> Result<(), Error> {
-    let set = ctx.spec.engine_opts.job_cpus(ctx.job);
+    let set = ctx.spec.engine_opts.job_cpus(ctx.slot);
     if set.is_empty() {
         return Ok(());
     }
     sys::pin_thread(set).map_err(|e| {
         Error::usage(format!(
             "--cpus: job {} cannot run on CPU {} ({}); use CPUs this process may use (see taskset -p $$ and nproc)",
-            ctx.job,
+            ctx.slot,
             crate::plan::engine::fmt_cpus(set),
             describe_io(&e)
         ))
@@ -321,6 +321,9 @@ fn mmap_engine(ctx: &WorkerCtx, fd: BorrowedFd, pool: BufferPool) -> Result<Mmap
 pub(crate) struct WorkerCtx<'a> {
     pub(crate) spec: &'a Spec,
     pub(crate) job: u32,
+    /// Its index among the run's workers, every target's counted: the CPU of a split
+    /// `--cpus` list it takes (as fio's split counts every job, not a section's).
+    pub(crate) slot: u32,
     pub(crate) rep: u32,
     /// Distinguishes the data and offset streams of this run and repetition.
     pub(crate) stream: u64,

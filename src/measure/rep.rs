@@ -363,6 +363,7 @@ pub(crate) fn drive(
             let ctx = WorkerCtx {
                 spec,
                 job,
+                slot: n as u32,
                 rep,
                 stream,
                 base,

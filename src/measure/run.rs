@@ -142,8 +142,9 @@ pub(crate) fn conclude(
     run.warnings.extend(warnings::rate_unreached(run));
     run.warnings.extend(warnings::small_pool(&run.spec));
     run.warnings.extend(warnings::pool_window(&run.spec));
+    let workers = spec.jobs * targets.len() as u32;
     run.warnings
-        .extend(warnings::sqpoll_beside_a_job(&run.spec));
+        .extend(warnings::sqpoll_beside_a_job(&run.spec, workers));
     run.warnings.extend(warnings::io_wq_bound(run));
 }
 

@@ -98,10 +98,11 @@ pub(crate) fn small_pool(spec: &crate::plan::spec::Spec) -> Option<String> {
 /// `--cpus` gives the jobs): the thread polls the ring without sleeping while there is
 /// work, and it and the job take turns on one CPU (tmpfs, 4 KiB reads at QD 8, job on
 /// CPU 0: 46k IOPS with the thread on CPU 0, 277k on CPU 1). Said, as fio does not.
-pub(crate) fn sqpoll_beside_a_job(spec: &crate::plan::spec::Spec) -> Option<String> {
+/// `workers`: the run's jobs, every target's (`--cpus` is split over all of them).
+pub(crate) fn sqpoll_beside_a_job(spec: &crate::plan::spec::Spec, workers: u32) -> Option<String> {
     let o = &spec.engine_opts;
     let cpu = o.sqpoll_cpu.filter(|_| o.sqpoll)?;
-    (0..spec.jobs)
+    (0..workers)
         .any(|j| o.job_cpus(j).contains(&cpu))
         .then_some(())?;
     Some(format!(
@@ -443,7 +444,7 @@ mod tests {
             let o = &mut s.engine_opts;
             (o.sqpoll, o.sqpoll_cpu, o.cpus_shared) = (true, sq, shared);
             o.cpus = cpus.to_vec();
-            sqpoll_beside_a_job(&s)
+            sqpoll_beside_a_job(&s, jobs)
         };
         let said = with(&[0], Some(0), 1, false).expect("said");
         assert!(
@@ -459,6 +460,11 @@ mod tests {
         assert_eq!(with(&[0], Some(1), 4, false), None);
         assert_eq!(with(&[], Some(0), 1, false), None);
         assert_eq!(with(&[0], None, 1, false), None);
+        // Two targets of one job each: the second target's job on CPU 1.
+        let mut s = crate::plan::spec::Spec::new("f");
+        let o = &mut s.engine_opts;
+        (o.sqpoll, o.sqpoll_cpu, o.cpus) = (true, Some(1), vec![0, 1]);
+        assert!(sqpoll_beside_a_job(&s, 2).is_some());
     }
 
     #[test]

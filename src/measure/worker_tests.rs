@@ -114,6 +114,7 @@ fn run_stopped(
     let ctx = WorkerCtx {
         spec,
         job: 0,
+        slot: 0,
         rep: 0,
         stream: 0,
         base: 0,
@@ -280,6 +281,7 @@ fn every_real_engine_runs_the_worker_to_the_same_counts() {
         let ctx = WorkerCtx {
             spec: s,
             job: 0,
+            slot: 0,
             rep: 0,
             stream: 0,
             base: 0,

@@ -378,7 +378,7 @@ pub(crate) const TABLE: &[OptDef] = &[
         "LIST",
         None,
         Workload,
-        "Pin job j to the j-th CPU of a list such as 0,1 or 0-3 (cycling when there are more jobs than CPUs; fio's cpus_allowed with cpus_allowed_policy=split), or every job to all of them with --cpus-policy shared [default: no pinning].",
+        "Pin job j to the j-th CPU of a list such as 0,1 or 0-3 (the jobs of every target counted in turn; cycling when there are more jobs than CPUs; fio's cpus_allowed with cpus_allowed_policy=split), or every job to all of them with --cpus-policy shared [default: no pinning].",
     ),
     OptDef {
         requires: Some("cpus"),

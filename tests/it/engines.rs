@@ -289,6 +289,56 @@ fn cpus_pins_each_job_to_its_cpu() {
 }
 
 #[test]
+fn cpus_are_split_over_the_jobs_of_every_target() {
+    // Two targets, one job each: the second target's job takes the list's second CPU
+    // (job j of the run, all targets' jobs counted, as fio's split counts every job).
+    // Both were put on the first.
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if !require("two CPUs", cpus >= 2) {
+        return;
+    }
+    let dir = tmp();
+    let (a, b) = (dir.path().join("a.dat"), dir.path().join("b.dat"));
+    let mut child = iomark_process()
+        .args([
+            "run",
+            "--engine",
+            "psync",
+            "--size",
+            "1m",
+            "--runtime",
+            "3s",
+        ])
+        .args([a.to_str().unwrap(), b.to_str().unwrap()])
+        .args(["--cpus", "1,0", "-q", "--rw", "read"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let mut pinned = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{}/task", child.id())).unwrap() {
+        let task = task.unwrap().path();
+        let name = std::fs::read_to_string(task.join("comm")).unwrap_or_default();
+        let status = std::fs::read_to_string(task.join("status")).unwrap_or_default();
+        if let Some(l) = status.lines().find(|l| l.starts_with("Cpus_allowed_list:")) {
+            let list = l.split_whitespace().nth(1).unwrap_or("").to_string();
+            pinned.push((name.trim().to_string(), list));
+        }
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    pinned.sort();
+    let on = |job: &str| {
+        pinned
+            .iter()
+            .find(|(n, _)| n == job)
+            .map(|(_, l)| l.clone())
+    };
+    assert_eq!(on("iomark-t0job0").as_deref(), Some("1"), "{pinned:?}");
+    assert_eq!(on("iomark-t1job0").as_deref(), Some("0"), "{pinned:?}");
+}
+
+#[test]
 fn options_an_engine_or_device_cannot_honour_are_refused() {
     let dir = tmp();
     let f = dir.path().join("r.dat");
