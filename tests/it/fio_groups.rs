@@ -343,3 +343,53 @@ fn repetitions_of_a_group_keep_each_jobs_statistics_for_report_and_compare() {
         "a sum row under each job"
     );
 }
+
+#[test]
+fn each_run_of_a_group_has_its_own_cpu_time() {
+    // Two jobs of one group on a file, one with two threads: each run's CPU time is its
+    // own threads' and a share of the rest, its parts add up to its whole, and the two
+    // wholes differ (every run carried the group's whole beside its own workers').
+    let dir = tmp();
+    let job = dir.path().join("cpu.fio");
+    let file = dir.path().join("f.dat");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nfilename={}\nsize=8m\nbs=4k\nioengine=psync\nruntime=1\ntime_based\n\
+             [a]\nrw=randread\nnumjobs=2\n[b]\nrw=randread\nrate_iops=2000\n",
+            file.display()
+        ),
+    )
+    .unwrap();
+    let res = dir.path().join("cpu.json");
+    let out = iomark()
+        .arg("fio")
+        .arg(&job)
+        .args(["--quiet", "-o"])
+        .arg(&res)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let doc = read_json(&res);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    let mut totals = Vec::new();
+    for r in runs {
+        let rep = &r["repetitions"][0];
+        let c = &rep["cpu"];
+        let f = |v: &Value| v.as_f64().unwrap();
+        let total = f(&c["user_s"]) + f(&c["sys_s"]);
+        let parts: f64 = ["workers", "io_wq", "sqpoll", "other"]
+            .iter()
+            .map(|p| f(&c[p]["user_s"]) + f(&c[p]["sys_s"]))
+            .sum();
+        assert!((total - parts).abs() < 1e-6, "{}: {c}", r["name"]);
+        let (rd, wr) = ios(r);
+        let per_io = total * 1e9 / (rd + wr) as f64;
+        assert!((f(&c["per_io_ns"]) - per_io).abs() < 1e-3 * per_io, "{c}");
+        assert!(total >= f(&c["workers"]["user_s"]) + f(&c["workers"]["sys_s"]));
+        totals.push(total);
+    }
+    // a's two threads run flat out, b at 2000 I/Os a second.
+    assert!(totals[0] > 2.0 * totals[1], "{totals:?}");
+}
