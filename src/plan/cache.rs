@@ -26,8 +26,37 @@ pub fn holds_writes(spec: &Spec) -> bool {
 
 /// A note when syncs were given to a job they cannot act on (accepted, as fio accepts
 /// them: a job file's `[global]` section sets them for every job): all of them on a job
-/// that only reads, and `--fsync N` (which counts writes) on one that only trims.
+/// that only reads, and `--fsync N` (which counts writes) on one that only trims; the
+/// flushes of the null engine, which opens no target (they are then not made).
 pub(crate) fn idle_syncs(spec: &Spec) -> Option<String> {
+    let by_rw = idle_syncs_of_rw(spec);
+    if spec.engine.caps().does_io {
+        return by_rw;
+    }
+    // The null engine: what the pattern left unsaid.
+    let said = |what: &str| by_rw.as_deref().is_some_and(|n| n.contains(what));
+    let mut null = Vec::new();
+    if spec.fsync > 0 && !said("--fsync") {
+        null.push(format!("--fsync {}", spec.fsync));
+    }
+    if spec.end_fsync && !said("--end-fsync") {
+        null.push("--end-fsync".into());
+    }
+    let null = (!null.is_empty()).then(|| {
+        format!(
+            "{} {} nothing here: --engine null opens no target to flush",
+            null.join(", "),
+            if null.len() == 1 { "does" } else { "do" }
+        )
+    });
+    match (by_rw, null) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
+/// `idle_syncs` by the access pattern alone.
+fn idle_syncs_of_rw(spec: &Spec) -> Option<String> {
     let mut given = Vec::new();
     if spec.fsync > 0 && !spec.rw.writes_data() {
         given.push(format!("--fsync {}", spec.fsync));

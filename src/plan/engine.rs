@@ -228,6 +228,40 @@ impl EngineOpts {
         *self == EngineOpts::default()
     }
 
+    /// The options asked beyond the defaults, in the command line's words ("--batch-submit
+    /// 4", "--sqpoll", "--cpus 0-1"), `--sqpoll` and its CPU left to `with_sqpoll`: for the
+    /// run's header and the plan's listing.
+    pub(crate) fn words(&self, with_sqpoll: bool) -> Vec<String> {
+        let mut w = Vec::new();
+        match self.sync_mode {
+            SyncMode::None => {}
+            SyncMode::Sync => w.push("--sync-mode sync".to_string()),
+            SyncMode::Dsync => w.push("--sync-mode dsync".to_string()),
+        }
+        if with_sqpoll && self.sqpoll {
+            w.push("--sqpoll".into());
+            w.extend(self.sqpoll_cpu.map(|c| format!("--sqpoll-cpu {c}")));
+        }
+        for (v, opt) in [
+            (self.batch_submit, "--batch-submit"),
+            (self.batch_complete, "--batch-complete"),
+        ] {
+            if v != 1 {
+                w.push(format!("{opt} {v}"));
+            }
+        }
+        if self.hipri {
+            w.push("--hipri".into());
+        }
+        if !self.cpus.is_empty() {
+            w.push(format!("--cpus {}", fmt_cpus(&self.cpus)));
+            if self.cpus_shared {
+                w.push("--cpus-policy shared".into());
+            }
+        }
+        w
+    }
+
     /// The engine options given in `o`.
     pub(crate) fn from_options(o: &RunOptions) -> Result<EngineOpts> {
         let sync_mode = match o.text("sync-mode") {
@@ -298,6 +332,11 @@ impl EngineOpts {
             (self.batch_submit, "--batch-submit"),
             (self.batch_complete, "--batch-complete"),
         ] {
+            if v > 1 && !engine.caps().does_io {
+                return Err(Error::usage(format!(
+                    "{opt} {v} batches requests to the kernel and --engine null completes each as it is queued, with none to batch; drop {opt}"
+                )));
+            }
             if v > 1 && !engine.caps().asynchronous {
                 return Err(Error::usage(format!(
                     "{opt} {v} batches asynchronous requests and --engine {name} does one at a time; use --engine io_uring or libaio, or drop {opt}"

@@ -101,13 +101,21 @@ impl RunOptions {
     pub(crate) fn check_requires(&self) -> Result<()> {
         for d in TABLE {
             // A switch given `=0` is off: it needs nothing.
-            if let Some(needed) = d.requires
-                && self.given(d.name)
-                && (d.takes_value() || self.on(d.name))
-                && !self.given(needed)
-            {
+            let Some(needed) = d.requires else { continue };
+            if !self.given(d.name) || !(d.takes_value() || self.on(d.name)) {
+                continue;
+            }
+            // A switch it needs must be on, not only given (`--sqpoll=0`).
+            let off = find(needed).is_some_and(|n| !n.takes_value()) && !self.on(needed);
+            if !self.given(needed) {
                 return Err(Error::usage(format!(
                     "--{} needs --{needed}; add it or drop --{}",
+                    d.name, d.name
+                )));
+            }
+            if off {
+                return Err(Error::usage(format!(
+                    "--{} needs --{needed}, which is off (--{needed}=0); turn it on or drop --{}",
                     d.name, d.name
                 )));
             }

@@ -10,9 +10,9 @@ use crate::units::{fmt_size, fmt_size_short};
 /// "iomark suite qd: 14 runs (14 to do) on /dev/x, about 3:20".
 pub fn suite_header(plan: &SuitePlan, remaining: usize) -> String {
     format!(
-        "iomark suite {}: {} runs ({} to do) on {}, about {}\n",
+        "iomark suite {}: {} ({} to do) on {}, about {}\n",
         plan.name,
-        plan.runs.len(),
+        crate::report::text::counted(plan.runs.len() as u64, "run", "runs"),
         remaining,
         crate::plan::targets::plan_targets(&plan.runs).join(", "),
         crate::report::text::estimate_words(&PlanEstimate::of(plan)),
@@ -104,10 +104,15 @@ pub(crate) fn kind_words(kind: crate::results::schema::TargetKind) -> &'static s
 /// name carries `--sync-mode`.
 fn engine_words(r: &Run) -> String {
     let o = &r.spec.engine_opts;
+    let mut with = o.words(false);
     match (o.sqpoll, o.sqpoll_cpu) {
-        (false, _) => r.engine_label().to_string(),
-        (true, None) => format!("{} with --sqpoll", r.engine_label()),
-        (true, Some(c)) => format!("{} with --sqpoll (its thread on CPU {c})", r.engine_label()),
+        (false, _) => {}
+        (true, None) => with.insert(0, "--sqpoll".into()),
+        (true, Some(c)) => with.insert(0, format!("--sqpoll (its thread on CPU {c})")),
+    }
+    match with.is_empty() {
+        true => r.engine_label().to_string(),
+        false => format!("{} with {}", r.engine_label(), with.join(", ")),
     }
 }
 

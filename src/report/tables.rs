@@ -234,7 +234,7 @@ pub(crate) fn plan_listing(
     est: &crate::plan::PlanEstimate,
 ) -> Table {
     let mut t = Table::new([
-        "#", "test", "param", "rw", "bs", "qd", "jobs", "io", "data", "time", "est.",
+        "#", "test", "param", "rw", "bs", "qd", "jobs", "io", "data", "engine", "time", "est.",
     ]);
     for (i, r) in plan.runs.iter().enumerate() {
         let s = &r.plan.spec;
@@ -244,6 +244,12 @@ pub(crate) fn plan_listing(
             format!("{}={}", r.point.param, r.point.value),
         ];
         row.extend(spec_cells(s));
+        // The engine and what was asked of it beyond the defaults.
+        let opts = s.engine_opts.words(true);
+        row.push(match opts.is_empty() {
+            true => s.engine.name().to_string(),
+            false => format!("{} {}", s.engine.name(), opts.join(" ")),
+        });
         // What ends each repetition: its runtime, its volume, or whichever comes first.
         let volume = match (s.io_size, s.io_spans) {
             (Some(b), _) => Some(fmt_size(b)),

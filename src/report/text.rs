@@ -160,7 +160,7 @@ fn cpu_line(out: &mut String, rep: &Repetition) {
             false => String::new(),
         },
         if rep.fsyncs > 0 {
-            format!("; {} fsyncs", rep.fsyncs)
+            format!("; {}", counted(rep.fsyncs, "fsync", "fsyncs"))
         } else {
             String::new()
         }
@@ -371,16 +371,38 @@ pub fn dry_run(plan: &crate::plan::SuitePlan) -> String {
     }
 }
 
+/// "1 run", "2 runs": a count and its noun, singular for one.
+pub(crate) fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The `--dry-run` listing of a study: each run with its parameters and estimated time.
 pub fn plan_listing(plan: &crate::plan::SuitePlan) -> String {
     let est = crate::plan::PlanEstimate::of(plan);
     let first = plan.runs.first().map(|r| &r.plan.spec);
+    // The engines of the runs, each once (a job file's jobs may each have their own).
+    let mut engines: Vec<&str> = Vec::new();
+    for r in &plan.runs {
+        let e = r.plan.spec.engine.name();
+        if !engines.contains(&e) {
+            engines.push(e);
+        }
+    }
     let mut out = format!(
-        "suite {} on {}: {} runs, engine {}\n",
+        "suite {} on {}: {}, {} {}\n",
         plan.name,
         crate::plan::targets::plan_targets(&plan.runs).join(", "),
-        plan.runs.len(),
-        first.map_or("-", |s| s.engine.name())
+        counted(plan.runs.len() as u64, "run", "runs"),
+        if engines.len() > 1 {
+            "engines"
+        } else {
+            "engine"
+        },
+        if engines.is_empty() {
+            "-".into()
+        } else {
+            engines.join(", ")
+        }
     );
     let exists = |p: &str| std::path::Path::new(p).exists();
     let made = crate::plan::targets::made_files(&plan.runs, &exists);

@@ -367,6 +367,11 @@ fn options_an_engine_or_device_cannot_honour_are_refused() {
             "--batch-complete 2",
         ),
         (&["--engine", "mmap", "--sync-mode", "dsync"], "msync"),
+        // The null engine keeps a queue: it was said to do "one at a time".
+        (
+            &["--engine", "null", "--qd", "8", "--batch-submit", "4"],
+            "--engine null completes each as it is queued, with none to batch; drop --batch-submit",
+        ),
         (&["--sqpoll-cpu", "1"], "--sqpoll"),
         (&["--cpus", "0-"], "is not a CPU list"),
         (&["--cpus", "1000"], "this process may run on"),
@@ -414,6 +419,70 @@ fn hipri_needs_a_device_with_poll_queues() {
         .unwrap();
     assert_refused(&out, "poll queues");
     assert_eq!(dev.stat()[0], before[0], "nothing was read");
+    // A file on no block device (tmpfs) says so: it said "(no block device is not 1)".
+    let f = tempfile::NamedTempFile::new_in("/dev/shm").unwrap();
+    f.as_file().set_len(1 << 20).unwrap();
+    let out = iomark()
+        .args(["run", "--engine", "io_uring", "--hipri", "--io-size", "64k"])
+        .arg(f.path())
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "is not on one with poll queues (it lies on no block device); drop --hipri",
+    );
+}
+
+#[test]
+fn the_plan_names_each_runs_engine_and_its_options() {
+    // Two jobs of a file with their own engines: the listing's header said the first's
+    // ("2 runs, engine libaio") and no column said any engine option.
+    let dir = tmp();
+    let job = dir.path().join("e.fio");
+    let f = dir.path().join("e.dat");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nfilename={}\nsize=1m\n[a]\nioengine=io_uring\niodepth=8\n\
+             sqthread_poll=1\niodepth_batch_submit=4\n[b]\nioengine=libaio\ndirect=1\n\
+             iodepth=4\ncpus_allowed=0\n",
+            f.display()
+        ),
+    )
+    .unwrap();
+    let out = iomark()
+        .arg("fio")
+        .arg(&job)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(": 2 runs, engines io_uring, libaio"),
+        "{text}"
+    );
+    assert!(
+        text.contains("io_uring --sqpoll --batch-submit 4"),
+        "{text}"
+    );
+    assert!(
+        text.contains("libaio --cpus 0 --cpus-policy shared"),
+        "{text}"
+    );
+    // One run: "1 run", not "1 runs".
+    let one = dir.path().join("one.fio");
+    let text = format!("[a]\nfilename={}\nsize=1m\nioengine=psync\n", f.display());
+    std::fs::write(&one, text).unwrap();
+    let out = iomark()
+        .arg("fio")
+        .arg(&one)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(": 1 run, engine psync"), "{text}");
 }
 
 #[test]

@@ -179,10 +179,14 @@ impl Target {
                 .map(|d| d.disk_dir().join("queue/io_poll"));
             let polls = queue.as_ref().and_then(|q| fs::read_to_string(q).ok());
             if polls.as_deref().map(str::trim) != Some("1") {
+                // ("(no block device is not 1)" was said of a file on tmpfs.)
+                let why = match queue {
+                    Some(q) => format!("{} is not 1", q.display()),
+                    None => "it lies on no block device".into(),
+                };
                 return Err(Error::usage(format!(
-                    "--hipri polls the device for completions and {} is not on one with poll queues ({} is not 1); drop --hipri, or give NVMe poll queues (nvme.poll_queues=N)",
+                    "--hipri polls the device for completions and {} is not on one with poll queues ({why}); drop --hipri, or give NVMe poll queues (nvme.poll_queues=N)",
                     self.path.display(),
-                    queue.map_or("no block device".into(), |q| q.display().to_string())
                 )));
             }
         }

@@ -242,7 +242,14 @@ fn in_fio_terms(job: &MappedJob, msg: &str) -> Error {
         };
         let flag = format!("--{o}");
         if valued {
-            text = replace_valued(&text, &flag, &whole);
+            // The job's line where the message gives the job's value; where it gives
+            // another (advice: "or --qd 1"), that value under the key.
+            let given = job.opt(o);
+            let by = |said: &str| match given.is_some_and(|g| same_value(said, g)) {
+                true => whole.clone(),
+                false => format!("{k}={}", said.replace(' ', "")),
+            };
+            text = replace_valued(&text, &flag, by);
             if let Some(v) = job.opt(o) {
                 text = replace_flag(&text, &format!("{flag} {v}"), &whole);
             }
@@ -298,6 +305,16 @@ fn plain_flags(text: &str) -> String {
         ("--thinktime-blocks", "thinktime_blocks"),
         ("--io-size", "io_size"),
         ("--time-based", "time_based"),
+        // The engines' options ("sqthread_poll_cpu needs --sqpoll" to a job file).
+        ("--sqpoll-cpu", "sqthread_poll_cpu"),
+        ("--sqpoll", "sqthread_poll"),
+        ("--hipri", "hipri"),
+        ("--cpus-policy", "cpus_allowed_policy"),
+        ("--cpus", "cpus_allowed"),
+        ("--batch-submit", "iodepth_batch_submit"),
+        ("--batch-complete", "iodepth_batch_complete_min"),
+        ("--sync-mode", "sync"),
+        ("--fsync", "fsync"),
     ] {
         text = replace_flag(&text, flag, by);
     }
@@ -308,7 +325,14 @@ fn plain_flags(text: &str) -> String {
 /// in a job file's words, for a run of `iomark fio`: iomark's flags as fio's keys
 /// (`size=48g`, `direct=1`, `ramp_time`, `loops`), a flag's value after `=`.
 pub fn in_job_words(text: &str) -> String {
-    const AS_KEYS: [(&str, &str); 17] = [
+    const AS_KEYS: [(&str, &str); 24] = [
+        ("--sqpoll-cpu", "sqthread_poll_cpu"),
+        ("--sqpoll", "sqthread_poll=1"),
+        ("--hipri", "hipri=1"),
+        ("--cpus-policy", "cpus_allowed_policy"),
+        ("--cpus", "cpus_allowed"),
+        ("--batch-submit", "iodepth_batch_submit"),
+        ("--batch-complete", "iodepth_batch_complete_min"),
         ("--size", "size"),
         ("--offset", "offset"),
         ("--bs", "bs"),
@@ -397,8 +421,9 @@ pub fn in_job_terms(jobs: &[MappedJob], at: std::ops::Range<usize>, e: Error) ->
 }
 
 /// `text` with every whole-word `flag` followed by a number in iomark's words (`--bs 16
-/// MiB`, `--io-size 512 B`, `--runtime 1.5s`, `--rate 2 MB/s`) replaced by `by`.
-fn replace_valued(text: &str, flag: &str, by: &str) -> String {
+/// MiB`, `--io-size 512 B`, `--runtime 1.5s`, `--rate 2 MB/s`) replaced by what `by`
+/// makes of the number's text.
+fn replace_valued(text: &str, flag: &str, by: impl Fn(&str) -> String) -> String {
     const UNITS: [&str; 16] = [
         "B", "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "kB", "MB", "GB", "TB", "s", "ms", "us",
         "IOPS", "%",
@@ -439,11 +464,32 @@ fn replace_valued(text: &str, flag: &str, by: &str) -> String {
             continue;
         }
         out.push_str(&rest[..i]);
-        out.push_str(by);
+        out.push_str(&by(&tail[..len]));
         rest = &tail[len..];
     }
     out.push_str(rest);
     out
+}
+
+/// Whether a value as a message says it (`16 MiB`, `1.5s`, `8`) is the option's value
+/// as given (`16m`, `1500ms`, `8`): the same text, size or duration.
+fn same_value(said: &str, given: &str) -> bool {
+    let said = said.replace(' ', "");
+    if said == given {
+        return true;
+    }
+    match (
+        crate::units::parse_size(&said),
+        crate::units::parse_size(given),
+    ) {
+        (Ok(a), Ok(b)) => return a == b,
+        (Ok(_), Err(_)) | (Err(_), Ok(_)) => return false,
+        _ => {}
+    }
+    matches!(
+        (crate::units::parse_duration(&said), crate::units::parse_duration(given)),
+        (Ok(a), Ok(b)) if a == b
+    )
 }
 
 /// `text` with every whole-word `flag` replaced by `by`.

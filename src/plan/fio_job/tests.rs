@@ -350,6 +350,54 @@ fn engine_options_under_fios_names() {
 }
 
 #[test]
+fn batches_are_read_as_fio_reads_them() {
+    // fio takes iodepth_batch_submit=0 as the iodepth and lowers either batch above it
+    // to it; iodepth_batch_complete_min=0 polls; batches of a synchronous or null engine
+    // change nothing. All four were refused ("out of range", "more than iodepth").
+    let j = planned(
+        "[a]\nioengine=libaio\ndirect=1\niodepth=8\niodepth_batch_submit=0\n\
+         iodepth_batch_complete_min=16\n\
+         [b]\nioengine=io_uring\niodepth=8\niodepth_batch_submit=16\n\
+         iodepth_batch_complete_min=0\n\
+         [c]\nioengine=psync\niodepth=8\niodepth_batch_submit=4\n\
+         [d]\nioengine=null\niodepth=8\niodepth_batch_complete_min=4\n\
+         [e]\nioengine=mmap\niodepth=8\n",
+    );
+    let said = |j: &GroupedJob, what: &str| j.job.notes.iter().any(|n| n.contains(what));
+    assert_eq!(opt(&j[0], "batch-submit"), Some("8"));
+    assert_eq!(opt(&j[0], "batch-complete"), Some("8"));
+    assert!(said(
+        &j[0],
+        "iodepth_batch_complete_min=16 is more than iodepth=8"
+    ));
+    assert_eq!(opt(&j[1], "batch-submit"), Some("8"));
+    assert_eq!(opt(&j[1], "batch-complete"), Some("1"));
+    assert!(said(&j[1], "iodepth_batch_complete_min=0 (fio polls"));
+    for k in [2, 3] {
+        assert_eq!(opt(&j[k], "batch-submit"), None);
+        assert_eq!(opt(&j[k], "batch-complete"), None);
+        assert!(said(&j[k], "has none to batch"), "{:?}", j[k].job.notes);
+    }
+    // mmap is a synchronous engine, as psync: iodepth is one at a time, said.
+    assert_eq!(opt(&j[4], "qd"), None);
+    assert!(said(&j[4], "iodepth=8 with a synchronous engine"));
+}
+
+#[test]
+fn advice_with_another_value_is_not_the_jobs_line() {
+    // "or --qd 1 with more --jobs" to a job with iodepth=8 said "or iodepth=8 (t.fio:3)".
+    let j = planned("[a]\nioengine=io_uring\niodepth=8\nbs=16k\n");
+    let mapped = std::slice::from_ref(&j[0].job);
+    let e = crate::error::Error::usage(
+        "--engine psync does one I/O at a time per job, so --qd 8 cannot be honoured; use --qd 1 with more --jobs, or --bs 16 KiB",
+    );
+    let said = super::in_job_terms(mapped, 0..1, e).to_string();
+    assert!(said.contains("so iodepth=8 (t.fio:3) cannot"), "{said}");
+    assert!(said.contains("use iodepth=1 with more numjobs"), "{said}");
+    assert!(said.contains("or bs=16k (t.fio:4)"), "{said}");
+}
+
+#[test]
 fn several_files_per_job_are_fios_names_and_sizes() {
     let j = planned(
         "[a]\nrw=write\nnrfiles=3\nsize=3m\nnumjobs=2\ndirectory=/d1:/d2\n\
@@ -433,6 +481,13 @@ fn advice_in_a_job_files_words() {
     assert_eq!(
         in_job_words("--sizes --bsx --direct-io"),
         "--sizes --bsx --direct-io"
+    );
+    // The engines' options: a run's note about the SQPOLL thread's CPU.
+    assert_eq!(
+        in_job_words(
+            "--sqpoll-cpu 1 is also a CPU the jobs run on (--cpus 1): give --sqpoll-cpu a CPU outside --cpus"
+        ),
+        "sqthread_poll_cpu=1 is also a CPU the jobs run on (cpus_allowed=1): give sqthread_poll_cpu a CPU outside cpus_allowed"
     );
 }
 
