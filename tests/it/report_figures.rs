@@ -376,7 +376,7 @@ fn cpu_parts_never_exceed_the_whole_and_sqpoll_is_its_own() {
         ],
     );
     assert!(
-        text.contains("io_uring with --sqpoll (its thread on CPU 1) on"),
+        text.contains("io_uring with --sqpoll (its thread on CPU 1), --cpus 0 on"),
         "{text}"
     );
     let reps = doc["runs"][0]["repetitions"].as_array().unwrap();

@@ -92,6 +92,11 @@ pub(crate) trait Engine {
     /// No request on `slot` may be in flight (queued and not yet reaped): the kernel may
     /// be reading or writing that memory until the completion is reaped.
     unsafe fn buffer(&mut self, slot: u32) -> &mut [u8];
+    /// Whether a flush (`Op::Fsync`) reaches anything: not with the null engine, which
+    /// opens no target (its workers then make and count none).
+    fn flushes(&self) -> bool {
+        true
+    }
 }
 
 /// An engine that carries out each request synchronously in `submit` (psync, mmap): it

@@ -38,6 +38,10 @@ impl Engine for NullEngine {
         Ok(())
     }
 
+    fn flushes(&self) -> bool {
+        false
+    }
+
     #[inline]
     fn reap(&mut self, out: &mut Vec<Completion>) {
         // One by one: at the usual depths a call to `memcpy` costs more than the copies.
