@@ -120,7 +120,9 @@ if [ -n "$PIN_KERNEL" ]; then
   printf '%x\n' $((1 << PIN)) > "$WQ_MASK" || { echo "vs-fio: cannot confine the workqueues to CPU $PIN" >&2; exit 1; }
 fi
 
-# Prints "iops cpu_per_io_ns process_cpu_per_io_ns" for a result file of the given tool.
+# Prints "iops cpu_per_io_ns process_cpu_per_io_ns ipis_per_io" for a result file of the
+# given tool: the job threads' CPU, and the whole process's (iomark's only: fio's JSON
+# has its job threads' alone, so fio's column says "-").
 figures() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -142,9 +144,10 @@ else:
         rt = max(rt, r)
         cpu += (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * r
     iops = ios / rt
-    proc = cpu
+    proc = None
 ipis = int(open(path + ".ipis").read())
-print(f"{iops:.0f} {cpu * 1e9 / max(ios, 1):.1f} {proc * 1e9 / max(ios, 1):.1f} {ipis / max(ios, 1):.3f}")
+proc = "-" if proc is None else f"{proc * 1e9 / max(ios, 1):.1f}"
+print(f"{iops:.0f} {cpu * 1e9 / max(ios, 1):.1f} {proc} {ipis / max(ios, 1):.3f}")
 PY
 }
 

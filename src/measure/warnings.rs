@@ -245,9 +245,15 @@ pub(crate) fn io_wq_bound(run: &Run) -> Option<String> {
             j + c.workers.user_s + c.workers.sys_s,
         )
     });
+    // Over every repetition, said so: three repetitions of 1 s said "io-wq used 2.75 s"
+    // of a "1s" run, as if in one.
+    let over = match run.repetitions.len() {
+        1 => String::new(),
+        n => format!(" over its {n} repetitions"),
+    };
     (wq >= 0.01 && wq >= 0.5 * jobs).then(|| {
         format!(
-            "io_uring handed its requests to its kernel worker threads (io-wq used {wq:.2} s of CPU, the job threads {jobs:.2} s): the target could not take them without blocking (tmpfs, some file systems' buffered I/O, a device queue that is full), so worker threads did the I/O and the IOPS and latencies are theirs; --engine libaio or psync does it in the job's own thread"
+            "io_uring handed its requests to its kernel worker threads (io-wq used {wq:.2} s of CPU, the job threads {jobs:.2} s{over}): the target could not take them without blocking (tmpfs, some file systems' buffered I/O, a device queue that is full), so worker threads did the I/O and the IOPS and latencies are theirs; --engine libaio or psync does it in the job's own thread"
         )
     })
 }
@@ -482,7 +488,7 @@ mod tests {
         // tmpfs's buffered reads (session 22): io-wq about as busy as the job thread.
         let w = with(EngineKind::IoUring, 0.67, 0.77).expect("said");
         assert!(
-            w.contains("io-wq used 1.34 s of CPU, the job threads 1.54 s"),
+            w.contains("io-wq used 1.34 s of CPU, the job threads 1.54 s over its 2 repetitions)"),
             "{w}"
         );
         assert!(w.contains("--engine libaio"), "{w}");

@@ -475,8 +475,15 @@ impl Spec {
             ));
         }
         if self.qd > self.engine.caps().max_qd {
+            // fio's name for it, when one was given ("--engine pvsync" was answered
+            // "--engine psync does one I/O at a time").
+            let typed = (self.engine_note.as_deref())
+                .and_then(|n| n.strip_prefix("fio's "))
+                .and_then(|n| n.split_whitespace().next())
+                .map_or(String::new(), |w| format!("{w}, which runs as "));
+            let comma = if typed.is_empty() { "" } else { "," };
             return Err(Error::usage(format!(
-                "--engine {} does one I/O at a time per job, so --qd {} cannot be honoured; use --engine io_uring or libaio, or --qd 1 with more --jobs",
+                "--engine {typed}{}{comma} does one I/O at a time per job, so --qd {} cannot be honoured; use --engine io_uring or libaio, or --qd 1 with more --jobs",
                 self.engine.name(),
                 self.qd
             )));

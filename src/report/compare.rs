@@ -1,8 +1,9 @@
 //! Comparing results: runs of several documents matched by their parameters, side by side,
 //! with the ratio to the first document (and its 95% interval) and whether each
 //! difference is significant (Welch's t-test on the logs of the repetitions' values, see
-//! `compare_stats.rs`), for IOPS, MB/s and p50/p99 latency (each direction of a mix with
-//! itself); and what else differs between paired runs. Matching and labels; the
+//! `compare_stats.rs`), for IOPS, MB/s, p50/p99 latency (each direction of a mix with
+//! itself) and the job threads' CPU per I/O; and what else differs between paired runs
+//! (the engine and its options among them). Matching and labels; the
 //! statistics live in `compare_stats.rs`, the tables and formats in `tables.rs`,
 //! `export.rs` and `html/`; no formatting here.
 
@@ -87,6 +88,9 @@ pub(crate) enum Figure {
     BwBytes,
     LatP50Ns,
     LatP99Ns,
+    /// CPU time of the job threads per I/O (`cpu.workers.per_io_ns`): what fio's job
+    /// figures count, so iomark's and fio's are compared like with like.
+    CpuNs,
 }
 
 impl Figure {
@@ -97,13 +101,14 @@ impl Figure {
             Figure::BwBytes => "MB/s",
             Figure::LatP50Ns => "p50 µs",
             Figure::LatP99Ns => "p99 µs",
+            Figure::CpuNs => "CPU ns/IO (job threads)",
         }
     }
 
     /// The figure as shown: MB/s in 10^6 bytes, latencies in µs.
     pub(crate) fn scale(self) -> f64 {
         match self {
-            Figure::Iops => 1.0,
+            Figure::Iops | Figure::CpuNs => 1.0,
             Figure::BwBytes => 1e-6,
             Figure::LatP50Ns | Figure::LatP99Ns => 1e-3,
         }
@@ -122,6 +127,7 @@ impl Figure {
             Figure::BwBytes => r.read.bw_bytes + r.write.bw_bytes,
             Figure::LatP50Ns => s.lat_ns.p50 as f64,
             Figure::LatP99Ns => s.lat_ns.p99 as f64,
+            Figure::CpuNs => r.cpu.workers.per_io_ns,
         }
     }
 }
@@ -358,8 +364,10 @@ fn samples(run: &Run, f: Figure, d: Option<Direction>) -> Vec<f64> {
     let latency = matches!(f, Figure::LatP50Ns | Figure::LatP99Ns);
     (used_reps(run).0.iter())
         // A latency is of the I/Os that completed: a repetition without any has none
-        // (its 0 ns is no measurement).
+        // (its 0 ns is no measurement); nor has one whose CPU was not measured (a
+        // document older than the parts, fio's output without its job CPU).
         .filter(|r| !latency || d.unwrap_or(Direction::Read).of(r).ios > 0)
+        .filter(|r| f != Figure::CpuNs || r.cpu.workers.per_io_ns > 0.0)
         .map(|r| f.of(r, d))
         .collect()
 }
@@ -411,6 +419,8 @@ fn cell(run: &Run, base: Option<&Run>) -> Cell {
     for f in [Figure::LatP50Ns, Figure::LatP99Ns] {
         tests.extend(dirs.iter().map(|&d| test(run, base, f, Some(d))));
     }
+    // Last, so that the figures before keep their places.
+    tests.push(test(run, base, Figure::CpuNs, None));
     let main_test = |f: Figure| {
         tests
             .iter()

@@ -31,13 +31,35 @@ pub(crate) fn spec_cells(s: &Spec) -> [String; 6] {
 }
 
 /// The columns of the per-run table.
-pub(crate) const RUN_HEADER: [&str; 22] = [
-    "run", "dir", "test", "param", "value", "rw", "bs", "qd", "jobs", "io", "data", "n", "IOPS",
-    "IOPS sd", "MB/s", "MB/s sd", "p50 us", "p99 us", "latency", "lz4 %", "zstd-1 %", "dedup %",
+pub(crate) const RUN_HEADER: [&str; 24] = [
+    "run",
+    "dir",
+    "test",
+    "param",
+    "value",
+    "rw",
+    "bs",
+    "qd",
+    "jobs",
+    "io",
+    "data",
+    "n",
+    "IOPS",
+    "IOPS sd",
+    "MB/s",
+    "MB/s sd",
+    "p50 us",
+    "p99 us",
+    "latency",
+    "lz4 %",
+    "zstd-1 %",
+    "dedup %",
+    "CPU ns/IO",
+    "job threads ns/IO",
 ];
 
 /// What the per-run table's columns hold, for the line under it.
-pub(crate) const RUN_LEGEND: &str = "IOPS and MB/s (10^6 bytes/s): mean and sample standard deviation over the complete repetitions (n). Latencies in µs: the mean over repetitions of each repetition's percentile. lz4 %, zstd-1 %, dedup %: how much smaller the data written measured under lz4 and zstd level 1 (chunk by chunk), and the share of its units that repeated an earlier one (sampled as it was written; mean over the repetitions), on a write row; - where nothing was measured (reads, fio's output).";
+pub(crate) const RUN_LEGEND: &str = "IOPS and MB/s (10^6 bytes/s): mean and sample standard deviation over the complete repetitions (n). Latencies in µs: the mean over repetitions of each repetition's percentile. lz4 %, zstd-1 %, dedup %: how much smaller the data written measured under lz4 and zstd level 1 (chunk by chunk), and the share of its units that repeated an earlier one (sampled as it was written; mean over the repetitions), on a write row; - where nothing was measured (reads, fio's output). CPU ns/IO: the process's CPU time (user + system) per I/O of the run, every direction's, and of it the job threads' (what fio's job figures count; io_uring's kernel workers and the rest are the difference), mean over the repetitions; - where none was measured.";
 
 /// The measured data of a run's write row (see [`RUN_LEGEND`]): lz4, zstd and dedup
 /// percentages, the mean over the repetitions that measured any.
@@ -171,9 +193,34 @@ fn summary_rows(
                 "write" if data => cells.extend(measured_data(r)),
                 _ => cells.extend([NONE; 3].map(String::from)),
             }
+            // The run's CPU (not a direction's, nor a target's: one process for all).
+            cells.extend(match data {
+                true => cpu_cells(r),
+                false => [NONE; 2].map(String::from),
+            });
             cells
         })
         .collect()
+}
+
+/// A run's CPU time per I/O, the whole and the job threads', mean over the repetitions
+/// its figures come from that measured any (see [`RUN_LEGEND`]).
+fn cpu_cells(r: &Run) -> [String; 2] {
+    let complete: Vec<&Repetition> = (r.repetitions.iter())
+        .filter(|x| x.status == crate::results::schema::Status::Complete)
+        .collect();
+    let reps = match complete.is_empty() {
+        true => r.repetitions.iter().collect(),
+        false => complete,
+    };
+    let mean = |f: fn(&Repetition) -> f64| {
+        let v: Vec<f64> = reps.iter().map(|x| f(x)).filter(|v| *v > 0.0).collect();
+        match v.is_empty() {
+            true => NONE.to_string(),
+            false => format!("{:.0}", v.iter().sum::<f64>() / v.len() as f64),
+        }
+    };
+    [mean(|x| x.cpu.per_io_ns), mean(|x| x.cpu.workers.per_io_ns)]
 }
 
 /// All runs of all documents, a row per run and direction; with several documents a first `file` column

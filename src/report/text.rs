@@ -71,11 +71,16 @@ pub fn run_summary(run: &Run) -> String {
     let s = &run.spec;
     let _ = writeln!(
         out,
-        "{}: {} ({} span, {}, {}{})",
+        "{}: {} ({} span, {}{}{})",
         run.name,
         crate::report::notes::engine_on_target(run),
         crate::report::notes::span_words(run),
-        if s.direct { "direct" } else { "buffered" },
+        // (The null engine opens nothing: neither direct nor buffered.)
+        match (run.target.kind, s.direct) {
+            (crate::results::schema::TargetKind::None, _) => "",
+            (_, true) => "direct, ",
+            (_, false) => "buffered, ",
+        },
         match s.runtime_s {
             Some(r) => format!("{r}s"),
             None => "size-based".into(),

@@ -367,6 +367,11 @@ fn options_an_engine_or_device_cannot_honour_are_refused() {
             "--batch-complete 2",
         ),
         (&["--engine", "mmap", "--sync-mode", "dsync"], "msync"),
+        // fio's name, as typed: it was answered "--engine psync does one I/O...".
+        (
+            &["--engine", "pvsync", "--qd", "4"],
+            "--engine pvsync, which runs as psync, does one I/O at a time per job",
+        ),
         // The null engine keeps a queue: it was said to do "one at a time".
         (
             &["--engine", "null", "--qd", "8", "--batch-submit", "4"],
@@ -739,4 +744,28 @@ fn io_uring_reads_done_by_its_kernel_workers_are_said() {
         &["--engine", "io_uring", "--direct", "--qd", "8"],
     );
     assert_eq!(w, None, "io-wq {wq} s");
+}
+
+#[test]
+fn the_null_engines_header_says_no_io_mode() {
+    // It opens nothing: its header said "(1 GiB span, direct, 0.3s)".
+    let out = iomark()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "1g",
+            "--runtime",
+            "0.2s",
+        ])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let head = text.lines().next().unwrap_or("");
+    assert!(
+        head.contains("the null engine (no I/O) (1 GiB span, 0.2s)"),
+        "{head}"
+    );
 }

@@ -1037,3 +1037,55 @@ fn markdown_reports_have_the_study_tables_and_verdicts() {
     }
     assert!(md.contains(verdict), "{verdict} not in {md}");
 }
+
+#[test]
+fn report_and_compare_carry_the_cpu_per_io_and_the_engine() {
+    // The report's tables had no CPU figure (only the run's own output and its JSON), and
+    // compare neither that nor a word that two runs' engines differ.
+    let dir = tmp();
+    let f = dir.path().join("c.dat");
+    let f = f.to_str().unwrap();
+    let mut docs = Vec::new();
+    for engine in ["psync", "io_uring"] {
+        let out = dir.path().join(format!("{engine}.json"));
+        let o = iomark()
+            .args([
+                "run", f, "--engine", engine, "--rw", "randread", "--size", "4m",
+            ])
+            .args(["--runtime", "0.3s", "--repeat", "2", "-q", "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_success(&o);
+        docs.push(out);
+    }
+    let doc = read_json(&docs[0]);
+    let reps = doc["runs"][0]["repetitions"].as_array().unwrap();
+    let mean = |f: &dyn Fn(&Value) -> f64| reps.iter().map(f).sum::<f64>() / reps.len() as f64;
+    let whole = mean(&|r| r["cpu"]["per_io_ns"].as_f64().unwrap());
+    let workers = mean(&|r| r["cpu"]["workers"]["per_io_ns"].as_f64().unwrap());
+    assert!(whole >= workers && workers > 0.0, "{whole} {workers}");
+    let out = iomark().arg("report").arg(&docs[0]).output().unwrap();
+    assert_success(&out);
+    let md = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        md.contains("| dedup % | CPU ns/IO | job threads ns/IO |"),
+        "{md}"
+    );
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| randread"))
+        .expect("a run's row");
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    let n = cells.len();
+    assert_eq!(cells[n - 3], format!("{whole:.0}"), "{row}");
+    assert_eq!(cells[n - 2], format!("{workers:.0}"), "{row}");
+    let out = iomark().arg("compare").args(&docs).output().unwrap();
+    assert_success(&out);
+    let md = String::from_utf8_lossy(&out.stdout).into_owned();
+    let cpu_rows = md
+        .lines()
+        .filter(|l| l.contains("| CPU ns/IO (job threads) |"));
+    assert_eq!(cpu_rows.count(), 2, "{md}");
+    assert!(md.contains("engine io_uring vs psync"), "{md}");
+}
