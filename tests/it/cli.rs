@@ -899,8 +899,12 @@ fn a_window_without_completed_io_has_no_latencies() {
     ]);
     let md = String::from_utf8(md).unwrap();
     let row = md.lines().find(|l| l.starts_with("| randread")).unwrap();
-    // p50, p99 and the latency kind (the measured-data columns follow: a read row's "-").
-    assert!(row.ends_with("| - | - | lat | - | - | - |"), "{row}");
+    // p50, p99 and the latency kind (the measured-data columns follow: a read row's "-";
+    // then the CPU per I/O, none without an I/O).
+    assert!(
+        row.ends_with("| - | - | lat | - | - | - | - | - |"),
+        "{row}"
+    );
     let cmp = stdout_of(&[
         std::ffi::OsStr::new("compare"),
         o.as_os_str(),

@@ -498,7 +498,7 @@ fn compare_every_figure_as_a_forest_of_ratios() {
             .unwrap()
             .clone()
     };
-    let figures: Vec<&str> = ["iops", "bw_bytes", "lat_p50_ns", "lat_p99_ns"].to_vec();
+    let figures: Vec<&str> = ["iops", "bw_bytes", "lat_p50_ns", "lat_p99_ns", "cpu_ns"].to_vec();
     for row in 0..2 {
         let t = tests(row);
         assert_eq!(
