@@ -149,7 +149,11 @@ fn cpu_line(out: &mut String, rep: &Repetition) {
     let names = ["job threads", "io-wq", "SQPOLL", "rest"];
     let parts: Vec<String> = (c.parts().iter().zip(names))
         .filter(|((_, p), _)| p.per_io_ns > 0.0)
-        .map(|((_, p), name)| format!("{name} {}", fmt_ns(p.per_io_ns)))
+        // (A part below half a nanosecond is there all the same: "0 ns" read as none.)
+        .map(|((_, p), name)| match p.per_io_ns < 0.5 {
+            true => format!("{name} <1 ns"),
+            false => format!("{name} {}", fmt_ns(p.per_io_ns)),
+        })
         .collect();
     let _ = writeln!(
         out,
@@ -584,5 +588,24 @@ fn group_lines(out: &mut String, doc: &Document) {
                 dirs.join("; ")
             }
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::spec::Rw;
+    use crate::results::schema::CpuPart;
+
+    #[test]
+    fn a_cpu_part_below_a_nanosecond_is_not_said_to_be_none() {
+        // Two null jobs: the rest 0.066 ns per I/O was printed "rest 0 ns".
+        let run = crate::results::testdoc::run(Rw::Write, 1, &[1e6], None);
+        let mut rep = run.repetitions[0].clone();
+        rep.cpu.workers = CpuPart::new(0.068, 0.0, 1_000_000);
+        rep.cpu.other = CpuPart::new(0.000_000_066, 0.0, 1_000_000);
+        rep.cpu.per_io_ns = rep.cpu.workers.per_io_ns + rep.cpu.other.per_io_ns;
+        let mut out = String::new();
+        super::cpu_line(&mut out, &rep);
+        assert!(out.contains("(job threads 68 ns, rest <1 ns)"), "{out}");
     }
 }
