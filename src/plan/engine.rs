@@ -262,6 +262,18 @@ impl EngineOpts {
         w
     }
 
+    /// An engine's name and the options asked of it beyond `without` (`words`):
+    /// "io_uring --sqpoll --batch-submit 4", for the plan's listing and `compare`.
+    pub(crate) fn with_name(&self, name: &str, without: &[&str]) -> String {
+        let opts: Vec<String> = (self.words(true).into_iter())
+            .filter(|w| !without.iter().any(|x| w.starts_with(x)))
+            .collect();
+        match opts.is_empty() {
+            true => name.to_string(),
+            false => format!("{name} {}", opts.join(" ")),
+        }
+    }
+
     /// The engine options given in `o`.
     pub(crate) fn from_options(o: &RunOptions) -> Result<EngineOpts> {
         let sync_mode = match o.text("sync-mode") {

@@ -343,7 +343,7 @@ pub struct Comparison {
 
 /// The repetitions a run's figures come from: the complete ones, or every one when none
 /// completed (as the run's summary does); and whether that fallback was used.
-fn used_reps(run: &Run) -> (Vec<&Repetition>, bool) {
+pub(crate) fn used_reps(run: &Run) -> (Vec<&Repetition>, bool) {
     let complete: Vec<&Repetition> = run
         .repetitions
         .iter()

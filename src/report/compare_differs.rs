@@ -33,16 +33,8 @@ pub(super) fn differences(run: &Run, base: &Run) -> Vec<String> {
     // The engine and what was asked of it (io_uring against libaio, --sqpoll): the
     // CPU per I/O above all (a comparison of the three put them under one heading and
     // said nothing).
-    let engine = |r: &Run| {
-        // (The sync mode is its own difference below, for runs that write.)
-        let opts: Vec<String> = (r.spec.engine_opts.words(true).into_iter())
-            .filter(|w| !w.starts_with("--sync-mode"))
-            .collect();
-        match opts.is_empty() {
-            true => r.engine_label().to_string(),
-            false => format!("{} {}", r.engine_label(), opts.join(" ")),
-        }
-    };
+    // (The sync mode is its own difference below, for runs that write.)
+    let engine = |r: &Run| (r.spec.engine_opts).with_name(r.engine_label(), &["--sync-mode"]);
     if engine(run) != engine(base) {
         out.push(format!("engine {} vs {}", engine(run), engine(base)));
     }

@@ -206,13 +206,7 @@ fn summary_rows(
 /// A run's CPU time per I/O, the whole and the job threads', mean over the repetitions
 /// its figures come from that measured any (see [`RUN_LEGEND`]).
 fn cpu_cells(r: &Run) -> [String; 2] {
-    let complete: Vec<&Repetition> = (r.repetitions.iter())
-        .filter(|x| x.status == crate::results::schema::Status::Complete)
-        .collect();
-    let reps = match complete.is_empty() {
-        true => r.repetitions.iter().collect(),
-        false => complete,
-    };
+    let reps = crate::report::compare::used_reps(r).0;
     let mean = |f: fn(&Repetition) -> f64| {
         let v: Vec<f64> = reps.iter().map(|x| f(x)).filter(|v| *v > 0.0).collect();
         match v.is_empty() {
@@ -292,11 +286,7 @@ pub(crate) fn plan_listing(
         ];
         row.extend(spec_cells(s));
         // The engine and what was asked of it beyond the defaults.
-        let opts = s.engine_opts.words(true);
-        row.push(match opts.is_empty() {
-            true => s.engine.name().to_string(),
-            false => format!("{} {}", s.engine.name(), opts.join(" ")),
-        });
+        row.push(s.engine_opts.with_name(s.engine.name(), &[]));
         // What ends each repetition: its runtime, its volume, or whichever comes first.
         let volume = match (s.io_size, s.io_spans) {
             (Some(b), _) => Some(fmt_size(b)),

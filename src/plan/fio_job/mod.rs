@@ -10,6 +10,7 @@
 mod blocks;
 mod buffers;
 mod cache;
+mod engine;
 mod files;
 pub mod ini;
 pub mod map;
