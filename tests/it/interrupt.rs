@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use crate::common::{iomark_process, read_json, signal, tmp};
 
 fn interrupt_with(sig: i32, want_code: i32) {
-    // The signal comes 1.5 s after the file appears: beside mpirun's ranks, which poll
-    // every CPU, the layout once took all of that and nothing was measured yet.
+    // The signal comes once the run is measuring, not at a fixed time: beside mpirun's
+    // ranks, which poll every CPU, the layout once took 1.5 s and nothing was measured yet.
     let _alone = crate::common::exclusive();
     let dir = tmp();
     let target = dir.path().join("t.dat");
@@ -35,15 +35,22 @@ fn interrupt_with(sig: i32, want_code: i32) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Let it lay out the file and measure for a while.
-    let t = Instant::now();
-    while !(target.exists() && t.elapsed() > Duration::from_millis(1500)) {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "target never appeared"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    // Let it lay out the file (16 MiB of writes), start measuring (more writes) and
+    // measure for a while. A wait of a fixed time from the file's appearance once signalled
+    // 0.14 s into the measurement: on a loaded machine the debug build's layout and data
+    // pool took most of it.
+    let io = format!("/proc/{}/io", child.id());
+    let written = || {
+        std::fs::read_to_string(&io)
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("write_bytes: ")?.trim().parse::<u64>().ok())
+            })
+            .unwrap_or(0)
+    };
+    wait_until("the measured writes", || written() > (16 << 20) + (1 << 20));
+    std::thread::sleep(Duration::from_millis(700));
     signal(&child, sig);
     let sent = Instant::now();
     let status = loop {
