@@ -141,9 +141,13 @@ mod tests {
                     last = n;
                 }
             }
-            let want = t0.elapsed().as_nanos() as f64;
+            // The reading is bracketed by two of `Instant`'s: a thread preempted between
+            // two readings (a loaded machine) widens the bracket rather than failing.
+            let before = t0.elapsed().as_nanos() as f64;
             let got = c.now_ns() as f64;
-            worst = worst.max((got - want).abs() / want);
+            let after = t0.elapsed().as_nanos() as f64;
+            let outside = (before - got).max(got - after).max(0.0);
+            worst = worst.max(outside / before);
         }
         eprintln!("tsc: {}, worst relative error {worst:.2e}", c.uses_tsc());
         assert!(worst < 1e-3, "off by {worst:.2e}");
