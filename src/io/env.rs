@@ -61,6 +61,8 @@ pub(crate) struct BlockStat {
     /// Discards completed and their sectors (0 on kernels before 4.18, which lack them).
     pub discard_ios: u64,
     pub discard_sectors: u64,
+    /// Cache flushes completed (0 on kernels before 5.5, which lack them).
+    pub flush_ios: u64,
 }
 
 impl BlockDev {
@@ -144,8 +146,8 @@ impl BlockDev {
         }
         // Fields (Documentation/block/stat.rst): 0 read I/Os, 1 read merges, 2 read sectors,
         // 3 read ticks, 4 write I/Os, 5 write merges, 6 write sectors, ..., 11 discard
-        // I/Os, 12 discard merges, 13 discard sectors. Sectors are always 512 bytes here,
-        // whatever the device's own sector size.
+        // I/Os, 12 discard merges, 13 discard sectors, 14 discard ticks, 15 flush I/Os.
+        // Sectors are always 512 bytes here, whatever the device's own sector size.
         Some(BlockStat {
             read_ios: f[0],
             read_sectors: f[2],
@@ -153,6 +155,7 @@ impl BlockDev {
             write_sectors: f[6],
             discard_ios: f.get(11).copied().unwrap_or(0),
             discard_sectors: f.get(13).copied().unwrap_or(0),
+            flush_ios: f.get(15).copied().unwrap_or(0),
         })
     }
 
@@ -193,6 +196,7 @@ impl DeviceDelta {
             write_bytes: after.write_sectors.saturating_sub(before.write_sectors) * 512,
             discard_ios: after.discard_ios.saturating_sub(before.discard_ios),
             discard_bytes: after.discard_sectors.saturating_sub(before.discard_sectors) * 512,
+            flush_ios: after.flush_ios.saturating_sub(before.flush_ios),
         }
     }
 }

@@ -206,15 +206,16 @@ fn summary_rows(
 /// A run's CPU time per I/O, the whole and the job threads', mean over the repetitions
 /// its figures come from that measured any (see [`RUN_LEGEND`]).
 fn cpu_cells(r: &Run) -> [String; 2] {
+    let cell = |f| cpu_mean(r, f).map_or(NONE.to_string(), |v| format!("{v:.0}"));
+    [cell(|x| x.cpu.per_io_ns), cell(|x| x.cpu.workers.per_io_ns)]
+}
+
+/// A CPU figure of a run's repetitions (nanoseconds per I/O), mean over the ones its
+/// figures come from that measured it; `None` where none did.
+fn cpu_mean(r: &Run, f: fn(&Repetition) -> f64) -> Option<f64> {
     let reps = crate::report::compare::used_reps(r).0;
-    let mean = |f: fn(&Repetition) -> f64| {
-        let v: Vec<f64> = reps.iter().map(|x| f(x)).filter(|v| *v > 0.0).collect();
-        match v.is_empty() {
-            true => NONE.to_string(),
-            false => format!("{:.0}", v.iter().sum::<f64>() / v.len() as f64),
-        }
-    };
-    [mean(|x| x.cpu.per_io_ns), mean(|x| x.cpu.workers.per_io_ns)]
+    let v: Vec<f64> = reps.iter().map(|x| f(x)).filter(|v| *v > 0.0).collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 /// All runs of all documents, a row per run and direction; with several documents a first `file` column
@@ -495,6 +496,7 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
         "± stddev",
         "p50 lat",
         "p99 lat",
+        "CPU/IO",
         "CV",
         "n",
     ];
@@ -557,7 +559,7 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
         let mut row = if r.repetitions.is_empty() {
             // Nothing measured (cut before its window): no figures, not zeros.
             let mut row = vec![label];
-            row.extend([NONE; 7].map(String::from));
+            row.extend([NONE; 8].map(String::from));
             row.push("0".into());
             row
         } else {
@@ -569,6 +571,9 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
                 fmt_sd(&bw, |v| format!("{:.1}", v / 1e6)),
                 fmt_lat(&main.lat_p50_ns),
                 fmt_lat(&main.lat_p99_ns),
+                // The whole process's CPU time per I/O (fio's job threads' in an imported
+                // fio run, what fio measures).
+                cpu_mean(r, |x| x.cpu.per_io_ns).map_or(NONE.into(), crate::units::fmt_ns),
                 main.iops.cv_pct.map_or(NONE.into(), |c| format!("{c:.1}%")),
                 r.summary
                     .read

@@ -123,7 +123,7 @@ fn one_repetition_shows_no_stddev_in_any_format() {
     let st = &tables::studies(&one)[0].table;
     assert_eq!(st.rows[0][2].text, "-");
     assert_eq!(st.rows[0][4].text, "-");
-    assert_eq!(st.rows[0][7].text, "-", "CV");
+    assert_eq!(st.rows[0][8].text, "-", "CV");
     assert_ne!(st.rows[1][2].text, "-", "two repetitions have a stddev");
     let term = text::study_tables(&one);
     assert!(!term.contains(" 0.0 "), "{term}");
@@ -233,7 +233,7 @@ fn the_compress_table_and_run_text_show_measured_data_and_amplification() {
     let cells: Vec<&str> = row.iter().map(|c| c.text.as_str()).collect();
     assert_eq!(cells[0], "50%");
     assert_eq!(
-        &cells[9..],
+        &cells[10..],
         ["49%", "51%", "52%", "0.52 (zram)"],
         "{cells:?}"
     );
@@ -241,7 +241,7 @@ fn the_compress_table_and_run_text_show_measured_data_and_amplification() {
         .iter()
         .map(|c| c.text.as_str())
         .collect();
-    assert_eq!(&read_row[9..], ["-", "-", "-", "-"]);
+    assert_eq!(&read_row[10..], ["-", "-", "-", "-"]);
     // run's text reports write amplification, every source.
     let s = text::run_summary(&w);
     assert!(
@@ -282,7 +282,7 @@ fn a_blended_zram_figure_is_marked_with_the_spans_share() {
     for t in &st {
         let cells: Vec<&str> = t.table.rows[0].iter().map(|c| c.text.as_str()).collect();
         assert_eq!(
-            &cells[11..],
+            &cells[12..],
             ["51% *", "0.51 (zram) *"],
             "{}: {cells:?}",
             t.test
@@ -301,7 +301,7 @@ fn a_blended_zram_figure_is_marked_with_the_spans_share() {
     outside(&mut fill, [0, 0]);
     let st = tables::studies(&doc(vec![fill, rand]));
     assert!(st.iter().all(|t| t.notes.is_empty()), "{:?}", st[1].notes);
-    assert_eq!(st[1].table.rows[0][11].text, "51%");
+    assert_eq!(st[1].table.rows[0][12].text, "51%");
 }
 
 // Items 1 and 3: the page cache and the device counters, as measured.
@@ -536,4 +536,55 @@ fn a_saturation_verdict_names_the_depths_it_did_not_count() {
     ]);
     let v = text::study_verdict(&tables::studies(&whole)[0]).unwrap();
     assert!(!v.contains("not counted"), "{v}");
+}
+
+/// `iomark fio`'s and every study's table carry the run's CPU time per I/O, the mean over
+/// its repetitions (fio prints a job's CPU; the study tables had no CPU figure, session
+/// 26), and "-" where none was measured.
+#[test]
+fn study_tables_carry_the_cpu_per_io() {
+    let mut measured = run(
+        Rw::RandRead,
+        1,
+        &[1000.0, 1000.0],
+        Some(("randread", "qd", "1")),
+    );
+    measured.repetitions[0].cpu.per_io_ns = 9000.0;
+    measured.repetitions[1].cpu.per_io_ns = 11000.0;
+    let none = run(Rw::RandRead, 4, &[1000.0], Some(("randread", "qd", "4")));
+    let st = &tables::studies(&doc(vec![measured, none]))[0].table;
+    let col = (st.header.iter())
+        .position(|h| h == "CPU/IO")
+        .expect("a CPU/IO column");
+    assert_eq!(st.rows[0][col].text, crate::units::fmt_ns(10000.0));
+    assert_eq!(st.rows[1][col].text, "-");
+}
+
+/// The device line names the flushes the kernel counted, and when the device counted more
+/// writes than iomark made, that each flush asked on its own is also a write of no data.
+#[test]
+fn the_device_line_says_the_flushes_and_their_empty_writes() {
+    let mut r = run(Rw::RandWrite, 1, &[1024.0], None);
+    let device = |write_ios, flush_ios| DeviceDelta {
+        name: "loop9".into(),
+        write_ios,
+        write_bytes: 4 << 20,
+        flush_ios,
+        ..Default::default()
+    };
+    r.repetitions[0].device = Some(device(2048, 2048));
+    let out = text::run_summary(&r);
+    assert!(out.contains("2048 writes (4 MiB), 2048 flushes\n"), "{out}");
+    assert!(
+        out.contains("as a write of no data: up to 1024 of the 1024 writes beyond iomark's 1024 are such flushes"),
+        "{out}"
+    );
+    // As many writes as iomark's: the flushes said, nothing to explain.
+    r.repetitions[0].device = Some(device(1024, 1));
+    let out = text::run_summary(&r);
+    assert!(out.contains("1024 writes (4 MiB), 1 flush\n"), "{out}");
+    assert!(!out.contains("no data"), "{out}");
+    // No flush: no word of them.
+    r.repetitions[0].device = Some(device(1030, 0));
+    assert!(!text::run_summary(&r).contains("flush"));
 }

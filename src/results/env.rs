@@ -37,6 +37,11 @@ pub struct DeviceDelta {
     /// Bytes discarded.
     #[serde(default)]
     pub discard_bytes: u64,
+    /// Cache flushes the device completed (fsync, `O_SYNC`/`O_DSYNC` writes, a journal's
+    /// barriers). The kernel counts a flush asked on its own (an fsync's) also among the
+    /// writes, as a write of no data. 0 on kernels before 5.5 and in older documents.
+    #[serde(default)]
+    pub flush_ios: u64,
 }
 
 impl DeviceDelta {

@@ -147,6 +147,7 @@ pub fn device_sum<'a>(
                 s.write_bytes += d.write_bytes;
                 s.discard_ios += d.discard_ios;
                 s.discard_bytes += d.discard_bytes;
+                s.flush_ios += d.flush_ios;
             }
         }
     }

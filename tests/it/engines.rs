@@ -130,6 +130,9 @@ fn sync_mode_makes_every_write_stable() {
             let doc = run_json(&args);
             let n = flushes(&dev) - before;
             let spec = &doc["runs"][0]["spec"];
+            // The run's device counters carry the flushes the kernel counted.
+            let device = &doc["runs"][0]["repetitions"][0]["device"];
+            assert_eq!(device["flush_ios"], n, "{engine:?} {mode}: {device}");
             if stable {
                 assert!(n >= 64, "{engine:?} {mode}: {n} flushes for 64 writes");
                 assert_eq!(spec["engine_opts"]["sync_mode"], mode, "recorded");
@@ -146,6 +149,56 @@ fn sync_mode_makes_every_write_stable() {
             }
         }
     }
+}
+
+/// The device line says the flushes, and why the device counted more writes than iomark
+/// made: the kernel counts each flush asked on its own (after an `O_DSYNC` write, an
+/// fsync's) also as a write of no data. Seen in session 26: psync's 1024 `O_SYNC` writes
+/// read "device: 2048 writes" with no word of flushes.
+#[test]
+fn the_device_line_says_its_flushes_and_the_writes_they_add() {
+    let Some(dev) = LoopDev::new(16 << 20, true) else {
+        return;
+    };
+    let path = dev.path().to_str().unwrap().to_string();
+    let dir = tmp();
+    let results = dir.path().join("r.json");
+    let (stat, before) = (dev.stat(), flushes(&dev));
+    let out = iomark()
+        .args(["run", "--engine", "psync", "--sync-mode", "dsync"])
+        .args(["--rw", "randwrite", "--io-size", "256k"])
+        .args(["--allow-write-device", "-o"])
+        .arg(&results)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (writes, n) = (dev.stat()[2] - stat[2], flushes(&dev) - before);
+    assert!(writes > 64 && n > 0, "{writes} writes, {n} flushes: {text}");
+    assert!(
+        text.contains(&format!("{writes} writes (256 KiB), {n} flushes")),
+        "{text}"
+    );
+    let extra = writes - 64;
+    assert!(
+        text.contains(&format!(
+            "as a write of no data: up to {} of the {extra} writes beyond iomark's 64 are such flushes",
+            extra.min(n)
+        )),
+        "{text}"
+    );
+    // Plain writes: no flush, no word of them.
+    let out = iomark()
+        .args(["run", "--rw", "randwrite", "--io-size", "256k"])
+        .args(["--allow-write-device", "--force", "-o"])
+        .arg(&results)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("flush"), "{text}");
 }
 
 #[test]
