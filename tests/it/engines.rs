@@ -568,6 +568,50 @@ fn fio_job_options_for_engines_are_understood() {
     assert_eq!(spec["engine_opts"]["batch_complete"], 4);
 }
 
+/// `iodepth_batch_complete_min=0` (without `iodepth_batch_complete_max`, which iomark
+/// does not take): fio waits for a completion after every I/O it queues, so the queue
+/// holds one I/O whatever the iodepth (fio's own depth histogram, checked here against
+/// fio itself). iomark ran such a job at the iodepth, saying fio polled (session 26);
+/// now at iodepth=1, as fio does, with a note.
+#[test]
+fn a_batch_complete_minimum_of_0_runs_one_io_at_a_time_as_in_fio() {
+    if !crate::common::require_tool("fio", "fio (apt-get install fio)") {
+        return;
+    }
+    let dir = tmp();
+    let job = dir.path().join("c.fio");
+    for engine in ["libaio", "io_uring"] {
+        std::fs::write(
+            &job,
+            format!(
+                "[c]\nfilename=${{DIR}}/c.dat\nsize=8m\nrw=randread\nbs=4k\ndirect=1\n\
+                 ioengine={engine}\niodepth=8\niodepth_batch_complete_min=0\n\
+                 runtime=1\ntime_based\n"
+            ),
+        )
+        .unwrap();
+        let out = std::process::Command::new("fio")
+            .args(["--output-format=json"])
+            .arg(&job)
+            .env("DIR", dir.path())
+            .output()
+            .unwrap();
+        assert_success(&out);
+        let fio: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let one = fio["jobs"][0]["iodepth_level"]["1"].as_f64().unwrap();
+        assert!(one > 99.0, "{engine}: fio's depth 1 share {one}%");
+        let doc = crate::common::iomark_fio_json(&job, dir.path(), &[]);
+        let run = &doc["runs"][0];
+        assert_eq!(run["spec"]["qd"], 1, "{engine}: {}", run["spec"]);
+        let notes = warnings_where(&doc, |w| w.contains("iodepth_batch_complete_min=0"));
+        assert!(
+            notes.iter().any(|n| n.contains("one I/O at a time")
+                && n.contains("iomark runs this job so, at iodepth=1")),
+            "{engine}: {notes:?}"
+        );
+    }
+}
+
 /// probe12 finding 2b: libaio jobs whose AIO events pass `fs.aio-max-nr` failed in
 /// io_setup, were kept as an interrupted repetition of zeros and advised
 /// `--engine psync` (which refuses a queue depth). They are refused before anything

@@ -352,8 +352,10 @@ fn engine_options_under_fios_names() {
 #[test]
 fn batches_are_read_as_fio_reads_them() {
     // fio takes iodepth_batch_submit=0 as the iodepth and lowers either batch above it
-    // to it; iodepth_batch_complete_min=0 polls; batches of a synchronous or null engine
-    // change nothing. All four were refused ("out of range", "more than iodepth").
+    // to it; iodepth_batch_complete_min=0 is one I/O at a time (fio then reaps a
+    // completion after each I/O it queues: "IO depths: 1=100%"); batches of a synchronous
+    // or null engine change nothing. All four were refused ("out of range", "more than
+    // iodepth"); then complete_min=0 ran at the iodepth as if fio polled (session 27).
     let j = planned(
         "[a]\nioengine=libaio\ndirect=1\niodepth=8\niodepth_batch_submit=0\n\
          iodepth_batch_complete_min=16\n\
@@ -370,9 +372,13 @@ fn batches_are_read_as_fio_reads_them() {
         &j[0],
         "iodepth_batch_complete_min=16 is more than iodepth=8"
     ));
-    assert_eq!(opt(&j[1], "batch-submit"), Some("8"));
-    assert_eq!(opt(&j[1], "batch-complete"), Some("1"));
-    assert!(said(&j[1], "iodepth_batch_complete_min=0 (fio polls"));
+    assert_eq!(opt(&j[1], "qd"), Some("1"));
+    assert_eq!(opt(&j[1], "batch-submit"), None);
+    assert_eq!(opt(&j[1], "batch-complete"), None);
+    assert!(said(
+        &j[1],
+        "iodepth_batch_complete_min=0: fio then waits for a completion after every I/O it queues"
+    ));
     for k in [2, 3] {
         assert_eq!(opt(&j[k], "batch-submit"), None);
         assert_eq!(opt(&j[k], "batch-complete"), None);
