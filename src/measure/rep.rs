@@ -347,6 +347,8 @@ pub(crate) fn drive(
         let mut handles = Vec::new();
         let every_job =
             (lanes.iter().enumerate()).flat_map(|(t, l)| (0..l.jobs).map(move |j| (t, j)));
+        // Slots count on from the jobs of a fio file before these (its split counts them).
+        let first = lanes.first().map_or(0, |l| l.spec.engine_opts.cpus_after);
         for (n, (t, job)) in every_job.enumerate() {
             let Lane {
                 spec,
@@ -363,7 +365,7 @@ pub(crate) fn drive(
             let ctx = WorkerCtx {
                 spec,
                 job,
-                slot: n as u32,
+                slot: first + n as u32,
                 rep,
                 stream,
                 base,

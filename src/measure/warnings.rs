@@ -98,11 +98,12 @@ pub(crate) fn small_pool(spec: &crate::plan::spec::Spec) -> Option<String> {
 /// `--cpus` gives the jobs): the thread polls the ring without sleeping while there is
 /// work, and it and the job take turns on one CPU (tmpfs, 4 KiB reads at QD 8, job on
 /// CPU 0: 46k IOPS with the thread on CPU 0, 277k on CPU 1). Said, as fio does not.
-/// `workers`: the run's jobs, every target's (`--cpus` is split over all of them).
+/// `workers`: the run's jobs, every target's (`--cpus` is split over all of them), counted
+/// after a fio file's earlier jobs (`cpus_after`).
 pub(crate) fn sqpoll_beside_a_job(spec: &crate::plan::spec::Spec, workers: u32) -> Option<String> {
     let o = &spec.engine_opts;
     let cpu = o.sqpoll_cpu.filter(|_| o.sqpoll)?;
-    (0..workers)
+    (o.cpus_after..o.cpus_after + workers)
         .any(|j| o.job_cpus(j).contains(&cpu))
         .then_some(())?;
     Some(format!(

@@ -138,6 +138,12 @@ pub struct EngineOpts {
     /// `cpus_allowed_policy=shared`) instead of its own one.
     #[serde(default, skip_serializing_if = "is_false")]
     pub cpus_shared: bool,
+    /// The jobs of a fio job file before this run's: fio's split counts every job of the
+    /// file (`thread_number`), so the run's first job takes the CPU of `cpus` after that
+    /// many (a second section's one job runs on CPU 1 of `cpus_allowed=0-1`). 0 outside
+    /// fio files: each of iomark's runs starts its jobs at the first CPU.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cpus_after: u32,
 }
 
 fn one() -> u32 {
@@ -152,9 +158,14 @@ fn is_false(v: &bool) -> bool {
     !*v
 }
 
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
 impl EngineOpts {
     /// The CPUs job `job` is pinned to (`--cpus`, `--cpus-policy`): its CPU of the list
-    /// in turn, or the whole list when shared; none without `--cpus`.
+    /// in turn, or the whole list when shared; none without `--cpus`. `job` counts from
+    /// `cpus_after` (the worker's slot).
     pub(crate) fn job_cpus(&self, job: u32) -> &[u32] {
         let n = self.cpus.len();
         match (n, self.cpus_shared) {
@@ -176,6 +187,7 @@ impl Default for EngineOpts {
             hipri: false,
             cpus: Vec::new(),
             cpus_shared: false,
+            cpus_after: 0,
         }
     }
 }
@@ -257,6 +269,12 @@ impl EngineOpts {
             w.push(format!("--cpus {}", fmt_cpus(&self.cpus)));
             if self.cpus_shared {
                 w.push("--cpus-policy shared".into());
+            } else if self.cpus_after > 0 {
+                w.push(format!(
+                    "split after the file's {} earlier {}, as fio counts",
+                    self.cpus_after,
+                    if self.cpus_after == 1 { "job" } else { "jobs" }
+                ));
             }
         }
         w
@@ -320,6 +338,7 @@ impl EngineOpts {
                 .transpose()?
                 .unwrap_or_default(),
             cpus_shared: o.text("cpus-policy") == Some("shared"),
+            cpus_after: 0,
         })
     }
 

@@ -391,6 +391,83 @@ fn cpus_are_split_over_the_jobs_of_every_target() {
     assert_eq!(on("iomark-t1job0").as_deref(), Some("0"), "{pinned:?}");
 }
 
+/// The CPU lists the tasks of `child` (and of its child processes, fio's jobs) were
+/// pinned to while it ran, sampled every 50 ms: each task's distinct lists in the order
+/// they were first seen, those of tasks pinned to one CPU only.
+fn pinnings_while_running(mut child: std::process::Child) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut tasks = |pid: u32| {
+        let dir = format!("/proc/{pid}/task");
+        for task in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
+            let list = (status.lines())
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                .map(|l| l.trim().to_string());
+            if let Some(l) = list.filter(|l| l.parse::<u32>().is_ok())
+                && seen.last() != Some(&l)
+            {
+                seen.push(l);
+            }
+        }
+    };
+    while child.try_wait().unwrap().is_none() {
+        tasks(child.id());
+        let children = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", child.id()))
+            .unwrap_or_default();
+        for c in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+            tasks(c);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(child.wait().unwrap().success());
+    seen
+}
+
+/// fio's `cpus_allowed_policy=split` counts every job of the file: a second section's
+/// one job runs on the list's second CPU (checked against fio itself). iomark counted
+/// each run's jobs from 0 and put both on CPU 0.
+#[test]
+fn a_fio_files_split_counts_the_jobs_of_earlier_sections() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if !require("two CPUs", cpus >= 2)
+        || !crate::common::require_tool("fio", "fio (apt-get install fio)")
+    {
+        return;
+    }
+    let dir = tmp();
+    let job = dir.path().join("s.fio");
+    let data = dir.path().join("s.dat");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nfilename={}\nsize=1m\nrw=read\nioengine=psync\nruntime=1\n\
+             time_based\ncpus_allowed=0-1\ncpus_allowed_policy=split\n[a]\n[b]\nstonewall\n",
+            data.display()
+        ),
+    )
+    .unwrap();
+    let fio = std::process::Command::new("fio")
+        .arg(&job)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert_eq!(pinnings_while_running(fio), ["0", "1"], "fio's jobs");
+    let out = dir.path().join("s.json");
+    let iomark = iomark_process()
+        .arg("fio")
+        .arg(&job)
+        .args(["-q", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert_eq!(pinnings_while_running(iomark), ["0", "1"], "iomark's jobs");
+    // The second run says where its split starts.
+    let doc = crate::common::read_json(&out);
+    assert_eq!(doc["runs"][1]["spec"]["engine_opts"]["cpus_after"], 1);
+    assert!(doc["runs"][0]["spec"]["engine_opts"]["cpus_after"].is_null());
+}
+
 #[test]
 fn options_an_engine_or_device_cannot_honour_are_refused() {
     let dir = tmp();

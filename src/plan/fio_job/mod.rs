@@ -170,6 +170,8 @@ fn notes_on_groups(jobs: &mut [GroupedJob]) {
 /// refusal names the job and where its section starts.
 pub fn study_runs(jobs: &[GroupedJob], extra: &[Opt], sys: &System) -> Result<Vec<StudyRun>> {
     let mut runs = Vec::new();
+    // fio's split counts every job of the file (`EngineOpts::cpus_after`).
+    let mut before = 0u32;
     for GroupedJob { group, job } in jobs {
         let named = |e: Error| match e {
             Error::Usage(m) => in_fio_terms(job, &m),
@@ -190,6 +192,11 @@ pub fn study_runs(jobs: &[GroupedJob], extra: &[Opt], sys: &System) -> Result<Ve
             plan.spec.targets = job.targets.clone();
             plan.spec.validate_targets().map_err(named)?;
         }
+        let o = &mut plan.spec.engine_opts;
+        if !o.cpus.is_empty() && !o.cpus_shared {
+            o.cpus_after = before;
+        }
+        before = before.saturating_add(plan.spec.jobs);
         if !job.notes.is_empty() {
             let all = plan.spec.engine_note.take().into_iter();
             let all: Vec<String> = all.chain(job.notes.iter().cloned()).collect();
