@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::units::fmt_size;
 
-/// Bytes of whole writes each writing job keeps to measure compressibility (the
+/// Bytes of written chunks each writing job keeps to measure compressibility (the
 /// `Sampler`'s budget).
 pub(crate) const SAMPLE_BUDGET: usize = 4 << 20;
 /// Bytes of pre-generated units per writing job by default (`--data-pool`; a pool holds

@@ -38,6 +38,9 @@ const FREQUENT: u32 = 8;
 const FREQUENT_HASH_EVERY: u64 = 1 << HASH_BUDGET_SHIFT;
 /// Units a write's first pass over its units takes at once (the bits of a mask).
 const GROUP: usize = 64;
+/// The seed of the draws that place each kept piece of the compression sample in its
+/// stretch (`Sampler::draw_place`; any odd constant).
+const PLACE_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Watches the buffers a job writes and keeps enough to measure them, within a fixed
 /// budget: a bounded sample of whole writes for compression, and content hashes of a
 /// sample of units for dedup.
@@ -71,11 +74,19 @@ pub struct Sampler {
     /// (`iomark data` measures the stream, whose units span its writes).
     unit_carry: Vec<u8>,
     chunk_carry: Vec<u8>,
-    // Compression: whole writes, every `stride`-th (a power of two), up to `budget` bytes.
+    // Compression: pieces of the writes (each whole compression chunk of a write, or a
+    // write smaller than a chunk whole), one at a random place in every `stride` of them
+    // (a power of two), up to `budget` bytes; `piece_lens` the length of each held.
     samples: Vec<u8>,
+    piece_lens: Vec<u32>,
     budget: usize,
     stride: u64,
+    /// Pieces seen, the index of the next one to keep, and the draw of its place.
     seq: u64,
+    next_piece: u64,
+    place: u64,
+    /// A write's length and its count of pieces, as last worked out.
+    piece_memo: (usize, u64),
     // Exhaustive mode accumulates compressed sizes as it goes.
     raw: u64,
     lz4: u64,
@@ -174,9 +185,13 @@ impl Sampler {
             unit_carry: Vec::new(),
             chunk_carry: Vec::new(),
             samples: Vec::new(),
+            piece_lens: Vec::new(),
             budget: crate::plan::data::SAMPLE_BUDGET,
             stride: 1,
             seq: 0,
+            next_piece: 0,
+            place: PLACE_SEED,
+            piece_memo: (0, 0),
             raw: 0,
             lz4: 0,
             zstd: 0,
@@ -319,13 +334,18 @@ impl Sampler {
         }
     }
 
-    /// One more write seen, kept for the compression sample when its turn comes.
+    /// One more write seen: its pieces counted, and those whose turn comes kept for the
+    /// compression sample.
     #[inline(always)]
     fn count_write(&mut self, buf: &[u8]) {
-        self.seq += 1;
-        if self.seq & (self.stride - 1) == 0 {
-            self.sample_write(buf);
+        if buf.len() != self.piece_memo.0 {
+            self.piece_memo = (buf.len(), self.pieces_of(buf.len()));
         }
+        let end = self.seq + self.piece_memo.1;
+        if self.next_piece < end {
+            self.sample_pieces(buf);
+        }
+        self.seq = end;
     }
 
     /// One unit of a write, as `observe` sees it: its selector, which picks the sampled

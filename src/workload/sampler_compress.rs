@@ -83,31 +83,83 @@ impl Sampler {
         self.chunk_carry = chunks;
     }
 
-    /// Keeps whole writes for the compression figures: every write at first, then every
-    /// 2nd, 4th … once `budget` bytes are held. Called for the `seq`-th write when the
-    /// stride picks it.
+    /// The pieces of a write of `len` bytes the compression sample draws from: its whole
+    /// chunks (a tail shorter than a chunk is left out), or the write whole when it is
+    /// shorter than a chunk (a write of no bytes has none).
+    pub(super) fn pieces_of(&self, len: usize) -> u64 {
+        match len {
+            0 => 0,
+            l if l < self.chunk => 1,
+            l => (l / self.chunk) as u64,
+        }
+    }
+
+    /// Keeps pieces of writes for the compression figures (`count_write` calls it when the
+    /// write holds the next piece to keep): every piece at first, then one at a random
+    /// place in every 2, 4, … pieces once `budget` bytes are held. One piece at a random
+    /// place in each stretch, not every n-th: data that recurs with a period of a power
+    /// of two writes (a `files:` source of 1 MiB, 512 KiB random then 512 KiB zeros,
+    /// written in 128 KiB writes) was sampled always at the same phase, and a run measured
+    /// 20% or 84% for data that lz4 shrinks by 49.7%. And pieces rather than whole writes:
+    /// the budget then holds pieces of many more writes (its 4 MiB were 32 writes of
+    /// 128 KiB), so data that differs from write to write is measured over more of them.
     #[inline(never)]
-    pub(super) fn sample_write(&mut self, buf: &[u8]) {
-        if self.samples.len() + buf.len() > self.budget {
-            if buf.len() > self.budget {
-                return;
+    pub(super) fn sample_pieces(&mut self, buf: &[u8]) {
+        let pieces = self.pieces_of(buf.len());
+        let end = self.seq + pieces;
+        while self.next_piece < end {
+            let g = self.next_piece;
+            let at = (g - self.seq) as usize * self.chunk;
+            let piece = &buf[at..(at + self.chunk).min(buf.len())];
+            if self.keep_piece(g, piece) {
+                self.samples.extend_from_slice(piece);
+                self.piece_lens.push(piece.len() as u32);
             }
-            // Full: keep every other sampled write and sample half as often from now on.
-            // In place: sampled write 2k moves to slot k.
-            let n = buf.len();
-            let writes = self.samples.len() / n;
-            let mut kept = 0;
-            for k in (0..writes).step_by(2) {
-                self.samples.copy_within(k * n..(k + 1) * n, kept * n);
+            // The next stretch's piece, at a random place in it.
+            let stretch = g / self.stride + 1;
+            self.next_piece = stretch * self.stride + self.draw_place();
+        }
+    }
+
+    /// Whether piece `g` (the piece of its stretch) is kept: yes while the budget holds
+    /// it; when it does not, every other piece held is let go and the stretches doubled,
+    /// and `g` is kept when it is the piece of a stretch that now begins with its own.
+    fn keep_piece(&mut self, g: u64, piece: &[u8]) -> bool {
+        if self.samples.len() + piece.len() <= self.budget {
+            return true;
+        }
+        if piece.len() > self.budget {
+            return false;
+        }
+        // Full: keep the pieces of the even stretches (the 0th, 2nd, … held), in place.
+        let (mut from, mut to, mut kept) = (0usize, 0usize, 0usize);
+        for k in 0..self.piece_lens.len() {
+            let n = self.piece_lens[k] as usize;
+            if k % 2 == 0 {
+                self.samples.copy_within(from..from + n, to);
+                self.piece_lens[kept] = n as u32;
+                to += n;
                 kept += 1;
             }
-            self.samples.truncate(kept * n);
-            self.stride *= 2;
-            if self.seq & (self.stride - 1) != 0 {
-                return;
-            }
+            from += n;
         }
-        self.samples.extend_from_slice(buf);
+        self.samples.truncate(to);
+        self.piece_lens.truncate(kept);
+        self.stride *= 2;
+        // `g` is the piece of the old stretch just after the held ones: of an even one, it
+        // is its new stretch's.
+        (g / (self.stride / 2)) % 2 == 0
+    }
+
+    /// A place in a stretch of `stride` pieces, drawn from the sampler's own generator
+    /// (xorshift; fixed seed, so a run's sample is the same each time).
+    fn draw_place(&mut self) -> u64 {
+        let mut x = self.place;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.place = x;
+        x & (self.stride - 1)
     }
 
     pub(super) fn compress_now(&mut self, data: &[u8]) {
@@ -135,6 +187,7 @@ impl Sampler {
     /// Adds another job's sampler (same options) to this one.
     pub(crate) fn merge(&mut self, other: &Sampler) {
         self.samples.extend_from_slice(&other.samples);
+        self.piece_lens.extend_from_slice(&other.piece_lens);
         self.raw += other.raw;
         self.lz4 += other.lz4;
         self.zstd += other.zstd;
@@ -172,5 +225,127 @@ impl Sampler {
             _ => (units as u128 * (hashed - new) as u128 / hashed as u128) as u64,
         };
         (units + self.merged_skipped.0, dups + self.merged_skipped.1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::data::DataSpec;
+    use crate::workload::rng::Rng;
+
+    /// lz4's figure of `writes` chunk by chunk, every byte (the truth the sample estimates).
+    fn every_chunk_lz4(writes: &[Vec<u8>], chunk: usize) -> f64 {
+        let (mut raw, mut lz4, mut out) = (0u64, 0u64, Vec::new());
+        for c in writes.iter().flat_map(|w| w.chunks(chunk)) {
+            raw += c.len() as u64;
+            lz4 += compressed_sizes(c, &mut out).0;
+        }
+        100.0 * (1.0 - lz4 as f64 / raw as f64)
+    }
+
+    fn sampled_lz4(writes: &[Vec<u8>]) -> (f64, u64) {
+        let mut s = Sampler::new(&DataSpec::default());
+        for w in writes {
+            s.observe(w);
+        }
+        let m = s.measure().unwrap();
+        (m.lz4_pct, m.compress_sampled_bytes)
+    }
+
+    /// Data that recurs every 8 writes of 128 KiB (a `files:` source of 1 MiB, 512 KiB
+    /// random then 512 KiB zeros): 64 MiB of it measured 20.1%, 84.4% or 24.3% by seed
+    /// where lz4 shrinks it by 49.7% (every 16th write was kept, always at one phase of
+    /// the period). Now within 2 points of every chunk's figure, whatever the phase.
+    #[test]
+    fn data_with_a_period_of_writes_is_sampled_at_every_phase() {
+        let mut rng = Rng::new(7, 0);
+        let random: Vec<Vec<u8>> = (0..4)
+            .map(|_| {
+                let mut w = vec![0u8; 128 << 10];
+                rng.fill(&mut w);
+                w
+            })
+            .collect();
+        for phase in 0..8 {
+            let writes: Vec<Vec<u8>> = (phase..phase + 512)
+                .map(|i| match i % 8 {
+                    k @ 0..4 => random[k].clone(),
+                    _ => vec![0u8; 128 << 10],
+                })
+                .collect();
+            let truth = every_chunk_lz4(&writes, 4096);
+            let (got, bytes) = sampled_lz4(&writes);
+            assert!(bytes <= 4 << 20, "{bytes}");
+            assert!(
+                (got - truth).abs() < 2.0,
+                "phase {phase}: sampled {got:.1}% against {truth:.1}%"
+            );
+        }
+    }
+
+    /// The budget's pieces come from many writes: writes of 128 KiB each wholly random or
+    /// wholly zeros (a coin per write), 64 MiB of them. The budget held 32 whole writes,
+    /// whose mean strays by 8.8 points (one standard deviation) from the truth; now two
+    /// 4 KiB chunks of every write (2.2 points): over 8 streams every figure is within 7
+    /// points of every chunk's, and the pieces are whole chunks.
+    #[test]
+    fn the_sample_is_of_chunks_from_many_writes() {
+        for seed in 0..8 {
+            let mut rng = Rng::new(seed, 1);
+            let writes: Vec<Vec<u8>> = (0..512)
+                .map(|_| {
+                    let mut w = vec![0u8; 128 << 10];
+                    if rng.below(2) == 0 {
+                        rng.fill(&mut w);
+                    }
+                    w
+                })
+                .collect();
+            let truth = every_chunk_lz4(&writes, 4096);
+            let (got, bytes) = sampled_lz4(&writes);
+            assert!(
+                (got - truth).abs() < 7.0,
+                "seed {seed}: {got:.1}% against {truth:.1}%"
+            );
+            assert_eq!(bytes % 4096, 0);
+            assert!(bytes > 2 << 20 && bytes <= 4 << 20, "{bytes}");
+        }
+    }
+
+    /// Writes of several sizes (a `--bssplit`), some shorter than a chunk, some with a
+    /// tail: the pieces held are let go by halves without mixing their bytes, and the
+    /// figure is every chunk's within 2 points.
+    #[test]
+    fn writes_of_mixed_sizes_keep_whole_pieces_through_the_halvings() {
+        let mut rng = Rng::new(3, 0);
+        let sizes = [1024usize, 4096, 6144, 65536];
+        let writes: Vec<Vec<u8>> = (0..4000)
+            .map(|i| {
+                let mut w = vec![0u8; sizes[i % 4]];
+                if rng.below(3) == 0 {
+                    rng.fill(&mut w);
+                }
+                w
+            })
+            .collect();
+        let mut s = Sampler::new(&DataSpec::default());
+        for w in &writes {
+            s.observe(w);
+        }
+        assert_eq!(
+            s.piece_lens.iter().map(|&n| n as usize).sum::<usize>(),
+            s.samples.len()
+        );
+        assert!(s.piece_lens.iter().all(|&n| n == 1024 || n == 4096));
+        assert!(s.stride > 1, "the budget was reached");
+        // Every piece is a whole piece of some write: random or zeros throughout.
+        let mut at = 0;
+        for &n in &s.piece_lens {
+            let p = &s.samples[at..at + n as usize];
+            let zeros = p.iter().filter(|b| **b == 0).count();
+            assert!(zeros == p.len() || zeros < p.len() / 16, "a mixed piece");
+            at += n as usize;
+        }
     }
 }
