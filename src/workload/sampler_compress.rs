@@ -135,7 +135,7 @@ impl Sampler {
         let (mut from, mut to, mut kept) = (0usize, 0usize, 0usize);
         for k in 0..self.piece_lens.len() {
             let n = self.piece_lens[k] as usize;
-            if k % 2 == 0 {
+            if k.is_multiple_of(2) {
                 self.samples.copy_within(from..from + n, to);
                 self.piece_lens[kept] = n as u32;
                 to += n;
@@ -148,7 +148,7 @@ impl Sampler {
         self.stride *= 2;
         // `g` is the piece of the old stretch just after the held ones: of an even one, it
         // is its new stretch's.
-        (g / (self.stride / 2)) % 2 == 0
+        (g / (self.stride / 2)).is_multiple_of(2)
     }
 
     /// A place in a stretch of `stride` pieces, drawn from the sampler's own generator
