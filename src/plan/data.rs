@@ -318,18 +318,38 @@ impl DataSpec {
             return None;
         }
         let (chunk, unit) = (self.compress_chunk, self.dedup_unit);
-        // The zero run ends the chunk, whose end is a unit's end.
-        let zeros = (chunk as f64 * self.compress / 100.0) as u64;
+        // The zero run ends the chunk, whose end is a unit's end. (From the literals the
+        // chunk is filled with: from 99.7% it has none, and every unit is zeros, which
+        // the compress share alone said of no unit of a 4 KiB chunk.)
+        let zeros = chunk - zerofill_literals(chunk as usize, self.compress) as u64;
         let whole = zeros / unit;
         (whole > 0).then(|| {
             let share = 100.0 * whole as f64 / (chunk / unit) as f64;
+            let (which, fix) = match whole == chunk / unit {
+                true => (
+                    format!(
+                        "every one of its {} units is all zeros, each a duplicate of the first (100% of the units",
+                        fmt_size(unit)
+                    ),
+                    "--compress-method repeat, or a lower --compress",
+                ),
+                false => (
+                    format!(
+                        "{whole} of its {} {} units are all zeros, duplicates of one another (about {share:.0}% of the units",
+                        chunk / unit,
+                        fmt_size(unit)
+                    ),
+                    "--compress-method repeat, or a --compress-chunk no larger than --dedup-unit",
+                ),
+            };
+            let run = match zeros == chunk {
+                true => "leaves no random byte in a chunk".to_string(),
+                false => format!("ends each chunk with about {} of zeros", fmt_size(zeros)),
+            };
             format!(
-                "--compress {} by zerofill in {} chunks ends each chunk with about {} of zeros: {whole} of its {} {} units are all zeros, duplicates of one another (about {share:.0}% of the units, measured as data.dedup_pct): a deduplicating device, or zram's same-page detection, stores them once; for compressible data without duplicates use --compress-method repeat, or a --compress-chunk no larger than --dedup-unit",
+                "--compress {} by zerofill in {} chunks {run}: {which}, measured as data.dedup_pct): a deduplicating device, or zram's same-page detection, stores them once; for compressible data without duplicates use {fix}",
                 self.compress,
                 fmt_size(chunk),
-                fmt_size(zeros),
-                chunk / unit,
-                fmt_size(unit),
             )
         })
     }
@@ -420,6 +440,24 @@ pub(crate) fn zero_units(spec: &crate::plan::spec::Spec) -> Option<String> {
     (spec.writes() && spec.rw.writes_data())
         .then(|| spec.data.zero_units_repeat())
         .flatten()
+}
+
+/// Literal bytes of a `zerofill` chunk of `len` bytes for `pct`% compressibility. The
+/// (100 − pct)% share of random bytes is reduced by what encoding the zero run costs a
+/// compressor (about one byte per 256 zeros for LZ4 and deflate, plus a few bytes), so the
+/// measured figure is centred on the target instead of sitting half a point below it.
+pub(crate) fn zerofill_literals(len: usize, pct: f64) -> usize {
+    if pct >= 100.0 {
+        return 0;
+    }
+    let raw = (1.0 - pct / 100.0) * len as f64;
+    let zeros = len as f64 - raw;
+    let overhead = if zeros > 0.0 {
+        zeros / 400.0 + 2.0
+    } else {
+        0.0
+    };
+    ((raw - overhead).round().max(0.0) as usize).min(len)
 }
 
 #[cfg(test)]

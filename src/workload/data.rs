@@ -18,29 +18,11 @@
 
 use std::sync::Arc;
 
-use crate::plan::data::{CompressMethod, DataKind, DataSpec, parse_hex};
+use crate::plan::data::{CompressMethod, DataKind, DataSpec, parse_hex, zerofill_literals};
 use crate::workload::hash::PoolHashes;
 pub use crate::workload::pool::Lent;
 use crate::workload::pool::{POOL_ALIGN, UnitPool};
 use crate::workload::rng::Rng;
-
-/// Literal bytes of a `zerofill` chunk of `len` bytes for `pct`% compressibility. The
-/// (100 − pct)% share of random bytes is reduced by what encoding the zero run costs a
-/// compressor (about one byte per 256 zeros for LZ4 and deflate, plus a few bytes), so the
-/// measured figure is centred on the target instead of sitting half a point below it.
-fn zerofill_literals(len: usize, pct: f64) -> usize {
-    if pct >= 100.0 {
-        return 0;
-    }
-    let raw = (1.0 - pct / 100.0) * len as f64;
-    let zeros = len as f64 - raw;
-    let overhead = if zeros > 0.0 {
-        zeros / 400.0 + 2.0
-    } else {
-        0.0
-    };
-    ((raw - overhead).round().max(0.0) as usize).min(len)
-}
 
 /// Segment length of the `repeat` method: each segment is literals then one copy. Short
 /// enough that a chunk holds several copies, long enough that every copy is at least

@@ -941,6 +941,35 @@ fn a_large_chunks_duplicates_hold_over_many_laps_of_the_pool() {
     }
 }
 
+/// From 99.7% zerofill leaves no literal in a 4 KiB chunk: every unit is zeros, the
+/// stream's units all duplicates of the first, and the run said nothing (its note counted
+/// whole units of zeros from the percentage, none of a 4 KiB chunk). Said now, as it is
+/// for larger chunks; 99.6% keeps literals, and no note.
+#[test]
+fn a_compress_share_that_leaves_only_zeros_is_said() {
+    for (pct, zeros) in [("99.7", true), ("99.6", false)] {
+        let shape = ["--compress", pct, "--bs", "128k", "--size", "8m"];
+        let stream = data_stream(&shape);
+        let dups = dup_fraction(&stream, 4096);
+        let doc = null_write(&shape);
+        let said = crate::common::warnings_where(&doc, |w| w.contains("all zeros"));
+        match zeros {
+            true => {
+                assert!(dups > 99.9, "{pct}: {dups:.2}% duplicate units");
+                assert!(
+                    said.iter()
+                        .any(|w| w.contains("every one of its 4 KiB units is all zeros")),
+                    "{pct}: {said:?}"
+                );
+            }
+            false => {
+                assert!(dups < 0.1, "{pct}: {dups:.2}% duplicate units");
+                assert!(said.is_empty(), "{pct}: {said:?}");
+            }
+        }
+    }
+}
+
 /// A run's dedup figure is estimated from the units it hashed (docs/data.md), but the
 /// "data :" line read as a measurement of every unit, and a short run's sample was
 /// small: "17.7% duplicate 16k units" (256 units allowed before the budget, 743 hashed)
