@@ -336,6 +336,9 @@ pub(crate) struct WorkerCtx<'a> {
     pub(crate) end_ns: Option<u64>,
     /// I/Os to issue after the ramp, when size-based.
     pub(crate) ios_per_job: Option<u64>,
+    /// Bytes to move after the ramp, when size-based with a block-size mix (its end
+    /// then, rather than `ios_per_job`).
+    pub(crate) bytes_per_job: Option<u64>,
     pub(crate) interval_ns: u64,
     pub(crate) stop: &'a StopFlag,
     /// Raised by a worker that failed, so the others stop too.

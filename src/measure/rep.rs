@@ -36,6 +36,9 @@ pub(crate) struct Window {
     pub(crate) end_ns: Option<u64>,
     /// I/Os each job issues after the ramp, when size-based.
     pub(crate) ios_per_job: Option<u64>,
+    /// Bytes each job moves after the ramp, when size-based with a block-size mix: its
+    /// I/Os end there, not at `ios_per_job` (the mix's mean), as fio's size is bytes.
+    pub(crate) bytes_per_job: Option<u64>,
 }
 
 impl Window {
@@ -45,24 +48,29 @@ impl Window {
         // `--startdelay` comes first: no I/O, excluded like the ramp (`pace::start_delay`).
         let ramp_ns = ((spec.startdelay_end_s() + spec.ramp_s) * 1e9) as u64;
         let end_ns = spec.runtime_s.map(|r| ramp_ns + (r * 1e9) as u64);
-        let ios_per_job = if end_ns.is_some() && spec.io_size.is_none() && spec.io_spans.is_none() {
-            None
-        } else {
-            let io = spec
-                .io_size
-                .unwrap_or_else(|| (span as f64 * spec.io_spans.unwrap_or(1.0)) as u64);
-            // With a block-size mix: the I/Os that move `io` bytes on average.
-            let mut ios = (io as f64 / spec.mean_bs()) as u64;
-            if spec.rw == crate::plan::spec::Rw::TrimWrite {
-                // Each block is trimmed, then written: `io` bytes of each, as in fio.
-                ios *= 2;
-            }
-            Some((ios / spec.io_share.max(1) as u64).max(1))
+        let sized = !(end_ns.is_some() && spec.io_size.is_none() && spec.io_spans.is_none());
+        let io = spec
+            .io_size
+            .unwrap_or_else(|| (span as f64 * spec.io_spans.unwrap_or(1.0)) as u64);
+        // Each block of `trimwrite` is trimmed, then written: `io` bytes of each, as in fio.
+        let both = match spec.rw == crate::plan::spec::Rw::TrimWrite {
+            true => 2,
+            false => 1,
         };
+        let share = spec.io_share.max(1) as u64;
+        // With a block-size mix: the I/Os that move `io` bytes on average (for the
+        // progress and the sampler's plan), and the bytes themselves, where the job ends
+        // (counted by the mean, 290 writes of `--bssplit 4k/50:64k/30:1m/20` moved 53 of
+        // a 64 MiB span's MiB: the sizes drawn were below the mean).
+        let ios_per_job =
+            sized.then(|| ((io as f64 / spec.mean_bs()) as u64 * both / share).max(1));
+        let mix = spec.bs_mix.is_some() || spec.write_bs.is_some();
+        let bytes_per_job = (sized && mix).then(|| (io * both / share).max(1));
         Window {
             ramp_ns,
             end_ns,
             ios_per_job,
+            bytes_per_job,
         }
     }
 }
@@ -375,6 +383,7 @@ pub(crate) fn drive(
                 ramp_ns: win.ramp_ns,
                 end_ns: win.end_ns,
                 ios_per_job: win.ios_per_job,
+                bytes_per_job: win.bytes_per_job,
                 interval_ns: (spec.interval_s * 1e9) as u64,
                 stop,
                 halt: &halt,

@@ -107,6 +107,8 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     inflight: usize,
     /// I/Os issued against the size budget (see [`Worker::budgeted`]).
     issued_measured: u64,
+    /// Bytes of those I/Os (the budget of a block-size mix: `bytes_per_job`).
+    bytes_measured: u64,
     writes_since_sync: u32,
     sync_inflight: bool,
     end_sync: EndSync,
@@ -173,6 +175,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             comps: Vec::with_capacity(qd * 2),
             inflight: 0,
             issued_measured: 0,
+            bytes_measured: 0,
             writes_since_sync: 0,
             sync_inflight: false,
             // The null engine opens nothing to flush: its syncs, accepted with a note
@@ -238,6 +241,15 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         measuring || self.ctx.spec.ramp_in_size
     }
 
+    /// Whether the size budget is spent: the bytes of a block-size mix, else the I/Os.
+    #[inline(always)]
+    pub(super) fn size_done(&self) -> bool {
+        match self.ctx.bytes_per_job {
+            Some(b) => self.bytes_measured >= b,
+            None => (self.ctx.ios_per_job).is_some_and(|n| self.issued_measured >= n),
+        }
+    }
+
     /// Decides whether to keep issuing.
     fn check_stop(&mut self) {
         if self.stopping {
@@ -260,12 +272,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.pace_held = false;
         while !self.stopping && self.inflight < spec.qd as usize && !self.sync_inflight {
             let measuring = self.now >= self.ctx.ramp_ns;
-            if self.budgeted(measuring)
-                && self
-                    .ctx
-                    .ios_per_job
-                    .is_some_and(|n| self.issued_measured >= n)
-            {
+            if self.budgeted(measuring) && self.size_done() {
                 break;
             }
             if spec.fsync > 0 && self.writes_since_sync >= spec.fsync && self.eng.flushes() {
@@ -370,6 +377,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         };
         if self.budgeted(measuring) {
             self.issued_measured += 1;
+            self.bytes_measured += len as u64;
         }
         self.slots[slot as usize] = Slot {
             op,
@@ -565,7 +573,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.iv.flush(&self.ctx.tx, 0, &mut self.out.tally);
         let ctx = self.ctx;
         let measured_now = self.now.saturating_sub(ctx.ramp_ns);
-        let size_done = ctx.ios_per_job.is_some_and(|n| self.issued_measured >= n);
+        let size_done = self.size_done();
         self.out.tally.end_ns = match (ctx.end_ns, self.interrupted) {
             // Moved all it had to before the runtime ran out.
             (Some(_), false) if size_done => self.last_counted_ns,

@@ -29,7 +29,7 @@ impl<E: Engine> Worker<'_, '_, E> {
     /// The queue is full: prepares the next I/O (see `ready`), unless the work is done.
     pub(super) fn prepare_ahead(&mut self) {
         let measuring = self.now >= self.ctx.ramp_ns;
-        let done = (self.ctx.ios_per_job).is_some_and(|n| self.issued_measured >= n);
+        let done = self.size_done();
         if self.stopping || self.submit_err.is_some() || (self.budgeted(measuring) && done) {
             return;
         }

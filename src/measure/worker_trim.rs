@@ -67,6 +67,7 @@ impl<E: Engine> Worker<'_, '_, E> {
         }
         if self.budgeted(measuring) {
             self.issued_measured += 1;
+            self.bytes_measured += len as u64;
         }
         let file = self.current_file();
         let device = (self.trims.as_ref()).is_some_and(|t| t.device[file as usize]);

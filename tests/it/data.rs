@@ -319,6 +319,49 @@ fn a_mix_of_block_sizes_is_the_data_stream_of_its_run() {
     );
 }
 
+/// A size-based run with a mix of sizes moves the span's bytes, as fio's size is bytes:
+/// its first pass is the whole writes `iomark data` prints (the stream of those options),
+/// then the one that did not fit, at the span's start. It ended at the I/Os the mix's mean
+/// would move: 289 writes, 53 of 64 MiB, where `iomark data` said 354 whole writes.
+#[test]
+fn a_size_based_mix_moves_the_spans_bytes() {
+    for mix in [["--bssplit", "4k/50:64k/30:1m/20"], ["--bsrange", "4k-64k"]] {
+        let shape = [&mix[..], &["--size", "16m", "--seed", "3"]].concat();
+        let (doc, written) = kept_write(&shape);
+        let w = &doc["runs"][0]["repetitions"][0]["write"];
+        let (ios, bytes) = (w["ios"].as_u64().unwrap(), w["bytes"].as_u64().unwrap());
+        let out = iomark()
+            .args([&["data"][..], &shape, &["-o", "-"]].concat())
+            .output()
+            .unwrap();
+        assert_success(&out);
+        let said = String::from_utf8_lossy(&out.stderr);
+        // "N whole writes of ... (B B), ...: its next write (L B) does not fit".
+        let n: u64 = said
+            .split(" whole writes")
+            .next()
+            .and_then(|h| h.rsplit(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{said}"));
+        // (No next write when the whole writes fill the span.)
+        let next: u64 = said
+            .split("its next write (")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .map_or(0, |n| n.parse().unwrap_or_else(|_| panic!("{said}")));
+        let stream = out.stdout;
+        assert_eq!(ios, n + u64::from(next > 0), "{mix:?}: {said}");
+        assert_eq!(bytes, stream.len() as u64 + next, "{mix:?}");
+        assert!(bytes >= 16 << 20, "{mix:?}: {bytes} B moved");
+        // The first pass, past what the next write put at the span's start.
+        let at = next as usize;
+        assert!(
+            written[at..stream.len()] == stream[at..],
+            "{mix:?}: the first pass"
+        );
+    }
+}
+
 #[test]
 fn writes_sent_from_the_pool_are_the_data_stream() {
     // Without dedup or verify, writes are sent straight from the data pool (stamped in
