@@ -500,7 +500,7 @@ pub(crate) const TABLE: &[OptDef] = &[
             "METHOD",
             Some("zerofill"),
             Data,
-            "How compressible data is built: zerofill (random bytes then zeros, as fio) or repeat (random literals and copies of earlier substrings; lz4, zstd and gzip agree).",
+            "How compressible data is built: zerofill (random bytes then zeros, as fio) or repeat (random literals and copies of earlier substrings; lz4, zstd and gzip agree within a point from 5%, not below it in chunks of 64k or more: docs/data.md).",
         )
     },
     value(
