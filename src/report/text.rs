@@ -222,8 +222,17 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
     cpu_line(out, rep);
     if let Some(d) = &rep.data {
         let dd = &s.data;
+        // The compression figures' sample, when it is not every byte written.
+        let sampled = match d.compress_sampled_bytes < rep.write.bytes {
+            true => format!(
+                " (in {} sampled of {})",
+                fmt_size(d.compress_sampled_bytes),
+                fmt_size(rep.write.bytes)
+            ),
+            false => String::new(),
+        };
         let mut line = format!(
-            "  data : {} → measured lz4 {:.1}%, zstd-1 {:.1}% smaller",
+            "  data : {} → measured lz4 {:.1}%, zstd-1 {:.1}% smaller{sampled}",
             dd.describe(),
             d.lz4_pct,
             d.zstd_pct

@@ -588,3 +588,27 @@ fn the_device_line_says_the_flushes_and_their_empty_writes() {
     r.repetitions[0].device = Some(device(1030, 0));
     assert!(!text::run_summary(&r).contains("flush"));
 }
+
+/// The data line says what its compression figures were measured in when that is a
+/// sample (the JSON's `compress_sampled_bytes`; the text said it only of the dedup figure).
+#[test]
+fn the_data_line_says_the_compression_sample() {
+    let mut w = run(Rw::Write, 1, &[65536.0], None);
+    let measure = |sampled| DataMeasure {
+        lz4_pct: 48.7,
+        zstd_pct: 51.2,
+        dedup_pct: Some(0.0),
+        compress_sampled_bytes: sampled,
+        dedup_sampled_units: 1024,
+    };
+    // 65536 writes of 4 KiB: 256 MiB.
+    w.repetitions[0].data = Some(measure(4 << 20));
+    let out = text::run_summary(&w);
+    assert!(
+        out.contains("51.2% smaller (in 4 MiB sampled of 256 MiB)"),
+        "{out}"
+    );
+    w.repetitions[0].data = Some(measure(256 << 20));
+    let out = text::run_summary(&w);
+    assert!(!out.contains("sampled of"), "{out}");
+}
