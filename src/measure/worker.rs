@@ -105,10 +105,12 @@ pub(crate) struct Worker<'c, 'a, E: Engine> {
     ahead: bool,
     comps: Vec<Completion>,
     inflight: usize,
-    /// I/Os issued against the size budget (see [`Worker::budgeted`]).
-    issued_measured: u64,
-    /// Bytes of those I/Os (the budget of a block-size mix: `bytes_per_job`).
-    bytes_measured: u64,
+    /// The size budget's count (see [`Worker::budgeted`]): the I/Os issued against it, or with a block-size mix
+    /// their bytes (`bytes_per_job`); `budget` what ends it (`u64::MAX`: none), and
+    /// `by_bytes` which it counts. One counter and one compare per I/O, whichever.
+    work: u64,
+    budget: u64,
+    by_bytes: bool,
     writes_since_sync: u32,
     sync_inflight: bool,
     end_sync: EndSync,
@@ -174,8 +176,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             ahead: spec.prepares_ahead(),
             comps: Vec::with_capacity(qd * 2),
             inflight: 0,
-            issued_measured: 0,
-            bytes_measured: 0,
+            work: 0,
+            budget: ctx.bytes_per_job.or(ctx.ios_per_job).unwrap_or(u64::MAX),
+            by_bytes: ctx.bytes_per_job.is_some(),
             writes_since_sync: 0,
             sync_inflight: false,
             // The null engine opens nothing to flush: its syncs, accepted with a note
@@ -244,10 +247,16 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
     /// Whether the size budget is spent: the bytes of a block-size mix, else the I/Os.
     #[inline(always)]
     pub(super) fn size_done(&self) -> bool {
-        match self.ctx.bytes_per_job {
-            Some(b) => self.bytes_measured >= b,
-            None => (self.ctx.ios_per_job).is_some_and(|n| self.issued_measured >= n),
-        }
+        self.work >= self.budget
+    }
+
+    /// One more I/O of `len` bytes issued against the size budget.
+    #[inline(always)]
+    pub(super) fn count_issued(&mut self, len: u32) {
+        self.work += match self.by_bytes {
+            true => len as u64,
+            false => 1,
+        };
     }
 
     /// Decides whether to keep issuing.
@@ -376,8 +385,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             None
         };
         if self.budgeted(measuring) {
-            self.issued_measured += 1;
-            self.bytes_measured += len as u64;
+            self.count_issued(len);
         }
         self.slots[slot as usize] = Slot {
             op,

@@ -66,8 +66,7 @@ impl<E: Engine> Worker<'_, '_, E> {
             p.charge(self.clock.now_ns(), len as u64);
         }
         if self.budgeted(measuring) {
-            self.issued_measured += 1;
-            self.bytes_measured += len as u64;
+            self.count_issued(len);
         }
         let file = self.current_file();
         let device = (self.trims.as_ref()).is_some_and(|t| t.device[file as usize]);

@@ -72,7 +72,7 @@ impl<E: Engine> Worker<'_, '_, E> {
             if measuring && let Some(s) = self.sampler.as_mut() {
                 let bytes = self.data.lent_bytes(l);
                 s.observe_lent(bytes, first_id);
-                answer(s, self.ctx, self.now, self.issued_measured);
+                answer(s, self.ctx, self.now, (self.work, self.budget));
             }
             return Some(l);
         }
@@ -86,7 +86,7 @@ impl<E: Engine> Worker<'_, '_, E> {
         }
         if measuring && let Some(s) = self.sampler.as_mut() {
             s.observe_from(buf, first_id);
-            answer(s, self.ctx, self.now, self.issued_measured);
+            answer(s, self.ctx, self.now, (self.work, self.budget));
         }
         None
     }
@@ -119,9 +119,9 @@ impl<E: Engine> Worker<'_, '_, E> {
 /// Answers the sampler, after it was shown a write, when it asks how much the job will
 /// write.
 #[inline(always)]
-fn answer(s: &mut Sampler, ctx: &WorkerCtx, now: u64, issued: u64) {
+fn answer(s: &mut Sampler, ctx: &WorkerCtx, now: u64, work: (u64, u64)) {
     if s.wants_plan() {
-        plan(s, ctx, now, issued);
+        plan(s, ctx, now, work);
     }
 }
 
@@ -131,11 +131,13 @@ fn answer(s: &mut Sampler, ctx: &WorkerCtx, now: u64, issued: u64) {
 /// at the next write).
 #[cold]
 #[inline(never)]
-fn plan(s: &mut Sampler, ctx: &WorkerCtx, now: u64, issued: u64) {
+/// `work`: the size budget's count so far and its end (`u64::MAX`: none).
+fn plan(s: &mut Sampler, ctx: &WorkerCtx, now: u64, work: (u64, u64)) {
     let time = (ctx.end_ns).map(|end| {
         now.saturating_sub(ctx.ramp_ns) as f64 / end.saturating_sub(ctx.ramp_ns).max(1) as f64
     });
-    let size = (ctx.ios_per_job).map(|n| issued as f64 / n.max(1) as f64);
+    let (done, budget) = work;
+    let size = (budget < u64::MAX).then(|| done as f64 / budget.max(1) as f64);
     let done = time.into_iter().chain(size).fold(0.0, f64::max).min(1.0);
     if done > 0.0 {
         s.plan((s.written() as f64 / done) as u64);
