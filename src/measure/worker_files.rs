@@ -267,9 +267,12 @@ impl<'a, E: Engine> Worker<'_, 'a, E> {
     }
 
     /// Nothing is in flight: issues the final flush if one is due; false when the worker
-    /// is done.
+    /// is done. A run that writes nothing makes none (its note says `--end-fsync` does
+    /// nothing there, as in fio; a read run's flush was one write and one flush at the
+    /// device).
     pub(super) fn start_end_sync(&mut self) -> bool {
         if self.ctx.spec.end_fsync
+            && self.ctx.spec.writes()
             && self.end_sync == EndSync::NotYet
             && !self.interrupted
             && self.ctx.fd.is_some()

@@ -328,7 +328,7 @@ impl DataSpec {
             let (which, fix) = match whole == chunk / unit {
                 true => (
                     format!(
-                        "every one of its {} units is all zeros, each a duplicate of the first (100% of the units",
+                        "every one of its {} units is all zeros, each after the first a duplicate of it (all but one of the units",
                         fmt_size(unit)
                     ),
                     "--compress-method repeat, or a lower --compress",

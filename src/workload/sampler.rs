@@ -39,7 +39,7 @@ const FREQUENT_HASH_EVERY: u64 = 1 << HASH_BUDGET_SHIFT;
 /// Units a write's first pass over its units takes at once (the bits of a mask).
 const GROUP: usize = 64;
 /// The seed of the draws that place each kept piece of the compression sample in its
-/// stretch (`Sampler::draw_place`; any odd constant).
+/// stretch and the coins of its halvings (`Sampler::draw`, `Sampler::coin`; any constant).
 const PLACE_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Watches the buffers a job writes and keeps enough to measure them, within a fixed
 /// budget: a bounded sample of whole writes for compression, and content hashes of a

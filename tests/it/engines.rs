@@ -199,6 +199,24 @@ fn the_device_line_says_its_flushes_and_the_writes_they_add() {
     assert_success(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("flush"), "{text}");
+    // A read run's --end-fsync "does nothing here", as its note says (and as fio): it
+    // made one fsync, a write and a flush at the device.
+    let before = flushes(&dev);
+    let out = iomark()
+        .args(["run", "--rw", "read", "--io-size", "256k", "--end-fsync"])
+        .args(["--force", "-o"])
+        .arg(&results)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("--end-fsync does nothing here"), "{text}");
+    assert_eq!(flushes(&dev) - before, 0, "{text}");
+    assert!(
+        !text.contains("fsync;") && !text.contains("1 fsync"),
+        "{text}"
+    );
 }
 
 #[test]

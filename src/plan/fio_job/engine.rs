@@ -21,7 +21,15 @@ pub(super) fn engine_opts(c: &mut Ctx, engine: &str) -> Result<()> {
     // fio's default policy is shared; iomark's is split.
     let policy = c.value("cpus_allowed_policy").map(str::to_string);
     if let Some(list) = c.value("cpus_allowed").map(str::to_string) {
-        c.set("cpus", list);
+        // fio's list is a set of CPUs, split in ascending order (`cpus_allowed=1,0` puts
+        // the first job on CPU 0); iomark's `--cpus` keeps the order given. (Unreadable:
+        // as it is, to be refused there.)
+        let set = crate::plan::engine::parse_cpus(&list).map(|mut cpus| {
+            cpus.sort_unstable();
+            cpus.dedup();
+            crate::plan::engine::fmt_cpus(&cpus)
+        });
+        c.set("cpus", set.unwrap_or(list));
         c.set("cpus-policy", policy.unwrap_or_else(|| "shared".into()));
     } else if let Some(p) = policy {
         let note =
@@ -60,7 +68,14 @@ fn batches(c: &mut Ctx, engine: &str) {
             continue;
         }
         let n = match v.trim().parse::<u64>() {
-            Ok(0) => depth,
+            Ok(0) if fio == "iodepth_batch_submit" => depth,
+            Ok(0) => {
+                // (With an `iodepth_batch_complete_max`: see `one_at_a_time`.)
+                c.job.notes.push(format!(
+                    "{fio}=0 with iodepth_batch_complete_max: fio then reaps what has completed, without waiting, after every I/O it queues, where iomark waits only when its queue is full, for one completion ({fio}=1)"
+                ));
+                1
+            }
             Ok(n) if n > depth => {
                 c.job.notes.push(format!(
                     "{fio}={n} is more than iodepth={depth}: {depth}, as fio takes it"
@@ -88,12 +103,16 @@ fn batches(c: &mut Ctx, engine: &str) {
 /// says so (when the iodepth was more); true when it did.
 fn one_at_a_time(c: &mut Ctx, depth: u64) -> bool {
     let key = "iodepth_batch_complete_min";
-    if c.value(key).and_then(|v| v.parse::<u64>().ok()) != Some(0) {
+    let max = c.value("iodepth_batch_complete_max");
+    // With a maximum above 0 (which iomark takes only with --ignore-unsupported) fio
+    // reaps without waiting and keeps its queue full: not this.
+    let polling = max.is_none_or(|m| m.parse::<u64>() == Ok(0));
+    if c.value(key).and_then(|v| v.parse::<u64>().ok()) != Some(0) || !polling {
         return false;
     }
     if depth > 1 {
         c.job.notes.push(format!(
-            "{key}=0: fio then waits for a completion after every I/O it queues, so its queue holds one I/O at a time whatever the iodepth (its \"IO depths\" say 1=100%; a libaio job at iodepth=8 made 16k IOPS with it, 56k without): iomark runs this job so, at iodepth=1"
+            "{key}=0: fio then waits for a completion after every I/O it queues, so its queue holds one I/O at a time whatever the iodepth (its \"IO depths\" say 1=100%, and a libaio job at iodepth=8 made 16k IOPS with it, 56k without): iomark runs this job so, at iodepth=1"
         ));
     }
     c.set("qd", "1");

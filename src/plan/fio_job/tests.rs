@@ -389,6 +389,47 @@ fn batches_are_read_as_fio_reads_them() {
     assert!(said(&j[4], "iodepth=8 with a synchronous engine"));
 }
 
+/// `iodepth_batch_complete_min=0` beside an `iodepth_batch_complete_max` (taken with
+/// --ignore-unsupported) is not one I/O at a time: fio then keeps its queue deep (its
+/// "IO depths" 8=59% on libaio); iomark ran it at iodepth=1. And no note of a job file
+/// holds "; ", where the plan's listing cuts notes apart.
+#[test]
+fn a_batch_complete_minimum_of_0_with_a_maximum_keeps_the_depth() {
+    let defs = jobs(
+        "[a]\nioengine=libaio\niodepth=8\niodepth_batch_complete_min=0\n\
+         iodepth_batch_complete_max=8\n[b]\nioengine=libaio\niodepth=8\n\
+         iodepth_batch_complete_min=0\n",
+    )
+    .unwrap();
+    let j = plan_jobs(&defs, true, 1).unwrap();
+    assert_eq!(opt(&j[0], "qd"), Some("8"));
+    assert_eq!(opt(&j[0], "batch-complete"), Some("1"));
+    assert!(
+        j[0].job
+            .notes
+            .iter()
+            .any(|n| n.contains("reaps what has completed, without waiting")),
+        "{:?}",
+        j[0].job.notes
+    );
+    assert_eq!(opt(&j[1], "qd"), Some("1"));
+    for n in j.iter().flat_map(|j| &j.job.notes) {
+        assert!(!n.contains("; "), "{n}");
+    }
+}
+
+/// fio's `cpus_allowed` is a set, split in ascending order: `1,0` puts the first job on
+/// CPU 0 (checked against fio); iomark's `--cpus 1,0` keeps its order, and a job file's
+/// list went through as it was written.
+#[test]
+fn a_fio_cpu_list_is_a_set_in_ascending_order() {
+    let j = planned("[a]\ncpus_allowed=1,0,0\ncpus_allowed_policy=split\n");
+    assert_eq!(
+        opt(&j[0], "cpus").map(str::to_string),
+        Some(crate::plan::engine::fmt_cpus(&[0, 1]))
+    );
+}
+
 #[test]
 fn advice_with_another_value_is_not_the_jobs_line() {
     // "or --qd 1 with more --jobs" to a job with iodepth=8 said "or iodepth=8 (t.fio:3)".
