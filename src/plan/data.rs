@@ -435,11 +435,41 @@ impl DataSpec {
     }
 }
 
-/// [`DataSpec::zero_units_repeat`] for a run that writes data (a read run writes none).
+/// [`DataSpec::zero_units_repeat`] (or [`DataSpec::few_literals_repeat`]) for a run that
+/// writes data (a read run writes none).
 pub(crate) fn zero_units(spec: &crate::plan::spec::Spec) -> Option<String> {
     (spec.writes() && spec.rw.writes_data())
-        .then(|| spec.data.zero_units_repeat())
+        .then(|| (spec.data.zero_units_repeat()).or_else(|| spec.data.few_literals_repeat()))
         .flatten()
+}
+
+impl DataSpec {
+    /// A note when zerofill leaves a chunk fewer random bytes than a stamp's 8 and so few
+    /// that the chunks that can differ are written within a terabyte: a chunk's stamp is
+    /// as wide as its literals, and `2^(8 × literals)` chunks later they repeat
+    /// (`--compress 99.68` in 4 KiB chunks keeps 1 byte: 1024 units were 253 distinct, 75%
+    /// duplicates, and nothing said so). `None` otherwise.
+    pub(crate) fn few_literals_repeat(&self) -> Option<String> {
+        if self.kind != DataKind::Compressible
+            || self.compress_method != CompressMethod::Zerofill
+            || self.compress_chunk > self.dedup_unit
+        {
+            return None;
+        }
+        let chunk = self.compress_chunk;
+        let lits = zerofill_literals(chunk as usize, self.compress);
+        let distinct = 1u64.checked_shl(8 * lits as u32).unwrap_or(u64::MAX);
+        let within = distinct.saturating_mul(chunk);
+        (lits > 0 && lits < 8 && within < 1 << 40).then(|| {
+            format!(
+                "--compress {} by zerofill leaves {lits} random {} in each {} chunk: at most {distinct} chunks differ, so after {} written they repeat, duplicates a deduplicating device or zram stores once; for unique data use a lower --compress",
+                self.compress,
+                if lits == 1 { "byte" } else { "bytes" },
+                fmt_size(chunk),
+                fmt_size(within),
+            )
+        })
+    }
 }
 
 /// Literal bytes of a `zerofill` chunk of `len` bytes for `pct`% compressibility. The

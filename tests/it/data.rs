@@ -1011,6 +1011,17 @@ fn a_compress_share_that_leaves_only_zeros_is_said() {
             }
         }
     }
+    // 99.68% keeps one random byte a chunk, and its stamp is that wide: 256 chunks differ,
+    // and the stream's units repeat after 1 MiB (75.3% of 1024 units were duplicates,
+    // unsaid).
+    let shape = ["--compress", "99.68", "--bs", "128k", "--size", "8m"];
+    let dups = dup_fraction(&data_stream(&shape), 4096);
+    assert!(dups > 80.0, "{dups:.2}% duplicate units");
+    let said = crate::common::warnings_where(&null_write(&shape), |w| w.contains("chunks differ"));
+    assert!(
+        said.iter().any(|w| w.contains("leaves 1 random byte in each 4 KiB chunk: at most 256 chunks differ, so after 1 MiB written they repeat")),
+        "{said:?}"
+    );
 }
 
 /// A run's dedup figure is estimated from the units it hashed (docs/data.md), but the
