@@ -238,27 +238,6 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.finish()
     }
 
-    /// Whether an I/O issued now counts against the size budget (`ios_per_job`): once
-    /// measuring, or also in the ramp when the ramp is part of the size (fio's way).
-    pub(super) fn budgeted(&self, measuring: bool) -> bool {
-        measuring || self.ctx.spec.ramp_in_size
-    }
-
-    /// Whether the size budget is spent: the bytes of a block-size mix, else the I/Os.
-    #[inline(always)]
-    pub(super) fn size_done(&self) -> bool {
-        self.work >= self.budget
-    }
-
-    /// One more I/O of `len` bytes issued against the size budget.
-    #[inline(always)]
-    pub(super) fn count_issued(&mut self, len: u32) {
-        self.work += match self.by_bytes {
-            true => len as u64,
-            false => 1,
-        };
-    }
-
     /// Decides whether to keep issuing.
     fn check_stop(&mut self) {
         if self.stopping {

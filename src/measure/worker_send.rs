@@ -1,7 +1,8 @@
 //! Sending I/O: a prepared request timed and handed to the kernel, and the I/O prepared
 //! ahead: while the queue is full, a worker picks its next I/O and prepares its data in
 //! a spare slot, and sends it as soon as a completion is reaped, timed from the same
-//! clock reading as that completion (see `Spec::prepares_ahead`).
+//! clock reading as that completion (see `Spec::prepares_ahead`); and the size budget
+//! each I/O issued counts against.
 
 use super::Worker;
 use crate::io::engine::{Completion, Engine, Op, Queued, Request};
@@ -13,6 +14,27 @@ pub(crate) fn slots(spec: &crate::plan::spec::Spec) -> usize {
 }
 
 impl<E: Engine> Worker<'_, '_, E> {
+    /// Whether an I/O issued now counts against the size budget (`ios_per_job`): once
+    /// measuring, or also in the ramp when the ramp is part of the size (fio's way).
+    pub(super) fn budgeted(&self, measuring: bool) -> bool {
+        measuring || self.ctx.spec.ramp_in_size
+    }
+
+    /// Whether the size budget is spent: the bytes of a block-size mix, else the I/Os.
+    #[inline(always)]
+    pub(super) fn size_done(&self) -> bool {
+        self.work >= self.budget
+    }
+
+    /// One more I/O of `len` bytes issued against the size budget.
+    #[inline(always)]
+    pub(super) fn count_issued(&mut self, len: u32) {
+        self.work += match self.by_bytes {
+            true => len as u64,
+            false => 1,
+        };
+    }
+
     /// Takes back an I/O prepared ahead that will not be sent (the worker stops): its
     /// slot and its pool units. (A write's data was shown to the sampler as it was
     /// prepared: the measured stream has one write of this job more than was written,

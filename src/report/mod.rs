@@ -16,6 +16,8 @@ pub(crate) mod compare_stats;
 pub(crate) mod compare_tables;
 pub(crate) mod csv;
 pub(crate) mod export;
+#[cfg(test)]
+mod figures_tests;
 pub mod fmt;
 pub(crate) mod html;
 pub(crate) mod markup;

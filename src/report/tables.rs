@@ -11,6 +11,10 @@ use crate::report::table::Table;
 use crate::results::schema::{Document, Repetition, Run, Status};
 use crate::units::{fmt_ns, fmt_size};
 
+#[path = "tables_cpu.rs"]
+mod cpu;
+use cpu::{cpu_cells, cpu_mean};
+
 pub(crate) use crate::report::compare_tables::{comparison, comparison_row, doc_tag};
 pub(crate) use crate::report::tables_env::{host, provenance, run_amplification, run_environment};
 
@@ -201,21 +205,6 @@ fn summary_rows(
             cells
         })
         .collect()
-}
-
-/// A run's CPU time per I/O, the whole and the job threads', mean over the repetitions
-/// its figures come from that measured any (see [`RUN_LEGEND`]).
-fn cpu_cells(r: &Run) -> [String; 2] {
-    let cell = |f| cpu_mean(r, f).map_or(NONE.to_string(), |v| format!("{v:.0}"));
-    [cell(|x| x.cpu.per_io_ns), cell(|x| x.cpu.workers.per_io_ns)]
-}
-
-/// A CPU figure of a run's repetitions (nanoseconds per I/O), mean over the ones its
-/// figures come from that measured it; `None` where none did.
-fn cpu_mean(r: &Run, f: fn(&Repetition) -> f64) -> Option<f64> {
-    let reps = crate::report::compare::used_reps(r).0;
-    let v: Vec<f64> = reps.iter().map(|x| f(x)).filter(|v| *v > 0.0).collect();
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 /// All runs of all documents, a row per run and direction; with several documents a first `file` column

@@ -13,6 +13,10 @@ use crate::results::schema::{DirStats, Document, LatencyKind, Repetition, Run, S
 use crate::results::stats::Spread;
 use crate::units::{fmt_ns, fmt_size};
 
+#[path = "text_cpu.rs"]
+mod cpu;
+use cpu::{cpu_line, empty_flush_writes};
+
 fn dir_lines(out: &mut String, run: &Run, label: &str, d: &DirStats) {
     let _ = writeln!(
         out,
@@ -139,57 +143,6 @@ fn unseen_device(run: &Run) -> &'static str {
         .find(|t| t.device.is_none())
         .and_then(|t| t.filesystem.as_ref());
     crate::results::env::FsInfo::unseen_device(fs)
-}
-
-/// Why the device counted more writes than iomark made, when its flushes can be the
-/// reason: the kernel counts a flush asked on its own (an fsync's, and the one after each
-/// `O_SYNC`/`O_DSYNC` write) as a flush and also as a write of no data. Psync's 1024
-/// `O_DSYNC` writes on a loop device: 2048 writes, 2048 flushes; `--fsync 4`'s 1024
-/// writes: 1279 writes, 255 flushes.
-fn empty_flush_writes(d: &crate::results::env::DeviceDelta, own_writes: u64) -> Option<String> {
-    let extra = d.write_ios.checked_sub(own_writes).filter(|e| *e > 0)?;
-    (d.flush_ios > 0).then(|| {
-        format!(
-            "the kernel counts a cache flush asked on its own (an fsync's, or the one after an O_SYNC or O_DSYNC write) as a flush and also as a write of no data: up to {} of the {} writes beyond iomark's {own_writes} are such flushes",
-            extra.min(d.flush_ios),
-            extra
-        )
-    })
-}
-
-/// The repetition's CPU time, per I/O when any completed (and how it divides between the
-/// job threads, io_uring's kernel threads and the rest, when it was measured so), and
-/// its fsyncs.
-fn cpu_line(out: &mut String, rep: &Repetition) {
-    let c = &rep.cpu;
-    let names = ["job threads", "io-wq", "SQPOLL", "rest"];
-    let parts: Vec<String> = (c.parts().iter().zip(names))
-        .filter(|((_, p), _)| p.per_io_ns > 0.0)
-        // (A part below half a nanosecond is there all the same: "0 ns" read as none.)
-        .map(|((_, p), name)| match p.per_io_ns < 0.5 {
-            true => format!("{name} <1 ns"),
-            false => format!("{name} {}", fmt_ns(p.per_io_ns)),
-        })
-        .collect();
-    let _ = writeln!(
-        out,
-        "  cpu  : user {:.2} s, sys {:.2} s, {} per I/O{}{}",
-        c.user_s,
-        c.sys_s,
-        match rep.read.ios + rep.write.ios + rep.trim.ios {
-            0 => "n/a".to_string(),
-            _ => fmt_ns(c.per_io_ns),
-        },
-        match c.workers.per_io_ns > 0.0 && parts.len() > 1 {
-            true => format!(" ({})", parts.join(", ")),
-            false => String::new(),
-        },
-        if rep.fsyncs > 0 {
-            format!("; {}", counted(rep.fsyncs, "fsync", "fsyncs"))
-        } else {
-            String::new()
-        }
-    );
 }
 
 /// What one repetition measured: time, each direction, CPU, data, verification, device.

@@ -163,17 +163,30 @@ fn the_device_line_says_its_flushes_and_the_writes_they_add() {
     let path = dev.path().to_str().unwrap().to_string();
     let dir = tmp();
     let results = dir.path().join("r.json");
+    // `iomark run ARGS` on the device, its results in one file: its text.
+    let run = |args: &[&str]| {
+        let out = iomark()
+            .arg("run")
+            .args(args)
+            .args(["--allow-write-device", "--force", "-o"])
+            .arg(&results)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_success(&out);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
     let (stat, before) = (dev.stat(), flushes(&dev));
-    let out = iomark()
-        .args(["run", "--engine", "psync", "--sync-mode", "dsync"])
-        .args(["--rw", "randwrite", "--io-size", "256k"])
-        .args(["--allow-write-device", "-o"])
-        .arg(&results)
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_success(&out);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = run(&[
+        "--engine",
+        "psync",
+        "--sync-mode",
+        "dsync",
+        "--rw",
+        "randwrite",
+        "--io-size",
+        "256k",
+    ]);
     let (writes, n) = (dev.stat()[2] - stat[2], flushes(&dev) - before);
     assert!(writes > 64 && n > 0, "{writes} writes, {n} flushes: {text}");
     assert!(
@@ -189,28 +202,12 @@ fn the_device_line_says_its_flushes_and_the_writes_they_add() {
         "{text}"
     );
     // Plain writes: no flush, no word of them.
-    let out = iomark()
-        .args(["run", "--rw", "randwrite", "--io-size", "256k"])
-        .args(["--allow-write-device", "--force", "-o"])
-        .arg(&results)
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_success(&out);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = run(&["--rw", "randwrite", "--io-size", "256k"]);
     assert!(!text.contains("flush"), "{text}");
     // A read run's --end-fsync "does nothing here", as its note says (and as fio): it
     // made one fsync, a write and a flush at the device.
     let before = flushes(&dev);
-    let out = iomark()
-        .args(["run", "--rw", "read", "--io-size", "256k", "--end-fsync"])
-        .args(["--force", "-o"])
-        .arg(&results)
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_success(&out);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = run(&["--rw", "read", "--io-size", "256k", "--end-fsync"]);
     assert!(text.contains("--end-fsync does nothing here"), "{text}");
     assert_eq!(flushes(&dev) - before, 0, "{text}");
     assert!(
