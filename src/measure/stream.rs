@@ -40,7 +40,8 @@ pub(crate) fn produce_stream(
         _ => Error::io("writing the data stream", &e),
     };
     while !stop.is_set() {
-        let n = sizes.next_len(false) as usize;
+        // As a run's last writes before its span's end, those of a mix fit in `size`.
+        let n = sizes.next_len_within(false, size - bytes) as usize;
         if bytes + n as u64 > size {
             next = n as u64;
             break;

@@ -323,8 +323,13 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             None => {
                 // The direction first: a mix's reads and writes may differ in size.
                 let read = self.mix.is_read();
-                let len = self.sizes.next_len(read);
+                // A sequential job's last I/Os of a pass fit before the span's end.
+                let mut len = self.sizes.next_len_within(read, self.offsets.room());
                 file = self.pick_file(len as u64);
+                if self.files.is_some() && len as u64 > self.offsets.room() {
+                    // Another file's offsets (nrfiles): fit in its room.
+                    len = self.sizes.next_len_within(read, self.offsets.room());
+                }
                 let offset = self.offsets.next_offset_len(len as u64);
                 if self.offsets.ended() {
                     // A one-pass job with holes or runs reached the span's end (fio's

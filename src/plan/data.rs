@@ -311,6 +311,18 @@ impl DataSpec {
     /// unit, or a chunk of nothing but zeros): those units are all zeros, duplicates of
     /// one another, whatever `--dedup` says. `None` otherwise.
     pub(crate) fn zero_units_repeat(&self) -> Option<String> {
+        if self.kind == DataKind::Compressible && self.compress_method == CompressMethod::Repeat {
+            // Every segment's literals gone (from about 98.9% in 512-byte segments): the
+            // first segment zeros, the others copies of it.
+            let chunk = self.compress_chunk;
+            let (total, _) = repeat_chunk_literals(chunk as usize, self.compress);
+            return (total == 0).then(|| format!(
+                "--compress {} by repeat in {} chunks leaves no random byte in a chunk: every {} unit is all zeros, each after the first a duplicate of it (all but one of the units, measured as data.dedup_pct): a deduplicating device, or zram's same-page detection, stores them once; for compressible data without duplicates use a lower --compress",
+                self.compress,
+                fmt_size(chunk),
+                fmt_size(self.dedup_unit),
+            ));
+        }
         if self.kind != DataKind::Compressible
             || self.compress_method != CompressMethod::Zerofill
             || !self.compress_chunk.is_multiple_of(self.dedup_unit)
@@ -449,27 +461,94 @@ impl DataSpec {
     /// as wide as its literals, and `2^(8 × literals)` chunks later they repeat
     /// (`--compress 99.68` in 4 KiB chunks keeps 1 byte: 1024 units were 253 distinct, 75%
     /// duplicates, and nothing said so). `None` otherwise.
+    ///
+    /// A `repeat` chunk's stamp is its first segment's literals (and their copies): with
+    /// fewer than 8 of them, the other segments' literals come with the pool unit, so at
+    /// most `2^(8 × stamped) × pool units` chunks differ (`--compress 98.8` keeps one
+    /// byte per 512-byte segment: 2^20 chunks, 4 GiB).
     pub(crate) fn few_literals_repeat(&self) -> Option<String> {
-        if self.kind != DataKind::Compressible
-            || self.compress_method != CompressMethod::Zerofill
-            || self.compress_chunk > self.dedup_unit
-        {
+        if self.kind != DataKind::Compressible || self.compress_chunk > self.dedup_unit {
             return None;
         }
         let chunk = self.compress_chunk;
-        let lits = zerofill_literals(chunk as usize, self.compress);
-        let distinct = 1u64.checked_shl(8 * lits as u32).unwrap_or(u64::MAX);
-        let within = distinct.saturating_mul(chunk);
-        (lits > 0 && lits < 8 && within < 1 << 40).then(|| {
+        let (lits, stamped) = match self.compress_method {
+            CompressMethod::Zerofill => {
+                let n = zerofill_literals(chunk as usize, self.compress);
+                (n, n)
+            }
+            CompressMethod::Repeat => {
+                let (total, first) = repeat_chunk_literals(chunk as usize, self.compress);
+                (total, first.min(8))
+            }
+        };
+        let all = 1u128.checked_shl(8 * lits as u32).unwrap_or(u128::MAX);
+        let distinct = match self.pooled() && lits > stamped {
+            true => (1u128 << (8 * stamped)).saturating_mul(self.pool_units() as u128),
+            false => all,
+        }
+        .min(all);
+        let within = distinct.saturating_mul(chunk as u128);
+        (lits > 0 && stamped < 8 && within < 1 << 40).then(|| {
+            let method = match self.compress_method {
+                CompressMethod::Zerofill => "zerofill",
+                CompressMethod::Repeat => "repeat",
+            };
+            let stamp = match lits > stamped {
+                true => format!(" ({stamped} of them stamped, the others the pool unit's)"),
+                false => String::new(),
+            };
             format!(
-                "--compress {} by zerofill leaves {lits} random {} in each {} chunk: at most {distinct} chunks differ, so after {} written they repeat, duplicates a deduplicating device or zram stores once; for unique data use a lower --compress",
+                "--compress {} by {method} leaves {lits} random {} in each {} chunk{stamp}: at most {distinct} chunks differ, so after {} written they repeat, duplicates a deduplicating device or zram stores once; for unique data use a lower --compress",
                 self.compress,
                 if lits == 1 { "byte" } else { "bytes" },
                 fmt_size(chunk),
-                fmt_size(within),
+                fmt_size(within as u64),
             )
         })
     }
+
+    /// Units the generator's pool holds.
+    fn pool_units(&self) -> usize {
+        self.pool_bytes() / self.unit_len()
+    }
+}
+
+/// Segment length of the `repeat` method: each segment is literals then one copy. Short
+/// enough that a chunk holds several copies, long enough that every copy is at least
+/// 128 bytes: fast LZ coders skip ahead through incompressible literals and would miss a
+/// short copy, so at low targets there are fewer, longer copies.
+pub(crate) fn repeat_segment(chunk: usize, pct: f64) -> usize {
+    if pct <= 0.0 {
+        return chunk;
+    }
+    ((128.0 / (pct / 100.0)).ceil() as usize).clamp(512, chunk.max(1))
+}
+
+/// Literal bytes per `repeat` segment of `seg` bytes for `pct`%; a copy costs a
+/// compressor a few bytes (token, offset, length), taken off the literals.
+pub(crate) fn repeat_literals(seg: usize, pct: f64) -> usize {
+    if pct >= 100.0 {
+        return 0;
+    }
+    let raw = (1.0 - pct / 100.0) * seg as f64;
+    let copy = seg as f64 - raw;
+    let overhead = if copy >= 4.0 { 4.0 + copy / 512.0 } else { 0.0 };
+    ((raw - overhead).round().max(0.0) as usize).min(seg)
+}
+
+/// Literal bytes of a `repeat` chunk of `len` bytes for `pct`%: in all, and in its first
+/// segment (where its stamp lies, at most 8 of them; the other segments' literals come
+/// with their pool unit).
+pub(crate) fn repeat_chunk_literals(len: usize, pct: f64) -> (usize, usize) {
+    let seg = repeat_segment(len, pct);
+    let (mut total, mut pos) = (0, 0);
+    let first = repeat_literals(seg.min(len), pct).min(seg.min(len));
+    while pos < len {
+        let n = seg.min(len - pos);
+        total += repeat_literals(n, pct).min(n);
+        pos += n;
+    }
+    (total, first)
 }
 
 /// Literal bytes of a `zerofill` chunk of `len` bytes for `pct`% compressibility. The

@@ -30,7 +30,8 @@ fn study_tables_carry_the_cpu_per_io() {
 }
 
 /// The device line names the flushes the kernel counted, and when the device counted more
-/// writes than iomark made, that each flush asked on its own is also a write of no data.
+/// writes than iomark made, or flushes are a share of its writes, that each flush asked
+/// on its own is also a write of no data.
 #[test]
 fn the_device_line_says_the_flushes_and_their_empty_writes() {
     let mut r = run(Rw::RandWrite, 1, &[1024.0], None);
@@ -53,6 +54,16 @@ fn the_device_line_says_the_flushes_and_their_empty_writes() {
     let out = text::run_summary(&r);
     assert!(out.contains("1024 writes (4 MiB), 1 flush\n"), "{out}");
     assert!(!out.contains("no data"), "{out}");
+    // Fewer writes than iomark's (buffered, merged by writeback), half of them flushes:
+    // said (it was not).
+    r.repetitions[0].device = Some(device(510, 255));
+    let out = text::run_summary(&r);
+    assert!(
+        out.contains(
+            "as a write of no data: up to 255 of the device's 510 writes are such flushes, not data"
+        ),
+        "{out}"
+    );
     // No flush: no word of them.
     r.repetitions[0].device = Some(device(1030, 0));
     assert!(!text::run_summary(&r).contains("flush"));

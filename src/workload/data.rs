@@ -18,34 +18,14 @@
 
 use std::sync::Arc;
 
-use crate::plan::data::{CompressMethod, DataKind, DataSpec, parse_hex, zerofill_literals};
+use crate::plan::data::{
+    CompressMethod, DataKind, DataSpec, parse_hex, repeat_literals, repeat_segment,
+    zerofill_literals,
+};
 use crate::workload::hash::PoolHashes;
 pub use crate::workload::pool::Lent;
 use crate::workload::pool::{POOL_ALIGN, UnitPool};
 use crate::workload::rng::Rng;
-
-/// Segment length of the `repeat` method: each segment is literals then one copy. Short
-/// enough that a chunk holds several copies, long enough that every copy is at least
-/// 128 bytes: fast LZ coders skip ahead through incompressible literals and would miss a
-/// short copy, so at low targets there are fewer, longer copies.
-fn repeat_segment(chunk: usize, pct: f64) -> usize {
-    if pct <= 0.0 {
-        return chunk;
-    }
-    ((128.0 / (pct / 100.0)).ceil() as usize).clamp(512, chunk.max(1))
-}
-
-/// Literal bytes per `repeat` segment of `seg` bytes for `pct`%; a copy costs a
-/// compressor a few bytes (token, offset, length), taken off the literals.
-fn repeat_literals(seg: usize, pct: f64) -> usize {
-    if pct >= 100.0 {
-        return 0;
-    }
-    let raw = (1.0 - pct / 100.0) * seg as f64;
-    let copy = seg as f64 - raw;
-    let overhead = if copy >= 4.0 { 4.0 + copy / 512.0 } else { 0.0 };
-    ((raw - overhead).round().max(0.0) as usize).min(seg)
-}
 
 /// Fills one chunk by the `zerofill` method; `literals(dst, at)` fills the random bytes
 /// that start at `at` in the chunk.

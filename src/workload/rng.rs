@@ -228,6 +228,17 @@ impl Offsets {
         self
     }
 
+    /// The bytes a sequential job's next I/O may take before the span's end (the last
+    /// I/Os of a pass fit in it, as fio's); `u64::MAX` for random offsets, drawn where
+    /// the I/O fits.
+    #[inline(always)]
+    pub(crate) fn room(&self) -> u64 {
+        match self.random {
+            true => u64::MAX,
+            false => (self.blocks * self.grain).saturating_sub(self.next),
+        }
+    }
+
     /// The next offset in bytes, for an I/O of one grain.
     #[inline(always)]
     pub(crate) fn next_offset(&mut self) -> u64 {
@@ -357,6 +368,16 @@ mod tests {
         let got: Vec<u64> = (0..6).map(|_| o.next_offset()).collect();
         let want: Vec<u64> = [2, 3, 0, 1, 2, 3].iter().map(|b| 8192 + b * 4096).collect();
         assert_eq!(got, want);
+        // The room before the span's end (the partial block at its end is none), for a
+        // mix's last I/Os; a random job has no such end.
+        let mut o = Offsets::new(8192, 4 * 4096 + 100, 4096, false, 1, Rng::new(0, 0));
+        assert_eq!(o.room(), 3 * 4096);
+        o.next_offset_len(8192);
+        assert_eq!(o.room(), 4096);
+        o.next_offset_len(4096);
+        assert_eq!(o.room(), 4 * 4096, "wrapped at the end");
+        let r = Offsets::new(8192, 4 * 4096, 4096, true, 1, Rng::new(0, 0));
+        assert_eq!(r.room(), u64::MAX);
     }
 
     /// `--random-map`: every block exactly once per pass, in another order each pass;

@@ -275,19 +275,10 @@ fn a_mix_of_block_sizes_is_the_data_stream_of_its_run() {
         written[..bytes] == stream[..bytes],
         "the file differs from `iomark data`"
     );
-    // The stream is the whole writes that fit: the next one did not, and it says so.
+    // The stream fills --size: its last writes fit in it, as a run's before its span's end.
     let said = String::from_utf8_lossy(&out.stderr);
-    assert!(stream.len() < 4 << 20, "{}", stream.len());
-    assert!(
-        said.contains(&format!(
-            "whole writes of --bssplit 4k/50:64k/50 ({} B)",
-            stream.len()
-        )) && said.contains(&format!(
-            "does not fit in the last {} B",
-            (4 << 20) - stream.len()
-        )),
-        "{said}"
-    );
+    assert_eq!(stream.len(), 4 << 20, "{said}");
+    assert!(!said.contains("does not fit"), "{said}");
     // Another mix of the same largest size: none of its 4 KiB units is one of these.
     let other = data_stream(&mix("8k/90:64k/10"));
     let units: HashSet<&[u8]> = stream.chunks_exact(4096).collect();
@@ -319,13 +310,19 @@ fn a_mix_of_block_sizes_is_the_data_stream_of_its_run() {
     );
 }
 
-/// A size-based run with a mix of sizes moves the span's bytes, as fio's size is bytes:
-/// its first pass is the whole writes `iomark data` prints (the stream of those options),
-/// then the one that did not fit, at the span's start. It ended at the I/Os the mix's mean
-/// would move: 289 writes, 53 of 64 MiB, where `iomark data` said 354 whole writes.
+/// A size-based run with a mix of sizes moves the span's bytes, as fio's size is bytes,
+/// and its last writes take sizes that fit before the span's end, as fio's do: the file
+/// is the stream `iomark data` prints of those options, whole. It ended at the I/Os the
+/// mix's mean would move (289 writes, 53 of 64 MiB), then (until 2026-11-29) wrapped the
+/// write that did not fit to the span's start: the first KiB written twice, the last
+/// never.
 #[test]
 fn a_size_based_mix_moves_the_spans_bytes() {
-    for mix in [["--bssplit", "4k/50:64k/30:1m/20"], ["--bsrange", "4k-64k"]] {
+    for mix in [
+        ["--bssplit", "4k/50:64k/30:1m/20"],
+        ["--bsrange", "4k-64k"],
+        ["--bssplit", "64k/50:4k/50"],
+    ] {
         let shape = [&mix[..], &["--size", "16m", "--seed", "3"]].concat();
         let (doc, written) = kept_write(&shape);
         let w = &doc["runs"][0]["repetitions"][0]["write"];
@@ -336,30 +333,35 @@ fn a_size_based_mix_moves_the_spans_bytes() {
             .unwrap();
         assert_success(&out);
         let said = String::from_utf8_lossy(&out.stderr);
-        // "N whole writes of ... (B B), ...: its next write (L B) does not fit".
-        let n: u64 = said
-            .split(" whole writes")
-            .next()
-            .and_then(|h| h.rsplit(' ').next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| panic!("{said}"));
-        // (No next write when the whole writes fill the span.)
-        let next: u64 = said
-            .split("its next write (")
-            .nth(1)
-            .and_then(|t| t.split(' ').next())
-            .map_or(0, |n| n.parse().unwrap_or_else(|_| panic!("{said}")));
+        assert!(!said.contains("does not fit"), "{mix:?}: {said}");
         let stream = out.stdout;
-        assert_eq!(ios, n + u64::from(next > 0), "{mix:?}: {said}");
-        assert_eq!(bytes, stream.len() as u64 + next, "{mix:?}");
-        assert!(bytes >= 16 << 20, "{mix:?}: {bytes} B moved");
-        // The first pass, past what the next write put at the span's start.
-        let at = next as usize;
+        assert_eq!(bytes, 16 << 20, "{mix:?}: bytes moved");
+        assert_eq!(stream.len(), 16 << 20, "{mix:?}: the stream");
+        let first_diff = written.iter().zip(&stream).position(|(a, b)| a != b);
         assert!(
-            written[at..stream.len()] == stream[at..],
-            "{mix:?}: the first pass"
+            written.len() == stream.len() && first_diff.is_none(),
+            "{mix:?}: the file differs from the stream at byte {first_diff:?} ({} B)",
+            written.len()
         );
+        assert!(ios > 16, "{mix:?}: {ios} writes");
     }
+    // Room for no size of the mix at the end: the whole writes, and the next one named.
+    let out = iomark()
+        .args([
+            "data",
+            "--bssplit",
+            "12k/50:24k/50",
+            "--size",
+            "40k",
+            "-o",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.stdout.len(), 36 << 10, "{said}");
+    assert!(said.contains("does not fit in the last 4096 B"), "{said}");
 }
 
 #[test]
@@ -1022,6 +1024,47 @@ fn a_compress_share_that_leaves_only_zeros_is_said() {
         said.iter().any(|w| w.contains("leaves 1 random byte in each 4 KiB chunk: at most 256 chunks differ, so after 1 MiB written they repeat")),
         "{said:?}"
     );
+    // The repeat method: from about 98.95% no literal is left in a 512-byte segment and
+    // every unit is zeros (unsaid until 2026-11-29); at 98.8% one literal a segment, the
+    // first segment's stamped: 256 x the pool's units differ (a 64 KiB pool: 16 units,
+    // 4096 chunks, 16 MiB); at 98.5% three stamped bytes, more than a terabyte.
+    for (pct, dups_at_least, note) in [
+        ("99.7", 99.9, "every 4 KiB unit is all zeros"),
+        ("98.95", 99.9, "every 4 KiB unit is all zeros"),
+        (
+            "98.8",
+            70.0,
+            "leaves 8 random bytes in each 4 KiB chunk (1 of them stamped, the others the pool unit's): at most 4096 chunks differ, so after 16 MiB written they repeat",
+        ),
+        ("98.5", -1.0, ""),
+    ] {
+        let shape = [
+            "--compress",
+            pct,
+            "--compress-method",
+            "repeat",
+            "--data-pool",
+            "64k",
+            "--bs",
+            "128k",
+            "--size",
+            "64m",
+        ];
+        let dups = dup_fraction(&data_stream(&shape), 4096);
+        let said = crate::common::warnings_where(&null_write(&shape), |w| {
+            w.contains("all zeros") || w.contains("chunks differ")
+        });
+        match note.is_empty() {
+            false => {
+                assert!(dups > dups_at_least, "{pct}: {dups:.2}% duplicate units");
+                assert!(said.iter().any(|w| w.contains(note)), "{pct}: {said:?}");
+            }
+            true => {
+                assert!(dups < 0.1, "{pct}: {dups:.2}% duplicate units");
+                assert!(said.is_empty(), "{pct}: {said:?}");
+            }
+        }
+    }
 }
 
 /// A run's dedup figure is estimated from the units it hashed (docs/data.md), but the

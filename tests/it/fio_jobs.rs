@@ -725,6 +725,23 @@ fn bssplit_and_bsrange_move_the_mix_the_kernel_counts() {
     }
 }
 
+/// A size-based sequential pass with `bssplit` moves exactly the span, as fio's does: its
+/// last writes take sizes that fit before the end. iomark wrapped the write that did not
+/// fit to the span's start (16 MiB and 16 KiB moved, the first 64 KiB written twice and
+/// the last 48 KiB never, where fio moved 16 MiB).
+#[test]
+fn a_sequential_bssplit_pass_moves_the_span_as_fios() {
+    if !require_tool("fio", "fio (apt-get install fio)") {
+        return;
+    }
+    let dir = tmp();
+    let job = "[seq]\nfilename=${DIR}/seq.dat\nrw=write\nbssplit=4k/50:64k/50\nsize=16m\nioengine=psync\n";
+    let (ours, theirs) = both(dir.path(), &[("seq.fio", job)]);
+    let bytes = |d: &Value| d["runs"][0]["repetitions"][0]["write"]["bytes"].as_u64();
+    assert_eq!(bytes(&theirs), Some(16 << 20), "fio's bytes");
+    assert_eq!(bytes(&ours), bytes(&theirs), "iomark's bytes against fio's");
+}
+
 /// `--bssplit`/`--bsrange` in `run` and a study: `--as-fio` writes fio's `bssplit` and
 /// `bsrange` (with `norandommap`, see above), `iomark fio` reads them back into the same
 /// mixes, and fio parses the file; on the null engine a run's average I/O is the mix's

@@ -557,3 +557,65 @@ fn a_ramp_is_part_of_size_where_fio_counts_it_so() {
     let each: Vec<bool> = runs.iter().map(|r| r.plan.spec.ramp_in_size).collect();
     assert_eq!(each, [true, true, false, false]);
 }
+
+/// `--as-fio` of runs pinned with a split `--cpus`: iomark starts each run at its list's
+/// first CPU, fio's split counts the jobs of the sections before and takes its set in
+/// ascending order, so the file put a study's second one-job run on CPU 1 where iomark
+/// ran it on CPU 0. A section whose jobs all ran on one CPU names it; one whose jobs fio
+/// would place otherwise says so.
+#[test]
+fn as_fio_pins_each_section_where_iomark_ran_it() {
+    let sys = System {
+        io_uring: Ok(()),
+        root: false,
+        memory_bytes: 1 << 30,
+    };
+    let run = |jobs: &str, cpus: &str| {
+        let mut o = RunOptions::default();
+        for (k, v) in [("engine", "null"), ("jobs", jobs), ("cpus", cpus)] {
+            o.set(k, Some(v)).unwrap();
+        }
+        StudyRun {
+            plan: o.resolve(None, Output::default(), &sys).unwrap(),
+            point: StudyPoint {
+                suite: String::new(),
+                test: String::new(),
+                param: String::new(),
+                value: String::new(),
+            },
+        }
+    };
+    let pins = |text: &str| -> Vec<String> {
+        (text.lines())
+            .filter(|l| l.starts_with("cpus_allowed=") || l.starts_with("# cpus_allowed"))
+            .map(str::to_string)
+            .collect()
+    };
+    // Three one-job runs on 0,1: each on CPU 0, as iomark ran them (fio: 0, 1, 0).
+    let text = write::job_file("t", &[run("1", "0,1"), run("1", "0,1"), run("1", "0,1")]);
+    assert_eq!(
+        pins(&text),
+        ["cpus_allowed=0-1", "cpus_allowed=0", "cpus_allowed=0-1"]
+    );
+    // Read back, each job runs where iomark's did.
+    let back = study_runs(&planned(&text), &[], &sys).unwrap();
+    for (i, r) in back.iter().enumerate() {
+        let o = &r.plan.spec.engine_opts;
+        assert_eq!(o.job_cpus(o.cpus_after), [0], "section {i}: {o:?}");
+    }
+    // Two jobs after one: fio's 1,0 against iomark's 0,1, said; as many as the set
+    // before, as written.
+    let text = write::job_file("t", &[run("1", "0,1"), run("2", "0,1")]);
+    assert_eq!(
+        pins(&text)[1..],
+        [
+            "cpus_allowed=0-1",
+            "# cpus_allowed: fio's split takes the CPUs in ascending order and counts the 1 job of the sections before this one: its jobs run on CPUs 1,0 where iomark's ran on 0,1"
+        ]
+    );
+    let text = write::job_file("t", &[run("2", "0,1"), run("2", "0,1")]);
+    assert_eq!(pins(&text), ["cpus_allowed=0-1", "cpus_allowed=0-1"]);
+    // iomark's own order, 1,0, is not fio's: the first one-job run names CPU 1.
+    let text = write::job_file("t", &[run("1", "1,0")]);
+    assert_eq!(pins(&text), ["cpus_allowed=1"]);
+}

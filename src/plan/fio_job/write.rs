@@ -21,6 +21,8 @@ pub fn job_file(title: &str, runs: &[StudyRun]) -> String {
         env!("CARGO_PKG_VERSION")
     );
     let mut names: Vec<String> = Vec::new();
+    // The jobs of the sections before (fio's split of `cpus_allowed` counts them).
+    let mut before = 0;
     for r in runs {
         let mut name = section_name(r);
         // fio keys jobs by name; keep them apart.
@@ -32,7 +34,8 @@ pub fn job_file(title: &str, runs: &[StudyRun]) -> String {
         }
         names.push(name.clone());
         out.push('\n');
-        job(&mut out, &name, &r.plan.spec, r.plan.repeat);
+        job(&mut out, &name, &r.plan.spec, r.plan.repeat, before);
+        before += r.plan.spec.jobs;
     }
     out
 }
@@ -61,7 +64,7 @@ fn section_name(r: &StudyRun) -> String {
     s
 }
 
-fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
+fn job(out: &mut String, name: &str, s: &Spec, repeat: u32, before: u32) {
     let mut w = |line: String| {
         out.push_str(&line);
         out.push('\n');
@@ -139,6 +142,7 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32) {
     }
     w(format!("randseed={}", s.seed));
     engine_opts(&mut w, &s.engine_opts);
+    cpus(&mut w, &s.engine_opts, s.jobs, before);
     if repeat > 1 {
         w(format!("loops={repeat}"));
         w("# loops: fio adds the passes into one result; iomark reports each repetition and their spread".into());
@@ -405,15 +409,50 @@ fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts) {
     if o.hipri {
         w("hipri=1".into());
     }
-    if !o.cpus.is_empty() {
+}
+
+/// `cpus_allowed`: fio's split puts job j of a section after `before` jobs of the file on
+/// the ((before + j) mod n)-th CPU of its set, in ascending order; iomark put it on the
+/// ((cpus_after + j) mod n)-th of its list, each run from the list's start. Where they
+/// differ, a section whose jobs all ran on one CPU names that one (a study's one-job
+/// runs on `--cpus 0,1` all ran on CPU 0, where fio ran its second section on CPU 1);
+/// otherwise a comment says which CPUs each tool takes.
+fn cpus(w: &mut impl FnMut(String), o: &EngineOpts, jobs: u32, before: u32) {
+    if o.cpus.is_empty() {
+        return;
+    }
+    let fmt = crate::plan::engine::fmt_cpus;
+    let policy = match o.cpus_shared {
+        true => "cpus_allowed_policy=shared",
+        false => "cpus_allowed_policy=split",
+    };
+    let mut set = o.cpus.clone();
+    set.sort_unstable();
+    set.dedup();
+    let jobs = jobs.max(1);
+    let mine: Vec<u32> = (0..jobs).map(|j| o.job_cpus(o.cpus_after + j)[0]).collect();
+    let fios: Vec<u32> = (0..jobs)
+        .map(|j| set[(before + j) as usize % set.len()])
+        .collect();
+    if o.cpus_shared || mine == fios {
+        w(format!("cpus_allowed={}", fmt(&o.cpus)));
+        w(policy.into());
+    } else if mine.iter().all(|&c| c == mine[0]) {
+        w(format!("cpus_allowed={}", mine[0]));
+        w(policy.into());
+    } else {
+        w(format!("cpus_allowed={}", fmt(&o.cpus)));
+        w(policy.into());
+        let list = |c: &[u32]| {
+            let t: Vec<String> = c.iter().map(u32::to_string).collect();
+            t.join(",")
+        };
         w(format!(
-            "cpus_allowed={}",
-            crate::plan::engine::fmt_cpus(&o.cpus)
+            "# cpus_allowed: fio's split takes the CPUs in ascending order and counts the {before} {} of the sections before this one: its jobs run on CPUs {} where iomark's ran on {}",
+            if before == 1 { "job" } else { "jobs" },
+            list(&fios),
+            list(&mine)
         ));
-        match o.cpus_shared {
-            true => w("cpus_allowed_policy=shared".into()),
-            false => w("cpus_allowed_policy=split".into()),
-        }
     }
 }
 
