@@ -392,13 +392,14 @@ pub(crate) fn set_xattr(fd: BorrowedFd, name: &str, value: &[u8]) {
 }
 
 /// A shared mapping of `len` bytes of the file at `offset` (page-aligned), readable and,
-/// when `write`, writable; `random` says how the kernel should read ahead (`madvise`).
+/// when `write`, writable; `random` says how the kernel should read ahead (`madvise`:
+/// `Some(true)` random, `Some(false)` sequential, `None` no advice).
 pub(crate) fn map_shared(
     fd: BorrowedFd,
     offset: u64,
     len: usize,
     write: bool,
-    random: bool,
+    random: Option<bool>,
 ) -> io::Result<*mut u8> {
     let prot = libc::PROT_READ | if write { libc::PROT_WRITE } else { 0 };
     // SAFETY: a new mapping chosen by the kernel (no address given), of a descriptor the
@@ -416,13 +417,14 @@ pub(crate) fn map_shared(
     if p == libc::MAP_FAILED {
         return Err(io::Error::last_os_error());
     }
-    let advice = if random {
-        libc::MADV_RANDOM
-    } else {
-        libc::MADV_SEQUENTIAL
-    };
-    // SAFETY: advice on the mapping just made; it changes no memory.
-    unsafe { libc::madvise(p, len, advice) };
+    if let Some(random) = random {
+        let advice = match random {
+            true => libc::MADV_RANDOM,
+            false => libc::MADV_SEQUENTIAL,
+        };
+        // SAFETY: advice on the mapping just made; it changes no memory.
+        unsafe { libc::madvise(p, len, advice) };
+    }
     Ok(p.cast())
 }
 

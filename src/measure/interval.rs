@@ -215,11 +215,15 @@ pub(crate) fn all_lanes<'a>(
 }
 
 /// The series of a repetition: one point per interval of `interval_s`, the last one cut
-/// at `elapsed_s`.
+/// at `elapsed_s`. Intervals in which nothing completed are points of zero up to the
+/// window's end (the last only when half of it lies within): a device that stalled for
+/// the last second of a run showed a series that ended a second early.
 pub(crate) fn series(intervals: &[IntervalSum], interval_s: f64, elapsed_s: f64) -> Vec<Point> {
-    intervals
-        .iter()
-        .enumerate()
+    let covered = (elapsed_s / interval_s + 0.5 - 1e-9).floor().max(0.0) as usize;
+    let none = IntervalSum::default();
+    let n = intervals.len().max(covered);
+    (0..n)
+        .map(|i| (i, intervals.get(i).unwrap_or(&none)))
         .map(|(i, s)| {
             let start = i as f64 * interval_s;
             let end = ((i + 1) as f64 * interval_s).min(elapsed_s);
@@ -265,6 +269,15 @@ mod tests {
         assert_eq!(s[1].t_s, 1.5);
         assert_eq!(s[1].read_iops, 100.0); // 50 I/Os in half a second
         assert_eq!(s[0].lat_mean_ns, 1000.0);
+        // Nothing completed after the first second of two: points of zero to the end (the
+        // series ended after the first), the last when half of it lies in the window.
+        let first = &all_lanes(&v)[..1];
+        let s = series(first, 0.5, 2.0);
+        let iops: Vec<f64> = s.iter().map(|p| p.read_iops).collect();
+        assert_eq!(iops, [400.0, 0.0, 0.0, 0.0]);
+        assert_eq!(s[3].t_s, 2.0);
+        assert_eq!(series(first, 0.5, 1.7).len(), 3);
+        assert_eq!(series(first, 0.5, 1.8).len(), 4);
     }
 
     #[test]

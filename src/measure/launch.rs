@@ -305,7 +305,7 @@ fn mmap_engine(ctx: &WorkerCtx, fd: BorrowedFd, pool: BufferPool) -> Result<Mmap
     let failed = |path: &str, e: std::io::Error| {
         Error::runtime(format!("mapping {path} failed: {}", describe_io(&e)))
     };
-    let (writes, random) = (spec.writes(), spec.rw.is_random());
+    let (writes, random) = (spec.writes(), spec.cache.advice(spec.rw.is_random()));
     let mut e = MmapEngine::new(fd, pool, ctx.base, ctx.span, writes, random)
         .map_err(|e| failed(ctx.path, e))?;
     for f in ctx.files.iter().skip(1) {

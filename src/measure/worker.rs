@@ -471,7 +471,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         }
         if sl.op == Op::Fsync {
             self.release(c.slot);
-            if in_window {
+            // The final flush counts after a time-based window's end too: the run made it
+            // and its time is in the run's (a time-based `--end-fsync` said 0 fsyncs).
+            if in_window || self.end_sync == EndSync::InFlight {
                 self.out.tally.fsyncs += 1;
                 if let Some(f) = self.files.as_mut() {
                     f.tally(&sl, 0);

@@ -345,7 +345,7 @@ fn every_real_engine_runs_the_worker_to_the_same_counts() {
         "psync",
         go(&s, file, PsyncEngine::new(file.as_fd(), pool(1), 1)),
     ));
-    let m = MmapEngine::new(file.as_fd(), pool(1), 0, 64 * 4096, true, true).unwrap();
+    let m = MmapEngine::new(file.as_fd(), pool(1), 0, 64 * 4096, true, Some(true)).unwrap();
     outs.push(("mmap", go(&s, file, m)));
     for (name, out) in outs {
         assert!(out.error.is_none(), "{name}: {:?}", out.error);

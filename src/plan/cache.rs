@@ -208,7 +208,14 @@ pub(crate) fn idle_with_direct(o: &RunOptions, spec: &Spec) -> Option<String> {
 
 /// Reads `--fadvise`, `--invalidate` and `--random-map` into `spec`.
 pub(crate) fn resolve(o: &RunOptions, spec: &mut Spec) -> Result<()> {
-    spec.cache.fadvise = match o.text_or_default("fadvise") {
+    // The mmap engine advises its mapping (`madvise`) by the pattern unless told
+    // otherwise, as fio's with its default `fadvise_hint=1`; other engines none.
+    let mmap = spec.engine == crate::plan::engine::EngineKind::Mmap;
+    let fadvise = match (o.given("fadvise"), mmap) {
+        (false, true) => "auto",
+        _ => o.text_or_default("fadvise"),
+    };
+    spec.cache.fadvise = match fadvise {
         "none" => Fadvise::None,
         "auto" => Fadvise::Auto,
         "random" => Fadvise::Random,

@@ -454,7 +454,7 @@ pub(crate) const TABLE: &[OptDef] = &[
             "HINT",
             Some("none"),
             Workload,
-            "Advise the kernel how each file is read (posix_fadvise, buffered I/O): random (no readahead), sequential (more readahead), auto (random for a random --rw, sequential otherwise: fio's default fadvise_hint=1) or none (the kernel's own readahead).",
+            "Advise the kernel how each file is read (posix_fadvise, buffered I/O): random (no readahead), sequential (more readahead), auto (random for a random --rw, sequential otherwise: fio's default fadvise_hint=1) or none (the kernel's own readahead). With --engine mmap, the madvise of its mapping, auto by default there.",
         )
     },
     OptDef {

@@ -54,16 +54,20 @@ fn the_device_line_says_the_flushes_and_their_empty_writes() {
     let out = text::run_summary(&r);
     assert!(out.contains("1024 writes (4 MiB), 1 flush\n"), "{out}");
     assert!(!out.contains("no data"), "{out}");
-    // Fewer writes than iomark's (buffered, merged by writeback), half of them flushes:
-    // said (it was not).
+    // Fewer writes than iomark's (buffered, merged by writeback), half of them its fsyncs'
+    // flushes: said (it was not).
     r.repetitions[0].device = Some(device(510, 255));
+    r.repetitions[0].fsyncs = 255;
     let out = text::run_summary(&r);
     assert!(
-        out.contains(
-            "as a write of no data: up to 255 of the device's 510 writes are such flushes, not data"
-        ),
+        out.contains("as a write of no data: up to 255 of the device's 510 writes (iomark made 255 fsyncs) are such flushes, not data"),
         "{out}"
     );
+    // As many writes as iomark's and no fsync (libaio's O_DSYNC writes, whose flushes
+    // the kernel counts as flushes only): none of the writes is said to be one.
+    r.repetitions[0].device = Some(device(1024, 271));
+    r.repetitions[0].fsyncs = 0;
+    assert!(!text::run_summary(&r).contains("no data"));
     // No flush: no word of them.
     r.repetitions[0].device = Some(device(1030, 0));
     assert!(!text::run_summary(&r).contains("flush"));

@@ -268,7 +268,7 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
                 d.write_ios,
                 fmt_size(d.write_bytes)
             );
-            if let Some(line) = empty_flush_writes(d, rep.write.ios) {
+            if let Some(line) = empty_flush_writes(d, rep.write.ios, rep.fsyncs) {
                 let _ = writeln!(out, "         {line}");
             }
             let beyond = d.beyond(rep.read.bytes, rep.write.bytes);

@@ -9,14 +9,18 @@ use crate::units::fmt_ns;
 
 /// Why the device counted more writes than iomark made, or what share of its writes can
 /// be flushes: the kernel counts a flush asked on its own (an fsync's, and the one after
-/// each `O_SYNC`/`O_DSYNC` write) as a flush and also as a write of no data. Psync's 1024
-/// `O_DSYNC` writes on a loop device: 2048 writes, 2048 flushes; `--fsync 4`'s 1024
-/// writes: 1279 writes, 255 flushes; buffered with `--fsync 4` (writeback merging the
-/// data): 510 writes, 255 of them flushes, said since 2026-11-29. Nothing for flushes
-/// below 1% of the device's writes (an end fsync's one).
+/// each `O_SYNC`/`O_DSYNC` write of psync) as a flush and also as a write of no data,
+/// where the flush that follows a write (libaio's or io_uring's `O_DSYNC` writes) is
+/// counted as a flush only. Psync's 1024 `O_DSYNC` writes on a loop device: 2048 writes,
+/// 2048 flushes; `--fsync 4`'s 1024 writes: 1279 writes, 255 flushes; buffered with
+/// `--fsync 4` (writeback merging the data): 510 writes, 255 flushes, said since
+/// 2026-11-29 as at most iomark's own fsyncs (libaio's 1024 `O_DSYNC` writes: 1024
+/// writes, 271 flushes, none of them a write). Nothing for such flushes below 1% of the
+/// device's writes (an end fsync's one).
 pub(super) fn empty_flush_writes(
     d: &crate::results::env::DeviceDelta,
     own_writes: u64,
+    own_fsyncs: u64,
 ) -> Option<String> {
     let flushes = d.flush_ios.min(d.write_ios);
     let which = match d.write_ios.checked_sub(own_writes).filter(|e| *e > 0) {
@@ -24,15 +28,20 @@ pub(super) fn empty_flush_writes(
             "up to {} of the {extra} writes beyond iomark's {own_writes} are such flushes",
             extra.min(flushes)
         ),
-        None if flushes > 0 && flushes * 100 >= d.write_ios => format!(
-            "up to {flushes} of the device's {} writes are such flushes, not data",
-            d.write_ios
-        ),
-        None => return None,
+        None => {
+            let asked = flushes.min(own_fsyncs);
+            if asked == 0 || asked * 100 < d.write_ios {
+                return None;
+            }
+            format!(
+                "up to {asked} of the device's {} writes (iomark made {own_fsyncs} fsyncs) are such flushes, not data",
+                d.write_ios
+            )
+        }
     };
     (flushes > 0).then(|| {
         format!(
-            "the kernel counts a cache flush asked on its own (an fsync's, or the one after an O_SYNC or O_DSYNC write) as a flush and also as a write of no data: {which}"
+            "the kernel counts a cache flush asked on its own (an fsync's, or the one after an O_SYNC or O_DSYNC write by psync) as a flush and also as a write of no data: {which}"
         )
     })
 }

@@ -389,6 +389,24 @@ fn end_fsync_and_fsync_every_n_are_counted() {
     // only once all writes are issued), plus the final one.
     let n = doc["runs"][0]["repetitions"][0]["fsyncs"].as_u64().unwrap();
     assert!((4..=5).contains(&n), "{n} fsyncs");
+    // Time-based, each job's final flush comes after the window's end: made and timed,
+    // and counted (it said 0).
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "randwrite",
+        "--size",
+        "4m",
+        "--jobs",
+        "2",
+        "--runtime",
+        "300ms",
+        "--buffered",
+        "--end-fsync",
+        f.to_str().unwrap(),
+    ]);
+    let n = doc["runs"][0]["repetitions"][0]["fsyncs"].as_u64();
+    assert_eq!(n, Some(2), "one final flush per job");
 }
 
 #[test]

@@ -92,6 +92,49 @@ fn mmap_bytes_match_the_block_layer() {
     assert_eq!(k_read, 32 << 20, "the kernel read {k_read}");
 }
 
+/// `--fadvise` is the mmap engine's `madvise` (fio's `fadvise_hint`), by the pattern when
+/// not given: the mapping was advised by the pattern whatever was asked (`--fadvise
+/// none`, fio's `fadvise_hint=0`, read 512 random pages as 512 reads of 4 KiB, where fio
+/// reads around each fault).
+#[test]
+fn mmap_advice_is_the_fadvise_asked() {
+    let Some(dev) = LoopDev::new(64 << 20, true) else {
+        return;
+    };
+    let _cache = crate::common::page_cache_lock();
+    let path = dev.path().to_str().unwrap().to_string();
+    let read = |extra: &[&str]| {
+        let before = dev.stat();
+        let args = [
+            &[
+                "run",
+                "--engine",
+                "mmap",
+                "--rw",
+                "randread",
+                "--io-size",
+                "2m",
+            ][..],
+            extra,
+            &[&path],
+        ]
+        .concat();
+        let doc = run_json(&args);
+        let fadvise = doc["runs"][0]["spec"]["cache"]["fadvise"].clone();
+        ((dev.stat()[1] - before[1]) * 512, fadvise)
+    };
+    let (auto, said) = read(&[]);
+    assert!(auto <= 3 << 20, "random advice: {auto} B read for 2 MiB");
+    assert_eq!(said, "auto", "the advice the run had");
+    for advice in ["none", "sequential"] {
+        let (bytes, _) = read(&["--fadvise", advice]);
+        assert!(
+            bytes > 4 * auto,
+            "--fadvise {advice}: {bytes} B read, random advice {auto}"
+        );
+    }
+}
+
 /// Flush requests the device completed (field 16 of /sys/block/DEV/stat).
 fn flushes(dev: &LoopDev) -> u64 {
     let text = std::fs::read_to_string(format!("/sys/block/{}/stat", dev.name())).unwrap();

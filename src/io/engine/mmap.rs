@@ -2,7 +2,8 @@
 //! memory once; a read copies from the mapping into the slot's buffer, a write copies the
 //! buffer into the mapping (the page cache; writeback happens later), and an fsync is an
 //! `msync` of the whole mapping. One request at a time, done in `submit`, like psync.
-//! Page faults are the I/O: `madvise` says whether the pattern is random or sequential.
+//! Page faults are the I/O: `madvise` says whether the pattern is random or sequential, as
+//! `--fadvise` asks (fio's `fadvise_hint`; none: the kernel's read-around).
 //! A worker serving several files (`--file-service`) has a mapping per file.
 
 use std::io;
@@ -20,7 +21,13 @@ struct Map {
 }
 
 impl Map {
-    fn new(fd: BorrowedFd, base: u64, span: u64, writable: bool, random: bool) -> io::Result<Map> {
+    fn new(
+        fd: BorrowedFd,
+        base: u64,
+        span: u64,
+        writable: bool,
+        random: Option<bool>,
+    ) -> io::Result<Map> {
         let map_start = base - base % sys::page_size();
         let map_len = usize::try_from(span + (base - map_start))
             .map_err(|_| io::Error::other("the span is too large to map"))?;
@@ -44,7 +51,8 @@ pub(crate) struct MmapEngine {
     /// A mapping per file (`Request::file` indexes them).
     maps: Vec<Map>,
     writable: bool,
-    random: bool,
+    /// The advice: `Some(true)` random, `Some(false)` sequential, `None` none.
+    random: Option<bool>,
     pool: BufferPool,
     queued: Vec<Request>,
     done: Vec<Completion>,
@@ -58,7 +66,7 @@ impl MmapEngine {
         base: u64,
         span: u64,
         writable: bool,
-        random: bool,
+        random: Option<bool>,
     ) -> io::Result<MmapEngine> {
         Ok(MmapEngine {
             maps: vec![Map::new(fd, base, span, writable, random)?],

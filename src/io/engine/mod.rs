@@ -319,7 +319,7 @@ mod tests {
             .open(f.path())
             .unwrap();
         conformance(
-            MmapEngine::new(file.as_fd(), pool, 0, 1 << 20, true, true).unwrap(),
+            MmapEngine::new(file.as_fd(), pool, 0, 1 << 20, true, Some(true)).unwrap(),
             true,
         );
         // What was stored into the mapping is what the file holds.
@@ -335,7 +335,8 @@ mod tests {
         let f = scratch_file();
         let pool = BufferPool::new(1, 4096, 4096).unwrap();
         // A span that starts off a page boundary: the mapping starts at the page before.
-        let mut e = MmapEngine::new(f.as_file().as_fd(), pool, 6144, 8192, false, false).unwrap();
+        let mut e =
+            MmapEngine::new(f.as_file().as_fd(), pool, 6144, 8192, false, Some(false)).unwrap();
         for (op, offset, want) in [
             (Op::Read, 6144, 4096),
             (Op::Read, 12288, -(libc::EINVAL as i64)),
