@@ -63,7 +63,7 @@ pub(crate) const RUN_HEADER: [&str; 24] = [
 ];
 
 /// What the per-run table's columns hold, for the line under it.
-pub(crate) const RUN_LEGEND: &str = "IOPS and MB/s (10^6 bytes/s): mean and sample standard deviation over the complete repetitions (n). Latencies in µs: the mean over repetitions of each repetition's percentile. lz4 %, zstd-1 %, dedup %: how much smaller the data written measured under lz4 and zstd level 1 (chunk by chunk), and the share of its units that repeated an earlier one (sampled as it was written; mean over the repetitions), on a write row; - where nothing was measured (reads, fio's output). CPU ns/IO: the process's CPU time (user + system) per I/O of the run, every direction's, and of it the job threads' (what fio's job figures count; io_uring's kernel workers and the rest are the difference), mean over the repetitions; - where none was measured.";
+pub(crate) const RUN_LEGEND: &str = "IOPS and MB/s (10^6 bytes/s): mean and sample standard deviation over the complete repetitions (n). Latencies in µs: the mean over repetitions of each repetition's percentile. lz4 %, zstd-1 %, dedup %: how much smaller the data written measured under lz4 and zstd level 1 (chunk by chunk), and the share of its units that repeated an earlier one (sampled as it was written; mean over the repetitions), on a write row; - where nothing was measured (reads, fio's output). CPU ns/IO: the process's CPU time (user + system) per I/O of the run, every direction's (- for fio's output, which has no such figure), and of it the job threads' (what fio's job figures count; io_uring's kernel workers and the rest are the difference), mean over the repetitions; - where none was measured.";
 
 /// The measured data of a run's write row (see [`RUN_LEGEND`]): lz4, zstd and dedup
 /// percentages, the mean over the repetitions that measured any.
@@ -560,9 +560,10 @@ fn study(doc: &Document, test: String, param: String) -> StudyTable {
                 fmt_sd(&bw, |v| format!("{:.1}", v / 1e6)),
                 fmt_lat(&main.lat_p50_ns),
                 fmt_lat(&main.lat_p99_ns),
-                // The whole process's CPU time per I/O (fio's job threads' in an imported
-                // fio run, what fio measures).
-                cpu_mean(r, |x| x.cpu.per_io_ns).map_or(NONE.into(), crate::units::fmt_ns),
+                // The job threads' CPU time per I/O: what fio's figures count, so an
+                // imported fio run and iomark's compare like with like (the process's,
+                // with io_uring's kernel workers, stood beside fio's job threads').
+                cpu_mean(r, |x| x.cpu.workers.per_io_ns).map_or(NONE.into(), crate::units::fmt_ns),
                 main.iops.cv_pct.map_or(NONE.into(), |c| format!("{c:.1}%")),
                 r.summary
                     .read

@@ -4,11 +4,17 @@
 use crate::report::fmt::NONE;
 use crate::results::schema::{Repetition, Run};
 
-/// A run's CPU time per I/O, the whole and the job threads', mean over the repetitions
-/// its figures come from that measured any (see [`RUN_LEGEND`]).
+/// A run's CPU time per I/O, the whole process's and the job threads', mean over the
+/// repetitions its figures come from that measured any (see [`RUN_LEGEND`]). fio's output
+/// has its job threads' alone: an imported fio run has no process figure (its job
+/// threads' stood there, beside iomark's process with its io-wq workers).
 pub(super) fn cpu_cells(r: &Run) -> [String; 2] {
     let cell = |f| cpu_mean(r, f).map_or(NONE.to_string(), |v| format!("{v:.0}"));
-    [cell(|x| x.cpu.per_io_ns), cell(|x| x.cpu.workers.per_io_ns)]
+    let process = match r.fio.is_some() {
+        true => NONE.to_string(),
+        false => cell(|x| x.cpu.per_io_ns),
+    };
+    [process, cell(|x| x.cpu.workers.per_io_ns)]
 }
 
 /// A CPU figure of a run's repetitions (nanoseconds per I/O), mean over the ones its
