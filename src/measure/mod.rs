@@ -24,4 +24,4 @@ mod warnings;
 mod worker;
 mod worker_out;
 
-pub(crate) use launch::check_aio;
+pub(crate) use launch::{check_aio, check_cpus};

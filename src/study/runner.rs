@@ -258,6 +258,8 @@ pub(crate) fn preflight_spec(spec: &crate::plan::spec::Spec, policy: &TargetPoli
         ));
     }
     crate::measure::check_aio(&[spec])?;
+    // (A dry run passed a CPU the run refused.)
+    crate::measure::check_cpus(spec)?;
     spec.per_target()
         .iter()
         .try_for_each(|s| crate::io::target::preflight(s, policy))

@@ -624,6 +624,27 @@ fn hipri_needs_a_device_with_poll_queues() {
         &out,
         "is not on one with poll queues (it lies on no block device); drop --hipri",
     );
+    // `iomark fio --dry-run` refuses what the run refuses (it listed the plan, exit 0):
+    // the device's poll queues, and a CPU this process may not use.
+    let dir = tmp();
+    let dry = |text: String| {
+        let job = dir.path().join("d.fio");
+        std::fs::write(&job, text).unwrap();
+        iomark()
+            .arg("fio")
+            .arg(&job)
+            .arg("--dry-run")
+            .output()
+            .unwrap()
+    };
+    let out = dry(format!(
+        "[h]\nfilename={}\nioengine=io_uring\nhipri=1\ndirect=1\nrw=randread\n",
+        dev.path().display()
+    ));
+    assert_refused(&out, "poll queues");
+    let out =
+        dry("[c]\nioengine=null\nsize=1m\ncpus_allowed=77\ncpus_allowed_policy=split\n".into());
+    assert_refused(&out, "names CPU 77 and this process may run on");
 }
 
 #[test]

@@ -172,24 +172,7 @@ impl Target {
                 fmt_size(self.span)
             )));
         }
-        if spec.engine_opts.hipri {
-            let queue = self
-                .device
-                .as_ref()
-                .map(|d| d.disk_dir().join("queue/io_poll"));
-            let polls = queue.as_ref().and_then(|q| fs::read_to_string(q).ok());
-            if polls.as_deref().map(str::trim) != Some("1") {
-                // ("(no block device is not 1)" was said of a file on tmpfs.)
-                let why = match queue {
-                    Some(q) => format!("{} is not 1", q.display()),
-                    None => "it lies on no block device".into(),
-                };
-                return Err(Error::usage(format!(
-                    "--hipri polls the device for completions and {} is not on one with poll queues ({why}); drop --hipri, or give NVMe poll queues (nvme.poll_queues=N)",
-                    self.path.display(),
-                )));
-            }
-        }
+        hipri_polls(spec, &self.path, self.device.as_ref())?;
         if !spec.direct {
             return Ok(());
         }
@@ -233,6 +216,28 @@ fn direct_aligned(spec: &Spec, a: u64, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Refuses `--hipri` on a target whose device has no poll queues (`device`: the block
+/// device it is or lies on).
+fn hipri_polls(spec: &Spec, path: &Path, device: Option<&BlockDev>) -> Result<()> {
+    if !spec.engine_opts.hipri {
+        return Ok(());
+    }
+    let queue = device.map(|d| d.disk_dir().join("queue/io_poll"));
+    let polls = queue.as_ref().and_then(|q| fs::read_to_string(q).ok());
+    if polls.as_deref().map(str::trim) == Some("1") {
+        return Ok(());
+    }
+    // ("(no block device is not 1)" was said of a file on tmpfs.)
+    let why = match queue {
+        Some(q) => format!("{} is not 1", q.display()),
+        None => "it lies on no block device".into(),
+    };
+    Err(Error::usage(format!(
+        "--hipri polls the device for completions and {} is not on one with poll queues ({why}); drop --hipri, or give NVMe poll queues (nvme.poll_queues=N)",
+        path.display(),
+    )))
+}
+
 /// Refuses a new file in devtmpfs (`/dev`): a device name that does not exist there
 /// (`/dev/nvme9n1` for `/dev/nvme0n1`) would become a file in memory, measured as if it
 /// were the device.
@@ -268,6 +273,8 @@ pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
             if kind == TargetKind::File && spec.writes() && !policy.overwrite && !is_marked(&file) {
                 return Err(foreign_refusal(path, spec));
             }
+            // (A dry run passed `--hipri` that the run refused.)
+            hipri_polls(spec, path, BlockDev::of_file(file.as_fd(), &md).as_ref())?;
             // Direct I/O's alignment, as the run will find it (a 4 KiB-sector device
             // refuses a 512-byte block of a `suite bs` at its first run otherwise).
             if spec.direct {
