@@ -342,6 +342,20 @@ impl EngineOpts {
         })
     }
 
+    /// A note when `--batch-submit` goes with `--sqpoll`: each request is in the ring as
+    /// soon as it is queued, where the polling thread takes it, so nothing waits for a
+    /// batch (fio's `iodepth_batch_submit` under `sqthread_poll` alike, whose queueing
+    /// moves the ring's tail at once too); only the checks whether the thread needs a
+    /// wake-up are spaced. `None` otherwise.
+    pub(crate) fn idle_batch_submit(&self) -> Option<String> {
+        (self.sqpoll && self.batch_submit > 1).then(|| {
+            format!(
+                "--batch-submit {} with --sqpoll: the polling thread takes each request from the ring as it is queued, so none waits for a batch (as in fio), and it only spaces the checks whether the thread needs waking",
+                self.batch_submit
+            )
+        })
+    }
+
     /// Refuses an option the engine cannot honour, one line naming both.
     pub(crate) fn check(&self, engine: EngineKind, qd: u32, direct: bool) -> Result<()> {
         let name = engine.name();
@@ -451,6 +465,28 @@ pub(crate) fn buffer_shape(slots: usize, slot_len: usize, align: usize) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--batch-submit` under `--sqpoll` has no batch to wait for: said (it was not; a
+    /// helper read that each queued entry is in the ring at once).
+    #[test]
+    fn batches_under_sqpoll_are_said_to_wait_for_nothing() {
+        let mut o = EngineOpts {
+            sqpoll: true,
+            batch_submit: 4,
+            ..EngineOpts::default()
+        };
+        let said = o.idle_batch_submit().expect("said");
+        assert!(
+            said.starts_with(
+                "--batch-submit 4 with --sqpoll: the polling thread takes each request"
+            ) && !said.contains("; "),
+            "{said}"
+        );
+        o.sqpoll = false;
+        assert_eq!(o.idle_batch_submit(), None);
+        (o.sqpoll, o.batch_submit) = (true, 1);
+        assert_eq!(o.idle_batch_submit(), None);
+    }
 
     #[test]
     fn cpu_lists() {

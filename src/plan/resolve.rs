@@ -242,6 +242,7 @@ impl RunOptions {
         if let Some(note) = self.engine_fit(&mut spec)? {
             notes.push(note);
         }
+        notes.extend(spec.engine_opts.idle_batch_submit());
         spec.engine_note = engine_note;
         spec.fsync = fsync as u32;
         self.pacing(&mut spec)?;
