@@ -497,8 +497,37 @@ pub(crate) fn pin_thread(cpus: &[u32]) -> io::Result<()> {
     check(unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) })
 }
 
-/// The CPUs the process may run on (`sched_getaffinity`), in order.
+/// The CPUs a thread of this process may be pinned to, in order: the online CPUs its
+/// cpuset allows (cgroup v2's `cpuset.cpus.effective`, v1's `cpuset.effective_cpus`),
+/// else the online CPUs, else the process's affinity. Not the affinity alone: a process
+/// started under `taskset -c 0` may still pin a thread to CPU 1, as fio does (iomark
+/// refused `--cpus 1` there).
 pub(crate) fn allowed_cpus() -> Option<Vec<u32>> {
+    let read = |p: &str| std::fs::read_to_string(p).ok();
+    let parse = |t: String| crate::plan::engine::parse_cpus(t.trim()).ok();
+    let online = read("/sys/devices/system/cpu/online").and_then(parse);
+    let cgroups = read("/proc/self/cgroup").unwrap_or_default();
+    let cpuset = cgroups.lines().find_map(|l| {
+        let mut f = l.splitn(3, ':');
+        let (_, ctrl, path) = (f.next()?, f.next()?, f.next()?);
+        let file = match ctrl {
+            "" => format!("/sys/fs/cgroup{path}/cpuset.cpus.effective"),
+            c if c.split(',').any(|c| c == "cpuset") => {
+                format!("/sys/fs/cgroup/cpuset{path}/cpuset.effective_cpus")
+            }
+            _ => return None,
+        };
+        read(&file).filter(|t| !t.trim().is_empty()).and_then(parse)
+    });
+    match (online, cpuset) {
+        (Some(on), Some(set)) => Some(on.into_iter().filter(|c| set.contains(c)).collect()),
+        (Some(on), None) => Some(on),
+        _ => affinity_cpus(),
+    }
+}
+
+/// The CPUs the calling thread may run on now (`sched_getaffinity`), in order.
+fn affinity_cpus() -> Option<Vec<u32>> {
     // SAFETY: an all-zero cpu_set_t is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: the kernel writes the set we own, of its true size; pid 0 is this thread.

@@ -216,10 +216,10 @@ pub(crate) fn all_lanes<'a>(
 
 /// The series of a repetition: one point per interval of `interval_s`, the last one cut
 /// at `elapsed_s`. Intervals in which nothing completed are points of zero up to the
-/// window's end (the last only when half of it lies within): a device that stalled for
+/// window's end (the last when more than 1% of it lies within): a device that stalled for
 /// the last second of a run showed a series that ended a second early.
 pub(crate) fn series(intervals: &[IntervalSum], interval_s: f64, elapsed_s: f64) -> Vec<Point> {
-    let covered = (elapsed_s / interval_s + 0.5 - 1e-9).floor().max(0.0) as usize;
+    let covered = (elapsed_s / interval_s - 0.01).ceil().max(0.0) as usize;
     let none = IntervalSum::default();
     let n = intervals.len().max(covered);
     (0..n)
@@ -276,8 +276,11 @@ mod tests {
         let iops: Vec<f64> = s.iter().map(|p| p.read_iops).collect();
         assert_eq!(iops, [400.0, 0.0, 0.0, 0.0]);
         assert_eq!(s[3].t_s, 2.0);
-        assert_eq!(series(first, 0.5, 1.7).len(), 3);
-        assert_eq!(series(first, 0.5, 1.8).len(), 4);
+        assert_eq!(series(first, 0.5, 1.504).len(), 3);
+        assert_eq!(series(first, 0.5, 1.51).len(), 4);
+        // A window of 3.5 s in seconds, nothing in its last 1.5 s: its half second too.
+        assert_eq!(series(first, 1.0, 3.4999).len(), 4);
+        assert_eq!(series(first, 0.5, 2.0001).len(), 4);
     }
 
     #[test]

@@ -172,7 +172,7 @@ pub(crate) fn check_cpus(spec: &Spec) -> Result<(), Error> {
         .map(|c| ("--sqpoll-cpu", c));
     match named.chain(sq).find(|(_, c)| !allowed.contains(c)) {
         Some((opt, cpu)) => Err(Error::usage(format!(
-            "{opt} names CPU {cpu} and this process may run on {}; use those",
+            "{opt} names CPU {cpu} and this process may run on {} (the online CPUs of its cpuset); use those",
             crate::plan::engine::fmt_cpus(&allowed)
         ))),
         None => Ok(()),

@@ -49,9 +49,14 @@ impl Window {
         let ramp_ns = ((spec.startdelay_end_s() + spec.ramp_s) * 1e9) as u64;
         let end_ns = spec.runtime_s.map(|r| ramp_ns + (r * 1e9) as u64);
         let sized = !(end_ns.is_some() && spec.io_size.is_none() && spec.io_spans.is_none());
-        let io = spec
-            .io_size
-            .unwrap_or_else(|| (span as f64 * spec.io_spans.unwrap_or(1.0)) as u64);
+        // One pass moves the span's whole blocks (of the smallest size with a mix: a span
+        // of 1001 KiB in 4 KiB and 12 KiB writes is 1000 KiB, as fio's), never a
+        // partial one.
+        let whole = span / spec.grain().max(1) * spec.grain().max(1);
+        let io = spec.io_size.unwrap_or(match spec.io_spans {
+            Some(n) => (span as f64 * n) as u64,
+            None => whole,
+        });
         // Each block of `trimwrite` is trimmed, then written: `io` bytes of each, as in fio.
         let both = match spec.rw == crate::plan::spec::Rw::TrimWrite {
             true => 2,
@@ -278,8 +283,12 @@ pub(crate) fn work_files<'a>(spec: &Spec, targets: &'a [Target]) -> Vec<WorkFile
 fn files_window(spec: &Spec, files: &[WorkFile], win: Window) -> Window {
     let grain = spec.grain();
     let span: u64 = files.iter().map(|f| f.span / grain * grain).sum();
+    // The bytes too (a mix's budget): they were one file's, and a job serving two files
+    // in turn moved half of what fio moves.
+    let all = Window::of(spec, span);
     Window {
-        ios_per_job: Window::of(spec, span).ios_per_job,
+        ios_per_job: all.ios_per_job,
+        bytes_per_job: all.bytes_per_job,
         ..win
     }
 }

@@ -26,6 +26,16 @@ impl<E: Engine> Worker<'_, '_, E> {
         self.work >= self.budget
     }
 
+    /// The bytes left of a mix's size budget (`u64::MAX` without one, or while the I/Os
+    /// issued do not count against it).
+    #[inline(always)]
+    pub(super) fn bytes_left(&self, measuring: bool) -> u64 {
+        match self.by_bytes && self.budgeted(measuring) {
+            true => self.budget.saturating_sub(self.work),
+            false => u64::MAX,
+        }
+    }
+
     /// One more I/O of `len` bytes issued against the size budget.
     #[inline(always)]
     pub(super) fn count_issued(&mut self, len: u32) {

@@ -498,7 +498,7 @@ impl DataSpec {
                 false => String::new(),
             };
             format!(
-                "--compress {} by {method} leaves {lits} random {} in each {} chunk{stamp}: at most {distinct} chunks differ, so after {} written they repeat, duplicates a deduplicating device or zram stores once; for unique data use a lower --compress",
+                "--compress {} by {method} leaves {lits} random {} in each {} chunk{stamp}: at most {distinct} chunks differ ({}), so duplicates come back before that much is written (by chance, as stamps meet) and every chunk after it is one, duplicates a deduplicating device or zram stores once; for unique data use a lower --compress",
                 self.compress,
                 if lits == 1 { "byte" } else { "bytes" },
                 fmt_size(chunk),

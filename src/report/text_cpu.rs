@@ -41,7 +41,7 @@ pub(super) fn empty_flush_writes(
     };
     (flushes > 0).then(|| {
         format!(
-            "the kernel counts a cache flush asked on its own (an fsync's, or the one after an O_SYNC or O_DSYNC write by psync) as a flush and also as a write of no data: {which}"
+            "the kernel counts a cache flush asked on its own (an fsync's, or the one after a buffered or psync O_SYNC or O_DSYNC write) as a flush and also as a write of no data: {which}"
         )
     })
 }

@@ -345,6 +345,53 @@ fn a_size_based_mix_moves_the_spans_bytes() {
         );
         assert!(ios > 16, "{mix:?}: {ios} writes");
     }
+    // A span that is not a multiple of the smallest size: its whole blocks (1000 KiB of
+    // 1001, as fio's 104 writes), the stream's; it wrapped a 12 KiB write to the start.
+    let shape = [
+        "--bssplit",
+        "4k/30:12k/70",
+        "--size",
+        "1001k",
+        "--seed",
+        "2",
+    ];
+    let (doc, written) = kept_write(&shape);
+    let bytes = doc["runs"][0]["repetitions"][0]["write"]["bytes"].as_u64();
+    assert_eq!(bytes, Some(1000 << 10), "one pass of 1001k");
+    let stream = data_stream(&shape);
+    assert!(
+        stream.len() == 1000 << 10 && written[..stream.len()] == stream[..],
+        "the file's first 1000 KiB differ from the stream"
+    );
+    // Two jobs, each a pass from its own start (the second's ends where it began), and
+    // two files served in turn (a mix's budget was one file's: half the bytes, where fio
+    // moves both files').
+    let dir = tmp();
+    let (a, b) = (dir.path().join("a.dat"), dir.path().join("b.dat"));
+    for (extra, files, want) in [
+        (&["--jobs", "2"][..], 1, 2u64 << 20),
+        (&["--file-service", "roundrobin"][..], 2, 2 << 20),
+        (&["--file-service", "sequential"][..], 2, 2 << 20),
+    ] {
+        let targets = [a.to_str().unwrap(), b.to_str().unwrap()];
+        let args = [
+            &[
+                "run",
+                "--rw",
+                "write",
+                "--bssplit",
+                "4k/50:64k/50",
+                "--size",
+                "1m",
+            ][..],
+            extra,
+            &targets[..files],
+        ]
+        .concat();
+        let doc = run_json(&args);
+        let moved = doc["runs"][0]["repetitions"][0]["write"]["bytes"].as_u64();
+        assert_eq!(moved, Some(want), "{extra:?}");
+    }
     // Room for no size of the mix at the end: the whole writes, and the next one named.
     let out = iomark()
         .args([
@@ -1021,7 +1068,7 @@ fn a_compress_share_that_leaves_only_zeros_is_said() {
     assert!(dups > 80.0, "{dups:.2}% duplicate units");
     let said = crate::common::warnings_where(&null_write(&shape), |w| w.contains("chunks differ"));
     assert!(
-        said.iter().any(|w| w.contains("leaves 1 random byte in each 4 KiB chunk: at most 256 chunks differ, so after 1 MiB written they repeat")),
+        said.iter().any(|w| w.contains("leaves 1 random byte in each 4 KiB chunk: at most 256 chunks differ (1 MiB), so duplicates come back before that much is written")),
         "{said:?}"
     );
     // The repeat method: from about 98.95% no literal is left in a 512-byte segment and
@@ -1034,7 +1081,7 @@ fn a_compress_share_that_leaves_only_zeros_is_said() {
         (
             "98.8",
             70.0,
-            "leaves 8 random bytes in each 4 KiB chunk (1 of them stamped, the others the pool unit's): at most 4096 chunks differ, so after 16 MiB written they repeat",
+            "leaves 8 random bytes in each 4 KiB chunk (1 of them stamped, the others the pool unit's): at most 4096 chunks differ (16 MiB), so duplicates come back before that much is written",
         ),
         ("98.5", -1.0, ""),
     ] {

@@ -586,6 +586,30 @@ fn options_an_engine_or_device_cannot_honour_are_refused() {
     assert!(!std::path::Path::new(f).exists());
 }
 
+/// A process started on one CPU (`taskset -c 0`) may still pin its jobs to another, as
+/// fio does: iomark took the process's affinity for the CPUs there are and refused
+/// `--cpus 1` (exit 2), where fio ran its job on CPU 1.
+#[test]
+fn cpus_outside_the_starting_affinity_are_pinned_to() {
+    if !crate::common::require_tool("taskset", "taskset (util-linux)") {
+        return;
+    }
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_default();
+    if online.trim() == "0" {
+        eprintln!("skipped: one CPU, nothing outside it to pin to");
+        return;
+    }
+    let out = std::process::Command::new("taskset")
+        .args(["-c", "0"])
+        .arg(env!("CARGO_BIN_EXE_iomark"))
+        .args([
+            "run", "--engine", "null", "--size", "1m", "--cpus", "1", "--json", "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_success(&out);
+}
+
 #[test]
 fn hipri_needs_a_device_with_poll_queues() {
     // A loop device has no poll queues (queue/io_poll is 0): refused before any I/O.

@@ -25,6 +25,17 @@ pub(super) fn page_cache(c: &mut Ctx) -> Result<()> {
             )));
         }
     };
+    // fio's mmap engine advises its mapping by the pattern for any hint but 0 (a random
+    // read with `fadvise_hint=sequential` is MADV_RANDOM there): so does iomark's here.
+    let hint = match (c.value("ioengine"), hint) {
+        (Some("mmap"), "random" | "sequential") => {
+            c.job.notes.push(format!(
+                "fadvise_hint={hint} with ioengine=mmap: fio's mmap engine advises its mapping by the pattern for any hint but 0, and so does iomark here (--fadvise auto)"
+            ));
+            "auto"
+        }
+        _ => hint,
+    };
     let invalidate = match c.get("invalidate") {
         None => true,
         Some(e) => super::map::flag(e)?,

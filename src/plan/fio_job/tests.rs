@@ -619,3 +619,26 @@ fn as_fio_pins_each_section_where_iomark_ran_it() {
     let text = write::job_file("t", &[run("1", "1,0")]);
     assert_eq!(pins(&text), ["cpus_allowed=1"]);
 }
+
+/// fio's mmap engine advises its mapping by the pattern for any `fadvise_hint` but 0 (a
+/// helper's strace: `rw=randread fadvise_hint=sequential` is MADV_RANDOM under fio), and
+/// `iomark fio` took the hint's direction (9x fio's device reads).
+#[test]
+fn an_mmap_jobs_hint_is_fios_pattern() {
+    let j = planned(
+        "[a]\nioengine=mmap\nrw=randread\nfadvise_hint=sequential\n\
+         [b]\nioengine=psync\nrw=randread\nfadvise_hint=sequential\n\
+         [c]\nioengine=mmap\nrw=read\nfadvise_hint=0\n",
+    );
+    assert_eq!(opt(&j[0], "fadvise"), Some("auto"));
+    assert!(
+        j[0].job
+            .notes
+            .iter()
+            .any(|n| n.contains("fio's mmap engine advises its mapping by the pattern")),
+        "{:?}",
+        j[0].job.notes
+    );
+    assert_eq!(opt(&j[1], "fadvise"), Some("sequential"));
+    assert_eq!(opt(&j[2], "fadvise"), Some("none"));
+}
