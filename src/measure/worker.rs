@@ -323,19 +323,15 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
             None => {
                 // The direction first: a mix's reads and writes may differ in size.
                 let read = self.mix.is_read();
-                // A sequential job's last I/Os of a pass fit before the span's end, and
-                // a mix's last ones in what is left of the size budget (a second job's
-                // pass ends where it began).
-                let left = self.bytes_left(measuring);
-                let mut len = self
-                    .sizes
-                    .next_len_within(read, self.offsets.room().min(left));
+                // One size, or a mix's draw (`mixed_len`).
+                let mut len = match self.sizes.fixed() {
+                    Some(bs) => bs,
+                    None => self.mixed_len(read, measuring),
+                };
                 file = self.pick_file(len as u64);
-                if self.files.is_some() && len as u64 > self.offsets.room().min(left) {
+                if self.files.is_some() && self.sizes.fixed().is_none() {
                     // Another file's offsets (nrfiles): fit in its room.
-                    len = self
-                        .sizes
-                        .next_len_within(read, self.offsets.room().min(left));
+                    len = self.refit_len(read, len, measuring);
                 }
                 let offset = self.offsets.next_offset_len(len as u64);
                 if self.offsets.ended() {

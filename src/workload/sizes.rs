@@ -116,6 +116,15 @@ impl Sizes {
         }
     }
 
+    /// The one size of every I/O, when there is no mix (`--bs` alone).
+    #[inline(always)]
+    pub(crate) fn fixed(&self) -> Option<u32> {
+        match (&self.reads, &self.writes) {
+            (Kind::Fixed(bs), None) => Some(*bs),
+            _ => None,
+        }
+    }
+
     /// The next I/O's size, no larger than `room` when a size of the mix fits there (see
     /// [`Kind::draw_within`]): a sequential job's last I/Os before the span's end, which
     /// fio's also fit in it (a one-pass run of `--bssplit 4k/50:64k/50` wrapped a 64 KiB
