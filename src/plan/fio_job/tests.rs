@@ -642,3 +642,41 @@ fn an_mmap_jobs_hint_is_fios_pattern() {
     assert_eq!(opt(&j[1], "fadvise"), Some("sequential"));
     assert_eq!(opt(&j[2], "fadvise"), Some("none"));
 }
+
+/// `--as-fio` of an mmap run advised against its pattern (`--fadvise sequential` on
+/// random reads) says that fio's mmap engine takes the pattern instead: the file wrote
+/// the hint alone, which fio runs as MADV_RANDOM.
+#[test]
+fn as_fio_says_an_mmap_hint_fio_takes_as_the_pattern() {
+    let sys = System {
+        io_uring: Ok(()),
+        root: false,
+        memory_bytes: 1 << 30,
+    };
+    let text = |fadvise: &str| {
+        let mut o = RunOptions::default();
+        for (k, v) in [("engine", "mmap"), ("rw", "randread"), ("fadvise", fadvise)] {
+            o.set(k, Some(v)).unwrap();
+        }
+        let run = StudyRun {
+            plan: o
+                .resolve(Some("/tmp/m.dat"), Output::default(), &sys)
+                .unwrap(),
+            point: StudyPoint {
+                suite: String::new(),
+                test: String::new(),
+                param: String::new(),
+                value: String::new(),
+            },
+        };
+        write::job_file("t", std::slice::from_ref(&run))
+    };
+    let t = text("sequential");
+    assert!(
+        t.contains("fadvise_hint=sequential\n# fadvise_hint: fio's mmap engine advises its mapping by the pattern for any hint but 0 (MADV_RANDOM); iomark advised MADV_SEQUENTIAL"),
+        "{t}"
+    );
+    for same in ["random", "auto", "none"] {
+        assert!(!text(same).contains("# fadvise_hint"), "{same}");
+    }
+}

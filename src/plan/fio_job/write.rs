@@ -310,6 +310,25 @@ fn page_cache(w: &mut impl FnMut(String), s: &Spec) {
         Fadvise::None => w("fadvise_hint=0".into()),
         other => w(format!("fadvise_hint={}", other.name())),
     }
+    // fio's mmap engine takes any hint but 0 as "by the pattern".
+    let random = s.rw.is_random();
+    if s.engine == crate::plan::engine::EngineKind::Mmap
+        && s.cache.advice(random).is_some_and(|r| r != random)
+    {
+        w(format!(
+            "# fadvise_hint: fio's mmap engine advises its mapping by the pattern for any hint but 0 ({}); iomark advised {}",
+            if random {
+                "MADV_RANDOM"
+            } else {
+                "MADV_SEQUENTIAL"
+            },
+            if random {
+                "MADV_SEQUENTIAL"
+            } else {
+                "MADV_RANDOM"
+            },
+        ));
+    }
     match s.cache.invalidate {
         Invalidate::Pass => {}
         Invalidate::Off => w("invalidate=0".into()),
