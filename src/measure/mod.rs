@@ -21,6 +21,7 @@ mod targets;
 pub mod verify;
 pub mod verify_state;
 mod warnings;
+mod window;
 mod worker;
 mod worker_out;
 

@@ -32,14 +32,19 @@ impl<E: Engine> Worker<'_, '_, E> {
     /// arithmetic cost null 4 KiB writes about 1.2x the CPU, `bench/ab.sh`).
     #[inline(never)]
     pub(super) fn mixed_len(&mut self, read: bool, measuring: bool) -> u32 {
-        let room = self.offsets.room().min(self.bytes_left(measuring));
+        let room = self.mix_room(measuring);
         self.sizes.next_len_within(read, room)
+    }
+
+    /// The bytes a mix's next I/O may take: to the span's end, and within the budget.
+    fn mix_room(&self, measuring: bool) -> u64 {
+        self.offsets.room().min(self.bytes_left(measuring))
     }
 
     /// `len` drawn again when it does not fit the room of the file just switched to.
     #[inline(never)]
     pub(super) fn refit_len(&mut self, read: bool, len: u32, measuring: bool) -> u32 {
-        let room = self.offsets.room().min(self.bytes_left(measuring));
+        let room = self.mix_room(measuring);
         match len as u64 > room {
             true => self.sizes.next_len_within(read, room),
             false => len,

@@ -517,3 +517,5 @@ fn replace_flag(text: &str, flag: &str, by: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_write;

@@ -3,7 +3,7 @@
 use super::ini::{JobDef, Source, read_files};
 use super::*;
 
-fn jobs(text: &str) -> Result<Vec<JobDef>> {
+pub(super) fn jobs(text: &str) -> Result<Vec<JobDef>> {
     let owned = text.to_string();
     let mut read = |_: &std::path::Path| Ok(owned.clone());
     let env = |_: &str| None;
@@ -15,7 +15,7 @@ fn jobs(text: &str) -> Result<Vec<JobDef>> {
     read_files(&[std::path::PathBuf::from("t.fio")], &mut src)
 }
 
-fn planned(text: &str) -> Vec<GroupedJob> {
+pub(super) fn planned(text: &str) -> Vec<GroupedJob> {
     plan_jobs(&jobs(text).unwrap(), false, 99).unwrap()
 }
 
@@ -256,76 +256,6 @@ fn data_time_and_files() {
 }
 
 #[test]
-fn written_jobs_read_back_the_same() {
-    let sys = System {
-        io_uring: Ok(()),
-        root: false,
-        memory_bytes: 1 << 30,
-    };
-    let mut o = RunOptions::default();
-    for (k, v) in [
-        ("rw", "randrw"),
-        ("rwmixread", "70"),
-        ("bs", "16k"),
-        ("qd", "4"),
-        ("jobs", "3"),
-        ("size", "64m"),
-        ("runtime", "2s"),
-        ("engine", "io_uring"),
-        ("compress", "40"),
-        ("seed", "7"),
-    ] {
-        o.set(k, Some(v)).unwrap();
-    }
-    let plan = o
-        .resolve(Some("/tmp/x:y.dat"), Output::default(), &sys)
-        .unwrap();
-    let run = StudyRun {
-        plan,
-        point: StudyPoint {
-            suite: String::new(),
-            test: String::new(),
-            param: String::new(),
-            value: String::new(),
-        },
-    };
-    let text = write::job_file("test", std::slice::from_ref(&run));
-    let back = study_runs(
-        &plan_jobs(&jobs(&text).unwrap(), false, 99).unwrap(),
-        &[],
-        &sys,
-    )
-    .unwrap();
-    let (a, b) = (&run.plan.spec, &back[0].plan.spec);
-    assert_eq!(
-        (
-            a.rw,
-            a.rwmixread,
-            a.bs,
-            a.qd,
-            a.jobs,
-            a.size,
-            a.runtime_s,
-            a.engine
-        ),
-        (
-            b.rw,
-            b.rwmixread,
-            b.bs,
-            b.qd,
-            b.jobs,
-            b.size,
-            b.runtime_s,
-            b.engine
-        )
-    );
-    assert_eq!(
-        (&a.target, a.direct, a.seed, &a.data),
-        (&b.target, b.direct, b.seed, &b.data)
-    );
-}
-
-#[test]
 fn engine_options_under_fios_names() {
     let j = planned(
         "[a]\nioengine=io_uring\ndirect=1\niodepth=16\nsync=dsync\niodepth_batch=4\n\
@@ -558,68 +488,6 @@ fn a_ramp_is_part_of_size_where_fio_counts_it_so() {
     assert_eq!(each, [true, true, false, false]);
 }
 
-/// `--as-fio` of runs pinned with a split `--cpus`: iomark starts each run at its list's
-/// first CPU, fio's split counts the jobs of the sections before and takes its set in
-/// ascending order, so the file put a study's second one-job run on CPU 1 where iomark
-/// ran it on CPU 0. A section whose jobs all ran on one CPU names it; one whose jobs fio
-/// would place otherwise says so.
-#[test]
-fn as_fio_pins_each_section_where_iomark_ran_it() {
-    let sys = System {
-        io_uring: Ok(()),
-        root: false,
-        memory_bytes: 1 << 30,
-    };
-    let run = |jobs: &str, cpus: &str| {
-        let mut o = RunOptions::default();
-        for (k, v) in [("engine", "null"), ("jobs", jobs), ("cpus", cpus)] {
-            o.set(k, Some(v)).unwrap();
-        }
-        StudyRun {
-            plan: o.resolve(None, Output::default(), &sys).unwrap(),
-            point: StudyPoint {
-                suite: String::new(),
-                test: String::new(),
-                param: String::new(),
-                value: String::new(),
-            },
-        }
-    };
-    let pins = |text: &str| -> Vec<String> {
-        (text.lines())
-            .filter(|l| l.starts_with("cpus_allowed=") || l.starts_with("# cpus_allowed"))
-            .map(str::to_string)
-            .collect()
-    };
-    // Three one-job runs on 0,1: each on CPU 0, as iomark ran them (fio: 0, 1, 0).
-    let text = write::job_file("t", &[run("1", "0,1"), run("1", "0,1"), run("1", "0,1")]);
-    assert_eq!(
-        pins(&text),
-        ["cpus_allowed=0-1", "cpus_allowed=0", "cpus_allowed=0-1"]
-    );
-    // Read back, each job runs where iomark's did.
-    let back = study_runs(&planned(&text), &[], &sys).unwrap();
-    for (i, r) in back.iter().enumerate() {
-        let o = &r.plan.spec.engine_opts;
-        assert_eq!(o.job_cpus(o.cpus_after), [0], "section {i}: {o:?}");
-    }
-    // Two jobs after one: fio's 1,0 against iomark's 0,1, said; as many as the set
-    // before, as written.
-    let text = write::job_file("t", &[run("1", "0,1"), run("2", "0,1")]);
-    assert_eq!(
-        pins(&text)[1..],
-        [
-            "cpus_allowed=0-1",
-            "# cpus_allowed: fio's split takes the CPUs in ascending order and counts the 1 job of the sections before this one: its jobs run on CPUs 1,0 where iomark's ran on 0,1"
-        ]
-    );
-    let text = write::job_file("t", &[run("2", "0,1"), run("2", "0,1")]);
-    assert_eq!(pins(&text), ["cpus_allowed=0-1", "cpus_allowed=0-1"]);
-    // iomark's own order, 1,0, is not fio's: the first one-job run names CPU 1.
-    let text = write::job_file("t", &[run("1", "1,0")]);
-    assert_eq!(pins(&text), ["cpus_allowed=1"]);
-}
-
 /// fio's mmap engine advises its mapping by the pattern for any `fadvise_hint` but 0 (a
 /// helper's strace: `rw=randread fadvise_hint=sequential` is MADV_RANDOM under fio), and
 /// `iomark fio` took the hint's direction (9x fio's device reads).
@@ -641,42 +509,4 @@ fn an_mmap_jobs_hint_is_fios_pattern() {
     );
     assert_eq!(opt(&j[1], "fadvise"), Some("sequential"));
     assert_eq!(opt(&j[2], "fadvise"), Some("none"));
-}
-
-/// `--as-fio` of an mmap run advised against its pattern (`--fadvise sequential` on
-/// random reads) says that fio's mmap engine takes the pattern instead: the file wrote
-/// the hint alone, which fio runs as MADV_RANDOM.
-#[test]
-fn as_fio_says_an_mmap_hint_fio_takes_as_the_pattern() {
-    let sys = System {
-        io_uring: Ok(()),
-        root: false,
-        memory_bytes: 1 << 30,
-    };
-    let text = |fadvise: &str| {
-        let mut o = RunOptions::default();
-        for (k, v) in [("engine", "mmap"), ("rw", "randread"), ("fadvise", fadvise)] {
-            o.set(k, Some(v)).unwrap();
-        }
-        let run = StudyRun {
-            plan: o
-                .resolve(Some("/tmp/m.dat"), Output::default(), &sys)
-                .unwrap(),
-            point: StudyPoint {
-                suite: String::new(),
-                test: String::new(),
-                param: String::new(),
-                value: String::new(),
-            },
-        };
-        write::job_file("t", std::slice::from_ref(&run))
-    };
-    let t = text("sequential");
-    assert!(
-        t.contains("fadvise_hint=sequential\n# fadvise_hint: fio's mmap engine advises its mapping by the pattern for any hint but 0 (MADV_RANDOM); iomark advised MADV_SEQUENTIAL"),
-        "{t}"
-    );
-    for same in ["random", "auto", "none"] {
-        assert!(!text(same).contains("# fadvise_hint"), "{same}");
-    }
 }

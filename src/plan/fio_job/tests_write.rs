@@ -1,0 +1,162 @@
+//! `--as-fio`: plans written as fio job files, read back, and what they say where fio
+//! would run them otherwise.
+
+use super::tests::{jobs, planned};
+use super::*;
+
+/// A machine with io_uring, as the plans here assume.
+fn sys() -> System {
+    System {
+        io_uring: Ok(()),
+        root: false,
+        memory_bytes: 1 << 30,
+    }
+}
+
+/// `plan` as a study's one run of no suite.
+fn study_run(plan: crate::plan::RunPlan) -> StudyRun {
+    StudyRun {
+        plan,
+        point: StudyPoint {
+            suite: String::new(),
+            test: String::new(),
+            param: String::new(),
+            value: String::new(),
+        },
+    }
+}
+
+#[test]
+fn written_jobs_read_back_the_same() {
+    let sys = sys();
+    let mut o = RunOptions::default();
+    for (k, v) in [
+        ("rw", "randrw"),
+        ("rwmixread", "70"),
+        ("bs", "16k"),
+        ("qd", "4"),
+        ("jobs", "3"),
+        ("size", "64m"),
+        ("runtime", "2s"),
+        ("engine", "io_uring"),
+        ("compress", "40"),
+        ("seed", "7"),
+    ] {
+        o.set(k, Some(v)).unwrap();
+    }
+    let plan = o
+        .resolve(Some("/tmp/x:y.dat"), Output::default(), &sys)
+        .unwrap();
+    let run = study_run(plan);
+    let text = write::job_file("test", std::slice::from_ref(&run));
+    let back = study_runs(
+        &plan_jobs(&jobs(&text).unwrap(), false, 99).unwrap(),
+        &[],
+        &sys,
+    )
+    .unwrap();
+    let (a, b) = (&run.plan.spec, &back[0].plan.spec);
+    assert_eq!(
+        (
+            a.rw,
+            a.rwmixread,
+            a.bs,
+            a.qd,
+            a.jobs,
+            a.size,
+            a.runtime_s,
+            a.engine
+        ),
+        (
+            b.rw,
+            b.rwmixread,
+            b.bs,
+            b.qd,
+            b.jobs,
+            b.size,
+            b.runtime_s,
+            b.engine
+        )
+    );
+    assert_eq!(
+        (&a.target, a.direct, a.seed, &a.data),
+        (&b.target, b.direct, b.seed, &b.data)
+    );
+}
+
+/// `--as-fio` of runs pinned with a split `--cpus`: iomark starts each run at its list's
+/// first CPU, fio's split counts the jobs of the sections before and takes its set in
+/// ascending order, so the file put a study's second one-job run on CPU 1 where iomark
+/// ran it on CPU 0. A section whose jobs all ran on one CPU names it; one whose jobs fio
+/// would place otherwise says so.
+#[test]
+fn as_fio_pins_each_section_where_iomark_ran_it() {
+    let sys = sys();
+    let run = |jobs: &str, cpus: &str| {
+        let mut o = RunOptions::default();
+        for (k, v) in [("engine", "null"), ("jobs", jobs), ("cpus", cpus)] {
+            o.set(k, Some(v)).unwrap();
+        }
+        study_run(o.resolve(None, Output::default(), &sys).unwrap())
+    };
+    let pins = |text: &str| -> Vec<String> {
+        (text.lines())
+            .filter(|l| l.starts_with("cpus_allowed=") || l.starts_with("# cpus_allowed"))
+            .map(str::to_string)
+            .collect()
+    };
+    // Three one-job runs on 0,1: each on CPU 0, as iomark ran them (fio: 0, 1, 0).
+    let text = write::job_file("t", &[run("1", "0,1"), run("1", "0,1"), run("1", "0,1")]);
+    assert_eq!(
+        pins(&text),
+        ["cpus_allowed=0-1", "cpus_allowed=0", "cpus_allowed=0-1"]
+    );
+    // Read back, each job runs where iomark's did.
+    let back = study_runs(&planned(&text), &[], &sys).unwrap();
+    for (i, r) in back.iter().enumerate() {
+        let o = &r.plan.spec.engine_opts;
+        assert_eq!(o.job_cpus(o.cpus_after), [0], "section {i}: {o:?}");
+    }
+    // Two jobs after one: fio's 1,0 against iomark's 0,1, said; as many as the set
+    // before, as written.
+    let text = write::job_file("t", &[run("1", "0,1"), run("2", "0,1")]);
+    assert_eq!(
+        pins(&text)[1..],
+        [
+            "cpus_allowed=0-1",
+            "# cpus_allowed: fio's split takes the CPUs in ascending order and counts the 1 job of the sections before this one: its jobs run on CPUs 1,0 where iomark's ran on 0,1"
+        ]
+    );
+    let text = write::job_file("t", &[run("2", "0,1"), run("2", "0,1")]);
+    assert_eq!(pins(&text), ["cpus_allowed=0-1", "cpus_allowed=0-1"]);
+    // iomark's own order, 1,0, is not fio's: the first one-job run names CPU 1.
+    let text = write::job_file("t", &[run("1", "1,0")]);
+    assert_eq!(pins(&text), ["cpus_allowed=1"]);
+}
+
+/// `--as-fio` of an mmap run advised against its pattern (`--fadvise sequential` on
+/// random reads) says that fio's mmap engine takes the pattern instead: the file wrote
+/// the hint alone, which fio runs as MADV_RANDOM.
+#[test]
+fn as_fio_says_an_mmap_hint_fio_takes_as_the_pattern() {
+    let sys = sys();
+    let text = |fadvise: &str| {
+        let mut o = RunOptions::default();
+        for (k, v) in [("engine", "mmap"), ("rw", "randread"), ("fadvise", fadvise)] {
+            o.set(k, Some(v)).unwrap();
+        }
+        let run = study_run(
+            o.resolve(Some("/tmp/m.dat"), Output::default(), &sys)
+                .unwrap(),
+        );
+        write::job_file("t", std::slice::from_ref(&run))
+    };
+    let t = text("sequential");
+    assert!(
+        t.contains("fadvise_hint=sequential\n# fadvise_hint: fio's mmap engine advises its mapping by the pattern for any hint but 0 (MADV_RANDOM); iomark advised MADV_SEQUENTIAL"),
+        "{t}"
+    );
+    for same in ["random", "auto", "none"] {
+        assert!(!text(same).contains("# fadvise_hint"), "{same}");
+    }
+}
