@@ -244,6 +244,18 @@ impl DataSpec {
         self.generated() && !self.refill
     }
 
+    /// Whether a pool's `repeat` units are whole chunks, stamped at the literals no copy
+    /// reads (`repeat_stamp`). Otherwise (a chunk larger than the dedup unit, or a unit
+    /// not whole chunks) every copy of the opening literals is stamped alike.
+    pub(crate) fn repeat_chunks_whole(&self) -> bool {
+        let (unit, chunk) = (self.unit_len(), self.compress_chunk as usize);
+        self.kind == DataKind::Compressible
+            && self.compress > 0.0
+            && self.compress_method == CompressMethod::Repeat
+            && chunk > 0
+            && unit.is_multiple_of(chunk)
+    }
+
     /// Checks the options against each other and against the block size.
     pub(crate) fn validate(&self, bs: u64) -> Result<()> {
         for (opt, v) in [("--compress", self.compress), ("--dedup", self.dedup)] {
@@ -462,10 +474,11 @@ impl DataSpec {
     /// (`--compress 99.68` in 4 KiB chunks keeps 1 byte: 1024 units were 253 distinct, 75%
     /// duplicates, and nothing said so). `None` otherwise.
     ///
-    /// A `repeat` chunk's stamp is its first segment's literals (and their copies): with
-    /// fewer than 8 of them, the other segments' literals come with the pool unit, so at
-    /// most `2^(8 × stamped) × pool units` chunks differ (`--compress 98.8` keeps one
-    /// byte per 512-byte segment: 2^20 chunks, 4 GiB).
+    /// A `repeat` chunk's stamp is up to 8 of its literals (`repeat_stamp`): a chunk with
+    /// fewer stamped bytes has its other literals from the pool unit, so at most
+    /// `2^(8 × stamped) × pool units` chunks differ. (Until 2026-11-29 only the first
+    /// segment's were stamped: `--compress 98.8`, one byte per 512-byte segment, made
+    /// 2^20 distinct 4 KiB chunks, 4 GiB.)
     pub(crate) fn few_literals_repeat(&self) -> Option<String> {
         if self.kind != DataKind::Compressible || self.compress_chunk > self.dedup_unit {
             return None;
@@ -478,7 +491,10 @@ impl DataSpec {
             }
             CompressMethod::Repeat => {
                 let (total, first) = repeat_chunk_literals(chunk as usize, self.compress);
-                (total, first.min(8))
+                match self.repeat_chunks_whole() {
+                    true => (total, repeat_stamp(chunk as usize, self.compress).0),
+                    false => (total, first.min(8)),
+                }
             }
         };
         let all = 1u128.checked_shl(8 * lits as u32).unwrap_or(u128::MAX);
@@ -513,61 +529,11 @@ impl DataSpec {
     }
 }
 
-/// Segment length of the `repeat` method: each segment is literals then one copy. Short
-/// enough that a chunk holds several copies, long enough that every copy is at least
-/// 128 bytes: fast LZ coders skip ahead through incompressible literals and would miss a
-/// short copy, so at low targets there are fewer, longer copies.
-pub(crate) fn repeat_segment(chunk: usize, pct: f64) -> usize {
-    if pct <= 0.0 {
-        return chunk;
-    }
-    ((128.0 / (pct / 100.0)).ceil() as usize).clamp(512, chunk.max(1))
-}
-
-/// Literal bytes per `repeat` segment of `seg` bytes for `pct`%; a copy costs a
-/// compressor a few bytes (token, offset, length), taken off the literals.
-pub(crate) fn repeat_literals(seg: usize, pct: f64) -> usize {
-    if pct >= 100.0 {
-        return 0;
-    }
-    let raw = (1.0 - pct / 100.0) * seg as f64;
-    let copy = seg as f64 - raw;
-    let overhead = if copy >= 4.0 { 4.0 + copy / 512.0 } else { 0.0 };
-    ((raw - overhead).round().max(0.0) as usize).min(seg)
-}
-
-/// Literal bytes of a `repeat` chunk of `len` bytes for `pct`%: in all, and in its first
-/// segment (where its stamp lies, at most 8 of them; the other segments' literals come
-/// with their pool unit).
-pub(crate) fn repeat_chunk_literals(len: usize, pct: f64) -> (usize, usize) {
-    let seg = repeat_segment(len, pct);
-    let (mut total, mut pos) = (0, 0);
-    let first = repeat_literals(seg.min(len), pct).min(seg.min(len));
-    while pos < len {
-        let n = seg.min(len - pos);
-        total += repeat_literals(n, pct).min(n);
-        pos += n;
-    }
-    (total, first)
-}
-
-/// Literal bytes of a `zerofill` chunk of `len` bytes for `pct`% compressibility. The
-/// (100 − pct)% share of random bytes is reduced by what encoding the zero run costs a
-/// compressor (about one byte per 256 zeros for LZ4 and deflate, plus a few bytes), so the
-/// measured figure is centred on the target instead of sitting half a point below it.
-pub(crate) fn zerofill_literals(len: usize, pct: f64) -> usize {
-    if pct >= 100.0 {
-        return 0;
-    }
-    let raw = (1.0 - pct / 100.0) * len as f64;
-    let zeros = len as f64 - raw;
-    let overhead = if zeros > 0.0 {
-        zeros / 400.0 + 2.0
-    } else {
-        0.0
-    };
-    ((raw - overhead).round().max(0.0) as usize).min(len)
-}
+#[path = "data_shape.rs"]
+mod shape;
+pub(crate) use shape::{
+    repeat_chunk_literals, repeat_free_runs, repeat_segments, repeat_stamp, zerofill_literals,
+};
 
 #[cfg(test)]
 mod tests {

@@ -19,8 +19,7 @@
 use std::sync::Arc;
 
 use crate::plan::data::{
-    CompressMethod, DataKind, DataSpec, parse_hex, repeat_literals, repeat_segment,
-    zerofill_literals,
+    CompressMethod, DataKind, DataSpec, parse_hex, repeat_segments, zerofill_literals,
 };
 use crate::workload::hash::PoolHashes;
 pub use crate::workload::pool::Lent;
@@ -47,28 +46,57 @@ pub(crate) fn fill_zerofill(
 /// fills the random bytes that start at `at` in the chunk.
 #[inline(always)]
 pub(crate) fn fill_repeat(chunk: &mut [u8], pct: f64, mut literals: impl FnMut(&mut [u8], usize)) {
-    let seg = repeat_segment(chunk.len(), pct);
-    let mut pos = 0;
-    while pos < chunk.len() {
-        let end = (pos + seg).min(chunk.len());
-        let len = end - pos;
-        let lit = repeat_literals(len, pct).min(len);
+    for (pos, n, lit) in repeat_segments(chunk.len(), pct) {
         literals(&mut chunk[pos..pos + lit], pos);
-        let copy = len - lit;
-        if copy > 0 {
-            if pos >= copy {
-                // A copy of the chunk's opening substring.
-                chunk.copy_within(0..copy, pos + lit);
-            } else if lit > 0 {
-                // First segment: repeat its own literals.
-                for j in pos + lit..end {
-                    chunk[j] = chunk[j - lit];
-                }
-            } else {
-                chunk[pos..end].fill(0);
-            }
+        let copy = n - lit;
+        if copy == 0 {
+            continue;
         }
-        pos = end;
+        if pos >= copy {
+            // A copy of the chunk's opening substring.
+            chunk.copy_within(0..copy, pos + lit);
+        } else if lit > 0 {
+            // First segment: repeat its own literals.
+            repeat_prefix(&mut chunk[pos..pos + n], lit);
+        } else {
+            chunk[pos..pos + n].fill(0);
+        }
+    }
+}
+
+/// The copies `fill_repeat` makes in a chunk of `len` bytes for `pct`%, in order, as
+/// (from, to, length), but for its zeros (a chunk that opens without literals): made
+/// again after a pool unit's literals are stamped, the copies stay copies of them
+/// (`UnitPool`).
+pub(crate) fn repeat_copies(len: usize, pct: f64) -> Vec<(usize, usize, usize)> {
+    let mut copies = Vec::new();
+    for (pos, n, lit) in repeat_segments(len, pct) {
+        let copy = n - lit;
+        if copy == 0 || (pos < copy && lit == 0) {
+            continue;
+        }
+        if pos >= copy {
+            copies.push((0, pos + lit, copy));
+            continue;
+        }
+        let mut filled = lit;
+        while filled < n {
+            let m = filled.min(n - filled);
+            copies.push((pos, pos + filled, m));
+            filled += m;
+        }
+    }
+    copies
+}
+
+/// `buf`'s first `n` bytes repeated to its end, by doubling copies (the prefix is whole
+/// repeats, so a copy of it placed right after it keeps the phase).
+fn repeat_prefix(buf: &mut [u8], n: usize) {
+    let mut filled = n.min(buf.len());
+    while filled > 0 && filled < buf.len() {
+        let m = filled.min(buf.len() - filled);
+        buf.copy_within(..m, filled);
+        filled += m;
     }
 }
 
@@ -325,10 +353,15 @@ impl DataGen {
     /// Makes the pool's sums for the content hashes of the units this generator lends
     /// (`workload::hash`), for a job whose writes are measured: before the starting
     /// gate, as the pool is built (16 MiB summed, about a millisecond; made after it, in
-    /// a debug build, a 50 ms run did no I/O). Nothing when it lends none or its units
-    /// have several stamps.
+    /// a debug build, a 50 ms run did no I/O). Nothing when its units have several
+    /// stamps, or when it copies units out (a dedup stream) whose stamp is not their
+    /// first word: a copy is composed when its stamp is the one its id gives, and a
+    /// verify header, which overwrites a block's first bytes, must fail that check.
     pub(crate) fn prepare_pool_hashes(&mut self) {
-        self.hashes = self.pool.as_ref().and_then(UnitPool::hashes);
+        let lends = self.lends;
+        self.hashes = (self.pool.as_ref())
+            .filter(|p| lends || p.stamp_first())
+            .and_then(UnitPool::hashes);
     }
 
     /// The content hashes of the units this generator lends, once prepared
@@ -471,13 +504,7 @@ impl DataGen {
 pub(crate) fn fill_pattern(buf: &mut [u8], pattern: &[u8]) {
     let n = pattern.len().min(buf.len());
     buf[..n].copy_from_slice(&pattern[..n]);
-    // The prefix is whole patterns, so a copy of it placed right after keeps the phase.
-    let mut filled = n;
-    while filled < buf.len() {
-        let m = filled.min(buf.len() - filled);
-        buf.copy_within(..m, filled);
-        filled += m;
-    }
+    repeat_prefix(buf, n);
 }
 
 #[cfg(test)]

@@ -69,6 +69,21 @@ pub(super) fn selector_at(unit: &[u8], at: usize) -> u64 {
     mix(a ^ b.rotate_left(21) ^ c.rotate_left(42) ^ len_key(n))
 }
 
+/// The selector of a unit whose first word tells few contents apart (a `repeat` unit
+/// with fewer than 8 literals a segment: its opening literal copied on), from the words
+/// at `places` (`pool::selector_places`, each at most the unit's length less 8) and its
+/// length. Equal units have equal selectors.
+#[inline(always)]
+pub(super) fn selector_of_places(unit: &[u8], places: &[u32]) -> u64 {
+    let mut a = len_key(unit.len());
+    for &p in places {
+        let p = p as usize;
+        let w = u64::from_le_bytes(unit[p..p + 8].try_into().expect("8 bytes"));
+        a = (a ^ w).wrapping_mul(M1).rotate_left(29);
+    }
+    mix(a)
+}
+
 /// What a unit's length adds to its selector's input.
 #[inline(always)]
 fn len_key(n: usize) -> u64 {

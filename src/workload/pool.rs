@@ -38,10 +38,8 @@ pub struct UnitPool {
     unit_len: usize,
     /// Units in the pool.
     units: usize,
-    /// Offsets of the stamp places within a unit.
-    places: Vec<u32>,
-    /// Bytes of a stamp: eight, or fewer when a chunk opens with fewer literals.
-    width: usize,
+    /// Where a unit's stamps lie and how they are made.
+    layout: Layout,
     /// Each unit's original word at each stamp place (`units × places.len()`).
     orig: Vec<u64>,
     /// Whether a unit is lent to a write in flight.
@@ -96,8 +94,9 @@ impl UnitPool {
         } else {
             rng.fill(pool);
         }
-        let (places, width, head) = stamp_places(spec, unit_len);
-        let turns = turns_of(spec, &places, width, (unit_len, head), units);
+        let layout = stamp_places(spec, unit_len);
+        let (places, width) = (&layout.places, layout.width);
+        let turns = turns_of(spec, &layout, unit_len, units);
         let mut orig = Vec::with_capacity(units * places.len());
         for u in 0..units {
             let unit = &pool[u * unit_len..(u + 1) * unit_len];
@@ -105,7 +104,7 @@ impl UnitPool {
             orig.extend(places.iter().map(|&p| word(unit, p as usize + turn, width)));
         }
         let word_stamps = width == 8
-            && places.first() == Some(&0)
+            && places.len() == 1
             && (orig.chunks_exact(places.len())).all(|o| o.iter().all(|&w| w == o[0]));
         if word_stamps {
             orig.fill(0);
@@ -124,15 +123,14 @@ impl UnitPool {
                 false => 0,
             },
             one_place: match (&places[..], width) {
-                ([p], 8) => Some(*p as usize),
+                ([p], 8) if layout.recopy.is_empty() => Some(*p as usize),
                 _ => None,
             },
             stamps: Stamps {
                 words: word_stamps,
                 ids: LentStamps::new(key, unit_len, turns),
             },
-            places,
-            width,
+            layout,
             turns,
         }
     }
@@ -170,6 +168,11 @@ impl UnitPool {
         )
     }
 
+    /// Whether a unit's one stamp is its first word.
+    pub(crate) fn stamp_first(&self) -> bool {
+        self.one_place == Some(0) && self.turns == 1
+    }
+
     /// Units in the pool.
     pub fn units(&self) -> usize {
         self.units
@@ -177,7 +180,7 @@ impl UnitPool {
 
     /// Stamp places per unit.
     pub fn places(&self) -> usize {
-        self.places.len()
+        self.layout.places.len()
     }
 
     /// The pool unit unique unit `id` is made from.
@@ -199,7 +202,7 @@ impl UnitPool {
     /// The original words at the stamp places of pool unit `slot`.
     #[inline(always)]
     fn orig_of(&self, slot: usize) -> &[u64] {
-        let n = self.places.len();
+        let n = self.layout.places.len();
         &self.orig[slot * n..][..n]
     }
 
@@ -222,7 +225,7 @@ impl UnitPool {
                 let at = self.one_place_of(p, slot);
                 unit[at..at + 8].copy_from_slice(&self.stamps.ids.word(id).to_le_bytes());
             }
-            None => stamp_into(unit, &self.places, self.width, orig, self.stamp(id)),
+            None => self.layout.stamp(unit, orig, self.stamp(id)),
         }
     }
 
@@ -253,9 +256,9 @@ impl UnitPool {
         if let Some(p) = one {
             unit[p..p + 8].copy_from_slice(&self.stamps.ids.word(id).to_le_bytes());
         } else {
-            let n = self.places.len();
+            let n = self.layout.places.len();
             let orig = &self.orig[first * n..][..n];
-            stamp_into(unit, &self.places, self.width, orig, self.stamps.key(id));
+            self.layout.stamp(unit, orig, self.stamps.key(id));
         }
         self.lent[first] = true;
         Some(Lent { first, count: 1 })
@@ -272,7 +275,7 @@ impl UnitPool {
         {
             return None;
         }
-        let n = self.places.len();
+        let n = self.layout.places.len();
         let at = self.start + first * ul;
         // (`one_place_of`, with `self.bytes` borrowed below.)
         let turns = self.turns;
@@ -282,8 +285,8 @@ impl UnitPool {
         // overlap, so that the stores below hit the cache instead of missing one after
         // another (the pool is larger than a core's caches, and each unit's place lies in
         // its own line).
-        if let Some(&p) = self.places.first() {
-            let (p, width) = (p as usize, self.width);
+        if let Some(&p) = self.layout.places.first() {
+            let (p, width) = (p as usize, self.layout.width);
             let at = |k: usize| k * ul + p + turn_at(first + k, turns);
             let touch = (0..count).fold(0, |t, k| t ^ word(stretch, at(k), width));
             std::hint::black_box(touch);
@@ -301,7 +304,7 @@ impl UnitPool {
             for (k, unit) in stretch.chunks_exact_mut(ul).enumerate() {
                 let key = stamps.key(first_id + k as u64);
                 let orig = &orig[k * n..][..n];
-                stamp_into(unit, &self.places, self.width, orig, key);
+                self.layout.stamp(unit, orig, key);
             }
         }
         mark(&mut self.lent[first..first + count], true);
@@ -382,19 +385,6 @@ fn stamp_of(base: u64, id: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Writes a unit's stamps: at each place, the original `width` bytes XORed with `key`.
-#[inline(always)]
-fn stamp_into(unit: &mut [u8], places: &[u32], width: usize, orig: &[u64], key: u64) {
-    for (&p, &o) in places.iter().zip(orig) {
-        let p = p as usize;
-        if width == 8 {
-            unit[p..p + 8].copy_from_slice(&(o ^ key).to_le_bytes());
-            continue;
-        }
-        unit[p..p + width].copy_from_slice(&(o ^ key).to_le_bytes()[..width]);
-    }
-}
-
 /// Sets every flag of `flags` (one, most often: a plain store rather than a call to
 /// `memset`).
 #[inline(always)]
@@ -417,111 +407,7 @@ fn word(b: &[u8], at: usize, width: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// The lines a pool's one stamp turns through (`UnitPool::turns`): without dedup, one
-/// 8-byte stamp at a unit's start, units of two lines or more; the most lines that
-/// divide both the unit's lines and the pool's units (so that unit `id`'s line is
-/// `id mod turns` whatever the lap), and whose stamps all lie in the unit's opening
-/// literals (`unit = (length, opening literals)`: a zerofill unit's stamp stays out of
-/// its zeros). Dedup keeps every stamp first: its duplicates are copies, and the sampler
-/// finds a copy's stamp by its content alone.
-///
-/// (Until 2026-11-29 a zerofill unit's stamp turned through all its lines: `--compress
-/// 50` had 8 random bytes in the zero half of every other unit.)
-///
-/// A pool unit other than the dedup unit (compressible data whose `--compress-chunk` is
-/// not the `--dedup-unit`: the pool's units are chunks) keeps its stamp at its start:
-/// the sampler reads a dedup unit's selector at unit `id`'s turn, and a chunk's ids are
-/// not its dedup units'. (Turned, the selectors of 16 KiB chunks' first 4 KiB units were
-/// read off their stamps, on bytes that came back every lap of the pool: after 8 laps
-/// they were pinned as frequent, and 256 MiB of `--compress 80 --compress-chunk 16k`
-/// measured 68.3% duplicate units for 75.0%.)
-fn turns_of(
-    spec: &DataSpec,
-    places: &[u32],
-    width: usize,
-    unit: (usize, usize),
-    units: usize,
-) -> usize {
-    let (unit_len, head) = unit;
-    if places != [0] || width != 8 || spec.dedup > 0.0 || unit_len != spec.dedup_unit as usize {
-        return 1;
-    }
-    let lines = unit_len / 64;
-    if lines < 2 {
-        return 1;
-    }
-    let mut turns = STAMP_TURNS;
-    while turns > 1
-        && (!lines.is_multiple_of(turns)
-            || !units.is_multiple_of(turns)
-            || (turns - 1) * 64 + 8 > head)
-    {
-        turns /= 2;
-    }
-    turns
-}
-
-/// The stamp places of a unit of `unit_len` bytes under profile `spec`, and the stamp's
-/// width: the unit's opening literals (eight bytes, or as many as a chunk opens with,
-/// as at 98% by the `repeat` method), and every place a `repeat` chunk copies them to
-/// (stamped alike, the copies stay copies); none when the unit opens without literals
-/// (nearly 100% compressible by zerofill: as alike as zeros). Also the bytes of
-/// literals the unit opens with (all of it for random data).
-fn stamp_places(spec: &DataSpec, unit_len: usize) -> (Vec<u32>, usize, usize) {
-    if spec.kind != DataKind::Compressible || spec.compress <= 0.0 {
-        return (vec![0], unit_len.min(8), unit_len);
-    }
-    // Where the literals land is all that matters: shape one chunk with any literals.
-    let len = (spec.compress_chunk as usize).min(unit_len);
-    let mut chunk = vec![0u8; len];
-    let mut rng = Rng::new(0x5EED, len as u64);
-    let mut width = 0;
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    let lits = |dst: &mut [u8], at: usize| {
-        if at == 0 {
-            width = dst.len().min(8);
-        }
-        runs.push((at, dst.len()));
-        rng.fill(dst);
-    };
-    match spec.compress_method {
-        CompressMethod::Zerofill => fill_zerofill(&mut chunk, spec.compress, lits),
-        CompressMethod::Repeat => fill_repeat(&mut chunk, spec.compress, lits),
-    }
-    if width == 0 {
-        return (Vec::new(), 0, 0);
-    }
-    // The literals from the start on, runs that touch taken together.
-    runs.sort_unstable();
-    let opening = runs.iter().fold(
-        0,
-        |end, &(at, n)| if at <= end { end.max(at + n) } else { end },
-    );
-    // Random opening bytes recur only where they were copied.
-    let head = chunk[..width].to_vec();
-    let mut places: Vec<u32> = (0..=len - width)
-        .filter(|&q| chunk[q..q + width] == head[..])
-        .map(|q| q as u32)
-        .collect();
-    // A chunk larger than the dedup unit: every later unit that holds literals gets a
-    // stamp of its own at its first literals (else its bytes would come back a pool
-    // later, a duplicate unit). A unit of zeros alone stays zeros (see
-    // `DataSpec::zero_units_repeat`).
-    let du = spec.dedup_unit as usize;
-    for k in (1..len / du.max(1)).map(|k| k * du) {
-        let first = (runs.iter())
-            .map(|&(at, n)| (at.max(k), (at + n).min(k + du)))
-            .filter(|&(a, e)| e >= a + width)
-            .map(|(a, _)| a)
-            .min();
-        if let Some(p) = first.filter(|p| {
-            !places
-                .iter()
-                .any(|&q| q as usize + width > *p && (*p + width) > q as usize)
-        }) {
-            places.push(p as u32);
-        }
-    }
-    places.sort_unstable();
-    (places, width, opening)
-}
+#[path = "pool_layout.rs"]
+mod layout;
+pub(crate) use layout::selector_reads;
+use layout::{Layout, stamp_places, turns_of};

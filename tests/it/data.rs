@@ -1072,24 +1072,31 @@ fn a_compress_share_that_leaves_only_zeros_is_said() {
         "{said:?}"
     );
     // The repeat method: from about 98.95% no literal is left in a 512-byte segment and
-    // every unit is zeros (unsaid until 2026-11-29); at 98.8% one literal a segment, the
-    // first segment's stamped: 256 x the pool's units differ (a 64 KiB pool: 16 units,
-    // 4096 chunks, 16 MiB); at 98.5% three stamped bytes, more than a terabyte.
-    for (pct, dups_at_least, note) in [
-        ("99.7", 99.9, "every 4 KiB unit is all zeros"),
-        ("98.95", 99.9, "every 4 KiB unit is all zeros"),
+    // every unit is zeros (unsaid until 2026-11-29). At 98.8%, one literal a segment, the
+    // first segment's alone was stamped until 2026-11-29 (256 x the pool's units
+    // differed: a 64 KiB pool, 16 units, 4096 chunks, 16 MiB, said), now every segment's
+    // but the opening one (which the copies repeat): no duplicates, nothing to say; in
+    // 1 KiB chunks, two segments, both literals stamped: 65536 chunks differ (64 MiB),
+    // duplicate 1 KiB pieces in a 64 MiB stream.
+    for (pct, chunk, dups_at_least, note) in [
+        ("99.7", "4k", 99.9, "every 4 KiB unit is all zeros"),
+        ("98.95", "4k", 99.9, "every 4 KiB unit is all zeros"),
+        ("98.8", "4k", -1.0, ""),
         (
             "98.8",
-            70.0,
-            "leaves 8 random bytes in each 4 KiB chunk (1 of them stamped, the others the pool unit's): at most 4096 chunks differ (16 MiB), so duplicates come back before that much is written",
+            "1k",
+            20.0,
+            "leaves 2 random bytes in each 1 KiB chunk: at most 65536 chunks differ (64 MiB), so duplicates come back before that much is written",
         ),
-        ("98.5", -1.0, ""),
+        ("98.5", "4k", -1.0, ""),
     ] {
         let shape = [
             "--compress",
             pct,
             "--compress-method",
             "repeat",
+            "--compress-chunk",
+            chunk,
             "--data-pool",
             "64k",
             "--bs",
@@ -1097,13 +1104,15 @@ fn a_compress_share_that_leaves_only_zeros_is_said() {
             "--size",
             "64m",
         ];
-        let dups = dup_fraction(&data_stream(&shape), 4096);
+        let stream = data_stream(&shape);
+        let (dups, chunk_dups) = (dup_fraction(&stream, 4096), dup_fraction(&stream, 1024));
         let said = crate::common::warnings_where(&null_write(&shape), |w| {
             w.contains("all zeros") || w.contains("chunks differ")
         });
         match note.is_empty() {
             false => {
-                assert!(dups > dups_at_least, "{pct}: {dups:.2}% duplicate units");
+                let d = dups.max(chunk_dups);
+                assert!(d > dups_at_least, "{pct}/{chunk}: {d:.2}% duplicates");
                 assert!(said.iter().any(|w| w.contains(note)), "{pct}: {said:?}");
             }
             true => {

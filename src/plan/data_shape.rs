@@ -1,0 +1,112 @@
+//! The shape of a compressible chunk (`plan::data`): how many random literals each
+//! method leaves in it for a compressibility, where they lie, and which of them a pool
+//! stamps. Arithmetic only: `workload::data` fills chunks by it.
+
+/// Segment length of the `repeat` method: each segment is literals then one copy. Short
+/// enough that a chunk holds several copies, long enough that every copy is at least
+/// 128 bytes: fast LZ coders skip ahead through incompressible literals and would miss a
+/// short copy, so at low targets there are fewer, longer copies.
+fn repeat_segment(chunk: usize, pct: f64) -> usize {
+    if pct <= 0.0 {
+        return chunk;
+    }
+    ((128.0 / (pct / 100.0)).ceil() as usize).clamp(512, chunk.max(1))
+}
+
+/// Literal bytes per `repeat` segment of `seg` bytes for `pct`%; a copy costs a
+/// compressor a few bytes (token, offset, length), taken off the literals.
+fn repeat_literals(seg: usize, pct: f64) -> usize {
+    if pct >= 100.0 {
+        return 0;
+    }
+    let raw = (1.0 - pct / 100.0) * seg as f64;
+    let copy = seg as f64 - raw;
+    let overhead = if copy >= 4.0 { 4.0 + copy / 512.0 } else { 0.0 };
+    ((raw - overhead).round().max(0.0) as usize).min(seg)
+}
+
+/// Literal bytes of a `repeat` chunk of `len` bytes for `pct`%: in all, and in its first
+/// segment (where its stamp lies, at most 8 of them; the other segments' literals come
+/// with their pool unit).
+pub(crate) fn repeat_chunk_literals(len: usize, pct: f64) -> (usize, usize) {
+    let first = repeat_segments(len, pct)
+        .next()
+        .map_or(0, |(_, _, lit)| lit);
+    (
+        repeat_segments(len, pct).map(|(_, _, lit)| lit).sum(),
+        first,
+    )
+}
+
+/// The segments of a `repeat` chunk of `len` bytes for `pct`%, in order: (start,
+/// length, literals at its start).
+pub(crate) fn repeat_segments(len: usize, pct: f64) -> impl Iterator<Item = (usize, usize, usize)> {
+    let seg = repeat_segment(len, pct).max(1);
+    (0..len).step_by(seg).map(move |pos| {
+        let n = seg.min(len - pos);
+        (pos, n, repeat_literals(n, pct).min(n))
+    })
+}
+
+/// The literal runs of a `repeat` chunk of `len` bytes for `pct`% that no copy reads
+/// (start, length): every segment's but the first's, and the first's past the longest
+/// copy (from an 8-byte boundary). A pool stamps these, and its copies stay as they are.
+pub(crate) fn repeat_free_runs(len: usize, pct: f64) -> Vec<(usize, usize)> {
+    let read = repeat_segments(len, pct)
+        .map(|(_, n, lit)| n - lit)
+        .max()
+        .unwrap_or(0);
+    let mut runs = Vec::new();
+    for (pos, _, lit) in repeat_segments(len, pct) {
+        let from = match pos {
+            0 => read.next_multiple_of(8),
+            _ => pos,
+        };
+        if from < pos + lit {
+            runs.push((from, pos + lit - from));
+        }
+    }
+    runs
+}
+
+/// A pool's stamp of a `repeat` chunk of `len` bytes for `pct`% (its units whole
+/// chunks, `DataSpec::repeat_chunks_whole`), in bytes of the chunk: the free runs'
+/// (`repeat_free_runs`), as wide as the longest up to 8, from every run that long, up to
+/// 8 bytes in all; with fewer than 7 of them, the first segment's opening literals and
+/// every segment's as many (the copies made again after). Also whether the copies are
+/// made again.
+pub(crate) fn repeat_stamp(len: usize, pct: f64) -> (usize, bool) {
+    let runs = repeat_free_runs(len, pct);
+    let width = runs.iter().map(|&(_, n)| n.min(8)).max().unwrap_or(0);
+    let free = runs.iter().filter(|&&(_, n)| n >= width).count() * width;
+    if free >= FREE_STAMP_BYTES {
+        return (free.min(8), false);
+    }
+    let (_, first) = repeat_chunk_literals(len, pct);
+    let width = first.min(8);
+    let runs = repeat_segments(len, pct).filter(|&(_, _, lit)| lit >= width && lit > 0);
+    ((runs.count() * width).min(8), true)
+}
+
+/// Bytes of free runs (`repeat_free_runs`) a stamp needs to leave the copies alone: 7,
+/// 2^56 stamps a pool unit (at 98.8% a 4 KiB chunk has 8 literals, one of them the
+/// opening one that the copies repeat).
+const FREE_STAMP_BYTES: usize = 7;
+
+/// Literal bytes of a `zerofill` chunk of `len` bytes for `pct`% compressibility. The
+/// (100 − pct)% share of random bytes is reduced by what encoding the zero run costs a
+/// compressor (about one byte per 256 zeros for LZ4 and deflate, plus a few bytes), so the
+/// measured figure is centred on the target instead of sitting half a point below it.
+pub(crate) fn zerofill_literals(len: usize, pct: f64) -> usize {
+    if pct >= 100.0 {
+        return 0;
+    }
+    let raw = (1.0 - pct / 100.0) * len as f64;
+    let zeros = len as f64 - raw;
+    let overhead = if zeros > 0.0 {
+        zeros / 400.0 + 2.0
+    } else {
+        0.0
+    };
+    ((raw - overhead).round().max(0.0) as usize).min(len)
+}
