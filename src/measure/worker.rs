@@ -238,7 +238,9 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.finish()
     }
 
-    /// Decides whether to keep issuing.
+    /// Decides whether to keep issuing. (Inlined always, as `UnitPool::lent_bytes`: a
+    /// call on every completion when the compiler chose otherwise.)
+    #[inline(always)]
     fn check_stop(&mut self) {
         if self.stopping {
             return;

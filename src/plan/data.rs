@@ -245,8 +245,9 @@ impl DataSpec {
     }
 
     /// Whether a pool's `repeat` units are whole chunks, stamped at the literals no copy
-    /// reads (`repeat_stamp`). Otherwise (a chunk larger than the dedup unit, or a unit
-    /// not whole chunks) every copy of the opening literals is stamped alike.
+    /// reads (`repeat_stamp`): always, for checked options (a unit is the chunk, or with
+    /// `--dedup` the dedup unit, which the chunk must divide). Otherwise every copy of
+    /// the opening literals would be stamped alike.
     pub(crate) fn repeat_chunks_whole(&self) -> bool {
         let (unit, chunk) = (self.unit_len(), self.compress_chunk as usize);
         self.kind == DataKind::Compressible

@@ -330,7 +330,10 @@ impl UnitPool {
         (self.bytes[self.start..self.start + len].as_ptr(), len)
     }
 
-    /// The bytes of a lent stretch (what the write sends).
+    /// The bytes of a lent stretch (what the write sends). (Inlined always: left to the
+    /// compiler, a change elsewhere in the pool made it a call, and with `check_stop`
+    /// it cost null 4 KiB writes 1.07x the CPU, session 29.)
+    #[inline(always)]
     pub fn lent_bytes(&self, l: Lent) -> &[u8] {
         let at = self.start + l.first * self.unit_len;
         &self.bytes[at..at + l.count * self.unit_len]
