@@ -37,6 +37,11 @@ use crate::stop::StopFlag;
 /// Size of the header at the start of each block.
 pub(crate) const HEADER: usize = 40;
 const MAGIC: &[u8; 8] = b"IOMARKv2";
+/// The first word of every block header, as the sampler reads it
+/// (`Sampler::with_block_headers`).
+pub(crate) fn header_word() -> u64 {
+    u64::from_le_bytes(*MAGIC)
+}
 /// The state files: the map, then the target it was saved for (`verify_state.rs`).
 const STATE_MAGIC: &[u8; 8] = b"IOMKVST3";
 /// The state files before they named their target: read as before, unchecked.

@@ -167,6 +167,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                     .with_lent_stamps(data.lent_stamps())
                     .with_copied_stamps(data.copied_stamps())
                     .with_uniform_unit(data.uniform_unit(spec.data.dedup_unit as usize))
+                    .with_block_headers(spec.verify.then(crate::measure::verify::header_word))
             }),
             data,
             verify,

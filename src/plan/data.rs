@@ -477,14 +477,16 @@ impl DataSpec {
     ///
     /// A `repeat` chunk's stamp is up to 8 of its literals (`repeat_stamp`): a chunk with
     /// fewer stamped bytes has its other literals from the pool unit, so at most
-    /// `2^(8 × stamped) × pool units` chunks differ. (Until 2026-11-29 only the first
+    /// `2^(8 × stamped) × pool units` chunks differ; counted in dedup units, whose
+    /// chunks are stamped apart (with `--dedup`, a zerofill unit's first chunk alone).
+    /// (Until 2026-11-29 only the first
     /// segment's were stamped: `--compress 98.8`, one byte per 512-byte segment, made
     /// 2^20 distinct 4 KiB chunks, 4 GiB.)
     pub(crate) fn few_literals_repeat(&self) -> Option<String> {
         if self.kind != DataKind::Compressible || self.compress_chunk > self.dedup_unit {
             return None;
         }
-        let chunk = self.compress_chunk;
+        let (chunk, unit) = (self.compress_chunk, self.dedup_unit);
         let (lits, stamped) = match self.compress_method {
             CompressMethod::Zerofill => {
                 let n = zerofill_literals(chunk as usize, self.compress);
@@ -498,13 +500,22 @@ impl DataSpec {
                 }
             }
         };
+        // A dedup unit of several chunks: each chunk stamped apart (its own pool unit, or
+        // a `repeat` unit's places in every chunk), or with `--dedup` a zerofill unit's
+        // first chunk alone.
+        let k = (unit / chunk.max(1)) as usize;
+        let apart = self.dedup <= 0.0 || self.compress_method == CompressMethod::Repeat;
+        let (lits, stamped) = match apart {
+            true => (lits * k, (stamped * k).min(8)),
+            false => (lits * k, stamped),
+        };
         let all = 1u128.checked_shl(8 * lits as u32).unwrap_or(u128::MAX);
         let distinct = match self.pooled() && lits > stamped {
             true => (1u128 << (8 * stamped)).saturating_mul(self.pool_units() as u128),
             false => all,
         }
         .min(all);
-        let within = distinct.saturating_mul(chunk as u128);
+        let within = distinct.saturating_mul(unit as u128);
         (lits > 0 && stamped < 8 && within < 1 << 40).then(|| {
             let method = match self.compress_method {
                 CompressMethod::Zerofill => "zerofill",
@@ -514,11 +525,15 @@ impl DataSpec {
                 true => format!(" ({stamped} of them stamped, the others the pool unit's)"),
                 false => String::new(),
             };
+            let whole = match k {
+                1 => format!("{} chunk", fmt_size(chunk)),
+                _ => format!("{} unit of {k} {} chunks", fmt_size(unit), fmt_size(chunk)),
+            };
             format!(
-                "--compress {} by {method} leaves {lits} random {} in each {} chunk{stamp}: at most {distinct} chunks differ ({}), so duplicates come back before that much is written (by chance, as stamps meet) and every chunk after it is one, duplicates a deduplicating device or zram stores once; for unique data use a lower --compress",
+                "--compress {} by {method} leaves {lits} random {} in each {whole}{stamp}: at most {distinct} {} units differ ({}), so duplicates come back before that much is written (by chance, as stamps meet) and every unit after it is one, duplicates a deduplicating device or zram stores once; for unique data use a lower --compress",
                 self.compress,
                 if lits == 1 { "byte" } else { "bytes" },
-                fmt_size(chunk),
+                fmt_size(unit),
                 fmt_size(within as u64),
             )
         })

@@ -5,12 +5,15 @@
 /// Segment length of the `repeat` method: each segment is literals then one copy. Short
 /// enough that a chunk holds several copies, long enough that every copy is at least
 /// 128 bytes: fast LZ coders skip ahead through incompressible literals and would miss a
-/// short copy, so at low targets there are fewer, longer copies.
+/// short copy, so at low targets there are fewer, longer copies. A chunk below 512 bytes
+/// is one segment. (Until 2026-11-29 such a chunk panicked: `clamp(512, 256)`.)
 fn repeat_segment(chunk: usize, pct: f64) -> usize {
     if pct <= 0.0 {
         return chunk;
     }
-    ((128.0 / (pct / 100.0)).ceil() as usize).clamp(512, chunk.max(1))
+    ((128.0 / (pct / 100.0)).ceil() as usize)
+        .max(512)
+        .min(chunk.max(1))
 }
 
 /// Literal bytes per `repeat` segment of `seg` bytes for `pct`%; a copy costs a
@@ -109,4 +112,22 @@ pub(crate) fn zerofill_literals(len: usize, pct: f64) -> usize {
         0.0
     };
     ((raw - overhead).round().max(0.0) as usize).min(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chunk of any size is whole segments, each with its literals, whatever the share:
+    /// chunks below 512 bytes (one segment) panicked.
+    #[test]
+    fn chunks_of_any_size_are_segmented() {
+        for len in [1, 64, 256, 511, 512, 1000, 4096, 65536] {
+            for pct in [0.0, 1.0, 25.0, 50.0, 98.8, 100.0] {
+                let segs: Vec<_> = repeat_segments(len, pct).collect();
+                assert_eq!(segs.iter().map(|s| s.1).sum::<usize>(), len, "{len} {pct}");
+                assert!(segs.iter().all(|&(_, n, lit)| lit <= n && n > 0));
+            }
+        }
+    }
 }

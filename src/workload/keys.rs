@@ -84,6 +84,16 @@ pub(super) fn selector_of_places(unit: &[u8], places: &[u32]) -> u64 {
     mix(a)
 }
 
+/// The selector of a unit that opens with a block header (`Sampler::with_block_headers`:
+/// a `--verify` block's, whose first word is the same in every block), from the header's
+/// next three words (the block's offset, the seed and the write's generation: no two
+/// blocks' alike) and the unit's length.
+#[inline(always)]
+pub(super) fn selector_of_header(unit: &[u8]) -> u64 {
+    let word = |at: usize| u64::from_le_bytes(unit[at..at + 8].try_into().expect("8 bytes"));
+    mix(word(8) ^ word(16).rotate_left(21) ^ word(24).rotate_left(42) ^ len_key(unit.len()))
+}
+
 /// What a unit's length adds to its selector's input.
 #[inline(always)]
 fn len_key(n: usize) -> u64 {

@@ -272,16 +272,21 @@ fn repeat_layout(spec: &DataSpec, unit_len: usize) -> Layout {
 /// Where the sampler reads a dedup unit's selector (`Sampler::new`) when a profile's
 /// stamps are not at its start: the stamp's offset in a dedup unit (one place: read by
 /// `selector_at` there), or the offsets of several (`keys::selector_of_places`; up to
-/// 8). `(0, [])` for a stamp at the start (the unit's first word).
+/// 8, those of every pool unit in a dedup unit of several: read at the first one's
+/// alone, 1 KiB chunks at 98.8%, two one-byte stamps each, had 2^16 selectors, and 1 GiB
+/// measured up to 0.3% duplicates of none). `(0, [])` for a stamp at the start (the
+/// unit's first word).
 pub(crate) fn selector_reads(spec: &DataSpec) -> (usize, Vec<u32>) {
     if !spec.repeat_chunks_whole() {
         return (0, Vec::new());
     }
     let (unit_len, du) = (spec.unit_len(), spec.dedup_unit as usize);
     let layout = stamp_places(spec, unit_len);
+    // A dedup unit of several pool units (chunks below it) holds each one's stamps.
+    let units = (0..du.div_ceil(unit_len)).map(|j| (j * unit_len) as u32);
     let mut at: Vec<u32> = match unit_len >= du {
         true => layout.places.iter().map(|&p| p % du as u32).collect(),
-        false => layout.places.clone(),
+        false => (units.flat_map(|j| layout.places.iter().map(move |&p| j + p))).collect(),
     };
     at.retain(|&p| p as usize + 8 <= du);
     at.sort_unstable();
