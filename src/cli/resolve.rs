@@ -210,6 +210,7 @@ impl DataCmdArgs {
         spec.seed = count_opt("--seed", &self.seed, "a non-negative whole number")?;
         spec.data = self.data.0.data_spec()?;
         spec.data.validate(spec.bs)?;
+        spec.validate_mix_data()?;
         if size < spec.bs {
             let (what, fix) = match &spec.bs_mix {
                 Some(m) => (

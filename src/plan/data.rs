@@ -259,6 +259,12 @@ impl DataSpec {
 
     /// Checks the options against each other and against the block size.
     pub(crate) fn validate(&self, bs: u64) -> Result<()> {
+        self.validate_size(bs, &format!("--bs {}", fmt_size(bs)))
+    }
+
+    /// `validate` for an I/O size that `what` names (`--bs 4 KiB`, or a size of a
+    /// `--bssplit` or `--bsrange`: each must hold whole chunks and units).
+    pub(crate) fn validate_size(&self, bs: u64, what: &str) -> Result<()> {
         for (opt, v) in [("--compress", self.compress), ("--dedup", self.dedup)] {
             if !(0.0..=100.0).contains(&v) || v.is_nan() {
                 return Err(Error::usage(format!(
@@ -273,9 +279,8 @@ impl DataSpec {
         }
         if self.kind == DataKind::Compressible && !bs.is_multiple_of(self.compress_chunk) {
             return Err(Error::usage(format!(
-                "--compress-chunk {} does not divide --bs {}; use a chunk that divides the block size",
+                "--compress-chunk {} does not divide {what}; use a chunk that divides every block size",
                 fmt_size(self.compress_chunk),
-                fmt_size(bs)
             )));
         }
         if self.dedup > 0.0 {
@@ -286,9 +291,8 @@ impl DataSpec {
             }
             if !bs.is_multiple_of(self.dedup_unit) {
                 return Err(Error::usage(format!(
-                    "--dedup-unit {} does not divide --bs {}; use a unit that divides the block size",
+                    "--dedup-unit {} does not divide {what}; use a unit that divides every block size",
                     fmt_size(self.dedup_unit),
-                    fmt_size(bs)
                 )));
             }
             if self.kind == DataKind::Compressible
