@@ -465,11 +465,19 @@ impl DataSpec {
 }
 
 /// [`DataSpec::zero_units_repeat`] (or [`DataSpec::few_literals_repeat`]) for a run that
-/// writes data (a read run writes none).
+/// writes data (a read run writes none). With `--verify` it names the units its headers
+/// set apart (the note said every unit was zeros, and each block's first differed).
 pub(crate) fn zero_units(spec: &crate::plan::spec::Spec) -> Option<String> {
-    (spec.writes() && spec.rw.writes_data())
+    let note = (spec.writes() && spec.rw.writes_data())
         .then(|| (spec.data.zero_units_repeat()).or_else(|| spec.data.few_literals_repeat()))
-        .flatten()
+        .flatten()?;
+    Some(match spec.verify {
+        true => format!(
+            "{note} (with --verify, but for each block's first {} unit, which opens with the block's own header)",
+            fmt_size(spec.data.dedup_unit)
+        ),
+        false => note,
+    })
 }
 
 impl DataSpec {

@@ -256,8 +256,8 @@ impl RunOptions {
         spec.seed = seed;
         spec.interval_s = duration_opt("--interval", self.text_or_default("interval"))?;
         spec.data = self.data_spec()?;
-        notes.extend(crate::plan::data::zero_units(&spec));
         spec.verify = self.on("verify");
+        notes.extend(crate::plan::data::zero_units(&spec));
         spec.file_service = crate::plan::files::resolve(self)?;
         spec.stonewall = self.on("stonewall");
         spec.pause_s = duration_opt("--pause", self.text("pause").unwrap_or("0"))?;

@@ -1299,3 +1299,42 @@ fn a_verify_runs_headers_are_not_counted_as_duplicates() {
         );
     }
 }
+
+/// A run whose units are all zeros says so, and with `--verify` names the units its
+/// headers set apart: each block's first, which the note said were zeros too (a 1 MiB
+/// file of 16 KiB blocks at `--compress 99.8` holds 64 headed units that differ).
+#[test]
+fn the_zero_units_note_names_the_units_a_verify_header_sets_apart() {
+    let dir = tmp();
+    let f = dir.path().join("z.dat");
+    let f = f.to_str().unwrap();
+    let args = [
+        "run",
+        "--rw",
+        "write",
+        "--bs",
+        "16k",
+        "--size",
+        "1m",
+        "--compress",
+        "99.8",
+    ];
+    let doc = run_json(&[&args[..], &["--verify", "--keep", f]].concat());
+    let said = warnings_where(&doc, |w| w.contains("all zeros"));
+    let distinct: HashSet<_> = std::fs::read(f)
+        .unwrap()
+        .chunks(4096)
+        .map(<[u8]>::to_vec)
+        .collect();
+    std::fs::remove_file(f).unwrap();
+    assert_eq!(distinct.len(), 65, "64 headed units and zeros");
+    assert!(
+        said.iter().any(|w| w.contains(
+            "(with --verify, but for each block's first 4 KiB unit, which opens with the block's own header)"
+        )),
+        "{said:?}"
+    );
+    let plain = run_json(&[&args[..], &["--engine", "null"]].concat());
+    let said = warnings_where(&plain, |w| w.contains("all zeros"));
+    assert!(said.len() == 1 && !said[0].contains("--verify"), "{said:?}");
+}
