@@ -159,16 +159,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
                 spec.rw.read_pct(spec.rwmixread),
                 Rng::new(spec.seed, stream | 2),
             ),
-            sampler: measures_data(spec).then(|| {
-                Sampler::new(&spec.data)
-                    .with_huge_pages(crate::io::sys::back_with_huge_pages)
-                    .with_stamp_turns(data.stamp_turns())
-                    .with_pool_hashes(data.take_pool_hashes())
-                    .with_lent_stamps(data.lent_stamps())
-                    .with_copied_stamps(data.copied_stamps())
-                    .with_uniform_unit(data.uniform_unit(spec.data.dedup_unit as usize))
-                    .with_block_headers(spec.verify.then(crate::measure::verify::header_word))
-            }),
+            sampler: measures_data(spec).then(|| write::job_sampler(spec, &mut data)),
             data,
             verify,
             slots: vec![Slot::IDLE; slots(spec)],
@@ -239,8 +230,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         self.finish()
     }
 
-    /// Decides whether to keep issuing. (Inlined always, as `UnitPool::lent_bytes`: a
-    /// call on every completion when the compiler chose otherwise.)
+    /// Decides whether to keep issuing (inlined always: see `UnitPool::lent_bytes`).
     #[inline(always)]
     fn check_stop(&mut self) {
         if self.stopping {

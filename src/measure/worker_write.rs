@@ -7,7 +7,7 @@ use super::Worker;
 use super::files::Files;
 use crate::io::engine::Engine;
 use crate::measure::launch::WorkerCtx;
-use crate::workload::data::Lent;
+use crate::workload::data::{DataGen, Lent};
 use crate::workload::sampler::Sampler;
 
 /// With `--verify`: what the worker wrote where.
@@ -24,6 +24,20 @@ pub(super) struct VerifyTrack {
 
 /// A slot that writes no block (`VerifyTrack::writing`).
 pub(super) const NOT_WRITING: (u16, u64) = (u16::MAX, u64::MAX);
+
+/// The sampler of a job whose writes `data` makes: told where its units' stamps lie and
+/// what it may compose or skip (the pool's sums and stamps, a constant profile's unit,
+/// `--verify`'s block headers).
+pub(super) fn job_sampler(spec: &crate::plan::spec::Spec, data: &mut DataGen) -> Sampler {
+    Sampler::new(&spec.data)
+        .with_huge_pages(crate::io::sys::back_with_huge_pages)
+        .with_stamp_turns(data.stamp_turns())
+        .with_pool_hashes(data.take_pool_hashes())
+        .with_lent_stamps(data.lent_stamps())
+        .with_copied_stamps(data.copied_stamps())
+        .with_uniform_unit(data.uniform_unit(spec.data.dedup_unit as usize))
+        .with_block_headers(spec.verify.then(crate::measure::verify::header_word))
+}
 
 impl VerifyTrack {
     /// The track of a worker with `qd` slots over its `files` (their regions), or over
