@@ -560,7 +560,8 @@ impl DataSpec {
 #[path = "data_shape.rs"]
 mod shape;
 pub(crate) use shape::{
-    repeat_chunk_literals, repeat_free_runs, repeat_segments, repeat_stamp, zerofill_literals,
+    repeat_chunk_literals, repeat_free_runs, repeat_segments, repeat_skip, repeat_stamp,
+    zerofill_literals,
 };
 
 #[cfg(test)]

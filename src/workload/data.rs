@@ -19,7 +19,7 @@
 use std::sync::Arc;
 
 use crate::plan::data::{
-    CompressMethod, DataKind, DataSpec, parse_hex, repeat_segments, zerofill_literals,
+    CompressMethod, DataKind, DataSpec, parse_hex, repeat_segments, repeat_skip, zerofill_literals,
 };
 use crate::workload::hash::PoolHashes;
 pub use crate::workload::pool::Lent;
@@ -40,12 +40,14 @@ pub(crate) fn fill_zerofill(
 }
 
 /// Fills one chunk by the `repeat` method: per segment, random literals, then a copy of
-/// the chunk's opening substring (in the first segment, its own literals repeated). The
-/// copies all start at the chunk's first bytes because LZ coders index every position
-/// at the start of a block, so they find each copy wherever it lies. `literals(dst, at)`
-/// fills the random bytes that start at `at` in the chunk.
+/// the chunk's opening substring (in the first segment, its own literals repeated; in a
+/// chunk of one segment, from its ninth byte on: `repeat_skip`). The copies all start at
+/// the chunk's first bytes because LZ coders index every position at the start of a
+/// block, so they find each copy wherever it lies. `literals(dst, at)` fills the random
+/// bytes that start at `at` in the chunk.
 #[inline(always)]
 pub(crate) fn fill_repeat(chunk: &mut [u8], pct: f64, mut literals: impl FnMut(&mut [u8], usize)) {
+    let skip = repeat_skip(chunk.len(), pct);
     for (pos, n, lit) in repeat_segments(chunk.len(), pct) {
         literals(&mut chunk[pos..pos + lit], pos);
         let copy = n - lit;
@@ -56,8 +58,8 @@ pub(crate) fn fill_repeat(chunk: &mut [u8], pct: f64, mut literals: impl FnMut(&
             // A copy of the chunk's opening substring.
             chunk.copy_within(0..copy, pos + lit);
         } else if lit > 0 {
-            // First segment: repeat its own literals.
-            repeat_prefix(&mut chunk[pos..pos + n], lit);
+            // First segment: repeat its own literals (but for the `skip` opening bytes).
+            repeat_prefix(&mut chunk[pos + skip..pos + n], lit - skip);
         } else {
             chunk[pos..pos + n].fill(0);
         }
@@ -69,6 +71,7 @@ pub(crate) fn fill_repeat(chunk: &mut [u8], pct: f64, mut literals: impl FnMut(&
 /// again after a pool unit's literals are stamped, the copies stay copies of them
 /// (`UnitPool`).
 pub(crate) fn repeat_copies(len: usize, pct: f64) -> Vec<(usize, usize, usize)> {
+    let skip = repeat_skip(len, pct);
     let mut copies = Vec::new();
     for (pos, n, lit) in repeat_segments(len, pct) {
         let copy = n - lit;
@@ -79,10 +82,12 @@ pub(crate) fn repeat_copies(len: usize, pct: f64) -> Vec<(usize, usize, usize)> 
             copies.push((0, pos + lit, copy));
             continue;
         }
-        let mut filled = lit;
+        // (`repeat_prefix`'s doubling copies, from `skip` bytes in.)
+        let (from, n) = (pos + skip, n - skip);
+        let mut filled = lit - skip;
         while filled < n {
             let m = filled.min(n - filled);
-            copies.push((pos, pos + filled, m));
+            copies.push((from, from + filled, m));
             filled += m;
         }
     }

@@ -4,7 +4,8 @@
 
 use super::STAMP_TURNS;
 use crate::plan::data::{
-    CompressMethod, DataKind, DataSpec, repeat_free_runs, repeat_segments, repeat_stamp,
+    CompressMethod, DataKind, DataSpec, repeat_free_runs, repeat_segments, repeat_skip,
+    repeat_stamp,
 };
 use crate::workload::data::{fill_repeat, fill_zerofill};
 use crate::workload::rng::Rng;
@@ -250,6 +251,13 @@ fn repeat_layout(spec: &DataSpec, unit_len: usize) -> Layout {
                 .map(move |&(at, _)| c + at)
         })
         .collect();
+    // A chunk of one segment stamped at its opening word, which its copy leaves out
+    // (`repeat_skip`): the literals past it are copied, and a stamp turned into them
+    // (`turns_of`) would break the copy.
+    let head = match repeat_skip(cl, pct) {
+        0 => head,
+        skip => skip,
+    };
     let mut layout = Layout {
         width,
         head,
