@@ -52,9 +52,10 @@ pub(crate) fn repeat_segments(len: usize, pct: f64) -> impl Iterator<Item = (usi
 }
 
 /// Where the copy of a `repeat` chunk's first segment starts repeating its literals: at
-/// its first byte, or `REPEAT_SKIP` bytes in, in a chunk of one segment (512 bytes, or
-/// smaller) whose copy reads every literal but has 8 more to spare: its opening word is
-/// then read by no copy, and a pool stamps that word alone (`repeat_free_runs`).
+/// its first byte, or further in, in a chunk of one segment (512 bytes, or smaller) whose
+/// copy would read every literal: 8 bytes in (`REPEAT_SKIP`) with 16 literals or more,
+/// else half of them from 6 (3 to 7 bytes, the copy repeating the others). The opening
+/// bytes are then read by no copy, and a pool stamps them alone (`repeat_free_runs`).
 ///
 /// (Until 2026-11-29 such a chunk, 512 bytes at 50% or more, had no literal no copy
 /// read: it was stamped at its opening literals and its copy made again after every
@@ -63,17 +64,17 @@ pub(crate) fn repeat_segments(len: usize, pct: f64) -> impl Iterator<Item = (usi
 pub(crate) fn repeat_skip(len: usize, pct: f64) -> usize {
     let mut segs = repeat_segments(len, pct);
     match (segs.next(), segs.next()) {
-        (Some((0, n, lit)), None)
-            if lit >= 2 * REPEAT_SKIP && lit < (n - lit).next_multiple_of(8) + 8 =>
-        {
-            REPEAT_SKIP
-        }
+        (Some((0, n, lit)), None) if lit < (n - lit).next_multiple_of(8) + 8 => match lit {
+            l if l >= 2 * REPEAT_SKIP => REPEAT_SKIP,
+            l if l >= 2 * FREE_STAMP_BYTES => l / 2,
+            _ => 0,
+        },
         _ => 0,
     }
 }
 
-/// The opening bytes of a one-segment `repeat` chunk its copy leaves out (`repeat_skip`):
-/// one stamp word.
+/// The opening bytes of a one-segment `repeat` chunk its copy leaves out (`repeat_skip`)
+/// where it has literals enough: one stamp word.
 const REPEAT_SKIP: usize = 8;
 
 /// The literal runs of a `repeat` chunk of `len` bytes for `pct`% that no copy reads
@@ -105,9 +106,9 @@ pub(crate) fn repeat_free_runs(len: usize, pct: f64) -> Vec<(usize, usize)> {
 /// A pool's stamp of a `repeat` chunk of `len` bytes for `pct`% (its units whole
 /// chunks, `DataSpec::repeat_chunks_whole`), in bytes of the chunk: the free runs'
 /// (`repeat_free_runs`), as wide as the longest up to 8, from every run that long, up to
-/// 8 bytes in all; with fewer than 7 of them, the first segment's opening literals and
-/// every segment's as many (the copies made again after). Also whether the copies are
-/// made again.
+/// 8 bytes in all; with fewer than `FREE_STAMP_BYTES` of them, the first segment's
+/// opening literals and every segment's as many (the copies made again after). Also
+/// whether the copies are made again.
 pub(crate) fn repeat_stamp(len: usize, pct: f64) -> (usize, bool) {
     let runs = repeat_free_runs(len, pct);
     let width = runs.iter().map(|&(_, n)| n.min(8)).max().unwrap_or(0);
@@ -121,10 +122,12 @@ pub(crate) fn repeat_stamp(len: usize, pct: f64) -> (usize, bool) {
     ((runs.count() * width).min(8), true)
 }
 
-/// Bytes of free runs (`repeat_free_runs`) a stamp needs to leave the copies alone: 7,
-/// 2^56 stamps a pool unit (at 98.8% a 4 KiB chunk has 8 literals, one of them the
-/// opening one that the copies repeat).
-const FREE_STAMP_BYTES: usize = 7;
+/// Bytes of free runs (`repeat_free_runs`) a stamp needs to leave the copies alone: 3.
+/// A stamp narrower than 8 bytes is the unit's lap of the pool, so 2^24 laps of a pool
+/// differ, 256 TiB of writes at the default pool (`workload::pool`). (Until 2026-11-29
+/// 7, the stamp a random value: 1 KiB chunks from 98% and 2 KiB from 98.7% had their
+/// copies made again after every stamp, about what `--refill` costs.)
+const FREE_STAMP_BYTES: usize = 3;
 
 /// Literal bytes of a `zerofill` chunk of `len` bytes for `pct`% compressibility. The
 /// (100 − pct)% share of random bytes is reduced by what encoding the zero run costs a

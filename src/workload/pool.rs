@@ -6,9 +6,10 @@
 //! (literals in every profile; a `repeat` chunk's copies of them are stamped alike) are
 //! a 64-bit value that is a bijection of `id`: where a unit has one 8-byte stamp (random
 //! data, most zerofill), the word whose sampler's selector is known from `id`
-//! (`keys::LentStamps`); elsewhere the pool's original bytes there XORed with one. So no
-//! two units are equal, even when they share a pool unit (after the pool's size of
-//! writes), and the compressibility of the pool unit is unchanged (random bytes replace
+//! (`keys::LentStamps`); elsewhere the pool's original bytes there XORed with one, or,
+//! for stamps narrower than 8 bytes, with a bijection of the unit's lap of the pool
+//! (`lap_key`: 2^(8 × bytes) laps differ). So no two units are equal, even when they
+//! share a pool unit (after the pool's size of writes), and the compressibility of the pool unit is unchanged (random bytes replace
 //! random bytes). The unit is the granularity of uniqueness, as `--dedup-unit` declares
 //! it: parts of a unit smaller than the unit come back after the pool's size.
 //!
@@ -129,6 +130,10 @@ impl UnitPool {
             stamps: Stamps {
                 words: word_stamps,
                 ids: LentStamps::new(key, unit_len, turns),
+                lap_units: match layout.width < 8 && !word_stamps {
+                    true => units as u64,
+                    false => 0,
+                },
             },
             layout,
             turns,
@@ -363,18 +368,39 @@ struct Stamps {
     words: bool,
     /// The stream's key (`LentStamps::key`) and the words' layout.
     ids: LentStamps,
+    /// The pool's units, where a unit's stamps are narrower than 8 bytes (a `repeat`
+    /// chunk of few literals): the key is then the unit's lap of the pool (`lap_key`),
+    /// so that no two laps' stamps are alike before 2^(8 × stamped bytes) laps. 0
+    /// otherwise.
+    lap_units: u64,
 }
 
 impl Stamps {
     /// The value XORed into the original bytes at the stamps of unique unit `id`: the
-    /// word itself, or `stamp_of`'s key. A bijection of `id` either way.
+    /// word itself, or `stamp_of`'s key (a bijection of `id` either way), or for narrow
+    /// stamps `lap_key`'s (the units of a pool unit are one a lap).
     #[inline(always)]
     fn key(&self, id: u64) -> u64 {
-        match self.words {
-            true => self.ids.word(id),
-            false => stamp_of(self.ids.key(), id),
+        match (self.words, self.lap_units) {
+            (true, _) => self.ids.word(id),
+            (false, 0) => stamp_of(self.ids.key(), id),
+            (false, n) => lap_key(self.ids.key(), id / n),
         }
     }
+}
+
+/// The key of a pool unit's lap `lap` in the stream whose stamps start at `base`: its low
+/// `k` bits a bijection of the lap's low `k` bits, for every `k` (XOR with a constant,
+/// multiplying by an odd number and `x ^ (x << s)` each keep that), so that the bytes of
+/// a stamp narrower than 8 (its places take the key's low bytes in turn:
+/// `Layout::stamp`) differ for every lap until they run out. (Until 2026-11-29 narrow
+/// stamps were the low bytes of `stamp_of`'s random value: two laps alike by chance.)
+#[inline(always)]
+fn lap_key(base: u64, lap: u64) -> u64 {
+    let mut z = (lap ^ base).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z ^= z << 29;
+    z = z.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z ^ (z << 17)
 }
 
 /// The key of unique unit `id` in the stream whose stamps start at `base`: distinct for
