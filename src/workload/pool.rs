@@ -9,8 +9,8 @@
 //! (`keys::LentStamps`); elsewhere the pool's original bytes there XORed with one, or,
 //! for stamps narrower than 8 bytes, with a bijection of the unit's lap of the pool
 //! (`lap_key`: 2^(8 × bytes) laps differ). So no two units are equal, even when they
-//! share a pool unit (after the pool's size of writes), and the compressibility of the pool unit is unchanged (random bytes replace
-//! random bytes). The unit is the granularity of uniqueness, as `--dedup-unit` declares
+//! share a pool unit (after the pool's size of writes), and the compressibility of the
+//! pool unit is unchanged (random bytes replace random bytes). The unit is the granularity of uniqueness, as `--dedup-unit` declares
 //! it: parts of a unit smaller than the unit come back after the pool's size.
 //!
 //! A write of fresh units can be sent straight from the pool ([`UnitPool::lend`]): the
