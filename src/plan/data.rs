@@ -491,6 +491,8 @@ impl DataSpec {
     /// fewer stamped bytes has its other literals from the pool unit, so at most
     /// `2^(8 × stamped) × pool units` chunks differ; counted in dedup units, whose
     /// chunks are stamped apart (with `--dedup`, a zerofill unit's first chunk alone).
+    /// Said too when units of so few random bytes likely meet by chance within a
+    /// terabyte (after about the square root of their contents).
     /// (Until 2026-11-29 only the first
     /// segment's were stamped: `--compress 98.8`, one byte per 512-byte segment, made
     /// 2^20 distinct 4 KiB chunks, 4 GiB.)
@@ -528,7 +530,11 @@ impl DataSpec {
         }
         .min(all);
         let within = distinct.saturating_mul(unit as u128);
-        (lits > 0 && stamped < 8 && within < 1 << 40).then(|| {
+        // Units of so few random bytes meet by chance long before they run out: the
+        // first two alike after about the square root of their contents.
+        let chance = ((all as f64).sqrt() as u128).saturating_mul(unit as u128);
+        let first = within.min(chance);
+        (lits > 0 && stamped < 8 && first < 1 << 40).then(|| {
             let method = match self.compress_method {
                 CompressMethod::Zerofill => "zerofill",
                 CompressMethod::Repeat => "repeat",
@@ -542,11 +548,12 @@ impl DataSpec {
                 _ => format!("{} unit of {k} {} chunks", fmt_size(unit), fmt_size(chunk)),
             };
             format!(
-                "--compress {} by {method} leaves {lits} random {} in each {whole}{stamp}: at most {distinct} {} units differ ({}), so duplicates come back before that much is written (by chance, as stamps meet) and every unit after it is one, duplicates a deduplicating device or zram stores once; for unique data use a lower --compress",
+                "--compress {} by {method} leaves {lits} random {} in each {whole}{stamp}: at most {distinct} {} units differ ({}), so duplicates come back before that much is written (by chance, as two units' random bytes meet, from about {} written) and every unit after it is one, duplicates a deduplicating device or zram stores once; for unique data use a lower --compress",
                 self.compress,
                 if lits == 1 { "byte" } else { "bytes" },
                 fmt_size(unit),
-                fmt_size(within as u64),
+                fmt_size(within.min(u64::MAX as u128) as u64),
+                fmt_size(first as u64),
             )
         })
     }
@@ -567,6 +574,32 @@ pub(crate) use shape::{
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Units of few random bytes meet by chance long before their stamps run out: 512-byte
+    /// chunks at 98.3% hold 4 (2^32 contents), and 64 MiB of them through a 64 KiB pool
+    /// held 4 duplicate 512-byte units (a helper's count, session 30) with no note, the
+    /// note being given only when the stamps ran out within a terabyte (2 TiB here). The
+    /// note now says when the first two are likely alike: about 2^16 units, 32 MiB.
+    #[test]
+    fn units_of_few_random_bytes_say_when_they_meet_by_chance() {
+        let s = DataSpec {
+            kind: DataKind::Compressible,
+            compress: 98.3,
+            compress_method: CompressMethod::Repeat,
+            compress_chunk: 512,
+            dedup_unit: 512,
+            ..DataSpec::default()
+        };
+        let note = s.few_literals_repeat().expect("a note");
+        assert!(note.contains("leaves 4 random bytes"), "{note}");
+        assert!(note.contains("from about 32 MiB written"), "{note}");
+        // 4 KiB units of those chunks: 16 bytes, no note.
+        let wide = DataSpec {
+            dedup_unit: 4096,
+            ..s
+        };
+        assert_eq!(wide.few_literals_repeat(), None);
+    }
 
     /// Each option a run's data can differ by changes the description: `--dedup-set`,
     /// `--dedup-unit` and a measuring `--compress-chunk` were left out, and a comparison

@@ -134,6 +134,10 @@ impl UnitPool {
                     true => units as u64,
                     false => 0,
                 },
+                // A dedup unit of several pool units (chunks): each takes its own bits of
+                // the lap's key, after the bits of the pool units before it.
+                in_unit: (spec.dedup_unit as usize / unit_len).max(1) as u64,
+                unit_bits: 8 * (layout.width * layout.places.len()).min(8) as u32,
             },
             layout,
             turns,
@@ -373,6 +377,12 @@ struct Stamps {
     /// so that no two laps' stamps are alike before 2^(8 × stamped bytes) laps. 0
     /// otherwise.
     lap_units: u64,
+    /// Pool units a dedup unit holds (1 when the pool unit is the dedup unit or larger),
+    /// and the bits of the key one pool unit's stamps take: the pool units of a dedup
+    /// unit take the lap's key turned by `unit_bits` each, so that together they stamp
+    /// as many of its bits as they have bytes (`narrow_key`).
+    in_unit: u64,
+    unit_bits: u32,
 }
 
 impl Stamps {
@@ -384,8 +394,29 @@ impl Stamps {
         match (self.words, self.lap_units) {
             (true, _) => self.ids.word(id),
             (false, 0) => stamp_of(self.ids.key(), id),
-            (false, n) => lap_key(self.ids.key(), id / n),
+            (false, n) => self.narrow_key(id, n),
         }
+    }
+
+    /// `lap_key` of unique unit `id`'s lap (`n` units a lap), turned by the bits the
+    /// pool units before it in its dedup unit take. (Until the same day every chunk of a
+    /// dedup unit had the lap's key alike: 4 KiB units of 512-byte chunks with a 1-byte
+    /// stamp each came back after 256 laps of the pool, 75% duplicates in 64 MiB of a 64
+    /// KiB pool, where random keys per chunk had made none.)
+    #[inline(never)]
+    fn narrow_key(&self, id: u64, n: u64) -> u64 {
+        // (Powers of two, the default pools and units, without a division.)
+        let lap = match n.is_power_of_two() {
+            true => id >> n.trailing_zeros(),
+            false => id / n,
+        };
+        let k = self.in_unit;
+        let at = match k.is_power_of_two() {
+            true => id & (k - 1),
+            false => id % k,
+        };
+        let turn = at as u32 * self.unit_bits;
+        lap_key(self.ids.key(), lap).rotate_right(turn % 64)
     }
 }
 
