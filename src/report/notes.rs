@@ -278,11 +278,9 @@ pub fn data_figures(
         };
         s.push_str(&format!("\n{output}: {what}"));
     }
-    // Units of zeros, or chunks of so few literals that they repeat, as a run says them
-    // (`iomark data` said neither).
-    if let Some(n) =
-        (plan.spec.data.zero_units_repeat()).or_else(|| plan.spec.data.few_literals_repeat())
-    {
+    // Units of zeros, or chunks of so few literals that they repeat, or too small, as a
+    // run says them (`iomark data` said neither).
+    if let Some(n) = plan.spec.data.shape_note() {
         s.push_str(&format!("\nnote: {n}"));
     }
     // (A stream no longer than the pool has no unit come back.)

@@ -1366,3 +1366,49 @@ fn the_zero_units_note_names_the_units_a_verify_header_sets_apart() {
     let said = warnings_where(&plain, |w| w.contains("all zeros"));
     assert!(said.len() == 1 && !said[0].contains("--verify"), "{said:?}");
 }
+
+/// Chunks that say nothing of what they are (a helper's probe, session 30): zerofill in
+/// 512-byte chunks at 99.4% writes nothing but zeros, every 4 KiB unit a duplicate, and
+/// chunks below 512 bytes cannot be as compressible as asked chunk by chunk (`--compress
+/// 50 --compress-chunk 8` measured 0.0%); both said nothing. Now a note each, in
+/// `iomark data`'s output and in a run's, and none for 512-byte chunks at 50%.
+#[test]
+fn chunks_of_zeros_or_too_small_are_said() {
+    for (args, note) in [
+        (
+            &["--compress", "99.4", "--compress-chunk", "512"][..],
+            Some("every 4 KiB unit is all zeros"),
+        ),
+        (
+            &["--compress", "50", "--compress-chunk", "8"][..],
+            Some("--compress-chunk 8 B is below 512 B"),
+        ),
+        (
+            &["--compress", "50", "--compress-chunk", "256"][..],
+            Some("--compress-chunk 256 B is below 512 B"),
+        ),
+        (&["--compress", "50", "--compress-chunk", "512"][..], None),
+    ] {
+        let out = iomark()
+            .args(["data", "--size", "1m", "-o", "/dev/null"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_success(&out);
+        let said = String::from_utf8_lossy(&out.stderr);
+        let run = crate::common::warnings_where(
+            &null_write(&[&["--size", "1m"][..], args].concat()),
+            |w| w.contains("all zeros") || w.contains("is below 512 B"),
+        );
+        match note {
+            Some(n) => {
+                assert!(said.contains(n), "{args:?}: {said}");
+                assert!(run.iter().any(|w| w.contains(n)), "{args:?}: {run:?}");
+            }
+            None => {
+                assert!(!said.contains("note: --compress"), "{args:?}: {said}");
+                assert!(run.is_empty(), "{args:?}: {run:?}");
+            }
+        }
+    }
+}
