@@ -464,13 +464,20 @@ impl DataSpec {
             ),
             false => String::new(),
         };
-        let default = match self.pool == default_pool() {
-            true => " (the default)",
-            false => "",
+        // The pool as given, and what it holds when that is more (two units at least:
+        // `--data-pool 64k --compress-chunk 128k` was said as "--data-pool 256k").
+        let default = match (self.pool == default_pool(), pool != self.pool) {
+            (true, _) => " (the default)".to_string(),
+            (false, true) => format!(
+                " (which holds {}: two {} units at least)",
+                crate::units::fmt_size(pool),
+                crate::units::fmt_size(self.unit_len() as u64)
+            ),
+            (false, false) => String::new(),
         };
         Some(format!(
             "--data-pool {}{default}: the units' bytes (all but their stamps) come back every {} written, within {names}: such a compressor run over the stream finds them again and saves more than the figures here, measured chunk by chunk, say; {fix}{copies}",
-            crate::units::fmt_size_short(pool),
+            crate::units::fmt_size_short(self.pool),
             crate::units::fmt_size(pool),
         ))
     }
@@ -617,6 +624,26 @@ pub(crate) use shape::{
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pool smaller than two units holds two: the note named the pool it holds as the
+    /// one given (`--data-pool 64k --compress-chunk 128k` said "--data-pool 256k" beside
+    /// the run's "pool 64k"); now the one given, and what it holds.
+    #[test]
+    fn a_pool_rounded_up_is_named_as_given() {
+        let s = DataSpec {
+            kind: DataKind::Compressible,
+            compress: 50.0,
+            compress_chunk: 128 << 10,
+            pool: 64 << 10,
+            ..DataSpec::default()
+        };
+        let note = s.pool_window_note(false).expect("a note");
+        assert!(
+            note.starts_with("--data-pool 64k (which holds 256 KiB: two 128 KiB units at least)"),
+            "{note}"
+        );
+        assert!(s.describe().contains("pool 64k"), "{}", s.describe());
+    }
 
     /// Units of few random bytes meet by chance long before their stamps run out: 512-byte
     /// chunks at 98.3% hold 4 (2^32 contents), and 64 MiB of them through a 64 KiB pool
