@@ -280,7 +280,7 @@ pub fn data_figures(
     }
     // Units of zeros, or chunks of so few literals that they repeat, or too small, as a
     // run says them (`iomark data` said neither).
-    if let Some(n) = plan.spec.data.shape_note() {
+    for n in plan.spec.data.shape_notes() {
         s.push_str(&format!("\nnote: {n}"));
     }
     // (A stream no longer than the pool has no unit come back.)

@@ -1444,3 +1444,76 @@ fn a_runs_dedup_figure_holds_for_units_of_narrow_stamped_chunks() {
         "said {said:.1}%, the stream's {truth:.1}%"
     );
 }
+
+/// Units a chunk larger than them leaves unstamped come back every lap of the pool, and
+/// nothing said so (a helper's probe, session 30): a `repeat` chunk's first unit (its
+/// literals are what every copy repeats), a zerofill chunk's unit where fewer than 8 of
+/// its random bytes lie. Now a note with the share, which the stream's count matches;
+/// and every note that applies is given (the zeros note of 8 KiB chunks at 99.7% hid
+/// that their first units, of 2 random bytes, repeat too).
+#[test]
+fn units_a_larger_chunk_leaves_unstamped_are_said() {
+    for (shape, unit, note, share) in [
+        (
+            &[
+                "--compress",
+                "97",
+                "--compress-method",
+                "repeat",
+                "--compress-chunk",
+                "8k",
+                "--dedup-unit",
+                "512",
+            ][..],
+            512,
+            "leaves each chunk's first 512 B unit unstamped",
+            6.25,
+        ),
+        (
+            &["--compress", "49.81", "--compress-chunk", "8k"][..],
+            4096,
+            "leaves unstamped the 4 KiB unit where each chunk's random bytes end",
+            50.0,
+        ),
+    ] {
+        let args = [
+            &["--data-pool", "1m", "--bs", "128k", "--size", "32m"][..],
+            shape,
+        ]
+        .concat();
+        let out = iomark()
+            .args([&["data", "-o", "/dev/null"][..], &args].concat())
+            .output()
+            .unwrap();
+        assert_success(&out);
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains(note), "{shape:?}: {said}");
+        let dups = dup_fraction(&data_stream(&args), unit);
+        assert!(
+            (dups - share).abs() < 2.0,
+            "{shape:?}: {dups:.2}% duplicates"
+        );
+    }
+    let out = iomark()
+        .args([
+            "data",
+            "-o",
+            "/dev/null",
+            "--compress",
+            "99.7",
+            "--compress-chunk",
+            "8k",
+        ])
+        .args(["--bs", "128k", "--size", "1m"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("1 of its 2 4 KiB units is all zeros"),
+        "{said}"
+    );
+    assert!(
+        said.contains("leaves 2 random bytes in each 8 KiB chunk"),
+        "{said}"
+    );
+}
