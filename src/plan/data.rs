@@ -419,8 +419,8 @@ pub(crate) use notes::zero_units;
 #[path = "data_shape.rs"]
 mod shape;
 pub(crate) use shape::{
-    repeat_chunk_literals, repeat_free_runs, repeat_segments, repeat_skip, repeat_stamp,
-    zerofill_literals,
+    free_run_width, repeat_chunk_literals, repeat_free_runs, repeat_segments, repeat_skip,
+    repeat_stamp, zerofill_literals,
 };
 
 #[cfg(test)]

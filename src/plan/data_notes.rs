@@ -4,8 +4,8 @@
 //! given by a run and by `iomark data` alike.
 
 use super::{
-    CompressMethod, DataKind, DataSpec, repeat_chunk_literals, repeat_free_runs, repeat_stamp,
-    zerofill_literals,
+    CompressMethod, DataKind, DataSpec, free_run_width, repeat_chunk_literals, repeat_free_runs,
+    repeat_stamp, zerofill_literals,
 };
 use crate::units::fmt_size;
 
@@ -68,7 +68,7 @@ impl DataSpec {
             CompressMethod::Repeat => {
                 // The free runs a unit's stamp may lie in (`workload::pool`'s layout).
                 let runs = repeat_free_runs(chunk, self.compress);
-                let width = runs.iter().map(|&(_, n)| n.min(8)).max().unwrap_or(0);
+                let width = free_run_width(&runs);
                 let stamped = runs.iter().any(|&(at, n)| n >= width && at + width <= du);
                 let (total, _) = repeat_chunk_literals(chunk, self.compress);
                 match stamped || total == 0 || self.dedup > 0.0 {

@@ -111,7 +111,7 @@ pub(crate) fn repeat_free_runs(len: usize, pct: f64) -> Vec<(usize, usize)> {
 /// whether the copies are made again.
 pub(crate) fn repeat_stamp(len: usize, pct: f64) -> (usize, bool) {
     let runs = repeat_free_runs(len, pct);
-    let width = runs.iter().map(|&(_, n)| n.min(8)).max().unwrap_or(0);
+    let width = free_run_width(&runs);
     let free = runs.iter().filter(|&&(_, n)| n >= width).count() * width;
     if free >= FREE_STAMP_BYTES {
         return (free.min(8), false);
@@ -120,6 +120,12 @@ pub(crate) fn repeat_stamp(len: usize, pct: f64) -> (usize, bool) {
     let width = first.min(8);
     let runs = repeat_segments(len, pct).filter(|&(_, _, lit)| lit >= width && lit > 0);
     ((runs.count() * width).min(8), true)
+}
+
+/// The width of a `repeat` chunk's stamps in its free runs (`repeat_free_runs`): the
+/// longest run's, up to 8 bytes.
+pub(crate) fn free_run_width(runs: &[(usize, usize)]) -> usize {
+    runs.iter().map(|&(_, n)| n.min(8)).max().unwrap_or(0)
 }
 
 /// Bytes of free runs (`repeat_free_runs`) a stamp needs to leave the copies alone: 3.

@@ -4,8 +4,8 @@
 
 use super::STAMP_TURNS;
 use crate::plan::data::{
-    CompressMethod, DataKind, DataSpec, repeat_free_runs, repeat_segments, repeat_skip,
-    repeat_stamp,
+    CompressMethod, DataKind, DataSpec, free_run_width, repeat_free_runs, repeat_segments,
+    repeat_skip, repeat_stamp,
 };
 use crate::workload::data::{fill_repeat, fill_zerofill};
 use crate::workload::rng::Rng;
@@ -243,7 +243,7 @@ fn repeat_layout(spec: &DataSpec, unit_len: usize) -> Layout {
         return layout;
     }
     let free = repeat_free_runs(cl, pct);
-    let width = free.iter().map(|&(_, n)| n.min(8)).max().unwrap_or(0);
+    let width = free_run_width(&free);
     let runs: Vec<usize> = chunks
         .flat_map(|c| {
             free.iter()
