@@ -16,9 +16,20 @@ impl DataSpec {
     /// (`unstamped_units`), chunks too small for the share asked (`small_chunk`). Each
     /// that applies (until 2026-11-29 the first alone: the zeros note of 8 KiB chunks at
     /// 99.7% hid that their other units repeat too).
-    pub(crate) fn shape_notes(&self) -> Vec<String> {
+    /// With `verify` (a run's `--verify`) a note of units alike names the units its
+    /// headers set apart (the note said every unit was zeros, and each block's first
+    /// differed).
+    pub(crate) fn shape_notes(&self, verify: bool) -> Vec<String> {
         let alike = [self.zero_units_repeat(), self.few_literals_repeat()];
-        let mut notes: Vec<String> = alike.into_iter().flatten().collect();
+        let mut notes: Vec<String> = (alike.into_iter().flatten())
+            .map(|note| match verify {
+                true => format!(
+                    "{note} (with --verify, but for each block's first {} unit, which opens with the block's own header)",
+                    fmt_size(self.dedup_unit)
+                ),
+                false => note,
+            })
+            .collect();
         notes.extend(self.unstamped_units());
         notes.extend(self.small_chunk());
         notes.extend(self.tiny_units());
@@ -125,70 +136,167 @@ impl DataSpec {
         ))
     }
 
-    /// A note when zerofill's zero run covers whole dedup units (a chunk larger than the
-    /// unit, or a chunk of nothing but zeros): those units are all zeros, duplicates of
-    /// one another, whatever `--dedup` says. `None` otherwise.
+    /// A note when a chunk's zeros cover whole dedup units: zerofill's zero run (a chunk
+    /// larger than the unit, or a chunk of nothing but zeros), or a `repeat` chunk left no
+    /// random byte. Those units are all zeros, duplicates of one another, whatever
+    /// `--dedup` says. `None` otherwise. The ways out it names are those that work
+    /// (`ways_out`).
     pub(crate) fn zero_units_repeat(&self) -> Option<String> {
-        if self.kind == DataKind::Compressible && self.compress_method == CompressMethod::Repeat {
-            // Every segment's literals gone (from about 98.9% in 512-byte segments): the
-            // first segment zeros, the others copies of it.
-            let chunk = self.compress_chunk;
-            let (total, _) = repeat_chunk_literals(chunk as usize, self.compress);
-            return (total == 0).then(|| format!(
-                "--compress {} by repeat in {} chunks leaves no random byte in a chunk: every {} unit is all zeros, each after the first a duplicate of it (all but one of the units, measured as data.dedup_pct): a deduplicating device, or zram's same-page detection, stores them once; for compressible data without duplicates use a lower --compress",
-                self.compress,
-                fmt_size(chunk),
-                fmt_size(self.dedup_unit),
-            ));
-        }
-        if self.kind != DataKind::Compressible || self.compress_method != CompressMethod::Zerofill {
+        let (whole, per, zeros) = self.zero_units_of()?;
+        let (chunk, unit) = (self.compress_chunk, self.dedup_unit);
+        let share = 100.0 * whole as f64 / per as f64;
+        let which = match whole == per {
+            true => format!(
+                "{} is all zeros, each after the first a duplicate of it (all but one of the units",
+                match chunk > unit {
+                    true => format!("every one of its {} units", fmt_size(unit)),
+                    false => format!("every {} unit", fmt_size(unit)),
+                },
+            ),
+            false => format!(
+                "{whole} of its {per} {} units {} all zeros, duplicates of one another (about {share:.0}% of the units",
+                fmt_size(unit),
+                if whole == 1 { "is" } else { "are" },
+            ),
+        };
+        let run = match zeros == chunk {
+            true => "leaves no random byte in a chunk".to_string(),
+            false => format!("ends each chunk with about {} of zeros", fmt_size(zeros)),
+        };
+        Some(format!(
+            "--compress {} by {} in {} chunks {run}: {which}, measured as data.dedup_pct): a deduplicating device, or zram's same-page detection, stores them once; for compressible data without duplicates use {}",
+            self.compress,
+            self.method_name(),
+            fmt_size(chunk),
+            self.ways_out(whole < per),
+        ))
+    }
+
+    /// The dedup units of zeros in each chunk: `(whole, per, zeros)`, `whole` of the
+    /// chunk's `per` units all zeros and the zero bytes ending it; `None` when no unit
+    /// is. A `repeat` chunk with every segment's literals gone (from about 98.9% in
+    /// 512-byte segments) is zeros, its segments copies of the first; zerofill's zero
+    /// run ends the chunk, whose end is a unit's end (from the literals the chunk is
+    /// filled with: from 99.7% a 4 KiB chunk has none, which the share alone said of no
+    /// unit), and a chunk smaller than the unit makes units of zeros when it is all zeros
+    /// (512-byte chunks from 99.4%).
+    fn zero_units_of(&self) -> Option<(u64, u64, u64)> {
+        if self.kind != DataKind::Compressible {
             return None;
         }
         let (chunk, unit) = (self.compress_chunk, self.dedup_unit);
-        // The zero run ends the chunk, whose end is a unit's end. (From the literals the
-        // chunk is filled with: from 99.7% it has none, and every unit is zeros, which
-        // the compress share alone said of no unit of a 4 KiB chunk.)
-        let zeros = chunk - zerofill_literals(chunk as usize, self.compress) as u64;
-        // Chunks smaller than the unit: its units are zeros when every chunk is (512-byte
-        // chunks from 99.4%: nothing was said until 2026-11-29).
         let per = (chunk / unit).max(1);
-        let whole = match chunk.is_multiple_of(unit) {
-            true => zeros / unit,
-            false if zeros == chunk => per,
-            false => 0,
+        let zeros = chunk - self.chunk_literals() as u64;
+        let whole = match self.compress_method {
+            CompressMethod::Repeat if zeros == chunk => per,
+            CompressMethod::Repeat => 0,
+            CompressMethod::Zerofill => match chunk.is_multiple_of(unit) {
+                true => zeros / unit,
+                false if zeros == chunk => per,
+                false => 0,
+            },
         };
-        (whole > 0).then(|| {
-            let share = 100.0 * whole as f64 / per as f64;
-            let (which, fix) = match whole == per {
-                true => (
-                    format!(
-                        "{} is all zeros, each after the first a duplicate of it (all but one of the units",
-                        match chunk >= unit {
-                            true => format!("every one of its {} units", fmt_size(unit)),
-                            false => format!("every {} unit", fmt_size(unit)),
-                        },
-                    ),
-                    "--compress-method repeat, or a lower --compress",
-                ),
-                false => (
-                    format!(
-                        "{whole} of its {per} {} units {} all zeros, duplicates of one another (about {share:.0}% of the units",
-                        fmt_size(unit),
-                        if whole == 1 { "is" } else { "are" },
-                    ),
-                    "--compress-method repeat, or a --compress-chunk no larger than --dedup-unit",
-                ),
+        (whole > 0).then_some((whole, per, zeros))
+    }
+
+    /// The random bytes of a chunk: zerofill's literals, or all of a `repeat` chunk's.
+    fn chunk_literals(&self) -> usize {
+        let chunk = self.compress_chunk as usize;
+        match self.compress_method {
+            CompressMethod::Zerofill => zerofill_literals(chunk, self.compress),
+            CompressMethod::Repeat => repeat_chunk_literals(chunk, self.compress).0,
+        }
+    }
+
+    /// Compressible data without duplicates: chunks of random bytes and repeats or zeros,
+    /// no unit of zeros, none of so few random bytes that units repeat, none unstamped.
+    fn unique_and_compressible(&self) -> bool {
+        let lits = self.chunk_literals();
+        lits > 0
+            && lits < self.compress_chunk as usize
+            && self.zero_units_of().is_none()
+            && self.few_literals_repeat().is_none()
+            && self.unstamped_units().is_none()
+    }
+
+    /// The ways out of units of zeros that give unique compressible data, each checked:
+    /// the other method, a chunk no larger than the unit (when only some units are
+    /// zeros), and the highest lower share that works, or for a chunk below 512 bytes a
+    /// chunk of 512 (with a lower share if it needs one). Until 2026-11-29 the note said
+    /// "--compress-method repeat, or a lower --compress" whatever the chunk, where a 1-
+    /// or 2-byte zerofill chunk keeps no random byte at any share and `repeat` makes them
+    /// all random (`--compress 50 --compress-chunk 1`: measured 0.0% smaller).
+    fn ways_out(&self, partial: bool) -> String {
+        let mut others = Vec::new();
+        if self.compress_method == CompressMethod::Zerofill {
+            let other = DataSpec {
+                compress_method: CompressMethod::Repeat,
+                ..self.clone()
             };
-            let run = match zeros == chunk {
-                true => "leaves no random byte in a chunk".to_string(),
-                false => format!("ends each chunk with about {} of zeros", fmt_size(zeros)),
+            others.push(("--compress-method repeat".to_string(), other));
+        }
+        if partial {
+            let smaller = DataSpec {
+                compress_chunk: self.compress_chunk.min(self.dedup_unit),
+                ..self.clone()
             };
-            format!(
-                "--compress {} by zerofill in {} chunks {run}: {which}, measured as data.dedup_pct): a deduplicating device, or zram's same-page detection, stores them once; for compressible data without duplicates use {fix}",
-                self.compress,
-                fmt_size(chunk),
-            )
+            let way = "a --compress-chunk no larger than --dedup-unit".to_string();
+            others.push((way, smaller));
+        }
+        if self.compress_chunk < SMALL_CHUNK {
+            let larger = DataSpec {
+                compress_chunk: SMALL_CHUNK,
+                ..self.clone()
+            };
+            let way = format!("a --compress-chunk of {} or more", fmt_size(SMALL_CHUNK));
+            others.push((way, larger));
+        }
+        // Each change as it is, or with the highest lower share it needs when that is
+        // above the share that works alone. (A chunk below 512 bytes has shares that
+        // work only in a band, 75% in 2-byte `repeat` chunks but not 37.5%: no lower
+        // share is offered for one.)
+        let lower = |s: &DataSpec| match s.compress_chunk >= SMALL_CHUNK {
+            true => s.highest_share_below(s.compress),
+            false => None,
+        };
+        let alone = lower(self);
+        let share = |x: f64| format!("a --compress of {x} or lower");
+        let mut ways = Vec::new();
+        for (way, t) in &others {
+            match t.unique_and_compressible() {
+                true => ways.push(way.clone()),
+                false => ways.extend(
+                    lower(t)
+                        .filter(|&x| alone.is_none_or(|a| x > a))
+                        .map(|x| format!("{way} and {}", share(x))),
+                ),
+            }
+        }
+        ways.extend(alone.map(share));
+        match ways.is_empty() {
+            true => "--data random".to_string(),
+            false => ways.join(", or "),
+        }
+    }
+
+    /// The highest share below `pct`, in steps of 0.1 point, whose chunks are unique and
+    /// compressible (`unique_and_compressible`); `None` when none is.
+    fn highest_share_below(&self, pct: f64) -> Option<f64> {
+        let top = (pct * 10.0).ceil() as i64 - 1;
+        (1..=top).rev().map(|t| t as f64 / 10.0).find(|&c| {
+            DataSpec {
+                compress: c,
+                ..self.clone()
+            }
+            .unique_and_compressible()
         })
+    }
+
+    fn method_name(&self) -> &'static str {
+        match self.compress_method {
+            CompressMethod::Zerofill => "zerofill",
+            CompressMethod::Repeat => "repeat",
+        }
     }
 }
 
@@ -196,31 +304,12 @@ impl DataSpec {
 /// (`DataSpec::small_chunk`).
 const SMALL_CHUNK: u64 = 512;
 
-/// [`DataSpec::shape_notes`] for a run that
-/// writes data (a read run writes none). With `--verify` a note of units alike names the
-/// units its headers set apart (the note said every unit was zeros, and each block's
-/// first differed).
+/// [`DataSpec::shape_notes`] for a run that writes data (a read run writes none).
 pub(crate) fn zero_units(spec: &crate::plan::spec::Spec) -> Vec<String> {
-    if !(spec.writes() && spec.rw.writes_data()) {
-        return Vec::new();
+    match spec.writes() && spec.rw.writes_data() {
+        true => spec.data.shape_notes(spec.verify),
+        false => Vec::new(),
     }
-    let alike = [
-        spec.data.zero_units_repeat(),
-        spec.data.few_literals_repeat(),
-    ];
-    let mut notes: Vec<String> = (alike.into_iter().flatten())
-        .map(|note| match spec.verify {
-            true => format!(
-                "{note} (with --verify, but for each block's first {} unit, which opens with the block's own header)",
-                fmt_size(spec.data.dedup_unit)
-            ),
-            false => note,
-        })
-        .collect();
-    notes.extend(spec.data.unstamped_units());
-    notes.extend(spec.data.small_chunk());
-    notes.extend(spec.data.tiny_units());
-    notes
 }
 
 impl DataSpec {

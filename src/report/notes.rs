@@ -280,7 +280,7 @@ pub fn data_figures(
     }
     // Units of zeros, or chunks of so few literals that they repeat, or too small, as a
     // run says them (`iomark data` said neither).
-    for n in plan.spec.data.shape_notes() {
+    for n in plan.spec.data.shape_notes(false) {
         s.push_str(&format!("\nnote: {n}"));
     }
     // (A stream no longer than the pool has no unit come back.)

@@ -1078,7 +1078,7 @@ fn a_compress_share_that_leaves_only_zeros_is_said() {
                 assert!(dups > 99.9, "{pct}: {dups:.2}% duplicate units");
                 assert!(
                     said.iter()
-                        .any(|w| w.contains("every one of its 4 KiB units is all zeros")),
+                        .any(|w| w.contains("every 4 KiB unit is all zeros")),
                     "{pct}: {said:?}"
                 );
             }
