@@ -6,6 +6,7 @@ mod libaio;
 mod mmap;
 mod null;
 mod psync;
+mod spin;
 mod uring;
 
 use std::io;

@@ -3,6 +3,8 @@
 //! call. The file and the buffers are registered with the kernel once, so each I/O skips
 //! the file lookup and the page pinning. Ring setup retries without the newer flags when
 //! the kernel refuses them, and buffer registration falls back to plain reads and writes.
+//! A wait for the next completion watches the rings for a moment before it sleeps, while
+//! recent waits ended that soon (`engine::spin`).
 
 use std::io;
 use std::marker::PhantomData;
@@ -11,6 +13,7 @@ use std::os::fd::{AsRawFd, BorrowedFd};
 
 use io_uring::{IoUring, opcode, squeue, types};
 
+use super::spin::{SPIN_NS, Spin};
 use super::{BufferPool, Completion, Engine, Op, Queued, Request};
 use crate::plan::spec::EngineOpts;
 
@@ -31,6 +34,9 @@ pub(crate) struct UringEngine<'fd> {
     fixed_buffers: bool,
     /// A kernel thread polls the submission ring (`--sqpoll`).
     sqpoll: bool,
+    /// A wait watches the rings for a moment before it sleeps, while that pays (`spin`);
+    /// `None` with a polling thread or polled completions, whose waits are the kernel's.
+    spin: Option<Spin>,
     /// The data generator's unit pool, registered after the slots (buffer index
     /// `pool.slots()`) when given: writes sent from it skip the page pinning too.
     extra: Option<(usize, usize)>,
@@ -71,9 +77,12 @@ impl<'fd> UringEngine<'fd> {
             // thread asks for them (in `submit`), so it is not interrupted while it
             // prepares the next batch. Older kernels refuse the flags; fall back step by
             // step.
+            // The task-run flag tells the job thread, in shared memory, that completions
+            // wait for it (`poll_completions`).
             IoUring::builder()
                 .setup_single_issuer()
                 .setup_defer_taskrun()
+                .setup_taskrun_flag()
                 .build(entries)
                 .or_else(|_| IoUring::builder().setup_coop_taskrun().build(entries))
                 .or_else(|_| IoUring::new(entries))?
@@ -112,6 +121,7 @@ impl<'fd> UringEngine<'fd> {
             batch_complete: opts.batch_complete.max(1) as usize,
             fixed_buffers,
             sqpoll: opts.sqpoll,
+            spin: (!opts.sqpoll && !opts.hipri).then(Spin::new),
             extra,
             _fd: PhantomData,
         })
@@ -125,6 +135,24 @@ impl<'fd> UringEngine<'fd> {
         sub.unregister_files()?;
         sub.register_files(&raw)?;
         Ok(self)
+    }
+
+    /// Watches the rings for up to `ns` nanoseconds: true as soon as a completion is
+    /// there or waits for this thread (deferred task work, which the task-run flag says),
+    /// false if none came. Shared memory only, no system call (see `spin`).
+    fn poll_completions(&mut self, ns: u64) -> bool {
+        let (_, sq, mut cq) = self.ring.split();
+        let t0 = std::time::Instant::now();
+        loop {
+            cq.sync();
+            if sq.taskrun() || !cq.is_empty() {
+                return true;
+            }
+            if t0.elapsed().as_nanos() as u64 >= ns {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
     }
 
     fn entry(&self, req: &Request) -> squeue::Entry {
@@ -198,6 +226,24 @@ impl Engine for UringEngine<'_> {
             0 => 0,
             w => w.max(self.batch_complete).min(self.pending),
         };
+        // (A wait for several, `--batch-complete`, sleeps as asked.)
+        if want == 1
+            && self.ring.completion().is_empty()
+            && self.spin.as_mut().is_some_and(Spin::wanted)
+        {
+            // Hand over what is queued, so the device has it while the thread watches.
+            if self.unsubmitted > 0 {
+                match self.ring.submit() {
+                    Ok(_) => self.unsubmitted = 0,
+                    Err(e) if e.raw_os_error() == Some(crate::io::sys::EBUSY) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            let found = self.poll_completions(SPIN_NS);
+            if let Some(spin) = self.spin.as_mut() {
+                spin.ended(found);
+            }
+        }
         match self.ring.submit_and_wait(want) {
             Ok(_) => {
                 self.unsubmitted = 0;
@@ -255,5 +301,57 @@ impl Drop for UringEngine<'_> {
         }
         // Otherwise the buffers are leaked on purpose: better a leak than the kernel
         // writing into freed memory.
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsFd;
+
+    /// A wait's spin finds a completion in shared memory. With deferred task work a
+    /// completion (here a 1 ms timeout's, posted from a timer) reaches the ring only when
+    /// the thread enters the kernel: the task-run flag is what says one waits, and
+    /// without it (until 2026-11-29 the ring did not ask for it) no spin could see one.
+    /// With nothing in flight the spin gives up after its time.
+    #[test]
+    fn a_spin_sees_a_completion_that_waits_for_the_thread() {
+        if let Err(why) = crate::io::engine::probe_io_uring() {
+            assert!(
+                std::env::var("IOMARK_REQUIRE_ALL").as_deref() != Ok("1"),
+                "io_uring unavailable and IOMARK_REQUIRE_ALL=1: {why}"
+            );
+            eprintln!("skipped: {why}");
+            return;
+        }
+        let f = tempfile::tempfile().unwrap();
+        let pool = BufferPool::new(2, 4096, 4096).unwrap();
+        let mut e = UringEngine::new(f.as_fd(), pool, 2, &Default::default(), None).unwrap();
+        let t0 = std::time::Instant::now();
+        assert!(
+            !e.poll_completions(50_000),
+            "a completion with nothing in flight"
+        );
+        assert!(t0.elapsed() >= std::time::Duration::from_micros(50));
+        let ts = types::Timespec::new().nsec(1_000_000);
+        let timeout = opcode::Timeout::new(&ts).build().user_data(0);
+        // Safety: `ts` outlives the request, which completes within this test (the
+        // engine's drop waits for it otherwise).
+        unsafe { e.ring.submission().push(&timeout) }.unwrap();
+        e.pending += 1;
+        e.ring.submit().unwrap();
+        assert!(
+            e.poll_completions(5_000_000_000),
+            "no completion seen in 5 s"
+        );
+        assert!(
+            e.ring.completion().is_empty(),
+            "the completion was posted before the thread asked"
+        );
+        let mut out = Vec::new();
+        e.submit(1).unwrap();
+        e.reap(&mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].result, -libc::ETIME as i64);
     }
 }
