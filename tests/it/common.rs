@@ -66,8 +66,22 @@ pub fn iomark() -> assert_cmd::Command {
 /// The binary as a plain `std::process::Command`, for tests that spawn it and signal it
 /// or run it through another program; RUST_BACKTRACE unset as in `iomark()`.
 pub fn iomark_process() -> Command {
+    use std::os::unix::process::CommandExt;
     let mut c = Command::new(iomark_bin());
     c.env_remove("RUST_BACKTRACE");
+    // The signals a terminal sends take their default action in the child, as from an
+    // interactive shell: a test run started in the background of a script inherits them
+    // ignored (SIGINT and SIGQUIT), and `ctrl_c_while_planning_ends_at_once` then saw
+    // iomark run on for 20 s.
+    // Safety: `signal` is async-signal-safe, and nothing else runs between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            for sig in [libc::SIGINT, libc::SIGQUIT, libc::SIGHUP, libc::SIGTERM] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            Ok(())
+        });
+    }
     c
 }
 
