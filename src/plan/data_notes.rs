@@ -108,10 +108,7 @@ impl DataSpec {
         Some(format!(
             "--compress {} by {} in {} chunks leaves {what}: it comes back every {} written, 1 in {k} units ({:.1}%) duplicates after the pool's first lap; for unique units use a --compress-chunk no larger than --dedup-unit",
             self.compress,
-            match self.compress_method {
-                CompressMethod::Zerofill => "zerofill",
-                CompressMethod::Repeat => "repeat",
-            },
+            self.compress_method.name(),
             fmt_size(chunk as u64),
             crate::units::fmt_size(self.pool_bytes() as u64),
             100.0 / k as f64,
@@ -166,7 +163,7 @@ impl DataSpec {
         Some(format!(
             "--compress {} by {} in {} chunks {run}: {which}, measured as data.dedup_pct): a deduplicating device, or zram's same-page detection, stores them once; for compressible data without duplicates use {}",
             self.compress,
-            self.method_name(),
+            self.compress_method.name(),
             fmt_size(chunk),
             self.ways_out(whole < per),
         ))
@@ -291,13 +288,6 @@ impl DataSpec {
             .unique_and_compressible()
         })
     }
-
-    fn method_name(&self) -> &'static str {
-        match self.compress_method {
-            CompressMethod::Zerofill => "zerofill",
-            CompressMethod::Repeat => "repeat",
-        }
-    }
 }
 
 /// Compressible chunks below this are said to fall short of their target
@@ -375,10 +365,7 @@ impl DataSpec {
         let chance = ((all as f64).sqrt() as u128).saturating_mul(unit as u128);
         let first = within.min(chance);
         (lits > 0 && stamped < 8 && first < 1 << 40).then(|| {
-            let method = match self.compress_method {
-                CompressMethod::Zerofill => "zerofill",
-                CompressMethod::Repeat => "repeat",
-            };
+            let method = self.compress_method.name();
             let stamp = match lits > stamped {
                 true => format!(" ({stamped} of them stamped, the others the pool unit's)"),
                 false => String::new(),

@@ -79,6 +79,15 @@ impl Spin {
 mod tests {
     use super::*;
 
+    /// One wait: whether it spun, and if so, the spin ending with `found`.
+    fn wait(s: &mut Spin, found: bool) -> bool {
+        let spun = s.wanted();
+        if spun {
+            s.ended(found);
+        }
+        spun
+    }
+
     /// Spins that find nothing are given up, and tried again 1 in `RETRY` waits; spins
     /// that pay go on; a device that slows down is noticed within a few spins.
     #[test]
@@ -86,48 +95,20 @@ mod tests {
         // A device whose completions never come within a spin: of 6400 waits, at most
         // 1 in RETRY (and the first) spins.
         let mut s = Spin::new();
-        let spun = (0..6400)
-            .filter(|_| {
-                let w = s.wanted();
-                if w {
-                    s.ended(false);
-                }
-                w
-            })
-            .count();
+        let spun = (0..6400).filter(|_| wait(&mut s, false)).count();
         assert!(spun <= 6400 / Spin::RETRY as usize + 1, "{spun} spins");
         assert!(spun >= 6400 / Spin::RETRY as usize - 1, "{spun} spins");
         // One whose completions always come within it: every wait spins.
         let mut s = Spin::new();
-        assert!((0..1000).all(|_| {
-            let w = s.wanted();
-            s.ended(true);
-            w
-        }));
+        assert!((0..1000).all(|_| wait(&mut s, true)));
         // It slows down: after a run of spins that paid, spinning stops within
         // TRUST / 2 + 1 failures.
-        let failures = (0..100)
-            .take_while(|_| {
-                let w = s.wanted();
-                if w {
-                    s.ended(false);
-                }
-                w
-            })
-            .count();
+        let failures = (0..100).take_while(|_| wait(&mut s, false)).count();
         assert_eq!(failures, Spin::TRUST as usize / 2 + 1);
         // Mostly paying spins (3 in 4) keep spinning; mostly failing ones (1 in 4) stop.
         for (pays, keeps) in [(3, true), (1, false)] {
             let mut s = Spin::new();
-            let spun = (0..4000)
-                .filter(|i| {
-                    let w = s.wanted();
-                    if w {
-                        s.ended(i % 4 < pays);
-                    }
-                    w
-                })
-                .count();
+            let spun = (0..4000).filter(|i| wait(&mut s, i % 4 < pays)).count();
             assert_eq!(spun > 3000, keeps, "{pays} in 4 pay: {spun} spins of 4000");
         }
     }
