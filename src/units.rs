@@ -75,7 +75,8 @@ pub fn parse_size(text: &str) -> Result<u64, UnitError> {
     }
 }
 
-/// Parses a duration: `30` (seconds), `90s`, `500ms`, `3m`, `1h`, `1m30s`, `2.5s`.
+/// Parses a duration: `30` (seconds), `90s`, `500ms`, `3m`, `1h`, `1m30s`, `2.5s`, `1.5us`,
+/// `800ns`.
 pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
     let bad = || UnitError::BadDuration(text.to_string());
     let t = text.trim();
@@ -103,6 +104,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
             "s" | "sec" => 1.0,
             "ms" => 1e-3,
             "us" => 1e-6,
+            "ns" => 1e-9,
             "m" | "min" => 60.0,
             "h" => 3600.0,
             _ => return Err(bad()),

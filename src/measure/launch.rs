@@ -285,15 +285,9 @@ fn build_engine<'fd>(
             e.map_err(|e| setup("io_uring", e))?
         }),
         EngineKind::Libaio => AnyEngine::Libaio(
-            LibaioEngine::new(
-                fd,
-                pool,
-                qd,
-                opts.batch_submit as usize,
-                opts.batch_complete as usize,
-            )
-            .map_err(|e| setup("libaio (io_setup)", e))?
-            .with_files(&fds),
+            LibaioEngine::new(fd, pool, qd, opts)
+                .map_err(|e| setup("libaio (io_setup)", e))?
+                .with_files(&fds),
         ),
         EngineKind::Mmap => AnyEngine::Mmap(mmap_engine(ctx, fd, pool)?),
     })

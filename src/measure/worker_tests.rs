@@ -324,7 +324,7 @@ fn every_real_engine_runs_the_worker_to_the_same_counts() {
             go(
                 &s,
                 file,
-                LibaioEngine::new(file.as_fd(), pool(8), 8, 1, 1).unwrap(),
+                LibaioEngine::new(file.as_fd(), pool(8), 8, &EngineOpts::default()).unwrap(),
             ),
         ),
         (
@@ -332,7 +332,7 @@ fn every_real_engine_runs_the_worker_to_the_same_counts() {
             go(
                 &s,
                 file,
-                LibaioEngine::new(file.as_fd(), pool(8), 8, 4, 3).unwrap(),
+                LibaioEngine::new(file.as_fd(), pool(8), 8, &batched).unwrap(),
             ),
         ),
     ];

@@ -368,6 +368,13 @@ pub(crate) const TABLE: &[OptDef] = &[
             "io_uring with --sqpoll: pin the polling kernel thread to this CPU.",
         )
     },
+    value(
+        "spin-wait",
+        "DURATION",
+        Some("1.5us"),
+        Workload,
+        "io_uring, libaio: before a wait for one completion sleeps, watch the ring this long (1.5us, 800ns; at most 1ms), while such spins find one; 0: sleep at once, as fio does. See docs/engines.md.",
+    ),
     switch(
         "hipri",
         Workload,

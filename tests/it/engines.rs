@@ -573,6 +573,25 @@ fn options_an_engine_or_device_cannot_honour_are_refused() {
             "--sqpoll-cpu names CPU 1000 and this process may run on",
         ),
         (&["--sync-mode", "always"], "none, sync, dsync"),
+        (
+            &["--engine", "psync", "--spin-wait", "0"],
+            "--spin-wait 0 shortens waits for asynchronous completions and --engine psync has none",
+        ),
+        (
+            &[
+                "--engine",
+                "libaio",
+                "--qd",
+                "8",
+                "--batch-complete",
+                "4",
+                "--spin-wait",
+                "5us",
+            ],
+            "--spin-wait 5us has no wait to spin in with --batch-complete 4",
+        ),
+        (&["--spin-wait", "2"], "--spin-wait 2 has no unit"),
+        (&["--spin-wait", "1s"], "use at most 1ms"),
     ];
     for (args, needle) in cases {
         let out = iomark()
@@ -918,6 +937,61 @@ fn an_sqpoll_thread_pinned_beside_its_job_is_said() {
     );
     if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
         assert_eq!(said("1"), Vec::<String>::new());
+    }
+}
+
+/// `--spin-wait` reaches the run: the results record it (`engine_opts.spin_wait_ns`,
+/// absent at the default), the run's header names it, and `--as-fio` says in a comment
+/// where iomark's waits spun (fio has no spin), not where they did not.
+#[test]
+fn spin_wait_is_recorded_and_said() {
+    let dir = tmp();
+    let f = dir.path().join("s.dat");
+    std::fs::File::create(&f).unwrap().set_len(4 << 20).unwrap();
+    let mut engines = vec!["libaio"];
+    if require("io_uring", iomark::io::engine::probe_io_uring().is_ok()) {
+        engines.push("io_uring");
+    }
+    for engine in engines {
+        let job = |spin: &str| {
+            let mut a: Vec<String> =
+                format!("run --rw randread --engine {engine} --qd 4 --runtime 0.2 --size 4m")
+                    .split_whitespace()
+                    .map(String::from)
+                    .collect();
+            if !spin.is_empty() {
+                a.extend(["--spin-wait".to_string(), spin.to_string()]);
+            }
+            a.push(f.to_str().unwrap().to_string());
+            a
+        };
+        for (spin, recorded) in [("0", Some(0)), ("800ns", Some(800)), ("", None)] {
+            let args = job(spin);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let doc = run_json(&args);
+            let opts = &doc["runs"][0]["spec"]["engine_opts"];
+            assert_eq!(
+                opts["spin_wait_ns"].as_u64(),
+                recorded,
+                "{engine} {spin}: {opts}"
+            );
+            let out = iomark().args(&args).output().unwrap();
+            assert_success(&out);
+            let text = String::from_utf8_lossy(&out.stdout);
+            let named = format!("--spin-wait {spin}");
+            assert_eq!(
+                text.contains(&named),
+                !spin.is_empty(),
+                "{engine} {spin}: {text}"
+            );
+            let mut fio = args.clone();
+            fio.push("--as-fio");
+            let out = iomark().args(&fio).output().unwrap();
+            assert_success(&out);
+            let text = String::from_utf8_lossy(&out.stdout);
+            let said = text.lines().any(|l| l.starts_with("# spin-wait"));
+            assert_eq!(said, spin != "0", "{engine} {spin}: {text}");
+        }
     }
 }
 

@@ -135,7 +135,8 @@ fn unscrambled_buffers_map_or_are_refused_with_the_reason() {
 }
 
 /// fio's io_uring `fixedbufs` and `registerfiles` are what iomark's io_uring engine does
-/// anyway: `=1` runs; `=0`, or either with another engine, is refused with the reason.
+/// anyway, libaio's `userspace_reap` what its libaio does: `=1` runs; `=0`, or any with
+/// another engine, is refused with the reason.
 #[test]
 fn registered_buffers_and_files_are_io_uring_s() {
     let dir = tmp();
@@ -161,5 +162,26 @@ fn registered_buffers_and_files_are_io_uring_s() {
     assert_refused(
         &run(&format!("{head}ioengine=libaio\nfixedbufs\n")),
         "fixedbufs (an option of fio's io_uring engine only)",
+    );
+    assert_success(&run(&format!(
+        "{head}ioengine=libaio
+userspace_reap
+"
+    )));
+    assert_refused(
+        &run(&format!(
+            "{head}ioengine=libaio
+userspace_reap=0
+"
+        )),
+        "userspace_reap=0 (iomark's libaio always reads its completions from the ring in user space)",
+    );
+    assert_refused(
+        &run(&format!(
+            "{head}ioengine=io_uring
+userspace_reap=1
+"
+        )),
+        "userspace_reap=1 (an option of fio's libaio engine only)",
     );
 }

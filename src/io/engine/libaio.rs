@@ -1,7 +1,10 @@
 //! The libaio engine: Linux native AIO through the `io_submit`/`io_getevents` system
 //! calls themselves (no libaio library). Requests are queued as `iocb`s, one per slot,
-//! handed to the kernel `batch_submit` at a time, and `submit` waits in `io_getevents`
-//! for at least `batch_complete` completions (never more than are in flight).
+//! handed to the kernel `batch_submit` at a time, and `submit` waits for at least
+//! `batch_complete` completions (never more than are in flight). Completions are read
+//! from the context's ring in this process's memory, without a system call, whenever
+//! they are there; a wait for the next one watches the ring for a moment, while recent
+//! waits ended that soon (`engine::spin`), and sleeps in `io_getevents` only then.
 //!
 //! An fsync is done synchronously with `fsync(2)` (as fio's libaio does).
 //!
@@ -12,8 +15,10 @@ use std::io;
 use std::mem::ManuallyDrop;
 use std::os::fd::{AsRawFd, BorrowedFd};
 
+use super::spin::Spin;
 use super::{BufferPool, Completion, Engine, Op, Queued, Request};
-use crate::io::sys::{self, AioContext, IoEvent, Iocb};
+use crate::io::sys::{self, AioContext, AioRing, IoEvent, Iocb};
+use crate::plan::spec::EngineOpts;
 
 pub(crate) struct LibaioEngine<'fd> {
     ctx: AioContext,
@@ -32,20 +37,36 @@ pub(crate) struct LibaioEngine<'fd> {
     in_kernel: usize,
     batch_submit: usize,
     batch_complete: usize,
+    /// The context's completion ring, read without a system call; `None` where it has
+    /// a layout this code does not know (then `io_getevents` reads every event).
+    ring: Option<AioRing>,
+    /// A wait for one completion watches the ring for up to `spin_ns` before it sleeps,
+    /// while that pays (`spin`); `None` when the ring is not read or the spin is off.
+    spin: Option<Spin>,
+    spin_ns: u64,
+    /// Waits that entered `io_getevents`, and spins made (for the tests).
+    #[cfg(test)]
+    getevents_calls: usize,
+    #[cfg(test)]
+    spins: usize,
 }
 
 impl<'fd> LibaioEngine<'fd> {
-    /// An AIO context for `qd` requests on `fd`, submitting `batch_submit` at a time and
-    /// waiting for `batch_complete` completions at a time.
+    /// An AIO context for `qd` requests on `fd`, submitting `opts.batch_submit` at a time
+    /// and waiting for `opts.batch_complete` completions at a time.
     pub(crate) fn new(
         fd: BorrowedFd<'fd>,
         pool: BufferPool,
         qd: usize,
-        batch_submit: usize,
-        batch_complete: usize,
+        opts: &EngineOpts,
     ) -> io::Result<LibaioEngine<'fd>> {
         let slots = pool.slots().max(qd.max(1));
         let ctx = sys::io_setup(slots as u32)?;
+        // SAFETY: a live context, read only by this engine's thread (the engine is used
+        // from one worker thread), never while it waits in io_getevents (`wait`), and
+        // dropped with the engine, before `io_destroy` (see `Drop`).
+        let ring = unsafe { AioRing::of(ctx) };
+        let spin_ns = opts.spin_wait_ns as u64;
         Ok(LibaioEngine {
             ctx,
             fds: vec![fd],
@@ -55,8 +76,15 @@ impl<'fd> LibaioEngine<'fd> {
             events: vec![IoEvent::default(); slots].into_boxed_slice(),
             done: Vec::with_capacity(slots),
             in_kernel: 0,
-            batch_submit: batch_submit.max(1),
-            batch_complete: batch_complete.max(1),
+            batch_submit: (opts.batch_submit as usize).max(1),
+            batch_complete: (opts.batch_complete as usize).max(1),
+            spin: (ring.is_some() && spin_ns > 0).then(Spin::new),
+            spin_ns,
+            ring,
+            #[cfg(test)]
+            getevents_calls: 0,
+            #[cfg(test)]
+            spins: 0,
         })
     }
 
@@ -107,13 +135,64 @@ impl<'fd> LibaioEngine<'fd> {
         Ok(())
     }
 
-    /// Waits for at least `min` completions (at most those in flight) and keeps them.
+    /// Moves every completion in the ring into `done`, without a system call: how many.
+    fn take_ring(&mut self) -> usize {
+        let Some(ring) = &self.ring else { return 0 };
+        let done = &mut self.done;
+        let n = ring.take(|ev| {
+            done.push(Completion {
+                slot: ev.data as u32,
+                result: ev.res,
+            })
+        });
+        self.in_kernel -= n;
+        n
+    }
+
+    /// Watches the ring for up to `ns` nanoseconds: true as soon as a completion is
+    /// there, false if none came. Shared memory only, no system call (see `spin`).
+    fn poll_ring(&self, ns: u64) -> bool {
+        let Some(ring) = &self.ring else { return false };
+        let t0 = std::time::Instant::now();
+        loop {
+            if ring.ready() {
+                return true;
+            }
+            if t0.elapsed().as_nanos() as u64 >= ns {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
+    }
+
+    /// Waits for at least `min` completions (at most those in flight) and keeps them:
+    /// those in the ring first, then (for a wait for one, while that pays) those that
+    /// come within a spin, and only for the rest a sleep in `io_getevents`.
     fn wait(&mut self, min: usize) -> io::Result<()> {
         let min = min.min(self.in_kernel);
         if self.in_kernel == 0 {
             return Ok(());
         }
-        let n = sys::io_getevents(self.ctx, min, &mut self.events)?;
+        let mut got = self.take_ring();
+        if got == 0 && min == 1 && self.spin.as_mut().is_some_and(Spin::wanted) {
+            #[cfg(test)]
+            {
+                self.spins += 1;
+            }
+            let found = self.poll_ring(self.spin_ns);
+            if let Some(spin) = self.spin.as_mut() {
+                spin.ended(found);
+            }
+            got = self.take_ring();
+        }
+        if got >= min {
+            return Ok(());
+        }
+        #[cfg(test)]
+        {
+            self.getevents_calls += 1;
+        }
+        let n = sys::io_getevents(self.ctx, min - got, &mut self.events)?;
         self.in_kernel -= n;
         for ev in &self.events[..n] {
             self.done.push(Completion {
@@ -199,5 +278,115 @@ impl Drop for LibaioEngine<'_> {
             unsafe { ManuallyDrop::drop(&mut self.pool) };
         }
         // Otherwise the buffers are leaked on purpose, as in the io_uring engine.
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsFd;
+
+    fn engine(fd: BorrowedFd<'_>, spin_wait_ns: u32) -> LibaioEngine<'_> {
+        let pool = BufferPool::new(4, 4096, 4096).unwrap();
+        let opts = EngineOpts {
+            spin_wait_ns,
+            ..Default::default()
+        };
+        LibaioEngine::new(fd, pool, 4, &opts).unwrap()
+    }
+
+    /// Completions are read from the ring in this process's memory: buffered writes
+    /// complete inside `io_submit`, and a wait for them then takes no `io_getevents`.
+    #[test]
+    fn completions_in_the_ring_are_read_without_a_system_call() {
+        let f = tempfile::tempfile().unwrap();
+        let mut e = engine(f.as_fd(), crate::plan::engine::SPIN_WAIT_NS);
+        assert!(e.ring.is_some(), "the ring's layout was not recognised");
+        for slot in 0..4u32 {
+            e.queue(Request {
+                slot,
+                op: Op::Write,
+                offset: slot as u64 * 4096,
+                len: 4096,
+                buf_off: 0,
+                ext: None,
+                file: 0,
+            })
+            .unwrap();
+        }
+        e.submit(4).unwrap();
+        let mut out = Vec::new();
+        e.reap(&mut out);
+        out.sort_by_key(|c| c.slot);
+        let want: Vec<Completion> = (0..4)
+            .map(|slot| Completion { slot, result: 4096 })
+            .collect();
+        assert_eq!(out, want);
+        assert_eq!(e.getevents_calls, 0, "a wait entered io_getevents");
+        assert_eq!(e.in_kernel, 0);
+    }
+
+    /// A poll request on a pipe, completed by a write from another thread `after`.
+    fn poll_a_pipe<'a>(e: &mut LibaioEngine<'a>, rd: BorrowedFd<'a>) {
+        e.iocbs[0] = Iocb {
+            data: 0,
+            opcode: 5, // IOCB_CMD_POLL
+            fildes: rd.as_raw_fd() as u32,
+            buf: libc::POLLIN as u64,
+            ..Iocb::default()
+        };
+        let mut p = [&mut e.iocbs[0] as *mut Iocb];
+        // SAFETY: the request names no buffer; the pipe stays open for the test, and the
+        // engine's drop waits for the request otherwise.
+        assert_eq!(unsafe { sys::io_submit(e.ctx, &mut p) }.unwrap(), 1);
+        e.in_kernel += 1;
+    }
+
+    /// The spin sees a completion the kernel puts into the ring while the thread
+    /// watches (a poll on a pipe, written 2 ms later from another thread); `--spin-wait
+    /// 0` never spins, and a spin that finds nothing ends in `io_getevents`.
+    #[test]
+    fn a_spin_sees_a_completion_that_comes_while_it_watches() {
+        let (rd, wr) = std::io::pipe().unwrap();
+        let mut e = engine(rd.as_fd(), 1500);
+        poll_a_pipe(&mut e, rd.as_fd());
+        assert!(
+            !e.poll_ring(50_000),
+            "a completion before the pipe was written"
+        );
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            std::io::Write::write_all(&mut &wr, b"x").unwrap();
+            wr
+        });
+        assert!(e.poll_ring(5_000_000_000), "no completion seen in 5 s");
+        e.submit(1).unwrap();
+        assert_eq!(e.getevents_calls, 0);
+        assert_eq!(e.done.len(), 1);
+        assert_eq!(e.done[0].result & libc::POLLIN as i64, libc::POLLIN as i64);
+        let wr = writer.join().unwrap();
+        drop(wr);
+
+        // A wait for a completion 2 ms away: a spin of 1.5 µs finds nothing and the
+        // wait sleeps in io_getevents; with --spin-wait 0 it sleeps at once.
+        for spin_wait_ns in [0, 1500] {
+            let (rd, wr) = std::io::pipe().unwrap();
+            let mut e = engine(rd.as_fd(), spin_wait_ns);
+            poll_a_pipe(&mut e, rd.as_fd());
+            let writer = std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                std::io::Write::write_all(&mut &wr, b"x").unwrap();
+                wr
+            });
+            e.submit(1).unwrap();
+            assert_eq!(e.done.len(), 1);
+            assert_eq!(
+                e.spins,
+                (spin_wait_ns > 0) as usize,
+                "--spin-wait {spin_wait_ns}ns"
+            );
+            assert_eq!(e.getevents_calls, 1);
+            drop(writer.join().unwrap());
+        }
     }
 }

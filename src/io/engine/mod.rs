@@ -270,11 +270,16 @@ mod tests {
 
     #[test]
     fn libaio_conforms() {
-        for (submit, complete) in [(1, 1), (3, 2), (4, 4)] {
+        for (batch_submit, batch_complete) in [(1, 1), (3, 2), (4, 4)] {
             let f = scratch_file();
             let pool = BufferPool::new(4, 4096, 4096).unwrap();
+            let opts = crate::plan::spec::EngineOpts {
+                batch_submit,
+                batch_complete,
+                ..Default::default()
+            };
             conformance(
-                LibaioEngine::new(f.as_file().as_fd(), pool, 4, submit, complete).unwrap(),
+                LibaioEngine::new(f.as_file().as_fd(), pool, 4, &opts).unwrap(),
                 true,
             );
         }
@@ -287,7 +292,7 @@ mod tests {
         let f = scratch_file();
         let ro = std::fs::File::open(f.path()).unwrap();
         let pool = BufferPool::new(1, 4096, 4096).unwrap();
-        let mut e = LibaioEngine::new(ro.as_fd(), pool, 1, 1, 1).unwrap();
+        let mut e = LibaioEngine::new(ro.as_fd(), pool, 1, &Default::default()).unwrap();
         e.queue(Request {
             slot: 0,
             op: Op::Write,

@@ -10,19 +10,13 @@
 //! random reads at QD 32: 45-60k sleeps a second against fio's 17-27k, and 0.85-0.93x
 //! fio's IOPS with its io-wq worker busy 0.99 of the time in both).
 //!
-//! So the engine first watches its completion ring for a moment ([`SPIN_NS`]), reading
+//! So the engine first watches its completion ring for a moment (`--spin-wait`, by default
+//! `plan::engine::SPIN_WAIT_NS`, 1.5 µs; 0 turns it off), reading
 //! shared memory only, and sleeps only if nothing came. The spin is CPU time of the job
 //! thread and is counted as such. Like an adaptive mutex, it is given up where it does not
 //! pay: a spin that ends with nothing costs its whole length (a device whose completions
 //! take a hundred microseconds), so after such spins the engine sleeps at once and tries
 //! a spin again only now and then ([`Spin`]).
-
-/// The longest spin before a wait: about what a sleep and its wakeup cost the sleeping
-/// thread itself, so a spin that finds a completion costs no more CPU than the sleep it
-/// spares. (Measured on zram, 4 KiB random reads at QD 8-128: 1.5 µs took the IPIs per
-/// read from 0.07-0.16 to 0.005-0.03 and the IOPS to 1.2-1.27x fio's, at 1.00-1.04x its
-/// CPU per read; 5 µs cost the loop device's 4 KiB reads at QD 8 1.24x fio's CPU.)
-pub(crate) const SPIN_NS: u64 = 1500;
 
 /// Whether to spin before the next wait, from how the recent spins ended.
 #[derive(Debug, Clone, Copy)]

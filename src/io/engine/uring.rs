@@ -13,7 +13,7 @@ use std::os::fd::{AsRawFd, BorrowedFd};
 
 use io_uring::{IoUring, opcode, squeue, types};
 
-use super::spin::{SPIN_NS, Spin};
+use super::spin::Spin;
 use super::{BufferPool, Completion, Engine, Op, Queued, Request};
 use crate::plan::spec::EngineOpts;
 
@@ -37,6 +37,11 @@ pub(crate) struct UringEngine<'fd> {
     /// A wait watches the rings for a moment before it sleeps, while that pays (`spin`);
     /// `None` with a polling thread or polled completions, whose waits are the kernel's.
     spin: Option<Spin>,
+    /// The spin's length in nanoseconds (`--spin-wait`).
+    spin_ns: u64,
+    /// Spins made (for the tests).
+    #[cfg(test)]
+    spins: usize,
     /// The data generator's unit pool, registered after the slots (buffer index
     /// `pool.slots()`) when given: writes sent from it skip the page pinning too.
     extra: Option<(usize, usize)>,
@@ -121,7 +126,10 @@ impl<'fd> UringEngine<'fd> {
             batch_complete: opts.batch_complete.max(1) as usize,
             fixed_buffers,
             sqpoll: opts.sqpoll,
-            spin: (!opts.sqpoll && !opts.hipri).then(Spin::new),
+            spin: (!opts.sqpoll && !opts.hipri && opts.spin_wait_ns > 0).then(Spin::new),
+            spin_ns: opts.spin_wait_ns as u64,
+            #[cfg(test)]
+            spins: 0,
             extra,
             _fd: PhantomData,
         })
@@ -239,7 +247,11 @@ impl Engine for UringEngine<'_> {
                     Err(e) => return Err(e),
                 }
             }
-            let found = self.poll_completions(SPIN_NS);
+            #[cfg(test)]
+            {
+                self.spins += 1;
+            }
+            let found = self.poll_completions(self.spin_ns);
             if let Some(spin) = self.spin.as_mut() {
                 spin.ended(found);
             }
@@ -353,5 +365,40 @@ mod tests {
         e.reap(&mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].result, -libc::ETIME as i64);
+    }
+
+    /// `--spin-wait 0` sleeps at once: a wait for a 1 ms timeout spins first by
+    /// default, and not at all with 0 (the option reaches the engine).
+    #[test]
+    fn spin_wait_0_sleeps_at_once() {
+        if crate::io::engine::probe_io_uring().is_err() {
+            return; // a_spin_sees_a_completion_that_waits_for_the_thread says why
+        }
+        for spin_wait_ns in [0, crate::plan::engine::SPIN_WAIT_NS, 20_000] {
+            let f = tempfile::tempfile().unwrap();
+            let pool = BufferPool::new(2, 4096, 4096).unwrap();
+            let opts = EngineOpts {
+                spin_wait_ns,
+                ..Default::default()
+            };
+            let mut e = UringEngine::new(f.as_fd(), pool, 2, &opts, None).unwrap();
+            let ts = types::Timespec::new().nsec(1_000_000);
+            let timeout = opcode::Timeout::new(&ts).build().user_data(0);
+            // Safety: `ts` outlives the request, which completes within this test.
+            unsafe { e.ring.submission().push(&timeout) }.unwrap();
+            e.pending += 1;
+            e.unsubmitted += 1;
+            let t0 = std::time::Instant::now();
+            e.submit(1).unwrap();
+            let mut out = Vec::new();
+            e.reap(&mut out);
+            assert_eq!(out.len(), 1);
+            assert_eq!(
+                e.spins,
+                (spin_wait_ns > 0) as usize,
+                "--spin-wait {spin_wait_ns}ns"
+            );
+            assert!(t0.elapsed() >= std::time::Duration::from_millis(1));
+        }
     }
 }

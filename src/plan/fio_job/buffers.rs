@@ -54,21 +54,27 @@ pub(super) fn unscrambled(c: &mut Ctx) -> Result<()> {
     Ok(())
 }
 
-/// fio's io_uring options `fixedbufs` and `registerfiles`: iomark's io_uring engine
-/// always registers its file and buffers (`docs/engines.md`), so `=1` is what it does
-/// anyway; `=0` cannot be asked of it, and either with another engine is not an option
-/// of that engine.
+/// fio's engine options that ask for what iomark's engine always does: io_uring's
+/// `fixedbufs` and `registerfiles` (iomark's io_uring registers its file and buffers,
+/// `docs/engines.md`) and libaio's `userspace_reap` (iomark's libaio reads completions
+/// from the ring in user space). `=1` is what it does anyway; `=0` cannot be asked of
+/// it, and any of them with another engine is not an option of that engine.
 pub(super) fn registered(c: &mut Ctx) -> Result<()> {
-    let uring = c.job.opt("engine") == Some("io_uring");
-    for key in ["fixedbufs", "registerfiles"] {
+    let engine = c.job.opt("engine").map(str::to_string);
+    let uring = "iomark's io_uring always registers its file and buffers";
+    let aio = "iomark's libaio always reads its completions from the ring in user space";
+    for (key, theirs, always) in [
+        ("fixedbufs", "io_uring", uring),
+        ("registerfiles", "io_uring", uring),
+        ("userspace_reap", "libaio", aio),
+    ] {
         match c.on(key)? {
             None => {}
-            Some(_) if !uring => c.refuse(key, "an option of fio's io_uring engine only"),
+            Some(_) if engine.as_deref() != Some(theirs) => {
+                c.refuse(key, &format!("an option of fio's {theirs} engine only"))
+            }
             Some(true) => {}
-            Some(false) => c.refuse(
-                key,
-                "iomark's io_uring always registers its file and buffers",
-            ),
+            Some(false) => c.refuse(key, always),
         }
     }
     Ok(())

@@ -334,6 +334,7 @@ const HANDLED: &[&str] = &[
     "invalidate",
     "fixedbufs",
     "registerfiles",
+    "userspace_reap",
     "description",
     "stonewall",
     "new_group",

@@ -7,7 +7,7 @@ use crate::plan::StudyRun;
 use crate::plan::bsmix::BsMix;
 use crate::plan::cache::{Fadvise, Invalidate};
 use crate::plan::data::{CompressMethod, DataKind};
-use crate::plan::engine::{EngineOpts, SyncMode};
+use crate::plan::engine::{EngineKind, EngineOpts, SyncMode};
 use crate::plan::new_file::NewFile;
 use crate::plan::spec::Spec;
 
@@ -141,7 +141,7 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32, before: u32) {
         w("end_fsync=1".into());
     }
     w(format!("randseed={}", s.seed));
-    engine_opts(&mut w, &s.engine_opts);
+    engine_opts(&mut w, &s.engine_opts, s.engine);
     cpus(&mut w, &s.engine_opts, s.jobs, before);
     if repeat > 1 {
         w(format!("loops={repeat}"));
@@ -407,7 +407,7 @@ fn block_sizes(w: &mut impl FnMut(String), s: &Spec) {
     w("# bssplit: fio has no bsrange side beside a bssplit side; the range is written as its sizes in equal shares (fio rounds the shares to whole percentages)".into());
 }
 
-fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts) {
+fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts, engine: EngineKind) {
     match o.sync_mode {
         SyncMode::None => {}
         SyncMode::Sync => w("sync=sync".into()),
@@ -427,6 +427,14 @@ fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts) {
     }
     if o.hipri {
         w("hipri=1".into());
+    }
+    // iomark's spin before a wait (`--spin-wait`): fio has none.
+    let waits = engine.caps().asynchronous && engine.caps().does_io;
+    if waits && o.spin_wait_ns > 0 && !o.sqpoll && !o.hipri && o.batch_complete == 1 {
+        w(format!(
+            "# spin-wait {}: iomark watched the ring that long before each wait for one completion slept; fio sleeps at once (iomark's --spin-wait 0)",
+            crate::plan::engine::fmt_spin(o.spin_wait_ns)
+        ));
     }
 }
 
