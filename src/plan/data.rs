@@ -475,13 +475,15 @@ mod tests {
         assert_eq!(wide.few_literals_repeat(), None);
     }
 
-    /// The zeros note's advice holds: each way out it names ("use X, or Y") gives
-    /// compressible chunks (random bytes and not only) with no unit of zeros. For chunks
-    /// below 512 bytes it said "--compress-method repeat, or a lower --compress", where a
-    /// 1- or 2-byte zerofill chunk keeps no random byte at any share and `repeat` makes
-    /// them all random (`--compress 50 --compress-chunk 1`: measured 0.0% smaller).
+    /// The zeros note's advice holds, and the few-literals note's: each way out it names
+    /// ("use X, or Y") gives compressible chunks (random bytes and not only) with no unit
+    /// of zeros and none of so few random bytes that units repeat. For chunks below 512
+    /// bytes the zeros note said "--compress-method repeat, or a lower --compress", where
+    /// a 1- or 2-byte zerofill chunk keeps no random byte at any share and `repeat` makes
+    /// them all random (`--compress 50 --compress-chunk 1`: measured 0.0% smaller); the
+    /// few-literals note said "a lower --compress" whatever the chunk (until 2026-11-30).
     #[test]
-    fn the_zeros_notes_advice_gives_compressible_units() {
+    fn the_notes_advice_gives_unique_compressible_units() {
         let compressible = |s: &DataSpec| {
             let chunk = s.compress_chunk as usize;
             let lits = match s.compress_method {
@@ -496,7 +498,9 @@ mod tests {
         let mut noted = 0;
         for method in [CompressMethod::Zerofill, CompressMethod::Repeat] {
             for chunk in (0..17).map(|b| 1u64 << b) {
-                let shares = [10.0, 50.0, 90.0, 99.0, 99.4, 99.5, 99.7, 99.9];
+                let shares = [
+                    10.0, 50.0, 75.0, 90.0, 98.8, 99.0, 99.2, 99.4, 99.5, 99.68, 99.7, 99.9,
+                ];
                 for (compress, dedup_unit) in shares
                     .iter()
                     .flat_map(|&c| [512, 4096, 65536].map(|u| (c, u)))
@@ -509,50 +513,53 @@ mod tests {
                         dedup_unit,
                         ..DataSpec::default()
                     };
-                    let Some(note) = s.zero_units_repeat() else {
-                        continue;
-                    };
-                    noted += 1;
-                    let advice = note.split("use ").last().expect("advice");
-                    for way in advice.split(", or ") {
-                        let mut t = s.clone();
-                        let mut lower = None;
-                        for part in way.split(" and ") {
-                            let share = part
-                                .strip_prefix("a --compress of ")
-                                .and_then(|x| x.strip_suffix(" or lower"));
-                            match part {
-                                "--compress-method repeat" => {
-                                    t.compress_method = CompressMethod::Repeat
-                                }
-                                _ if share.is_some() => {
-                                    lower = share.map(|x| x.parse::<f64>().expect(part))
-                                }
-                                "a --compress-chunk of 512 B or more" => {
-                                    t.compress_chunk = t.compress_chunk.max(512)
-                                }
-                                "a --compress-chunk no larger than --dedup-unit" => {
-                                    t.compress_chunk = t.compress_chunk.min(t.dedup_unit)
-                                }
-                                other => {
-                                    panic!("advice not known to the test: {other:?} in {note}")
+                    // The zeros note's ways out, and the few-literals note's.
+                    for note in [s.zero_units_repeat(), s.few_literals_repeat()]
+                        .into_iter()
+                        .flatten()
+                    {
+                        noted += 1;
+                        let advice = note.split("use ").last().expect("advice");
+                        for way in advice.split(", or ") {
+                            let mut t = s.clone();
+                            let mut lower = None;
+                            for part in way.split(" and ") {
+                                let share = part
+                                    .strip_prefix("a --compress of ")
+                                    .and_then(|x| x.strip_suffix(" or lower"));
+                                match part {
+                                    "--compress-method repeat" => {
+                                        t.compress_method = CompressMethod::Repeat
+                                    }
+                                    _ if share.is_some() => {
+                                        lower = share.map(|x| x.parse::<f64>().expect(part))
+                                    }
+                                    "a --compress-chunk of 512 B or more" => {
+                                        t.compress_chunk = t.compress_chunk.max(512)
+                                    }
+                                    "a --compress-chunk no larger than --dedup-unit" => {
+                                        t.compress_chunk = t.compress_chunk.min(t.dedup_unit)
+                                    }
+                                    other => {
+                                        panic!("advice not known to the test: {other:?} in {note}")
+                                    }
                                 }
                             }
-                        }
-                        // The share named, and lower ones too.
-                        let works = match lower {
-                            None => compressible(&t),
-                            Some(x) => {
-                                assert!(x < compress, "{way:?}: {note}");
-                                [x, x * 0.9, x / 2.0, x / 10.0].iter().all(|&c| {
-                                    compressible(&DataSpec {
-                                        compress: c,
-                                        ..t.clone()
+                            // The share named, and lower ones too.
+                            let works = match lower {
+                                None => compressible(&t),
+                                Some(x) => {
+                                    assert!(x < compress, "{way:?}: {note}");
+                                    [x, x * 0.9, x / 2.0, x / 10.0].iter().all(|&c| {
+                                        compressible(&DataSpec {
+                                            compress: c,
+                                            ..t.clone()
+                                        })
                                     })
-                                })
-                            }
-                        };
-                        assert!(works, "{way:?} does not help: {note}");
+                                }
+                            };
+                            assert!(works, "{way:?} does not help: {note}");
+                        }
                     }
                 }
             }

@@ -212,7 +212,7 @@ impl DataSpec {
         lits > 0
             && lits < self.compress_chunk as usize
             && self.zero_units_of().is_none()
-            && self.few_literals_repeat().is_none()
+            && self.few_literals().is_none()
             && self.unstamped_units().is_none()
     }
 
@@ -318,7 +318,17 @@ impl DataSpec {
     /// (Until 2026-11-29 only the first
     /// segment's were stamped: `--compress 98.8`, one byte per 512-byte segment, made
     /// 2^20 distinct 4 KiB chunks, 4 GiB.)
+    ///
+    /// The advice is each way out checked, as the zeros note's (`ways_out`): until
+    /// 2026-11-30 it said "use a lower --compress" whatever the chunk, where 2-byte
+    /// `repeat` chunks work at 75% and not at 37.5%.
     pub(crate) fn few_literals_repeat(&self) -> Option<String> {
+        self.few_literals()
+            .map(|note| format!("{note}; for unique data use {}", self.ways_out(false)))
+    }
+
+    /// [`DataSpec::few_literals_repeat`]'s note without its advice.
+    fn few_literals(&self) -> Option<String> {
         // (A zerofill chunk larger than the unit whose random bytes its first unit holds:
         // that unit is the one that differs, as a chunk's would; the zeros note says the
         // others.)
@@ -375,7 +385,7 @@ impl DataSpec {
                 _ => format!("{} unit of {k} {} chunks", fmt_size(unit), fmt_size(chunk)),
             };
             format!(
-                "--compress {} by {method} leaves {lits} random {} in each {whole}{stamp}: at most {distinct} {} units differ ({}), so duplicates come back before that much is written (by chance, as two units' random bytes meet, from about {} written) and every unit after it is one, duplicates a deduplicating device or zram stores once; for unique data use a lower --compress",
+                "--compress {} by {method} leaves {lits} random {} in each {whole}{stamp}: at most {distinct} {} units differ ({}), so duplicates come back before that much is written (by chance, as two units' random bytes meet, from about {} written) and every unit after it is one, duplicates a deduplicating device or zram stores once",
                 self.compress,
                 if lits == 1 { "byte" } else { "bytes" },
                 fmt_size(unit),
