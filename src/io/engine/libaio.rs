@@ -249,6 +249,9 @@ impl Engine for LibaioEngine<'_> {
 
     #[inline]
     fn reap(&mut self, out: &mut Vec<Completion>) {
+        // What the kernel has put into the ring since is available now too (two loads
+        // of shared memory), as io_uring's completion ring is.
+        self.take_ring();
         out.append(&mut self.done);
     }
 
