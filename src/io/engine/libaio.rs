@@ -329,6 +329,33 @@ mod tests {
         assert_eq!(e.in_kernel, 0);
     }
 
+    /// A reap takes what the ring holds without a wait: buffered writes complete inside
+    /// `io_submit`, and a submit that waits for nothing leaves them there (until
+    /// 2026-11-30 a reap returned only what a wait had read).
+    #[test]
+    fn a_reap_takes_what_the_ring_holds() {
+        let f = tempfile::tempfile().unwrap();
+        let mut e = engine(f.as_fd(), crate::plan::engine::SPIN_WAIT_NS);
+        for slot in 0..2u32 {
+            e.queue(Request {
+                slot,
+                op: Op::Write,
+                offset: slot as u64 * 4096,
+                len: 4096,
+                buf_off: 0,
+                ext: None,
+                file: 0,
+            })
+            .unwrap();
+        }
+        e.submit(0).unwrap();
+        assert_eq!(e.in_kernel, 2, "the writes were not handed to the kernel");
+        let mut out = Vec::new();
+        e.reap(&mut out);
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(e.getevents_calls, 0);
+    }
+
     /// A poll request on a pipe, completed by a write from another thread `after`.
     fn poll_a_pipe<'a>(e: &mut LibaioEngine<'a>, rd: BorrowedFd<'a>) {
         e.iocbs[0] = Iocb {
