@@ -10,6 +10,7 @@ use crate::io::engine::{
     BufferPool, LibaioEngine, MmapEngine, NullEngine, Op, PsyncEngine, UringEngine,
 };
 use crate::io::sys;
+use crate::plan::engine::EngineOpts;
 use std::os::fd::BorrowedFd;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -262,7 +263,11 @@ fn build_engine<'fd>(
 ) -> Result<AnyEngine<'fd>, Error> {
     let spec = ctx.spec;
     let qd = spec.qd as usize;
-    let opts = &spec.engine_opts;
+    // The spin before a wait, resolved for the job threads running beside this one.
+    let opts = &EngineOpts {
+        spin_wait_ns: Some(spec.engine_opts.spin_ns(ctx.workers as usize)),
+        ..spec.engine_opts.clone()
+    };
     let setup = |what: &str, e: std::io::Error| {
         let fix = setup_advice(spec.engine, spec.qd, e.raw_os_error());
         Error::runtime(format!("{what} setup failed: {}{fix}", describe_io(&e)))
@@ -318,6 +323,9 @@ pub(crate) struct WorkerCtx<'a> {
     /// Its index among the run's workers, every target's counted: the CPU of a split
     /// `--cpus` list it takes (as fio's split counts every job, not a section's).
     pub(crate) slot: u32,
+    /// The job threads this process runs at once, every lane's (the default spin before
+    /// a wait is off where they take every CPU: `EngineOpts::spin_ns`).
+    pub(crate) workers: u32,
     pub(crate) rep: u32,
     /// Distinguishes the data and offset streams of this run and repetition.
     pub(crate) stream: u64,

@@ -318,6 +318,7 @@ pub(crate) fn drive(
                 spec,
                 job,
                 slot: first + n as u32,
+                workers: live.len() as u32,
                 rep,
                 stream,
                 base,

@@ -133,9 +133,10 @@ pub struct EngineOpts {
     pub hipri: bool,
     /// io_uring, libaio: a wait for one completion first watches the ring for up to this
     /// many nanoseconds, while such spins find one (`--spin-wait`; 0: sleep at once, as
-    /// fio does).
-    #[serde(default = "spin_default", skip_serializing_if = "is_spin_default")]
-    pub spin_wait_ns: u32,
+    /// fio does). `None`: [`SPIN_WAIT_NS`] where the jobs leave a CPU free, else none
+    /// ([`EngineOpts::spin_ns`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spin_wait_ns: Option<u32>,
     /// Job `j` runs pinned to CPU `cpus[j % cpus.len()]` (`--cpus`); empty: anywhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cpus: Vec<u32>,
@@ -159,16 +160,8 @@ fn is_one(v: &u32) -> bool {
     *v == 1
 }
 
-fn spin_default() -> u32 {
-    SPIN_WAIT_NS
-}
-
-fn is_spin_default(v: &u32) -> bool {
-    *v == SPIN_WAIT_NS
-}
-
-/// The spin before a wait by default (`--spin-wait`): about what a sleep and its wakeup
-/// cost the sleeping thread itself, so a spin that finds a completion costs no more CPU
+/// The spin before a wait by default (`--spin-wait`), where the jobs leave a CPU free:
+/// about what a sleep and its wakeup cost the sleeping thread itself, so a spin that finds a completion costs no more CPU
 /// than the sleep it spares. Measured on zram, 4 KiB random reads at QD 8-128: 1.5 µs
 /// took the IPIs per read from 0.07-0.16 to 0.005-0.03 and the IOPS to 1.2-1.27x fio's,
 /// at 1.00-1.04x its CPU per read; 5 µs cost the loop device's 4 KiB reads at QD 8 1.24x
@@ -209,7 +202,7 @@ impl Default for EngineOpts {
             sqpoll: false,
             sqpoll_cpu: None,
             hipri: false,
-            spin_wait_ns: SPIN_WAIT_NS,
+            spin_wait_ns: None,
             cpus: Vec::new(),
             cpus_shared: false,
             cpus_after: 0,
@@ -239,6 +232,29 @@ pub(crate) fn parse_cpus(text: &str) -> Result<Vec<u32>> {
         cpus.extend(lo..=hi);
     }
     Ok(cpus)
+}
+
+/// The default spin for `workers` job threads in each of `ranks` processes on a host
+/// whose processes may use `cpus` CPUs: [`SPIN_WAIT_NS`] while a CPU is left for the
+/// threads that complete the requests (io-wq's workers, the loop device's), none where
+/// the jobs take every CPU: a spin then takes its CPU time from those threads (4 KiB
+/// reads at QD 32, 2 jobs on 2 CPUs, without the spin against with it: the loop device
+/// 1.03x the IOPS at 0.96-0.97x the CPU per read in two runs; zram level in two runs of
+/// three, 1.17x at 0.74x in the third; docs/PERFORMANCE.md, session 32).
+pub(crate) fn auto_spin(workers: usize, ranks: usize, cpus: usize) -> u32 {
+    match workers.saturating_mul(ranks.max(1)) < cpus {
+        true => SPIN_WAIT_NS,
+        false => 0,
+    }
+}
+
+/// The ranks of an MPI job on this host (Open MPI's `OMPI_COMM_WORLD_LOCAL_SIZE`,
+/// MPICH's `MPI_LOCALNRANKS`), 1 outside one.
+fn local_ranks() -> usize {
+    ["OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.trim().parse().ok())
+        .unwrap_or(1)
 }
 
 /// Parses `--spin-wait`: a duration up to 1 ms (`1.5us`, `800ns`, `0`), in nanoseconds.
@@ -323,8 +339,8 @@ impl EngineOpts {
         if self.hipri {
             w.push("--hipri".into());
         }
-        if self.spin_wait_ns != SPIN_WAIT_NS {
-            w.push(format!("--spin-wait {}", fmt_spin(self.spin_wait_ns)));
+        if let Some(ns) = self.spin_wait_ns {
+            w.push(format!("--spin-wait {}", fmt_spin(ns)));
         }
         if !self.cpus.is_empty() {
             w.push(format!("--cpus {}", fmt_cpus(&self.cpus)));
@@ -387,7 +403,7 @@ impl EngineOpts {
             None => None,
         };
         Ok(EngineOpts {
-            spin_wait_ns: o.text("spin-wait").map_or(Ok(SPIN_WAIT_NS), parse_spin)?,
+            spin_wait_ns: o.text("spin-wait").map(parse_spin).transpose()?,
             sync_mode,
             batch_submit: batch("batch-submit")?,
             batch_complete: batch("batch-complete")?,
@@ -418,20 +434,18 @@ impl EngineOpts {
         })
     }
 
-    /// Why a `--spin-wait` other than the default would change nothing with these
-    /// options: no wait of the engine's spins (one line naming both and the way out).
+    /// Why a `--spin-wait` would change nothing with these options: no wait of the
+    /// engine's spins (one line naming both and the way out).
     fn idle_spin(&self, engine: EngineKind) -> Option<String> {
-        if self.spin_wait_ns == SPIN_WAIT_NS {
-            return None;
-        }
-        let opt = format!("--spin-wait {}", fmt_spin(self.spin_wait_ns));
+        let ns = self.spin_wait_ns?;
+        let opt = format!("--spin-wait {}", fmt_spin(ns));
         let name = engine.name();
         if !engine.caps().asynchronous || !engine.caps().does_io {
             return Some(format!(
                 "{opt} shortens waits for asynchronous completions and --engine {name} has none to wait for; use --engine io_uring or libaio, or drop --spin-wait"
             ));
         }
-        if self.spin_wait_ns == 0 {
+        if ns == 0 {
             return None; // no spin asked: nothing to refuse beside the options below
         }
         let (other, why) = match () {
@@ -452,6 +466,17 @@ impl EngineOpts {
         Some(format!(
             "{opt} has no wait to spin in with {other} ({why}); drop --spin-wait or {other}"
         ))
+    }
+
+    /// The spin before a wait of a run whose process runs `workers` job threads at once:
+    /// as asked (`--spin-wait`), or by default [`SPIN_WAIT_NS`] where those threads, with
+    /// the job threads of the other ranks of an MPI job on this host, leave a CPU of the
+    /// process's free, and none where they take every one ([`auto_spin`]).
+    pub(crate) fn spin_ns(&self, workers: usize) -> u32 {
+        self.spin_wait_ns.unwrap_or_else(|| {
+            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+            auto_spin(workers, local_ranks(), cpus)
+        })
     }
 
     /// Refuses an option the engine cannot honour, one line naming both.
@@ -698,7 +723,7 @@ mod tests {
         for ns in [0, 1500, 800, 5000, 1_000_000] {
             assert_eq!(parse_spin(&fmt_spin(ns)).unwrap(), ns, "{}", fmt_spin(ns));
         }
-        let spin = |ns: u32, f: fn(&mut EngineOpts)| {
+        let spin = |ns: Option<u32>, f: fn(&mut EngineOpts)| {
             let mut o = EngineOpts {
                 spin_wait_ns: ns,
                 ..Default::default()
@@ -708,21 +733,21 @@ mod tests {
         };
         let none: fn(&mut EngineOpts) = |_| {};
         for (opts, engine, needle) in [
-            (spin(0, none), EngineKind::Psync, "--engine psync"),
-            (spin(5000, none), EngineKind::Mmap, "--engine mmap"),
-            (spin(5000, none), EngineKind::Null, "--engine null"),
+            (spin(Some(0), none), EngineKind::Psync, "--engine psync"),
+            (spin(Some(1500), none), EngineKind::Mmap, "--engine mmap"),
+            (spin(Some(5000), none), EngineKind::Null, "--engine null"),
             (
-                spin(5000, |o| o.sqpoll = true),
+                spin(Some(5000), |o| o.sqpoll = true),
                 EngineKind::IoUring,
                 "--sqpoll",
             ),
             (
-                spin(5000, |o| o.hipri = true),
+                spin(Some(5000), |o| o.hipri = true),
                 EngineKind::IoUring,
                 "--hipri",
             ),
             (
-                spin(800, |o| o.batch_complete = 4),
+                spin(Some(800), |o| o.batch_complete = 4),
                 EngineKind::Libaio,
                 "--batch-complete 4",
             ),
@@ -734,14 +759,29 @@ mod tests {
             );
         }
         for (opts, engine) in [
-            (spin(SPIN_WAIT_NS, none), EngineKind::Psync),
-            (spin(SPIN_WAIT_NS, |o| o.sqpoll = true), EngineKind::IoUring),
-            (spin(0, |o| o.batch_complete = 4), EngineKind::IoUring),
-            (spin(5000, none), EngineKind::Libaio),
+            (spin(None, none), EngineKind::Psync),
+            (spin(None, |o| o.sqpoll = true), EngineKind::IoUring),
+            (spin(Some(0), |o| o.batch_complete = 4), EngineKind::IoUring),
+            (spin(Some(5000), none), EngineKind::Libaio),
         ] {
             assert!(opts.check(engine, 8, true).is_ok(), "{opts:?} {engine:?}");
         }
-        assert_eq!(spin(0, none).words(true), ["--spin-wait 0"]);
-        assert!(spin(SPIN_WAIT_NS, none).words(true).is_empty());
+        assert_eq!(spin(Some(1500), none).words(true), ["--spin-wait 1.5us"]);
+        assert_eq!(spin(Some(0), none).words(true), ["--spin-wait 0"]);
+        assert!(spin(None, none).words(true).is_empty());
+        assert_eq!(spin(Some(800), none).spin_ns(64), 800);
+    }
+
+    /// The default spin is off where the job threads (of every MPI rank on the host)
+    /// take every CPU, on where one is left for the threads that complete the requests.
+    #[test]
+    fn the_default_spin_leaves_a_cpu_to_the_completions() {
+        assert_eq!(auto_spin(1, 1, 2), SPIN_WAIT_NS);
+        assert_eq!(auto_spin(2, 1, 2), 0);
+        assert_eq!(auto_spin(1, 2, 2), 0);
+        assert_eq!(auto_spin(3, 1, 4), SPIN_WAIT_NS);
+        assert_eq!(auto_spin(4, 1, 4), 0);
+        assert_eq!(auto_spin(1, 1, 1), 0);
+        assert_eq!(auto_spin(usize::MAX, 2, 8), 0);
     }
 }

@@ -371,9 +371,9 @@ pub(crate) const TABLE: &[OptDef] = &[
     value(
         "spin-wait",
         "DURATION",
-        Some("1.5us"),
+        None,
         Workload,
-        "io_uring, libaio: before a wait for one completion sleeps, watch the ring this long (1.5us, 800ns; at most 1ms), while such spins find one; 0: sleep at once, as fio does. See docs/engines.md.",
+        "io_uring, libaio: before a wait for one completion sleeps, watch the ring this long (1.5us, 800ns; at most 1ms), while such spins find one; 0: sleep at once, as fio does [default: 1.5us while the jobs leave a CPU free, else 0]. See docs/engines.md.",
     ),
     switch(
         "hipri",

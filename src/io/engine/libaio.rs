@@ -66,7 +66,10 @@ impl<'fd> LibaioEngine<'fd> {
         // from one worker thread), never while it waits in io_getevents (`wait`), and
         // dropped with the engine, before `io_destroy` (see `Drop`).
         let ring = unsafe { AioRing::of(ctx) };
-        let spin_ns = opts.spin_wait_ns as u64;
+        // (The caller resolves the default: `EngineOpts::spin_ns`.)
+        let spin_ns = opts
+            .spin_wait_ns
+            .unwrap_or(crate::plan::engine::SPIN_WAIT_NS) as u64;
         Ok(LibaioEngine {
             ctx,
             fds: vec![fd],
@@ -292,7 +295,7 @@ mod tests {
     fn engine(fd: BorrowedFd<'_>, spin_wait_ns: u32) -> LibaioEngine<'_> {
         let pool = BufferPool::new(4, 4096, 4096).unwrap();
         let opts = EngineOpts {
-            spin_wait_ns,
+            spin_wait_ns: Some(spin_wait_ns),
             ..Default::default()
         };
         LibaioEngine::new(fd, pool, 4, &opts).unwrap()

@@ -11,7 +11,8 @@
 //! fio's IOPS with its io-wq worker busy 0.99 of the time in both).
 //!
 //! So the engine first watches its completion ring for a moment (`--spin-wait`, by default
-//! `plan::engine::SPIN_WAIT_NS`, 1.5 µs; 0 turns it off), reading
+//! `plan::engine::SPIN_WAIT_NS`, 1.5 µs, where the jobs leave a CPU free; 0 turns it
+//! off), reading
 //! shared memory only, and sleeps only if nothing came. The spin is CPU time of the job
 //! thread and is counted as such. Like an adaptive mutex, it is given up where it does not
 //! pay: a spin that ends with nothing costs its whole length (a device whose completions

@@ -15,6 +15,7 @@ use io_uring::{IoUring, opcode, squeue, types};
 
 use super::spin::Spin;
 use super::{BufferPool, Completion, Engine, Op, Queued, Request};
+use crate::plan::engine::SPIN_WAIT_NS;
 use crate::plan::spec::EngineOpts;
 
 /// How long an idle SQPOLL thread keeps polling before it sleeps (the worker wakes it).
@@ -63,6 +64,8 @@ impl<'fd> UringEngine<'fd> {
         extra: Option<(*const u8, usize)>,
     ) -> io::Result<UringEngine<'fd>> {
         let entries = (qd.max(1) as u32).next_power_of_two();
+        // (The caller resolves the default: `EngineOpts::spin_ns`.)
+        let spin_ns = opts.spin_wait_ns.unwrap_or(SPIN_WAIT_NS) as u64;
         let ring = if opts.sqpoll || opts.hipri {
             // A polling thread or polled completions: the caller asked for these flags,
             // so a kernel that refuses them is an error, not a reason to fall back.
@@ -126,8 +129,8 @@ impl<'fd> UringEngine<'fd> {
             batch_complete: opts.batch_complete.max(1) as usize,
             fixed_buffers,
             sqpoll: opts.sqpoll,
-            spin: (!opts.sqpoll && !opts.hipri && opts.spin_wait_ns > 0).then(Spin::new),
-            spin_ns: opts.spin_wait_ns as u64,
+            spin: (!opts.sqpoll && !opts.hipri && spin_ns > 0).then(Spin::new),
+            spin_ns,
             #[cfg(test)]
             spins: 0,
             extra,
@@ -378,7 +381,7 @@ mod tests {
             let f = tempfile::tempfile().unwrap();
             let pool = BufferPool::new(2, 4096, 4096).unwrap();
             let opts = EngineOpts {
-                spin_wait_ns,
+                spin_wait_ns: Some(spin_wait_ns),
                 ..Default::default()
             };
             let mut e = UringEngine::new(f.as_fd(), pool, 2, &opts, None).unwrap();

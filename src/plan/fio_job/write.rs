@@ -7,7 +7,7 @@ use crate::plan::StudyRun;
 use crate::plan::bsmix::BsMix;
 use crate::plan::cache::{Fadvise, Invalidate};
 use crate::plan::data::{CompressMethod, DataKind};
-use crate::plan::engine::{EngineKind, EngineOpts, SyncMode};
+use crate::plan::engine::{EngineKind, EngineOpts, SyncMode, fmt_spin};
 use crate::plan::new_file::NewFile;
 use crate::plan::spec::Spec;
 
@@ -430,10 +430,19 @@ fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts, engine: EngineKind) {
     }
     // iomark's spin before a wait (`--spin-wait`): fio has none.
     let waits = engine.caps().asynchronous && engine.caps().does_io;
-    if waits && o.spin_wait_ns > 0 && !o.sqpoll && !o.hipri && o.batch_complete == 1 {
+    if waits && o.spin_wait_ns != Some(0) && !o.sqpoll && !o.hipri && o.batch_complete == 1 {
+        let how = match o.spin_wait_ns {
+            Some(ns) => format!(
+                "spin-wait {}: iomark watched the ring that long",
+                fmt_spin(ns)
+            ),
+            None => format!(
+                "spin-wait: iomark watched the ring for up to {} where its jobs left a CPU free",
+                fmt_spin(crate::plan::engine::SPIN_WAIT_NS)
+            ),
+        };
         w(format!(
-            "# spin-wait {}: iomark watched the ring that long before each wait for one completion slept; fio sleeps at once (iomark's --spin-wait 0)",
-            crate::plan::engine::fmt_spin(o.spin_wait_ns)
+            "# {how} before each wait for one completion slept; fio sleeps at once (iomark's --spin-wait 0)"
         ));
     }
 }
