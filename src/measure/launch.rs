@@ -137,6 +137,10 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
         Ok(AnyEngine::Mmap(e)) => Worker::new(e, ctx, data, t0).run(),
         Err(e) => WorkerOut::empty(Some(e)),
     };
+    let out = WorkerOut {
+        spin_ns: (spec.engine_opts).spin_used(spec.engine, ctx.workers as usize),
+        ..out
+    };
     ctx.live.done.store(true, Ordering::Relaxed);
     out
 }

@@ -61,6 +61,8 @@ pub(crate) struct Merged {
     pub(crate) cpu: CpuTimes,
     /// Their io_uring kernel threads' (io-wq workers, SQPOLL threads) in those windows.
     pub(crate) kernel: KernelCpu,
+    /// The spin before a wait the workers' engines used (`WorkerOut::spin_ns`).
+    pub(crate) spin_ns: Option<u32>,
 }
 
 impl Merged {
@@ -77,6 +79,7 @@ impl Merged {
             gens: Vec::new(),
             cpu: CpuTimes::default(),
             kernel: KernelCpu::default(),
+            spin_ns: None,
         };
         for (t, o) in outs {
             if !o.files.is_empty() {
@@ -91,6 +94,7 @@ impl Merged {
             }
             m.cpu = m.cpu.plus(o.cpu);
             m.kernel = m.kernel.plus(o.kernel);
+            m.spin_ns = m.spin_ns.or(o.spin_ns);
             m.all.add(&o.tally);
             m.interrupted |= o.interrupted;
             if m.error.is_none() {
@@ -144,6 +148,7 @@ impl Merged {
             trim: dir(self.all.trim, &self.all.hist_trim),
             fsyncs: self.all.fsyncs,
             cpu: cpu.divided(self.cpu, self.kernel, total),
+            spin_wait_ns: self.spin_ns,
             device,
             series: series(intervals, spec.interval_s, elapsed_s),
             // Measuring the samples compresses them (seconds with many jobs): not after a

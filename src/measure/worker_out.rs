@@ -29,6 +29,9 @@ pub(crate) struct WorkerOut {
     /// `--file-service`: what each file it served took of the figures above, for that
     /// target's own figures (empty for a worker on one file).
     pub(crate) files: Vec<FileOut>,
+    /// The spin before each wait for one completion its engine used (`--spin-wait`, or
+    /// the default resolved: `EngineOpts::spin_used`); `None` where its waits do not spin.
+    pub(crate) spin_ns: Option<u32>,
 }
 
 /// One file's share of a worker's figures (`--file-service`).
@@ -72,6 +75,7 @@ impl WorkerOut {
             cpu: CpuTimes::default(),
             kernel: KernelCpu::default(),
             files: Vec::new(),
+            spin_ns: None,
         }
     }
 }

@@ -468,6 +468,15 @@ impl EngineOpts {
         ))
     }
 
+    /// The spin an engine's waits use (`spin_ns`), or `None` where they do not spin: an
+    /// engine with no wait (psync, mmap, null), `--sqpoll`, `--hipri`, or waits for
+    /// several (`--batch-complete`).
+    pub(crate) fn spin_used(&self, engine: EngineKind, workers: usize) -> Option<u32> {
+        let waits = engine.caps().asynchronous && engine.caps().does_io;
+        (waits && !self.sqpoll && !self.hipri && self.batch_complete <= 1)
+            .then(|| self.spin_ns(workers))
+    }
+
     /// The spin before a wait of a run whose process runs `workers` job threads at once:
     /// as asked (`--spin-wait`), or by default [`SPIN_WAIT_NS`] where those threads, with
     /// the job threads of the other ranks of an MPI job on this host, leave a CPU of the

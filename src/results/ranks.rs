@@ -207,6 +207,8 @@ pub fn aggregate(parts: &[RankPart], direct: bool) -> Repetition {
         trim: Default::default(),
         fsyncs: parts.iter().map(|p| p.rep.fsyncs).sum(),
         cpu: cpu(parts, read.ios + write.ios),
+        // Every rank resolves the same options for the same layout: rank 0's stands.
+        spin_wait_ns: parts.first().and_then(|p| p.rep.spin_wait_ns),
         page_cache_hit_pct: Repetition::measure_page_cache(direct, read.bytes, device.as_ref()),
         device,
         series: series(parts),

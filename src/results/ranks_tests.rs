@@ -24,6 +24,7 @@ fn part(rank: u32, host: &str, lats: &[u64], elapsed_s: f64, dev: Option<(&str, 
             trim: Default::default(),
             fsyncs: 0,
             cpu: Cpu::default(),
+            spin_wait_ns: None,
             device: dev.map(|(name, n)| DeviceDelta {
                 name: name.into(),
                 read_ios: n,

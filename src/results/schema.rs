@@ -423,6 +423,13 @@ pub struct Repetition {
     /// fsync calls issued in the measured window.
     pub fsyncs: u64,
     pub cpu: Cpu,
+    /// The spin before each wait for one completion the job threads used, nanoseconds
+    /// (`--spin-wait`, or its default as resolved: 1500 where the run's job threads left
+    /// a CPU free, else 0); absent where the waits do not spin (psync, mmap, null;
+    /// `--sqpoll`, `--hipri`, `--batch-complete` above 1) and in documents from before
+    /// 2026-11-30.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spin_wait_ns: Option<u32>,
     /// The kernel's block counters of the device under the target, after minus before;
     /// `null` when the target has no block device iomark can see.
     pub device: Option<DeviceDelta>,

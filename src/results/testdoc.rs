@@ -51,6 +51,7 @@ pub(crate) fn run(rw: Rw, qd: u32, iops: &[f64], study: Option<(&str, &str, &str
                 trim: Default::default(),
                 fsyncs: 0,
                 cpu: Default::default(),
+                spin_wait_ns: None,
                 device: None,
                 series: Vec::new(),
                 data: None,

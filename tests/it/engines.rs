@@ -941,8 +941,10 @@ fn an_sqpoll_thread_pinned_beside_its_job_is_said() {
 }
 
 /// `--spin-wait` reaches the run: the results record it (`engine_opts.spin_wait_ns`,
-/// absent at the default), the run's header names it, and `--as-fio` says in a comment
-/// where iomark's waits spun (fio has no spin), not where they did not.
+/// absent at the default) and the spin each repetition's waits used (the default
+/// resolved: off where the jobs take every CPU), the run's header names it, and
+/// `--as-fio` says in a comment where iomark's waits spun (fio has no spin), not where
+/// they did not. psync records no spin.
 #[test]
 fn spin_wait_is_recorded_and_said() {
     let dir = tmp();
@@ -965,7 +967,14 @@ fn spin_wait_is_recorded_and_said() {
             a.push(f.to_str().unwrap().to_string());
             a
         };
-        for (spin, recorded) in [("0", Some(0)), ("800ns", Some(800)), ("", None)] {
+        // The default as resolved: 1.5 µs while one job leaves a CPU free.
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let default = if cpus > 1 { 1500 } else { 0 };
+        for (spin, recorded, used) in [
+            ("0", Some(0), 0),
+            ("800ns", Some(800), 800),
+            ("", None, default),
+        ] {
             let args = job(spin);
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let doc = run_json(&args);
@@ -975,6 +984,8 @@ fn spin_wait_is_recorded_and_said() {
                 recorded,
                 "{engine} {spin}: {opts}"
             );
+            let rep = &doc["runs"][0]["repetitions"][0];
+            assert_eq!(rep["spin_wait_ns"].as_u64(), Some(used), "{engine} {spin}");
             let out = iomark().args(&args).output().unwrap();
             assert_success(&out);
             let text = String::from_utf8_lossy(&out.stdout);
@@ -992,7 +1003,28 @@ fn spin_wait_is_recorded_and_said() {
             let said = text.lines().any(|l| l.starts_with("# spin-wait"));
             assert_eq!(said, spin != "0", "{engine} {spin}: {text}");
         }
+        // As many jobs as CPUs: no spin by default.
+        let mut args = job("");
+        let path = args.pop().unwrap();
+        args.extend(["--jobs".to_string(), cpus.to_string(), path]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let doc = run_json(&args);
+        let used = doc["runs"][0]["repetitions"][0]["spin_wait_ns"].as_u64();
+        assert_eq!(used, Some(0), "{engine} --jobs {cpus}");
     }
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "randread",
+        "--engine",
+        "psync",
+        "--runtime",
+        "0.2",
+        "--size",
+        "4m",
+        f.to_str().unwrap(),
+    ]);
+    assert!(doc["runs"][0]["repetitions"][0]["spin_wait_ns"].is_null());
 }
 
 /// The last access time of a file (`stat`'s atime, seconds).

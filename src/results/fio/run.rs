@@ -343,6 +343,8 @@ impl<'a> Job<'a> {
                 ),
                 ..Cpu::default()
             },
+            // fio records no spin (its waits sleep at once).
+            spin_wait_ns: None,
             device: None,
             series: Vec::new(),
             data: None,
