@@ -1027,6 +1027,31 @@ fn spin_wait_is_recorded_and_said() {
     assert!(doc["runs"][0]["repetitions"][0]["spin_wait_ns"].is_null());
 }
 
+/// `--spin-wait` sweeps as other options do: a comma list is a dimension of a study, each
+/// run's engine named with its spin in the plan.
+#[test]
+fn spin_wait_sweeps_in_a_study() {
+    let dir = tmp();
+    let f = dir.path().join("sw.dat");
+    let out = iomark()
+        .args(["suite", "qd", "--qd", "1", "--spin-wait", "0,1.5us"])
+        .args(["--size", "16m", "--dry-run"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for spin in ["0", "1.5us"] {
+        let runs = text
+            .lines()
+            .filter(|l| l.contains(&format!("spin-wait={spin} ")))
+            .filter(|l| l.contains(&format!("--spin-wait {spin}")))
+            .count();
+        assert!(runs >= 1, "no run with --spin-wait {spin}: {text}");
+    }
+    assert!(!f.exists());
+}
+
 /// The last access time of a file (`stat`'s atime, seconds).
 fn atime(path: &std::path::Path) -> i64 {
     use std::os::unix::fs::MetadataExt;
