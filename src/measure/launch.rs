@@ -107,11 +107,13 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
     // the engine (locals are dropped in reverse order; the Worker drops its engine first).
     let data = worker_data(ctx);
     back_pool(&data);
+    // The spin before a wait, resolved for the job threads running beside this one.
+    let spin = (spec.engine_opts).spin_used(spec.engine, ctx.workers as usize);
     let engine = pin(ctx).and_then(|()| {
         let slots = crate::measure::worker::slots(spec);
         BufferPool::new(slots, spec.buf_bs() as usize, ctx.align as usize)
             .map_err(|e| Error::io("allocating I/O buffers", &e))
-            .and_then(|pool| build_engine(ctx, pool, data.pool_region()))
+            .and_then(|pool| build_engine(ctx, pool, data.pool_region(), spin))
     });
     if engine.is_err() {
         ctx.halt.store(true, Ordering::Relaxed);
@@ -138,7 +140,7 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
         Err(e) => WorkerOut::empty(Some(e)),
     };
     let out = WorkerOut {
-        spin_ns: (spec.engine_opts).spin_used(spec.engine, ctx.workers as usize),
+        spin_ns: spin,
         ..out
     };
     ctx.live.done.store(true, Ordering::Relaxed);
@@ -259,17 +261,19 @@ fn setup_advice(engine: EngineKind, qd: u32, errno: Option<i32>) -> &'static str
 }
 
 /// The one engine factory. `data_pool` is the data generator's unit pool (start, length),
-/// which writes may be sent from; it outlives the engine.
+/// which writes may be sent from; it outlives the engine. `spin` is the spin before a
+/// wait as resolved for this worker (`EngineOpts::spin_used`).
 fn build_engine<'fd>(
     ctx: &WorkerCtx<'fd>,
     pool: BufferPool,
     data_pool: Option<(*const u8, usize)>,
+    spin: Option<u32>,
 ) -> Result<AnyEngine<'fd>, Error> {
     let spec = ctx.spec;
     let qd = spec.qd as usize;
-    // The spin before a wait, resolved for the job threads running beside this one.
+    // The spin as resolved (`EngineOpts::spin_used`; none where the waits do not spin).
     let opts = &EngineOpts {
-        spin_wait_ns: Some(spec.engine_opts.spin_ns(ctx.workers as usize)),
+        spin_wait_ns: Some(spin.unwrap_or(0)),
         ..spec.engine_opts.clone()
     };
     let setup = |what: &str, e: std::io::Error| {

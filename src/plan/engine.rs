@@ -472,9 +472,15 @@ impl EngineOpts {
     /// engine with no wait (psync, mmap, null), `--sqpoll`, `--hipri`, or waits for
     /// several (`--batch-complete`).
     pub(crate) fn spin_used(&self, engine: EngineKind, workers: usize) -> Option<u32> {
+        self.waits_spin(engine).then(|| self.spin_ns(workers))
+    }
+
+    /// Whether the engine's waits for one completion spin first (given a length): an
+    /// engine that waits (io_uring, libaio), not with `--sqpoll`, `--hipri` or
+    /// `--batch-complete` above 1.
+    pub(crate) fn waits_spin(&self, engine: EngineKind) -> bool {
         let waits = engine.caps().asynchronous && engine.caps().does_io;
-        (waits && !self.sqpoll && !self.hipri && self.batch_complete <= 1)
-            .then(|| self.spin_ns(workers))
+        waits && !self.sqpoll && !self.hipri && self.batch_complete <= 1
     }
 
     /// The spin before a wait of a run whose process runs `workers` job threads at once:

@@ -40,15 +40,12 @@ pub(crate) struct LibaioEngine<'fd> {
     /// The context's completion ring, read without a system call; `None` where it has
     /// a layout this code does not know (then `io_getevents` reads every event).
     ring: Option<AioRing>,
-    /// A wait for one completion watches the ring for up to `spin_ns` before it sleeps,
-    /// while that pays (`spin`); `None` when the ring is not read or the spin is off.
+    /// A wait for one completion watches the ring for a moment before it sleeps, while
+    /// that pays (`spin`); `None` when the ring is not read or the spin is off.
     spin: Option<Spin>,
-    spin_ns: u64,
-    /// Waits that entered `io_getevents`, and spins made (for the tests).
+    /// Waits that entered `io_getevents` (for the tests).
     #[cfg(test)]
     getevents_calls: usize,
-    #[cfg(test)]
-    spins: usize,
 }
 
 impl<'fd> LibaioEngine<'fd> {
@@ -69,7 +66,7 @@ impl<'fd> LibaioEngine<'fd> {
         // (The caller resolves the default: `EngineOpts::spin_ns`.)
         let spin_ns = opts
             .spin_wait_ns
-            .unwrap_or(crate::plan::engine::SPIN_WAIT_NS) as u64;
+            .unwrap_or(crate::plan::engine::SPIN_WAIT_NS);
         Ok(LibaioEngine {
             ctx,
             fds: vec![fd],
@@ -81,13 +78,10 @@ impl<'fd> LibaioEngine<'fd> {
             in_kernel: 0,
             batch_submit: (opts.batch_submit as usize).max(1),
             batch_complete: (opts.batch_complete as usize).max(1),
-            spin: (ring.is_some() && spin_ns > 0).then(Spin::new),
-            spin_ns,
+            spin: Spin::new(spin_ns).filter(|_| ring.is_some()),
             ring,
             #[cfg(test)]
             getevents_calls: 0,
-            #[cfg(test)]
-            spins: 0,
         })
     }
 
@@ -154,18 +148,10 @@ impl<'fd> LibaioEngine<'fd> {
 
     /// Watches the ring for up to `ns` nanoseconds: true as soon as a completion is
     /// there, false if none came. Shared memory only, no system call (see `spin`).
+    #[cfg(test)]
     fn poll_ring(&self, ns: u64) -> bool {
         let Some(ring) = &self.ring else { return false };
-        let t0 = std::time::Instant::now();
-        loop {
-            if ring.ready() {
-                return true;
-            }
-            if t0.elapsed().as_nanos() as u64 >= ns {
-                return false;
-            }
-            std::hint::spin_loop();
-        }
+        super::spin::watch(ns, || ring.ready())
     }
 
     /// Waits for at least `min` completions (at most those in flight) and keeps them:
@@ -177,15 +163,12 @@ impl<'fd> LibaioEngine<'fd> {
             return Ok(());
         }
         let mut got = self.take_ring();
-        if got == 0 && min == 1 && self.spin.as_mut().is_some_and(Spin::wanted) {
-            #[cfg(test)]
-            {
-                self.spins += 1;
-            }
-            let found = self.poll_ring(self.spin_ns);
-            if let Some(spin) = self.spin.as_mut() {
-                spin.ended(found);
-            }
+        if got == 0
+            && min == 1
+            && let (Some(spin), Some(ring)) = (self.spin.as_mut(), &self.ring)
+            && spin.wanted()
+        {
+            spin.spin(|| ring.ready());
             got = self.take_ring();
         }
         if got >= min {
@@ -301,15 +284,10 @@ mod tests {
         LibaioEngine::new(fd, pool, 4, &opts).unwrap()
     }
 
-    /// Completions are read from the ring in this process's memory: buffered writes
-    /// complete inside `io_submit`, and a wait for them then takes no `io_getevents`.
-    #[test]
-    fn completions_in_the_ring_are_read_without_a_system_call() {
-        let f = tempfile::tempfile().unwrap();
-        let mut e = engine(f.as_fd(), crate::plan::engine::SPIN_WAIT_NS);
-        assert!(e.ring.is_some(), "the ring's layout was not recognised");
-        for slot in 0..4u32 {
-            e.queue(Request {
+    /// Queues `n` writes of 4 KiB, one per slot from 0.
+    fn queue_writes(e: &mut LibaioEngine<'_>, n: u32) {
+        for slot in 0..n {
+            let req = Request {
                 slot,
                 op: Op::Write,
                 offset: slot as u64 * 4096,
@@ -317,9 +295,19 @@ mod tests {
                 buf_off: 0,
                 ext: None,
                 file: 0,
-            })
-            .unwrap();
+            };
+            e.queue(req).unwrap();
         }
+    }
+
+    /// Completions are read from the ring in this process's memory: buffered writes
+    /// complete inside `io_submit`, and a wait for them then takes no `io_getevents`.
+    #[test]
+    fn completions_in_the_ring_are_read_without_a_system_call() {
+        let f = tempfile::tempfile().unwrap();
+        let mut e = engine(f.as_fd(), crate::plan::engine::SPIN_WAIT_NS);
+        assert!(e.ring.is_some(), "the ring's layout was not recognised");
+        queue_writes(&mut e, 4);
         e.submit(4).unwrap();
         let mut out = Vec::new();
         e.reap(&mut out);
@@ -339,18 +327,7 @@ mod tests {
     fn a_reap_takes_what_the_ring_holds() {
         let f = tempfile::tempfile().unwrap();
         let mut e = engine(f.as_fd(), crate::plan::engine::SPIN_WAIT_NS);
-        for slot in 0..2u32 {
-            e.queue(Request {
-                slot,
-                op: Op::Write,
-                offset: slot as u64 * 4096,
-                len: 4096,
-                buf_off: 0,
-                ext: None,
-                file: 0,
-            })
-            .unwrap();
-        }
+        queue_writes(&mut e, 2);
         e.submit(0).unwrap();
         assert_eq!(e.in_kernel, 2, "the writes were not handed to the kernel");
         let mut out = Vec::new();
@@ -414,7 +391,7 @@ mod tests {
             e.submit(1).unwrap();
             assert_eq!(e.done.len(), 1);
             assert_eq!(
-                e.spins,
+                e.spin.map_or(0, |s| s.made),
                 (spin_wait_ns > 0) as usize,
                 "--spin-wait {spin_wait_ns}ns"
             );

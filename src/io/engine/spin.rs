@@ -19,7 +19,8 @@
 //! take a hundred microseconds), so after such spins the engine sleeps at once and tries
 //! a spin again only now and then ([`Spin`]).
 
-/// Whether to spin before the next wait, from how the recent spins ended.
+/// Whether to spin before the next wait, from how the recent spins ended, and the spin
+/// itself.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Spin {
     /// Recent spins that found a completion, less twice those that did not, at most
@@ -27,6 +28,11 @@ pub(crate) struct Spin {
     score: i32,
     /// Waits slept at once since the last spin.
     skipped: u32,
+    /// A spin's length, nanoseconds (`--spin-wait`, resolved).
+    ns: u64,
+    /// Spins made (for the engines' tests).
+    #[cfg(test)]
+    pub(crate) made: usize,
 }
 
 impl Spin {
@@ -37,11 +43,27 @@ impl Spin {
     /// pays for a spin that finds nothing.
     const RETRY: u32 = 64;
 
-    pub(crate) fn new() -> Spin {
-        Spin {
+    /// The policy for spins of `ns` nanoseconds; `None` for 0 (no spin).
+    pub(crate) fn new(ns: u32) -> Option<Spin> {
+        (ns > 0).then_some(Spin {
             score: 0,
             skipped: 0,
+            ns: ns as u64,
+            #[cfg(test)]
+            made: 0,
+        })
+    }
+
+    /// Spins until `ready` says a completion came, for at most the spin's length, and
+    /// keeps how it ended: whether one came. Call it when [`Spin::wanted`] said so.
+    pub(crate) fn spin(&mut self, ready: impl FnMut() -> bool) -> bool {
+        #[cfg(test)]
+        {
+            self.made += 1;
         }
+        let found = watch(self.ns, ready);
+        self.ended(found);
+        found
     }
 
     /// Whether the coming wait spins first.
@@ -70,6 +92,21 @@ impl Spin {
     }
 }
 
+/// Watches `ready` for up to `ns` nanoseconds: true as soon as it says so, false if it
+/// never did. The engines' `ready` reads shared memory only, no system call.
+pub(crate) fn watch(ns: u64, mut ready: impl FnMut() -> bool) -> bool {
+    let t0 = std::time::Instant::now();
+    loop {
+        if ready() {
+            return true;
+        }
+        if t0.elapsed().as_nanos() as u64 >= ns {
+            return false;
+        }
+        std::hint::spin_loop();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,12 +126,12 @@ mod tests {
     fn spins_that_find_nothing_are_given_up_and_retried_now_and_then() {
         // A device whose completions never come within a spin: of 6400 waits, at most
         // 1 in RETRY (and the first) spins.
-        let mut s = Spin::new();
+        let mut s = Spin::new(1500).unwrap();
         let spun = (0..6400).filter(|_| wait(&mut s, false)).count();
         assert!(spun <= 6400 / Spin::RETRY as usize + 1, "{spun} spins");
         assert!(spun >= 6400 / Spin::RETRY as usize - 1, "{spun} spins");
         // One whose completions always come within it: every wait spins.
-        let mut s = Spin::new();
+        let mut s = Spin::new(1500).unwrap();
         assert!((0..1000).all(|_| wait(&mut s, true)));
         // It slows down: after a run of spins that paid, spinning stops within
         // TRUST / 2 + 1 failures.
@@ -102,7 +139,7 @@ mod tests {
         assert_eq!(failures, Spin::TRUST as usize / 2 + 1);
         // Mostly paying spins (3 in 4) keep spinning; mostly failing ones (1 in 4) stop.
         for (pays, keeps) in [(3, true), (1, false)] {
-            let mut s = Spin::new();
+            let mut s = Spin::new(1500).unwrap();
             let spun = (0..4000).filter(|i| wait(&mut s, i % 4 < pays)).count();
             assert_eq!(spun > 3000, keeps, "{pays} in 4 pay: {spun} spins of 4000");
         }

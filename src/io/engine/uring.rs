@@ -38,11 +38,6 @@ pub(crate) struct UringEngine<'fd> {
     /// A wait watches the rings for a moment before it sleeps, while that pays (`spin`);
     /// `None` with a polling thread or polled completions, whose waits are the kernel's.
     spin: Option<Spin>,
-    /// The spin's length in nanoseconds (`--spin-wait`).
-    spin_ns: u64,
-    /// Spins made (for the tests).
-    #[cfg(test)]
-    spins: usize,
     /// The data generator's unit pool, registered after the slots (buffer index
     /// `pool.slots()`) when given: writes sent from it skip the page pinning too.
     extra: Option<(usize, usize)>,
@@ -65,7 +60,7 @@ impl<'fd> UringEngine<'fd> {
     ) -> io::Result<UringEngine<'fd>> {
         let entries = (qd.max(1) as u32).next_power_of_two();
         // (The caller resolves the default: `EngineOpts::spin_ns`.)
-        let spin_ns = opts.spin_wait_ns.unwrap_or(SPIN_WAIT_NS) as u64;
+        let spin_ns = opts.spin_wait_ns.unwrap_or(SPIN_WAIT_NS);
         let ring = if opts.sqpoll || opts.hipri {
             // A polling thread or polled completions: the caller asked for these flags,
             // so a kernel that refuses them is an error, not a reason to fall back.
@@ -86,7 +81,7 @@ impl<'fd> UringEngine<'fd> {
             // prepares the next batch. Older kernels refuse the flags; fall back step by
             // step.
             // The task-run flag tells the job thread, in shared memory, that completions
-            // wait for it (`poll_completions`).
+            // wait for it (`pending`).
             IoUring::builder()
                 .setup_single_issuer()
                 .setup_defer_taskrun()
@@ -129,10 +124,7 @@ impl<'fd> UringEngine<'fd> {
             batch_complete: opts.batch_complete.max(1) as usize,
             fixed_buffers,
             sqpoll: opts.sqpoll,
-            spin: (!opts.sqpoll && !opts.hipri && spin_ns > 0).then(Spin::new),
-            spin_ns,
-            #[cfg(test)]
-            spins: 0,
+            spin: Spin::new(spin_ns).filter(|_| !opts.sqpoll && !opts.hipri),
             extra,
             _fd: PhantomData,
         })
@@ -151,19 +143,10 @@ impl<'fd> UringEngine<'fd> {
     /// Watches the rings for up to `ns` nanoseconds: true as soon as a completion is
     /// there or waits for this thread (deferred task work, which the task-run flag says),
     /// false if none came. Shared memory only, no system call (see `spin`).
+    #[cfg(test)]
     fn poll_completions(&mut self, ns: u64) -> bool {
         let (_, sq, mut cq) = self.ring.split();
-        let t0 = std::time::Instant::now();
-        loop {
-            cq.sync();
-            if sq.taskrun() || !cq.is_empty() {
-                return true;
-            }
-            if t0.elapsed().as_nanos() as u64 >= ns {
-                return false;
-            }
-            std::hint::spin_loop();
-        }
+        super::spin::watch(ns, || pending(&sq, &mut cq))
     }
 
     fn entry(&self, req: &Request) -> squeue::Entry {
@@ -196,6 +179,13 @@ impl<'fd> UringEngine<'fd> {
         };
         e.user_data(req.slot as u64)
     }
+}
+
+/// Whether a completion is in the ring or waits for this thread (deferred task work,
+/// which the task-run flag says): shared memory only, no system call.
+fn pending(sq: &io_uring::SubmissionQueue<'_>, cq: &mut io_uring::CompletionQueue<'_>) -> bool {
+    cq.sync();
+    sq.taskrun() || !(*cq).is_empty()
 }
 
 impl Engine for UringEngine<'_> {
@@ -250,13 +240,9 @@ impl Engine for UringEngine<'_> {
                     Err(e) => return Err(e),
                 }
             }
-            #[cfg(test)]
-            {
-                self.spins += 1;
-            }
-            let found = self.poll_completions(self.spin_ns);
             if let Some(spin) = self.spin.as_mut() {
-                spin.ended(found);
+                let (_, sq, mut cq) = self.ring.split();
+                spin.spin(|| pending(&sq, &mut cq));
             }
         }
         match self.ring.submit_and_wait(want) {
@@ -397,7 +383,7 @@ mod tests {
             e.reap(&mut out);
             assert_eq!(out.len(), 1);
             assert_eq!(
-                e.spins,
+                e.spin.map_or(0, |s| s.made),
                 (spin_wait_ns > 0) as usize,
                 "--spin-wait {spin_wait_ns}ns"
             );

@@ -429,8 +429,7 @@ fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts, engine: EngineKind) {
         w("hipri=1".into());
     }
     // iomark's spin before a wait (`--spin-wait`): fio has none.
-    let waits = engine.caps().asynchronous && engine.caps().does_io;
-    if waits && o.spin_wait_ns != Some(0) && !o.sqpoll && !o.hipri && o.batch_complete == 1 {
+    if o.waits_spin(engine) && o.spin_wait_ns != Some(0) {
         let how = match o.spin_wait_ns {
             Some(ns) => format!(
                 "spin-wait {}: iomark watched the ring that long",
