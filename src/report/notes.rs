@@ -101,7 +101,7 @@ pub(crate) fn kind_words(kind: crate::results::schema::TargetKind) -> &'static s
 
 /// The engine as the header names it: fio's or iomark's name, with `--sqpoll` (and the
 /// CPU its thread was pinned to) when the run polled its submission queue, as the run's
-/// name carries `--sync-mode`.
+/// name carries `--sync-mode`, and the spin before a wait where the default chose it.
 fn engine_words(r: &Run) -> String {
     let o = &r.spec.engine_opts;
     let mut with = o.words(false);
@@ -110,10 +110,32 @@ fn engine_words(r: &Run) -> String {
         (true, None) => with.insert(0, "--sqpoll".into()),
         (true, Some(c)) => with.insert(0, format!("--sqpoll (its thread on CPU {c})")),
     }
+    if o.spin_wait_ns.is_none() {
+        with.extend(default_spin_words(r));
+    }
     match with.is_empty() {
         true => r.engine_label().to_string(),
         false => format!("{} with {}", r.engine_label(), with.join(", ")),
     }
+}
+
+/// The spin the default gave the waits (`--spin-wait` not given), as the repetitions
+/// record it: "a 1.5 µs spin before a wait (the default)", or that there was none because
+/// the job threads took every CPU. `None` where the waits do not spin (psync, `--sqpoll`,
+/// a run imported from fio) or the repetitions differ.
+fn default_spin_words(r: &Run) -> Option<String> {
+    let mut used = r.repetitions.iter().map(|rep| rep.spin_wait_ns);
+    let first = used.next()??;
+    if !used.all(|u| u == Some(first)) {
+        return None;
+    }
+    Some(match first {
+        0 => "no spin before a wait (the default where the job threads take every CPU)".into(),
+        ns => format!(
+            "a {} spin before a wait (the default)",
+            crate::units::fmt_ns(ns as f64)
+        ),
+    })
 }
 
 /// What a run ran on, in words: "psync on /mnt/t.dat", "io_uring with --sqpoll on

@@ -995,6 +995,19 @@ fn spin_wait_is_recorded_and_said() {
                 !spin.is_empty(),
                 "{engine} {spin}: {text}"
             );
+            // The default is said as resolved, in the header.
+            let header = text.lines().next().unwrap_or("");
+            let said = match default {
+                0 => {
+                    "with no spin before a wait (the default where the job threads take every CPU)"
+                }
+                _ => "with a 1.5 µs spin before a wait (the default)",
+            };
+            assert_eq!(
+                header.contains(said),
+                spin.is_empty(),
+                "{engine} {spin}: {header}"
+            );
             let mut fio = args.clone();
             fio.push("--as-fio");
             let out = iomark().args(&fio).output().unwrap();
@@ -1011,6 +1024,16 @@ fn spin_wait_is_recorded_and_said() {
         let doc = run_json(&args);
         let used = doc["runs"][0]["repetitions"][0]["spin_wait_ns"].as_u64();
         assert_eq!(used, Some(0), "{engine} --jobs {cpus}");
+        let out = iomark().args(&args).output().unwrap();
+        assert_success(&out);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let header = text.lines().next().unwrap_or("");
+        assert!(
+            header.contains(&format!(
+                "{engine} with no spin before a wait (the default where"
+            )),
+            "{engine} --jobs {cpus}: {header}"
+        );
     }
     let doc = run_json(&[
         "run",
@@ -1025,6 +1048,22 @@ fn spin_wait_is_recorded_and_said() {
         f.to_str().unwrap(),
     ]);
     assert!(doc["runs"][0]["repetitions"][0]["spin_wait_ns"].is_null());
+    let out = iomark()
+        .args([
+            "run",
+            "--rw",
+            "randread",
+            "--engine",
+            "psync",
+            "--runtime",
+            "0.2",
+        ])
+        .args(["--size", "4m", f.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("spin"), "psync: {text}");
 }
 
 /// `--spin-wait` sweeps as other options do: a comma list is a dimension of a study, each
