@@ -114,7 +114,7 @@ impl<E: Engine> Worker<'_, '_, E> {
 
     /// `--invalidate pass`: when the offset just picked begins a new pass over file
     /// `file`, its clean cached pages are dropped first (dirty ones queued for writeback,
-    /// not waited for), as fio does in a time-based buffered job.
+    /// not waited for), as fio does in a buffered job that goes over its file again.
     pub(super) fn on_pass_end(&mut self, file: u16) {
         if !self.offsets.take_pass_end() {
             return;

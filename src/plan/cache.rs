@@ -110,8 +110,9 @@ pub enum Invalidate {
     /// Before each repetition (iomark's default).
     #[default]
     Rep,
-    /// Before each repetition and, in a time-based buffered run, each time a job has
-    /// issued a span's worth of I/O (a pass over the file), as fio's `invalidate=1`.
+    /// Before each repetition and, in a buffered run, each time a job has issued a
+    /// span's worth of I/O (a pass over the file; time-based, or an `--io-size` beyond
+    /// the span), as fio's `invalidate=1`.
     Pass,
     /// Never (fio's `invalidate=0`): a repetition starts with what the cache holds.
     Off,
@@ -168,15 +169,13 @@ impl Invalidate {
     }
 }
 
-/// Whether a job's pages are dropped after each pass over its span: `--invalidate pass`,
-/// buffered and time-based (as fio does it: only a `time_based` job starts a new pass
-/// over its file, and direct I/O has no pages to drop).
+/// Whether a job's pages are dropped after each pass over its span: `--invalidate pass`
+/// and buffered (direct I/O has no pages to drop), as fio's `invalidate=1` does in any
+/// job that goes over its file more than once, time-based or with an `io_size` beyond
+/// the file (4 KiB random reads of a 1 MiB span on a loop device, `io_size=8m`: 2048
+/// device reads, 256 with `invalidate=0`). A job that goes over it once has no pass end.
 pub(crate) fn drops_per_pass(spec: &Spec) -> bool {
-    spec.cache.invalidate == Invalidate::Pass
-        && !spec.direct
-        && spec.runtime_s.is_some()
-        && spec.io_size.is_none()
-        && spec.io_spans.is_none()
+    spec.cache.invalidate == Invalidate::Pass && !spec.direct
 }
 
 /// A note when `--fadvise` (other than `none`) or `--invalidate pass` was given to a

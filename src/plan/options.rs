@@ -471,7 +471,7 @@ pub(crate) const TABLE: &[OptDef] = &[
             "WHEN",
             Some("rep"),
             Workload,
-            "When the target's cached pages are dropped: rep (before each repetition), pass (also each time a job of a time-based buffered run has gone over the span, as fio's invalidate=1) or off (never: fio's invalidate=0).",
+            "When the target's cached pages are dropped: rep (before each repetition), pass (also each time a job of a buffered run has gone over the span, as fio's invalidate=1) or off (never: fio's invalidate=0).",
         )
     },
     switch(

@@ -112,8 +112,8 @@ fn the_random_map_reads_every_block_once() {
     assert_eq!(theirs.0, 4096, "fio: {theirs:?}");
 }
 
-/// `--invalidate`: `pass` drops the span's pages each time a time-based job has gone
-/// over it, so every read misses (device reads ≈ the job's reads, as fio's default
+/// `--invalidate`: `pass` drops the span's pages each time a job has gone over it (here
+/// a size-based one, `--io-size` 8 passes: fio does so too), so every read misses (device reads ≈ the job's reads, as fio's default
 /// `invalidate=1` does); `rep` only before the repetition (one pass of misses, then
 /// the cache serves); `off` not even then (a warm span is read from memory).
 #[test]
@@ -125,7 +125,8 @@ fn invalidate_per_pass_before_the_repetition_or_never() {
     // The kernel drops a block device's cached pages when its last user closes it:
     // holding it open keeps them between the runs.
     let _hold = std::fs::File::open(dev.path()).unwrap();
-    // A 1 MiB span: 256 blocks, many passes in 0.5 s.
+    // A 1 MiB span: 256 blocks, 8 passes (8 MiB of reads, whatever the machine's pace: a
+    // run of 500 ms on a loaded machine once read fewer than 4 passes).
     let run = |inv: &str| {
         let mut ios = 0.0;
         let got = reads_during(&dev, || {
@@ -141,8 +142,8 @@ fn invalidate_per_pass_before_the_repetition_or_never() {
                 "psync",
                 "--size",
                 "1m",
-                "--runtime",
-                "500ms",
+                "--io-size",
+                "8m",
                 "--fadvise",
                 "random",
                 "--random-map",
@@ -156,14 +157,14 @@ fn invalidate_per_pass_before_the_repetition_or_never() {
         (got.0, ios)
     };
     let (dev_reads, ios) = run("pass");
-    assert!(ios > 1024.0, "several passes: {ios}");
+    assert_eq!(ios, 2048.0, "8 passes");
     assert!(
         dev_reads as f64 >= 0.95 * ios,
         "pass: {dev_reads} device reads for {ios} reads"
     );
     let (dev_reads, ios) = run("rep");
     assert!(
-        dev_reads <= 256 + 8 && ios > 1024.0,
+        dev_reads <= 256 + 8 && ios == 2048.0,
         "rep: {dev_reads} device reads for {ios}"
     );
     // Warm: the span read once through the cache just before (the tests running beside
@@ -199,7 +200,7 @@ fn invalidate_per_pass_before_the_repetition_or_never() {
     }
     // fio with invalidate=0 on the warm span reads next to nothing either, and with its
     // default drops the pages at every pass.
-    let job = "[j]\nfilename=${DEV}\nrw=randread\nbs=4k\nsize=1m\nruntime=500ms\ntime_based\n";
+    let job = "[j]\nfilename=${DEV}\nrw=randread\nbs=4k\nsize=1m\nio_size=8m\n";
     let warm = format!("{job}invalidate=0\n");
     let seen = warm_reads(&|| reads_during(&dev, || fio_on(&warm, dev.path())).0);
     assert!(
@@ -207,7 +208,7 @@ fn invalidate_per_pass_before_the_repetition_or_never() {
         "fio invalidate=0, warm: device reads per try {seen:?}"
     );
     let theirs = reads_during(&dev, || fio_on(job, dev.path()));
-    assert!(theirs.0 > 1024, "fio: several passes of misses: {theirs:?}");
+    assert!(theirs.0 >= 2000, "fio: 8 passes of misses: {theirs:?}");
 }
 
 /// fio's `fadvise_hint`, `invalidate` and `norandommap` (or its absence) map to
@@ -295,6 +296,20 @@ fn page_cache_options_map_and_round_trip() {
         if have("fio") {
             assert_fio_parses(&back);
         }
+    }
+    // iomark's default (before each repetition only) beside fio's invalidate=1 (also at
+    // each pass) is said where the job goes over the span more than once: time-based or
+    // moving more than it.
+    for (more, once) in [
+        (&["--io-size", "16m"][..], false),
+        (&["--io-size", "4m"], true),
+    ] {
+        let mut all = vec!["run", t, "--size", "4m", "--buffered", "--rw", "randread"];
+        all.extend_from_slice(more);
+        all.push("--as-fio");
+        let text = String::from_utf8(stdout_of(&all)).unwrap();
+        let said = text.contains("# invalidate: iomark drops the file's cached pages");
+        assert_eq!(said, !once, "{more:?}: {text}");
     }
     let bad = dir.path().join("bad.fio");
     std::fs::write(

@@ -332,10 +332,21 @@ fn page_cache(w: &mut impl FnMut(String), s: &Spec) {
     match s.cache.invalidate {
         Invalidate::Pass => {}
         Invalidate::Off => w("invalidate=0".into()),
-        Invalidate::Rep if !s.direct && s.runtime_s.is_some() => w(
-            "# invalidate: iomark drops the file's cached pages before each repetition only; fio (invalidate=1) also at each new pass over the file of a time_based job".into(),
+        Invalidate::Rep if !s.direct && more_than_one_pass(s) => w(
+            "# invalidate: iomark drops the file's cached pages before each repetition only; fio (invalidate=1) also at each new pass over the file".into(),
         ),
         Invalidate::Rep => {}
+    }
+}
+
+/// Whether a job may go over its span more than once: time-based, or moving more than
+/// the span (`--io-size`, `--io-size Nx` above 1; a span of the whole file may be smaller
+/// than the bytes, so it may).
+fn more_than_one_pass(s: &Spec) -> bool {
+    match (s.io_size, s.io_spans) {
+        (Some(bytes), _) => s.size.is_none_or(|size| bytes > size),
+        (None, Some(n)) => n > 1.0,
+        (None, None) => s.runtime_s.is_some(),
     }
 }
 
