@@ -34,6 +34,11 @@ pub struct FioArgs {
     /// Run every job N times, each a repetition of its run (replaces the file's `loops`).
     #[arg(long, value_name = "N")]
     pub repeat: Option<String>,
+    /// The spin before a wait for one completion of the jobs whose waits spin (io_uring
+    /// and libaio, as `iomark run --spin-wait`; fio has none): `0` sleeps at once, as fio
+    /// does. Without it, iomark's default.
+    #[arg(long, value_name = "DURATION")]
+    pub spin_wait: Option<String>,
     /// Keep the files iomark creates for the jobs (fio keeps its files; iomark removes
     /// the ones it made unless --keep).
     #[arg(long)]
@@ -49,6 +54,28 @@ pub struct FioArgs {
     pub destroy_data: bool,
     #[command(flatten)]
     pub out: OutputArgs,
+}
+
+/// `iomark fio --spin-wait`: the jobs whose waits spin (io_uring, libaio; not with
+/// `sqthread_poll`, `hipri` or `iodepth_batch_complete_min` above 1) take it; the others
+/// (psync, mmap) have no wait to spin in and keep theirs. Refused, one line, where no job
+/// has one.
+fn spin_wait_where_waits_spin(runs: &mut [crate::plan::StudyRun], text: &str) -> Result<()> {
+    let ns = crate::plan::engine::parse_spin(text)?;
+    let mut took = 0;
+    for r in runs.iter_mut() {
+        let spec = &mut r.plan.spec;
+        if spec.engine_opts.waits_spin(spec.engine) {
+            spec.engine_opts.spin_wait_ns = Some(ns);
+            took += 1;
+        }
+    }
+    if took == 0 {
+        return Err(Error::usage(format!(
+            "--spin-wait {text}: no job of the files waits for completions in a way that spins (ioengine=io_uring or libaio, without sqthread_poll, hipri or iodepth_batch_complete_min above 1); drop --spin-wait"
+        )));
+    }
+    Ok(())
 }
 
 impl FioArgs {
@@ -92,7 +119,10 @@ impl FioArgs {
                 extra.push((name.into(), None));
             }
         }
-        let runs = fio_job::study_runs(&jobs, &extra, sys)?;
+        let mut runs = fio_job::study_runs(&jobs, &extra, sys)?;
+        if let Some(text) = &self.spin_wait {
+            spin_wait_where_waits_spin(&mut runs, text)?;
+        }
         let together = fio_job::together(&jobs);
         let out = self.out.to_output();
         let targets = runs

@@ -7,7 +7,7 @@
 
 use crate::common::{
     LoopDev, Mounted, assert_refused, assert_success, iomark, iomark_process, require, run_json,
-    tmp, warnings_where,
+    stdout_of, tmp, warnings_where,
 };
 
 /// The engines that reach the kernel, with a queue depth each can honour.
@@ -1064,6 +1064,72 @@ fn spin_wait_is_recorded_and_said() {
     assert_success(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("spin"), "psync: {text}");
+}
+
+/// `iomark fio --spin-wait`: the jobs of a file whose waits spin (io_uring, libaio) take
+/// it, recorded as given and as used; a psync job of the same file keeps none; a file
+/// with no such job is refused, one line, and so is a length without a unit.
+#[test]
+fn fio_job_files_take_spin_wait() {
+    let dir = tmp();
+    let data = dir.path().join("s.dat");
+    std::fs::File::create(&data)
+        .unwrap()
+        .set_len(4 << 20)
+        .unwrap();
+    let mut engines = vec!["libaio"];
+    if require("io_uring", iomark::io::engine::probe_io_uring().is_ok()) {
+        engines.push("io_uring");
+    }
+    let head = format!(
+        "[global]\nfilename={}\nsize=4m\nruntime=200ms\ntime_based\nrw=randread\niodepth=4\n",
+        data.display()
+    );
+    let mut job = head.clone();
+    for e in &engines {
+        job.push_str(&format!("[{e}]\nstonewall\nioengine={e}\n"));
+    }
+    job.push_str("[sync]\nstonewall\nioengine=psync\n");
+    let file = dir.path().join("j.fio");
+    std::fs::write(&file, &job).unwrap();
+    let f = file.to_str().unwrap();
+    let doc = run_json(&["fio", f, "--spin-wait", "800ns"]);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), engines.len() + 1);
+    for r in runs {
+        let name = r["name"].as_str().unwrap();
+        let given = r["spec"]["engine_opts"]["spin_wait_ns"].as_u64();
+        let used = r["repetitions"][0]["spin_wait_ns"].as_u64();
+        let want = (name != "sync").then_some(800);
+        assert_eq!((given, used), (want, want), "{name}: {r}");
+    }
+    // The plan names it for the jobs that take it.
+    let plan =
+        String::from_utf8(stdout_of(&["fio", f, "--spin-wait", "800ns", "--dry-run"])).unwrap();
+    assert!(plan.contains("--spin-wait 800ns"), "{plan}");
+    // Without it, the default as resolved (one job: 1.5 µs where a CPU is left free).
+    let doc = run_json(&["fio", f]);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let default = if cpus > 1 { 1500 } else { 0 };
+    let r = &doc["runs"][0];
+    assert!(r["spec"]["engine_opts"]["spin_wait_ns"].is_null(), "{r}");
+    assert_eq!(r["repetitions"][0]["spin_wait_ns"].as_u64(), Some(default));
+    // No job whose waits spin: refused.
+    let only_sync = dir.path().join("sync.fio");
+    std::fs::write(&only_sync, format!("{head}[sync]\nioengine=psync\n")).unwrap();
+    let out = iomark()
+        .args(["fio", only_sync.to_str().unwrap(), "--spin-wait", "1us"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "--spin-wait 1us: no job of the files waits for completions",
+    );
+    let out = iomark()
+        .args(["fio", f, "--spin-wait", "5"])
+        .output()
+        .unwrap();
+    assert_refused(&out, "--spin-wait 5 has no unit");
 }
 
 /// `--spin-wait` sweeps as other options do: a comma list is a dimension of a study, each
