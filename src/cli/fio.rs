@@ -39,6 +39,10 @@ pub struct FioArgs {
     /// does. Without it, iomark's default.
     #[arg(long, value_name = "DURATION")]
     pub spin_wait: Option<String>,
+    /// The job threads' scheduling policy, as `iomark run --sched-policy`: batch
+    /// (iomark's default) or normal (as the process started, as fio's).
+    #[arg(long, value_name = "POLICY")]
+    pub sched_policy: Option<String>,
     /// Keep the files iomark creates for the jobs (fio keeps its files; iomark removes
     /// the ones it made unless --keep).
     #[arg(long)]
@@ -108,6 +112,9 @@ impl FioArgs {
         let mut extra: Vec<Opt> = Vec::new();
         if let Some(n) = &self.repeat {
             extra.push(("repeat".into(), Some(n.clone())));
+        }
+        if let Some(p) = &self.sched_policy {
+            extra.push(("sched-policy".into(), Some(p.clone())));
         }
         for (on, name) in [
             (self.keep, "keep"),

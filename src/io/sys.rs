@@ -478,6 +478,35 @@ pub(crate) fn page_size() -> u64 {
     if p > 0 { p as u64 } else { 4096 }
 }
 
+/// The calling thread's scheduling policy when it is neither `SCHED_OTHER` nor
+/// `SCHED_BATCH` (a process started with `chrt`): its name, for a note that the job
+/// threads keep it. `None` for those two.
+pub(crate) fn other_policy() -> Option<&'static str> {
+    // SAFETY: no pointers; pid 0 is the calling thread.
+    let p = unsafe { libc::sched_getscheduler(0) };
+    match p {
+        libc::SCHED_OTHER | libc::SCHED_BATCH => None,
+        libc::SCHED_IDLE => Some("SCHED_IDLE"),
+        libc::SCHED_FIFO => Some("SCHED_FIFO"),
+        libc::SCHED_RR => Some("SCHED_RR"),
+        _ => Some("a policy other than SCHED_OTHER"),
+    }
+}
+
+/// Makes the calling thread `SCHED_BATCH` (`--sched-policy batch`) when it runs
+/// `SCHED_OTHER` (any thread may; its nice value stays); a thread under another policy
+/// keeps it. The kernel threads it makes afterwards (io_uring's io-wq workers) inherit
+/// the policy.
+pub(crate) fn batch_thread() -> io::Result<()> {
+    // SAFETY: no pointers; pid 0 is the calling thread.
+    if unsafe { libc::sched_getscheduler(0) } != libc::SCHED_OTHER {
+        return Ok(());
+    }
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `param` lives across the call; pid 0 is the calling thread.
+    check(unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) })
+}
+
 /// Pins the calling thread to a set of CPUs (`sched_setaffinity`).
 pub(crate) fn pin_thread(cpus: &[u32]) -> io::Result<()> {
     if cpus.is_empty()

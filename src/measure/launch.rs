@@ -109,7 +109,7 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
     back_pool(&data);
     // The spin before a wait, resolved for the job threads running beside this one.
     let spin = (spec.engine_opts).spin_used(spec.engine, ctx.workers as usize);
-    let engine = pin(ctx).and_then(|()| {
+    let engine = pin(ctx).and_then(|()| policy(ctx)).and_then(|()| {
         let slots = crate::measure::worker::slots(spec);
         BufferPool::new(slots, spec.buf_bs() as usize, ctx.align as usize)
             .map_err(|e| Error::io("allocating I/O buffers", &e))
@@ -145,6 +145,17 @@ pub(crate) fn run_worker(ctx: &WorkerCtx) -> WorkerOut {
     };
     ctx.live.done.store(true, Ordering::Relaxed);
     out
+}
+
+/// Gives the worker's thread the run's scheduling policy (`--sched-policy`), before it
+/// makes its engine (io_uring's io-wq workers take the policy of the thread that makes
+/// them).
+fn policy(ctx: &WorkerCtx) -> Result<(), Error> {
+    match ctx.spec.engine_opts.sched_policy {
+        crate::plan::engine::SchedPolicy::Normal => Ok(()),
+        crate::plan::engine::SchedPolicy::Batch => sys::batch_thread()
+            .map_err(|e| Error::io("making the job thread SCHED_BATCH (--sched-policy)", &e)),
+    }
 }
 
 /// Pins the worker's thread to its CPU of `--cpus` (the run's job j, every target's jobs

@@ -347,6 +347,11 @@ pub(crate) fn new_run(spec: &Spec, targets: &[Target], repeat: u32) -> Run {
     if let Some(note) = &spec.engine_note {
         run.warnings.push(note.clone());
     }
+    if spec.engine_opts.sched_policy == crate::plan::engine::SchedPolicy::Batch
+        && let Some(p) = crate::io::sys::other_policy()
+    {
+        run.warnings.push(warnings::kept_policy(p));
+    }
     run
 }
 

@@ -412,6 +412,14 @@ pub(crate) fn page_cache(run: &Run) -> Option<String> {
     Some(s)
 }
 
+/// `--sched-policy batch` where the process runs under another policy than
+/// `SCHED_OTHER` (started with `chrt`): the job threads keep it.
+pub(crate) fn kept_policy(policy: &str) -> String {
+    format!(
+        "the job threads ran {policy}, as the process was started (chrt), not SCHED_BATCH: --sched-policy batch changes only SCHED_OTHER threads"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

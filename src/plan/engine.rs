@@ -109,6 +109,37 @@ impl SyncMode {
     }
 }
 
+/// The scheduling policy of a run's job threads (`--sched-policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedPolicy {
+    /// `SCHED_BATCH` (iomark's default since 2026-11-30): a job thread woken by its
+    /// completion does not preempt the thread running on its CPU, which is most often the
+    /// kernel thread completing its other requests (io_uring's io-wq worker, the loop
+    /// device's worker), so that thread finishes its batch and the job reaps several at
+    /// once, in place of a switch each way per I/O. Scheduled as `SCHED_OTHER` otherwise
+    /// (the same share of the CPU, the same nice value). A job thread that starts under
+    /// another policy (a process started with `chrt`) keeps it, and the run says so.
+    Batch,
+    /// The policy the process started with, `SCHED_OTHER` unless `chrt` said otherwise
+    /// (fio's: it sets none).
+    #[default]
+    Normal,
+}
+
+impl SchedPolicy {
+    pub(crate) fn is_normal(&self) -> bool {
+        *self == SchedPolicy::Normal
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SchedPolicy::Batch => "batch",
+            SchedPolicy::Normal => "normal",
+        }
+    }
+}
+
 /// The engine options of a run. Field names are the results schema's `engine_opts`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineOpts {
@@ -137,6 +168,10 @@ pub struct EngineOpts {
     /// ([`EngineOpts::spin_ns`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spin_wait_ns: Option<u32>,
+    /// The job threads' scheduling policy (`--sched-policy`). Absent from a document:
+    /// `normal` (the policy the process started with; every run before 2026-11-30).
+    #[serde(default, skip_serializing_if = "SchedPolicy::is_normal")]
+    pub sched_policy: SchedPolicy,
     /// Job `j` runs pinned to CPU `cpus[j % cpus.len()]` (`--cpus`); empty: anywhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cpus: Vec<u32>,
@@ -203,6 +238,7 @@ impl Default for EngineOpts {
             sqpoll_cpu: None,
             hipri: false,
             spin_wait_ns: None,
+            sched_policy: SchedPolicy::Normal,
             cpus: Vec::new(),
             cpus_shared: false,
             cpus_after: 0,
@@ -342,6 +378,9 @@ impl EngineOpts {
         if let Some(ns) = self.spin_wait_ns {
             w.push(format!("--spin-wait {}", fmt_spin(ns)));
         }
+        if self.sched_policy.is_normal() {
+            w.push("--sched-policy normal".into());
+        }
         if !self.cpus.is_empty() {
             w.push(format!("--cpus {}", fmt_cpus(&self.cpus)));
             if self.cpus_shared {
@@ -402,8 +441,18 @@ impl EngineOpts {
                 .map(Some)?,
             None => None,
         };
+        let sched_policy = match o.text_or_default("sched-policy") {
+            "batch" => SchedPolicy::Batch,
+            "normal" => SchedPolicy::Normal,
+            other => {
+                return Err(Error::usage(format!(
+                    "--sched-policy {other} is unknown; use batch or normal"
+                )));
+            }
+        };
         Ok(EngineOpts {
             spin_wait_ns: o.text("spin-wait").map(parse_spin).transpose()?,
+            sched_policy,
             sync_mode,
             batch_submit: batch("batch-submit")?,
             batch_complete: batch("batch-complete")?,
@@ -738,9 +787,11 @@ mod tests {
         for ns in [0, 1500, 800, 5000, 1_000_000] {
             assert_eq!(parse_spin(&fmt_spin(ns)).unwrap(), ns, "{}", fmt_spin(ns));
         }
+        // (A run's default policy, which its words leave unsaid.)
         let spin = |ns: Option<u32>, f: fn(&mut EngineOpts)| {
             let mut o = EngineOpts {
                 spin_wait_ns: ns,
+                sched_policy: SchedPolicy::Batch,
                 ..Default::default()
             };
             f(&mut o);

@@ -375,6 +375,16 @@ pub(crate) const TABLE: &[OptDef] = &[
         Workload,
         "io_uring, libaio: before a wait for one completion sleeps, watch the ring this long (1.5us, 800ns; at most 1ms), while such spins find one; 0: sleep at once, as fio does [default: 1.5us while the jobs leave a CPU free, else 0]. See docs/engines.md.",
     ),
+    OptDef {
+        choices: &["batch", "normal"],
+        ..value(
+            "sched-policy",
+            "POLICY",
+            Some("batch"),
+            Workload,
+            "The job threads' scheduling policy: batch (SCHED_BATCH: a job woken by a completion does not preempt the kernel thread completing its other requests, which then finish together) or normal (as the process started, fio's). See docs/engines.md.",
+        )
+    },
     switch(
         "hipri",
         Workload,

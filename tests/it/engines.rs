@@ -6,8 +6,8 @@
 //! `src/io/engine/mod.rs`.)
 
 use crate::common::{
-    LoopDev, Mounted, assert_refused, assert_success, iomark, iomark_process, require, run_json,
-    stdout_of, tmp, warnings_where,
+    LoopDev, Mounted, assert_refused, assert_success, iomark, iomark_process, is_root, require,
+    require_tool, run_json, stdout_of, tmp, warnings_where,
 };
 
 /// The engines that reach the kernel, with a queue depth each can honour.
@@ -397,6 +397,107 @@ fn cpus_pins_each_job_to_its_cpu() {
         lists.iter().filter(|l| l.len() == 1).count() == 2,
         "{lists:?}"
     );
+}
+
+/// The scheduling policy of each thread of process `pid` whose name starts with one of
+/// `names`: (name, policy) as /proc says (field 41 of `stat`: 0 SCHED_OTHER, 3
+/// SCHED_BATCH).
+fn policies(pid: u32, names: &[&str]) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let stat = std::fs::read_to_string(task.unwrap().path().join("stat")).unwrap_or_default();
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = stat[open + 1..close].to_string();
+        // After the name: field 3 (state) onwards, so field 41 is the 39th.
+        let policy = stat[close + 1..].split_whitespace().nth(38);
+        if names.iter().any(|n| name.starts_with(n)) {
+            out.push((name, policy.and_then(|p| p.parse().ok()).unwrap_or(99)));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `--sched-policy`: by default the job threads (and the io-wq workers io_uring makes
+/// for them) run SCHED_BATCH, the main thread as started; `normal` leaves them as
+/// started; `--as-fio` says it where fio's would differ; a bad policy is refused.
+#[test]
+fn sched_policy_is_the_job_threads() {
+    let dir = tmp();
+    let f = dir.path().join("p.dat");
+    std::fs::File::create(&f).unwrap().set_len(8 << 20).unwrap();
+    let engine = match require("io_uring", iomark::io::engine::probe_io_uring().is_ok()) {
+        true => "io_uring",
+        false => "libaio",
+    };
+    for (policy, job) in [(None, 3), (Some("normal"), 0), (Some("batch"), 3)] {
+        let mut c = iomark_process();
+        c.args(["run", "--engine", engine, "--rw", "randread", "--qd", "4"])
+            .args(["--jobs", "2", "--runtime", "3s", "--size", "8m", "-q"])
+            .arg(&f)
+            .stdout(std::process::Stdio::null());
+        if let Some(p) = policy {
+            c.args(["--sched-policy", p]);
+        }
+        let mut child = c.spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let seen = policies(child.id(), &["iomark", "iou-wrk"]);
+        assert!(child.wait().unwrap().success());
+        let jobs: Vec<_> = seen
+            .iter()
+            .filter(|(n, _)| n.starts_with("iomark-job"))
+            .collect();
+        assert_eq!(jobs.len(), 2, "{policy:?}: {seen:?}");
+        for (name, p) in &seen {
+            let want = match name.as_str() {
+                // The main thread and its helpers: as started.
+                "iomark" => 0,
+                // The job threads and their io-wq workers.
+                n if n.starts_with("iomark-job") || n.starts_with("iou-wrk") => job,
+                _ => continue,
+            };
+            assert_eq!(*p, want, "{policy:?}: {name} in {seen:?}");
+        }
+    }
+    let as_fio = |extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--engine",
+            engine,
+            "--size",
+            "8m",
+            f.to_str().unwrap(),
+        ];
+        a.extend_from_slice(extra);
+        a.push("--as-fio");
+        String::from_utf8(stdout_of(&a)).unwrap()
+    };
+    assert!(as_fio(&[]).contains("# sched-policy: iomark's job threads ran SCHED_BATCH"));
+    assert!(!as_fio(&["--sched-policy", "normal"]).contains("sched-policy"));
+    // A process started under another policy keeps it, and the run says so.
+    if require("root (chrt -f)", is_root()) && require_tool("chrt", "chrt (util-linux)") {
+        let out = std::process::Command::new("chrt")
+            .args(["-f", "1"])
+            .arg(env!("CARGO_BIN_EXE_iomark"))
+            .args(["run", "--size", "8m", "--runtime", "0.2s"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert_success(&out);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("the job threads ran SCHED_FIFO, as the process was started (chrt)"),
+            "{text}"
+        );
+    }
+    let out = iomark()
+        .args(["run", "--sched-policy", "fifo", "--size", "8m"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_refused(&out, "--sched-policy");
 }
 
 #[test]

@@ -455,6 +455,10 @@ fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts, engine: EngineKind) {
             "# {how} before each wait for one completion slept; fio sleeps at once (iomark's --spin-wait 0)"
         ));
     }
+    // iomark's job threads' policy (`--sched-policy`): fio sets none.
+    if o.sched_policy == crate::plan::engine::SchedPolicy::Batch {
+        w("# sched-policy: iomark's job threads ran SCHED_BATCH (woken, they do not preempt the thread completing their other requests); fio's run as started: chrt -b 0 fio ... to match, or iomark's --sched-policy normal".into());
+    }
 }
 
 /// `cpus_allowed`: fio's split puts job j of a section after `before` jobs of the file on
