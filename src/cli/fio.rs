@@ -40,7 +40,8 @@ pub struct FioArgs {
     #[arg(long, value_name = "DURATION")]
     pub spin_wait: Option<String>,
     /// The job threads' scheduling policy, as `iomark run --sched-policy`: batch
-    /// (iomark's default) or normal (as the process started, as fio's).
+    /// (iomark's default with io_uring and libaio) or normal (as the process started, as
+    /// fio's).
     #[arg(long, value_name = "POLICY")]
     pub sched_policy: Option<String>,
     /// Keep the files iomark creates for the jobs (fio keeps its files; iomark removes

@@ -113,7 +113,7 @@ impl SyncMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SchedPolicy {
-    /// `SCHED_BATCH` (iomark's default since 2026-11-30): a job thread woken by its
+    /// `SCHED_BATCH` (iomark's default for io_uring and libaio since 2026-11-30): a job thread woken by its
     /// completion does not preempt the thread running on its CPU, which is most often the
     /// kernel thread completing its other requests (io_uring's io-wq worker, the loop
     /// device's worker), so that thread finishes its batch and the job reaps several at
@@ -130,6 +130,19 @@ pub enum SchedPolicy {
 impl SchedPolicy {
     pub(crate) fn is_normal(&self) -> bool {
         *self == SchedPolicy::Normal
+    }
+
+    /// The policy without `--sched-policy`: `batch` for the engines that wait for
+    /// completions (io_uring, libaio), whose job threads share the CPUs with the kernel
+    /// threads completing their requests; `normal` for psync, mmap and null. (4 KiB
+    /// random reads at QD 1 on a loop device, psync, batch against normal: 0.82x the
+    /// IOPS at 1.2x the CPU per read, IPIs per read 1.55 against 1.0; docs/PERFORMANCE.md,
+    /// session 33.)
+    pub(crate) fn default_for(engine: EngineKind) -> SchedPolicy {
+        match engine.caps().asynchronous && engine.caps().does_io {
+            true => SchedPolicy::Batch,
+            false => SchedPolicy::Normal,
+        }
     }
 
     pub fn name(self) -> &'static str {
@@ -353,7 +366,7 @@ impl EngineOpts {
     /// The options asked beyond the defaults, in the command line's words ("--batch-submit
     /// 4", "--sqpoll", "--cpus 0-1"), `--sqpoll` and its CPU left to `with_sqpoll`: for the
     /// run's header and the plan's listing.
-    pub(crate) fn words(&self, with_sqpoll: bool) -> Vec<String> {
+    pub(crate) fn words(&self, with_sqpoll: bool, engine: EngineKind) -> Vec<String> {
         let mut w = Vec::new();
         match self.sync_mode {
             SyncMode::None => {}
@@ -378,8 +391,8 @@ impl EngineOpts {
         if let Some(ns) = self.spin_wait_ns {
             w.push(format!("--spin-wait {}", fmt_spin(ns)));
         }
-        if self.sched_policy.is_normal() {
-            w.push("--sched-policy normal".into());
+        if self.sched_policy != SchedPolicy::default_for(engine) {
+            w.push(format!("--sched-policy {}", self.sched_policy.name()));
         }
         if !self.cpus.is_empty() {
             w.push(format!("--cpus {}", fmt_cpus(&self.cpus)));
@@ -398,8 +411,8 @@ impl EngineOpts {
 
     /// An engine's name and the options asked of it beyond `without` (`words`):
     /// "io_uring --sqpoll --batch-submit 4", for the plan's listing and `compare`.
-    pub(crate) fn with_name(&self, name: &str, without: &[&str]) -> String {
-        let opts: Vec<String> = (self.words(true).into_iter())
+    pub(crate) fn with_name(&self, name: &str, engine: EngineKind, without: &[&str]) -> String {
+        let opts: Vec<String> = (self.words(true, engine).into_iter())
             .filter(|w| !without.iter().any(|x| w.starts_with(x)))
             .collect();
         match opts.is_empty() {
@@ -441,10 +454,11 @@ impl EngineOpts {
                 .map(Some)?,
             None => None,
         };
-        let sched_policy = match o.text_or_default("sched-policy") {
-            "batch" => SchedPolicy::Batch,
-            "normal" => SchedPolicy::Normal,
-            other => {
+        // Without --sched-policy: resolved by the engine (`SchedPolicy::default_for`).
+        let sched_policy = match o.text("sched-policy") {
+            None | Some("normal") => SchedPolicy::Normal,
+            Some("batch") => SchedPolicy::Batch,
+            Some(other) => {
                 return Err(Error::usage(format!(
                     "--sched-policy {other} is unknown; use batch or normal"
                 )));
@@ -832,9 +846,13 @@ mod tests {
         ] {
             assert!(opts.check(engine, 8, true).is_ok(), "{opts:?} {engine:?}");
         }
-        assert_eq!(spin(Some(1500), none).words(true), ["--spin-wait 1.5us"]);
-        assert_eq!(spin(Some(0), none).words(true), ["--spin-wait 0"]);
-        assert!(spin(None, none).words(true).is_empty());
+        let uring = EngineKind::IoUring;
+        assert_eq!(
+            spin(Some(1500), none).words(true, uring),
+            ["--spin-wait 1.5us"]
+        );
+        assert_eq!(spin(Some(0), none).words(true, uring), ["--spin-wait 0"]);
+        assert!(spin(None, none).words(true, uring).is_empty());
         assert_eq!(spin(Some(800), none).spin_ns(64), 800);
     }
 

@@ -380,9 +380,9 @@ pub(crate) const TABLE: &[OptDef] = &[
         ..value(
             "sched-policy",
             "POLICY",
-            Some("batch"),
+            None,
             Workload,
-            "The job threads' scheduling policy: batch (SCHED_BATCH: a job woken by a completion does not preempt the kernel thread completing its other requests, which then finish together) or normal (as the process started, fio's). See docs/engines.md.",
+            "The job threads' scheduling policy: batch (SCHED_BATCH: a job woken by a completion does not preempt the kernel thread completing its other requests, which then finish together) or normal (as the process started, fio's) [default: batch with io_uring and libaio, normal with psync, mmap and null]. See docs/engines.md.",
         )
     },
     switch(

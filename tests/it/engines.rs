@@ -420,9 +420,10 @@ fn policies(pid: u32, names: &[&str]) -> Vec<(String, u32)> {
     out
 }
 
-/// `--sched-policy`: by default the job threads (and the io-wq workers io_uring makes
-/// for them) run SCHED_BATCH, the main thread as started; `normal` leaves them as
-/// started; `--as-fio` says it where fio's would differ; a bad policy is refused.
+/// `--sched-policy`: by default the job threads of io_uring and libaio (and the io-wq
+/// workers io_uring makes for them) run SCHED_BATCH, psync's as started, the main thread
+/// as started; `normal` and `batch` as asked; `--as-fio` says it where fio's would
+/// differ; a bad policy is refused.
 #[test]
 fn sched_policy_is_the_job_threads() {
     let dir = tmp();
@@ -432,9 +433,17 @@ fn sched_policy_is_the_job_threads() {
         true => "io_uring",
         false => "libaio",
     };
-    for (policy, job) in [(None, 3), (Some("normal"), 0), (Some("batch"), 3)] {
+    // By default batch for the engines that wait for completions, normal for psync.
+    for (engine, policy, job) in [
+        (engine, None, 3),
+        (engine, Some("normal"), 0),
+        (engine, Some("batch"), 3),
+        ("psync", None, 0),
+        ("psync", Some("batch"), 3),
+    ] {
+        let qd = if engine == "psync" { "1" } else { "4" };
         let mut c = iomark_process();
-        c.args(["run", "--engine", engine, "--rw", "randread", "--qd", "4"])
+        c.args(["run", "--engine", engine, "--rw", "randread", "--qd", qd])
             .args(["--jobs", "2", "--runtime", "3s", "--size", "8m", "-q"])
             .arg(&f)
             .stdout(std::process::Stdio::null());
@@ -449,7 +458,7 @@ fn sched_policy_is_the_job_threads() {
             .iter()
             .filter(|(n, _)| n.starts_with("iomark-job"))
             .collect();
-        assert_eq!(jobs.len(), 2, "{policy:?}: {seen:?}");
+        assert_eq!(jobs.len(), 2, "{engine} {policy:?}: {seen:?}");
         for (name, p) in &seen {
             let want = match name.as_str() {
                 // The main thread and its helpers: as started.
@@ -458,7 +467,7 @@ fn sched_policy_is_the_job_threads() {
                 n if n.starts_with("iomark-job") || n.starts_with("iou-wrk") => job,
                 _ => continue,
             };
-            assert_eq!(*p, want, "{policy:?}: {name} in {seen:?}");
+            assert_eq!(*p, want, "{engine} {policy:?}: {name} in {seen:?}");
         }
     }
     let as_fio = |extra: &[&str]| {
