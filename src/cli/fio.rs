@@ -42,7 +42,7 @@ pub struct FioArgs {
     /// The job threads' scheduling policy, as `iomark run --sched-policy`: batch
     /// (iomark's default with io_uring and libaio) or normal (as the process started, as
     /// fio's).
-    #[arg(long, value_name = "POLICY")]
+    #[arg(long, value_name = "POLICY", value_parser = ["batch", "normal"])]
     pub sched_policy: Option<String>,
     /// Keep the files iomark creates for the jobs (fio keeps its files; iomark removes
     /// the ones it made unless --keep).

@@ -507,6 +507,21 @@ fn sched_policy_is_the_job_threads() {
         .output()
         .unwrap();
     assert_refused(&out, "--sched-policy");
+    // A job file's jobs take it as iomark run's do; a bad one is the command line's.
+    let job = dir.path().join("p.fio");
+    let text = format!(
+        "[a]\nfilename={}\nsize=8m\nioengine=psync\nrw=randread\nruntime=200ms\ntime_based\n",
+        f.display()
+    );
+    std::fs::write(&job, text).unwrap();
+    let doc = run_json(&["fio", job.to_str().unwrap(), "--sched-policy", "batch"]);
+    let got = &doc["runs"][0]["spec"]["engine_opts"]["sched_policy"];
+    assert_eq!(got.as_str(), Some("batch"), "{doc}");
+    let out = iomark()
+        .args(["fio", job.to_str().unwrap(), "--sched-policy", "fifo"])
+        .output()
+        .unwrap();
+    assert_refused(&out, "'fifo' for '--sched-policy");
 }
 
 #[test]
