@@ -62,6 +62,11 @@
 # takes a physically contiguous transfer faster (a virtio disk's 128 KiB writes and 1 MiB
 # reads), the rows then compare the tools' code rather than their buffers' placement.
 #
+# FIO_BATCH=1 runs fio under `chrt -b 0` (SCHED_BATCH, as iomark's io_uring and libaio
+# job threads run by default, `--sched-policy`; fio sets no policy), so that those rows
+# compare the tools' code rather than their threads' policy; psync rows then compare
+# fio's SCHED_BATCH against iomark's SCHED_OTHER.
+#
 # IPIs per I/O (the machine's function-call and rescheduling interrupts over a run, per
 # I/O) are printed per round and their medians per job: where the two tools' differ, the
 # scheduler placed their threads differently, and on a guest of few CPUs that moves the
@@ -81,6 +86,8 @@ PIN_KERNEL=${PIN_KERNEL:-}
 PIN_IOMARK=""; PIN_FIO=""
 if [ -n "$PIN" ]; then PIN_IOMARK="--cpus $PIN"; PIN_FIO="--cpus_allowed=$PIN"; fi
 FIO_HUGE=${FIO_HUGE:-}
+FIO_CMD=(fio)
+if [ -n "${FIO_BATCH:-}" ]; then FIO_CMD=(chrt -b 0 fio); fi
 HUGE_NR=/proc/sys/vm/nr_hugepages
 WQ_MASK=/sys/devices/virtual/workqueue/cpumask
 if [ -n "$PIN_KERNEL" ]; then
@@ -164,7 +171,7 @@ run_iomark() {
 # shellcheck disable=SC2086
 run_fio() {
   local a; a=$(ipis)
-  fio --name=vsfio $1 $PIN_FIO --time_based --runtime="$SECS" --output-format=json > "$TMP/f.json" 2>/dev/null
+  "${FIO_CMD[@]}" --name=vsfio $1 $PIN_FIO --time_based --runtime="$SECS" --output-format=json > "$TMP/f.json" 2>/dev/null
   echo $(($(ipis) - a)) > "$TMP/f.json.ipis"
 }
 
@@ -267,7 +274,7 @@ device_jobs() {
 }
 
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, kernel $(uname -r)"
-echo "iomark: $("$IOMARK" --version), $(fio --version); $ROUNDS rounds of ${SECS}s per tool and job${PIN:+; job threads pinned to CPU $PIN}${PIN_KERNEL:+, unbound kernel workqueues too}"
+echo "iomark: $("$IOMARK" --version), $(fio --version); $ROUNDS rounds of ${SECS}s per tool and job${PIN:+; job threads pinned to CPU $PIN}${PIN_KERNEL:+, unbound kernel workqueues too}${FIO_BATCH:+; fio under chrt -b 0 (SCHED_BATCH)}"
 
 if has_device null; then
   run_pair null null-r4k "--engine null --size 1g --rw randread --bs 4k --qd 1" \
