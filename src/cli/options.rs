@@ -1,11 +1,11 @@
 //! The run options on the command line: clap arguments built from the one option table
-//! (`crate::plan::options::TABLE`), and what was typed gathered back into a
+//! (`crate::plan::options::table`), and what was typed gathered back into a
 //! [`RunOptions`]. Nothing is parsed here; resolution is the plan's.
 
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches};
 
-use crate::plan::options::{Group, OptDef, RunOptions, TABLE};
+use crate::plan::options::{Group, OptDef, RunOptions, table};
 use crate::plan::suite::Opt;
 
 /// Every run option (`run`, `suite`).
@@ -69,13 +69,13 @@ fn arg(d: &'static OptDef) -> Arg {
 }
 
 fn augment(cmd: clap::Command, keep: fn(&OptDef) -> bool) -> clap::Command {
-    cmd.args(TABLE.iter().filter(|d| keep(d)).map(arg))
+    cmd.args(table().filter(|d| keep(d)).map(arg))
 }
 
 /// The options of the table typed on the command line, in table order.
 pub(crate) fn typed(m: &ArgMatches, keep: fn(&OptDef) -> bool) -> Vec<Opt> {
     let mut out = Vec::new();
-    for d in TABLE.iter().filter(|d| keep(d)) {
+    for d in table().filter(|d| keep(d)) {
         if m.value_source(d.name) != Some(ValueSource::CommandLine) {
             continue;
         }

@@ -18,6 +18,7 @@ pub mod matrix;
 pub mod new_file;
 mod option_def;
 pub mod options;
+mod options_data;
 pub mod resolve;
 mod resolve_bs;
 mod resolve_pace;
@@ -25,6 +26,7 @@ pub mod run_options;
 mod rw;
 pub mod spec;
 mod spec_name;
+mod spin;
 pub mod suite;
 pub mod targets;
 

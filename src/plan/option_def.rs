@@ -80,9 +80,7 @@ pub(crate) const fn switch(name: &'static str, group: Group, help: &'static str)
 /// writes them).
 pub(crate) fn find(name: &str) -> Option<&'static OptDef> {
     let name = name.replace('_', "-");
-    crate::plan::options::TABLE
-        .iter()
-        .find(|d| d.name == name || d.alias.contains(&name.as_str()))
+    crate::plan::options::table().find(|d| d.name == name || d.alias.contains(&name.as_str()))
 }
 
 /// Whether `name` is a run option: `Some(true)` takes a value, `Some(false)` is a switch.

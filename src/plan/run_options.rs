@@ -1,11 +1,11 @@
-//! [`RunOptions`]: the text a user gave for the run options of `plan::options::TABLE`,
+//! [`RunOptions`]: the text a user gave for the run options of `plan::options::table`,
 //! defaults filled in, whichever way it arrived (the command line, a study's merged option
 //! list, a fio job). Resolution into a `Spec` is `plan::resolve`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::error::{Error, Result};
-use crate::plan::options::{OptDef, TABLE, find};
+use crate::plan::options::{OptDef, find, table};
 use crate::plan::suite::Opt;
 
 /// The text given for every run option, defaults filled in.
@@ -19,8 +19,7 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        let values = TABLE
-            .iter()
+        let values = table()
             .filter_map(|d| d.default.map(|v| (d.name, v.to_string())))
             .collect();
         RunOptions {
@@ -80,7 +79,7 @@ impl RunOptions {
             (None, None) => {
                 let named_by = |d: &&OptDef| d.conflicts == Some(def.name);
                 let clash = (def.conflicts.filter(|o| self.switches.contains(o))).or_else(|| {
-                    (TABLE.iter().filter(named_by))
+                    (table().filter(named_by))
                         .map(|d| d.name)
                         .find(|n| self.switches.contains(n))
                 });
@@ -99,7 +98,7 @@ impl RunOptions {
 
     /// Refuses an option given without the one it needs.
     pub(crate) fn check_requires(&self) -> Result<()> {
-        for d in TABLE {
+        for d in table() {
             // A switch given `=0` is off: it needs nothing.
             let Some(needed) = d.requires else { continue };
             if !self.given(d.name) || !(d.takes_value() || self.on(d.name)) {

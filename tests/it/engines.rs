@@ -10,6 +10,23 @@ use crate::common::{
     require_tool, run_json, stdout_of, tmp, warnings_where,
 };
 
+/// A file of `len` bytes (a hole) named `name` in `dir`.
+fn sized_file(dir: &std::path::Path, name: &str, len: u64) -> std::path::PathBuf {
+    let f = dir.join(name);
+    std::fs::File::create(&f).unwrap().set_len(len).unwrap();
+    f
+}
+
+/// The engines whose waits spin and whose job threads run SCHED_BATCH by default: libaio,
+/// and io_uring where the kernel allows it.
+fn waiting_engines() -> Vec<&'static str> {
+    let mut engines = vec!["libaio"];
+    if require("io_uring", iomark::io::engine::probe_io_uring().is_ok()) {
+        engines.push("io_uring");
+    }
+    engines
+}
+
 /// The engines that reach the kernel, with a queue depth each can honour.
 fn real_engines() -> Vec<Vec<&'static str>> {
     let mut e = vec![
@@ -427,12 +444,9 @@ fn policies(pid: u32, names: &[&str]) -> Vec<(String, u32)> {
 #[test]
 fn sched_policy_is_the_job_threads() {
     let dir = tmp();
-    let f = dir.path().join("p.dat");
-    std::fs::File::create(&f).unwrap().set_len(8 << 20).unwrap();
-    let engine = match require("io_uring", iomark::io::engine::probe_io_uring().is_ok()) {
-        true => "io_uring",
-        false => "libaio",
-    };
+    let f = sized_file(dir.path(), "p.dat", 8 << 20);
+    // io_uring where the kernel allows it, else libaio.
+    let engine = *waiting_engines().last().unwrap();
     // By default batch for the engines that wait for completions, normal for psync.
     for (engine, policy, job) in [
         (engine, None, 3),
@@ -1073,13 +1087,8 @@ fn an_sqpoll_thread_pinned_beside_its_job_is_said() {
 #[test]
 fn spin_wait_is_recorded_and_said() {
     let dir = tmp();
-    let f = dir.path().join("s.dat");
-    std::fs::File::create(&f).unwrap().set_len(4 << 20).unwrap();
-    let mut engines = vec!["libaio"];
-    if require("io_uring", iomark::io::engine::probe_io_uring().is_ok()) {
-        engines.push("io_uring");
-    }
-    for engine in engines {
+    let f = sized_file(dir.path(), "s.dat", 4 << 20);
+    for engine in waiting_engines() {
         let job = |spin: &str| {
             let mut a: Vec<String> =
                 format!("run --rw randread --engine {engine} --qd 4 --runtime 0.2 --size 4m")
@@ -1197,15 +1206,8 @@ fn spin_wait_is_recorded_and_said() {
 #[test]
 fn fio_job_files_take_spin_wait() {
     let dir = tmp();
-    let data = dir.path().join("s.dat");
-    std::fs::File::create(&data)
-        .unwrap()
-        .set_len(4 << 20)
-        .unwrap();
-    let mut engines = vec!["libaio"];
-    if require("io_uring", iomark::io::engine::probe_io_uring().is_ok()) {
-        engines.push("io_uring");
-    }
+    let data = sized_file(dir.path(), "s.dat", 4 << 20);
+    let engines = waiting_engines();
     let head = format!(
         "[global]\nfilename={}\nsize=4m\nruntime=200ms\ntime_based\nrw=randread\niodepth=4\n",
         data.display()

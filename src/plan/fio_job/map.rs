@@ -1,4 +1,4 @@
-//! One fio job's options → iomark's run options (the names of `plan::options::TABLE`),
+//! One fio job's options → iomark's run options (the names of `plan::options::table`),
 //! its target, its place in the ordering, and the options iomark cannot honour, each
 //! with its line. Sizes are converted here with fio's units and `kb_base` and handed on
 //! in bytes, so iomark's own unit rules never see fio's text. `docs/fio.md` lists every
