@@ -12,9 +12,10 @@
 # names the file or device to run on, e.g. TARGET=/dev/loop0 ... --engine io_uring
 # --allow-write-device). Run it on
 # a quiet machine: the ratio of two builds measured side by side is what it reports, not
-# either build's speed.
+# either build's speed. BUSY=N runs N busy loops (SCHED_OTHER, nice 0) beside each
+# measurement, as other work on a shared machine would: BUSY=2 on a 2-CPU machine.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n 2,11p "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,13p "$0" >&2; exit 2; }
 A=$1 B=$2
 shift 2
 ROUNDS=${ROUNDS:-8}
@@ -26,8 +27,14 @@ JOB=("$@")
 case " ${JOB[*]} " in *" --engine "*) ;; *) JOB+=(--engine null) ;; esac
 case " ${JOB[*]} " in *" --size "*) ;; *) JOB+=(--size 1g) ;; esac
 one() {
+  local busy=()
+  for _ in $(seq 1 "${BUSY:-0}"); do
+    sh -c 'while :; do :; done' &
+    busy+=($!)
+  done
   "$1" run "${JOB[@]}" --runtime "${SECS}s" --quiet -o "$TMP/r.json" --force ${TARGET:-} \
     >/dev/null 2>&1
+  [ ${#busy[@]} -eq 0 ] || { kill "${busy[@]}"; wait "${busy[@]}" 2>/dev/null || true; }
   python3 - "$TMP/r.json" <<'EOF'
 import json, sys
 rep = json.load(open(sys.argv[1]))["runs"][0]["repetitions"][0]

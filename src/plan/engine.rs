@@ -120,16 +120,20 @@ impl SyncMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SchedPolicy {
-    /// `SCHED_BATCH` (iomark's default for io_uring and libaio since 2026-11-30): a job thread woken by its
+    /// `SCHED_BATCH` (`--sched-policy batch`; not the default): a job thread woken by its
     /// completion does not preempt the thread running on its CPU, which is most often the
     /// kernel thread completing its other requests (io_uring's io-wq worker, the loop
     /// device's worker), so that thread finishes its batch and the job reaps several at
     /// once, in place of a switch each way per I/O. Scheduled as `SCHED_OTHER` otherwise
     /// (the same share of the CPU, the same nice value). A job thread that starts under
     /// another policy (a process started with `chrt`) keeps it, and the run says so.
+    /// Not the default for any engine: on a machine where other threads keep the CPUs
+    /// busy, a woken job thread waits for their slice to end on every completion (zram
+    /// 4 KiB reads at QD 16 beside two busy loops: 2.3 thousand reads a second against
+    /// 390 thousand as started; docs/PERFORMANCE.md, session 34).
     Batch,
     /// The policy the process started with, `SCHED_OTHER` unless `chrt` said otherwise
-    /// (fio's: it sets none).
+    /// (fio's: it sets none). The default for every engine.
     #[default]
     Normal,
 }
@@ -137,19 +141,6 @@ pub enum SchedPolicy {
 impl SchedPolicy {
     pub(crate) fn is_normal(&self) -> bool {
         *self == SchedPolicy::Normal
-    }
-
-    /// The policy without `--sched-policy`: `batch` for the engines that wait for
-    /// completions (io_uring, libaio), whose job threads share the CPUs with the kernel
-    /// threads completing their requests; `normal` for psync, mmap and null. (4 KiB
-    /// random reads at QD 1 on a loop device, psync, batch against normal: 0.82x the
-    /// IOPS at 1.2x the CPU per read, IPIs per read 1.55 against 1.0; docs/PERFORMANCE.md,
-    /// session 33.)
-    pub(crate) fn default_for(engine: EngineKind) -> SchedPolicy {
-        match engine.waits() {
-            true => SchedPolicy::Batch,
-            false => SchedPolicy::Normal,
-        }
     }
 
     pub fn name(self) -> &'static str {
@@ -306,7 +297,7 @@ impl EngineOpts {
     /// The options asked beyond the defaults, in the command line's words ("--batch-submit
     /// 4", "--sqpoll", "--cpus 0-1"), `--sqpoll` and its CPU left to `with_sqpoll`: for the
     /// run's header and the plan's listing.
-    pub(crate) fn words(&self, with_sqpoll: bool, engine: EngineKind) -> Vec<String> {
+    pub(crate) fn words(&self, with_sqpoll: bool) -> Vec<String> {
         let mut w = Vec::new();
         match self.sync_mode {
             SyncMode::None => {}
@@ -331,7 +322,7 @@ impl EngineOpts {
         if let Some(ns) = self.spin_wait_ns {
             w.push(format!("--spin-wait {}", fmt_spin(ns)));
         }
-        if self.sched_policy != SchedPolicy::default_for(engine) {
+        if !self.sched_policy.is_normal() {
             w.push(format!("--sched-policy {}", self.sched_policy.name()));
         }
         if !self.cpus.is_empty() {
@@ -351,8 +342,8 @@ impl EngineOpts {
 
     /// An engine's name and the options asked of it beyond `without` (`words`):
     /// "io_uring --sqpoll --batch-submit 4", for the plan's listing and `compare`.
-    pub(crate) fn with_name(&self, name: &str, engine: EngineKind, without: &[&str]) -> String {
-        let opts: Vec<String> = (self.words(true, engine).into_iter())
+    pub(crate) fn with_name(&self, name: &str, without: &[&str]) -> String {
+        let opts: Vec<String> = (self.words(true).into_iter())
             .filter(|w| !without.iter().any(|x| w.starts_with(x)))
             .collect();
         match opts.is_empty() {
@@ -394,7 +385,6 @@ impl EngineOpts {
                 .map(Some)?,
             None => None,
         };
-        // Without --sched-policy: resolved by the engine (`SchedPolicy::default_for`).
         let sched_policy = match o.text("sched-policy") {
             None | Some("normal") => SchedPolicy::Normal,
             Some("batch") => SchedPolicy::Batch,

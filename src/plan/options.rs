@@ -388,7 +388,7 @@ const WORKLOAD: &[OptDef] = &[
             "POLICY",
             None,
             Workload,
-            "The job threads' scheduling policy: batch (SCHED_BATCH: a job woken by a completion does not preempt the kernel thread completing its other requests, which then finish together) or normal (as the process started, fio's) [default: batch with io_uring and libaio, normal with psync, mmap and null]. See docs/engines.md.",
+            "The job threads' scheduling policy: batch (SCHED_BATCH: a job woken by a completion does not preempt the kernel thread completing its other requests, which then finish together) or normal (as the process started, fio's) [default: normal; batch starves the jobs where other work keeps the CPUs busy]. See docs/engines.md.",
         )
     },
     switch(

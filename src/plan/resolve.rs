@@ -306,10 +306,6 @@ impl RunOptions {
     /// the note a choice deserves: mmap runs buffered, buffered libaio is synchronous.
     fn engine_fit(&self, spec: &mut Spec) -> Result<Option<String>> {
         spec.engine_opts = EngineOpts::from_options(self)?;
-        if !self.given("sched-policy") {
-            spec.engine_opts.sched_policy =
-                crate::plan::engine::SchedPolicy::default_for(spec.engine);
-        }
         let mut note = None;
         if spec.direct && !spec.engine.caps().direct {
             if self.given("direct") {

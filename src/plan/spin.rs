@@ -160,11 +160,9 @@ mod tests {
         for ns in [0, 1500, 800, 5000, 1_000_000] {
             assert_eq!(parse_spin(&fmt_spin(ns)).unwrap(), ns, "{}", fmt_spin(ns));
         }
-        // (A run's default policy, which its words leave unsaid.)
         let spin = |ns: Option<u32>, f: fn(&mut EngineOpts)| {
             let mut o = EngineOpts {
                 spin_wait_ns: ns,
-                sched_policy: SchedPolicy::Batch,
                 ..Default::default()
             };
             f(&mut o);
@@ -205,13 +203,15 @@ mod tests {
         ] {
             assert!(opts.check(engine, 8, true).is_ok(), "{opts:?} {engine:?}");
         }
-        let uring = EngineKind::IoUring;
-        assert_eq!(
-            spin(Some(1500), none).words(true, uring),
-            ["--spin-wait 1.5us"]
-        );
-        assert_eq!(spin(Some(0), none).words(true, uring), ["--spin-wait 0"]);
-        assert!(spin(None, none).words(true, uring).is_empty());
+        assert_eq!(spin(Some(1500), none).words(true), ["--spin-wait 1.5us"]);
+        assert_eq!(spin(Some(0), none).words(true), ["--spin-wait 0"]);
+        assert!(spin(None, none).words(true).is_empty());
+        // The policy is said where it is not the default (normal, for every engine).
+        let batch = EngineOpts {
+            sched_policy: SchedPolicy::Batch,
+            ..Default::default()
+        };
+        assert_eq!(batch.words(true), ["--sched-policy batch"]);
         assert_eq!(spin(Some(800), none).spin_ns(64), 800);
     }
 

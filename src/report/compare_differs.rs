@@ -34,8 +34,7 @@ pub(super) fn differences(run: &Run, base: &Run) -> Vec<String> {
     // CPU per I/O above all (a comparison of the three put them under one heading and
     // said nothing).
     // (The sync mode is its own difference below, for runs that write.)
-    let engine =
-        |r: &Run| (r.spec.engine_opts).with_name(r.engine_label(), r.spec.engine, &["--sync-mode"]);
+    let engine = |r: &Run| (r.spec.engine_opts).with_name(r.engine_label(), &["--sync-mode"]);
     if engine(run) != engine(base) {
         out.push(format!("engine {} vs {}", engine(run), engine(base)));
     }

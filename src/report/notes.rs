@@ -104,7 +104,7 @@ pub(crate) fn kind_words(kind: crate::results::schema::TargetKind) -> &'static s
 /// name carries `--sync-mode`, and the spin before a wait where the default chose it.
 fn engine_words(r: &Run) -> String {
     let o = &r.spec.engine_opts;
-    let mut with = o.words(false, r.spec.engine);
+    let mut with = o.words(false);
     if r.fio.is_some() {
         // fio's own run: its threads ran as fio started them, which needs no saying.
         with.retain(|w| !w.starts_with("--sched-policy"));

@@ -276,7 +276,7 @@ pub(crate) fn plan_listing(
         ];
         row.extend(spec_cells(s));
         // The engine and what was asked of it beyond the defaults.
-        row.push(s.engine_opts.with_name(s.engine.name(), s.engine, &[]));
+        row.push(s.engine_opts.with_name(s.engine.name(), &[]));
         // What ends each repetition: its runtime, its volume, or whichever comes first.
         let volume = match (s.io_size, s.io_spans) {
             (Some(b), _) => Some(fmt_size(b)),
