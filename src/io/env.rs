@@ -496,6 +496,50 @@ impl CpuTimes {
     }
 }
 
+/// The whole machine's CPU time so far, every CPU's added (`/proc/stat`'s `cpu` line,
+/// clock ticks): user mode (nice and guests' time included) and steal (a hypervisor ran
+/// something else while a CPU wanted to run), with the CPUs it counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct MachineTimes {
+    pub user_s: f64,
+    pub steal_s: f64,
+    pub cpus: u32,
+}
+
+impl MachineTimes {
+    pub(crate) fn now() -> Option<MachineTimes> {
+        let stat = fs::read_to_string("/proc/stat").ok()?;
+        MachineTimes::parse(&stat, crate::io::sys::clock_ticks())
+    }
+
+    /// From the text of `/proc/stat`: `cpu user nice system idle iowait irq softirq steal
+    /// …`, then a `cpuN` line per CPU online.
+    pub(crate) fn parse(stat: &str, ticks: f64) -> Option<MachineTimes> {
+        let mut lines = stat.lines();
+        let first = lines.next()?.strip_prefix("cpu ")?;
+        let v: Vec<f64> = (first.split_whitespace())
+            .map(|f| f.parse().ok())
+            .collect::<Option<_>>()?;
+        let cpus = lines
+            .take_while(|l| l.starts_with("cpu"))
+            .filter(|l| l.as_bytes().get(3).is_some_and(u8::is_ascii_digit))
+            .count() as u32;
+        Some(MachineTimes {
+            user_s: (v.first()? + v.get(1)?) / ticks,
+            steal_s: v.get(7).copied().unwrap_or(0.0) / ticks,
+            cpus,
+        })
+    }
+
+    pub(crate) fn since(self, before: MachineTimes) -> MachineTimes {
+        MachineTimes {
+            user_s: (self.user_s - before.user_s).max(0.0),
+            steal_s: (self.steal_s - before.steal_s).max(0.0),
+            cpus: self.cpus,
+        }
+    }
+}
+
 pub(crate) use crate::io::kernel_threads::{KernelCpu, KernelWorkers};
 
 #[cfg(test)]

@@ -81,3 +81,26 @@ fn delta_converts_sectors_to_bytes() {
         (2, 8192, 0, 0)
     );
 }
+
+/// `/proc/stat`'s first line read as the machine's user time (user + nice) and steal, the
+/// `cpuN` lines counted; a line it cannot read gives nothing; this machine's reads.
+#[test]
+fn machine_times_read_proc_stat() {
+    let stat = "cpu  1000 50 400 9000 30 0 20 7 0 0\ncpu0 500 25 200 4500 15 0 10 3 0 0\ncpu1 500 25 200 4500 15 0 10 4 0 0\nintr 5 1 2\nctxt 99\n";
+    let m = MachineTimes::parse(stat, 100.0).unwrap();
+    assert_eq!((m.user_s, m.steal_s, m.cpus), (10.5, 0.07, 2));
+    let later = MachineTimes::parse(
+        "cpu  1200 50 400 9000 30 0 20 9 0 0\ncpu0 1 1 1 1 1 1 1 1 0 0\n",
+        100.0,
+    )
+    .unwrap();
+    let d = later.since(m);
+    assert!(
+        (d.user_s - 2.0).abs() < 1e-9 && (d.steal_s - 0.02).abs() < 1e-9,
+        "{d:?}"
+    );
+    assert_eq!(MachineTimes::parse("cpu  x 1 2\n", 100.0), None);
+    assert_eq!(MachineTimes::parse("intr 5\n", 100.0), None);
+    let here = MachineTimes::now().expect("/proc/stat");
+    assert!(here.cpus >= 1 && here.user_s > 0.0, "{here:?}");
+}

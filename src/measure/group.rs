@@ -357,7 +357,10 @@ fn run_cpu(group: &Cpu, m: &Merged, total: u64, runs: usize) -> Cpu {
         user + group.other.user_s * share,
         sys + group.other.sys_s * share,
     );
-    Cpu::divided(process, own[0], own[1], own[2], m.all.ios())
+    let mut cpu = Cpu::divided(process, own[0], own[1], own[2], m.all.ios());
+    // The runs of a group share the window, and the machine.
+    cpu.machine = group.machine;
+    cpu
 }
 
 impl Default for Sum {

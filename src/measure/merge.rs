@@ -4,14 +4,16 @@
 //! target).
 
 use crate::error::Error;
-use crate::io::env::{CpuTimes, KernelCpu};
+use std::time::Instant;
+
+use crate::io::env::{CpuTimes, KernelCpu, MachineTimes};
 use crate::measure::interval::{IntervalSum, series};
 use crate::measure::tally::Tally;
 use crate::measure::targets::dir_stats;
 use crate::measure::worker::WorkerOut;
 use crate::plan::spec::Spec;
 use crate::results::env::DeviceDelta;
-use crate::results::schema::{Cpu, Repetition, Status};
+use crate::results::schema::{Cpu, MachineCpu, Repetition, Status};
 use crate::results::stats::{Counter, LatHist};
 use crate::stop::StopFlag;
 use crate::workload::sampler::Sampler;
@@ -20,14 +22,48 @@ use crate::workload::sampler::Sampler;
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct WindowCpu {
     pub(crate) process: CpuTimes,
+    /// The rest of the machine (`None` where /proc/stat could not be read, and in a run
+    /// of several MPI ranks on the host, whose siblings it would count as others).
+    pub(crate) machine: Option<MachineCpu>,
+}
+
+/// The CPU times read when the measured window begins.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct CpuMark {
+    process: CpuTimes,
+    machine: Option<MachineTimes>,
+    at: Option<Instant>,
+}
+
+impl CpuMark {
+    pub(crate) fn now() -> CpuMark {
+        CpuMark {
+            process: CpuTimes::now(),
+            machine: MachineTimes::now(),
+            at: Some(Instant::now()),
+        }
+    }
 }
 
 impl WindowCpu {
-    /// What the process used since the reading `cpu_before`.
-    pub(crate) fn since(cpu_before: CpuTimes) -> WindowCpu {
-        WindowCpu {
-            process: CpuTimes::now().since(cpu_before),
-        }
+    /// What the process, and the rest of the machine, used since `mark`.
+    pub(crate) fn since(mark: CpuMark) -> WindowCpu {
+        let machine = MachineTimes::now();
+        let process = CpuTimes::now().since(mark.process);
+        let alone = crate::plan::engine::local_ranks() <= 1;
+        let machine = match (mark.machine, machine, mark.at) {
+            (Some(before), Some(now), Some(at)) if alone => {
+                let m = now.since(before);
+                Some(MachineCpu {
+                    cpus: m.cpus,
+                    window_s: at.elapsed().as_secs_f64(),
+                    others_user_s: (m.user_s - process.user_s).max(0.0),
+                    steal_s: m.steal_s,
+                })
+            }
+            _ => None,
+        };
+        WindowCpu { process, machine }
     }
 
     /// The process's time divided into the job threads' (`workers`), their io_uring
@@ -35,13 +71,15 @@ impl WindowCpu {
     /// I/Os ([`Cpu::divided`]).
     pub(crate) fn divided(&self, workers: CpuTimes, kernel: KernelCpu, ios: u64) -> Cpu {
         let t = |c: CpuTimes| (c.user_s, c.sys_s);
-        Cpu::divided(
+        let mut cpu = Cpu::divided(
             t(self.process),
             t(workers),
             t(kernel.io_wq),
             t(kernel.sqpoll),
             ios,
-        )
+        );
+        cpu.machine = self.machine;
+        cpu
     }
 }
 

@@ -9,13 +9,13 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use crate::error::Error;
-use crate::io::env::{BlockStat, CpuTimes};
+use crate::io::env::BlockStat;
 use crate::io::target::Target;
 use crate::measure::gate::Gate;
 use crate::measure::interval::{IntervalMsg, IntervalSum, LaneTx, Live, all_lanes, gather};
 use crate::measure::launch::run_worker;
 use crate::measure::launch::{WorkFile, WorkerCtx};
-use crate::measure::merge::{Merged, WindowCpu};
+use crate::measure::merge::{CpuMark, Merged, WindowCpu};
 use crate::measure::monitor::Monitor;
 use crate::measure::targets::target_reps;
 use crate::measure::verify::{GenMap, verify_back};
@@ -51,7 +51,7 @@ pub(crate) struct Watch {
     pub(crate) intervals: Vec<Vec<IntervalSum>>,
     /// Each lane's device counters when the window began.
     dev_before: Vec<Option<BlockStat>>,
-    pub(crate) cpu_before: CpuTimes,
+    pub(crate) cpu_before: CpuMark,
     pub(crate) spawn_error: Option<Error>,
     pub(crate) sink_error: Option<Error>,
     /// A job below its minimum rate (`measure::min_rate`): its lane, and the error.
@@ -244,7 +244,7 @@ impl Watch {
         Watch {
             intervals: (0..lanes).map(|_| Vec::new()).collect(),
             dev_before: vec![None; lanes],
-            cpu_before: CpuTimes::now(),
+            cpu_before: CpuMark::now(),
             spawn_error: None,
             sink_error: None,
             rate_min: None,
@@ -367,7 +367,7 @@ pub(crate) fn drive(
         };
         if win.ramp_ns == 0 {
             watch.dev_before = snapshot();
-            watch.cpu_before = CpuTimes::now();
+            watch.cpu_before = CpuMark::now();
         }
         meet_at_gate(sink, &halt, &mut watch);
         let t0 = Instant::now();
@@ -520,7 +520,7 @@ fn watch_workers(
         }
         if monitor.ramp_ended() {
             watch.dev_before = (ctl.snapshot)();
-            watch.cpu_before = CpuTimes::now();
+            watch.cpu_before = CpuMark::now();
         }
         if let Some(p) = monitor.tick(ctl.live) {
             match sink.progress(&p) {

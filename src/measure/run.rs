@@ -139,6 +139,7 @@ pub(crate) fn conclude(
     run.warnings.extend(warnings::direct_reads_elsewhere(run));
     run.warnings.extend(warnings::trims_elsewhere(run));
     run.warnings.extend(warnings::variation(run));
+    run.warnings.extend(warnings::busy_machine(run));
     run.warnings.extend(warnings::rate_unreached(run));
     run.warnings.extend(warnings::small_pool(&run.spec));
     run.warnings.extend(warnings::pool_window(&run.spec));

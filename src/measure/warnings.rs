@@ -71,6 +71,51 @@ pub(crate) fn variation(run: &Run) -> Vec<String> {
     .collect()
 }
 
+/// Other processes' user time at or above this many CPUs on average in a repetition's
+/// window is named: a quarter of a CPU taken from the job threads and the kernel threads
+/// completing their I/O.
+pub(crate) const BUSY_CPUS: f64 = 0.25;
+/// Steal at or above this many CPUs on average is named.
+pub(crate) const STEAL_CPUS: f64 = 0.05;
+
+/// The repetitions during which other processes kept the CPUs busy, or a hypervisor
+/// held them back (`cpu.machine`, from `/proc/stat`): their figures include that
+/// competition. (`--sched-policy batch` beside two busy loops read 2.3 thousand zram
+/// reads a second where the device gave 988 thousand, and said nothing of it.)
+pub(crate) fn busy_machine(run: &Run) -> Vec<String> {
+    let which = |f: fn(&crate::results::schema::MachineCpu) -> f64, bar: f64| {
+        let reps: Vec<(u32, f64, u32)> = (run.repetitions.iter())
+            .filter_map(|r| {
+                let m = r.cpu.machine?;
+                (f(&m) >= bar).then_some((r.index, f(&m), m.cpus))
+            })
+            .collect();
+        let most = reps.iter().map(|r| r.1).fold(0.0, f64::max);
+        let cpus = reps.first().map_or(0, |r| r.2);
+        let list: Vec<String> = reps.iter().map(|r| r.0.to_string()).collect();
+        let when = match (list.len(), run.repetitions.len()) {
+            (0, _) => return None,
+            (1, 1) => "while the run measured".to_string(),
+            (1, _) => format!("while repetition {} measured", list[0]),
+            (_, n) => format!("while repetitions {} (of {n}) measured", list.join(", ")),
+        };
+        let up_to = if list.len() > 1 { "up to " } else { "" };
+        Some((when, format!("{up_to}{most:.2}"), cpus))
+    };
+    let mut out = Vec::new();
+    if let Some((when, most, cpus)) = which(|m| m.others_cpus(), BUSY_CPUS) {
+        out.push(format!(
+            "{when}, other processes kept {most} of the {cpus} CPUs busy on average (their user time, /proc/stat): the job threads competed with them, so the figures may be below what the target gives on an idle machine; stop them, or measure elsewhere"
+        ));
+    }
+    if let Some((when, most, cpus)) = which(|m| m.steal_cpus(), STEAL_CPUS) {
+        out.push(format!(
+            "{when}, the hypervisor held back {most} of the {cpus} CPUs on average (steal time, /proc/stat): the virtual machine's CPUs ran something else, and the figures include those waits"
+        ));
+    }
+    out
+}
+
 /// A data pool smaller than a job's writes in flight (`--data-pool` below `--qd` ×
 /// the largest write): a write whose units are still lent to a write in flight is
 /// copied out of the pool into its buffer rather than sent from it, at a cost in CPU
@@ -459,6 +504,57 @@ mod tests {
             });
         }
         run
+    }
+
+    /// Other processes' CPUs and the hypervisor's steal are named at their bars, with the
+    /// repetitions they touched and the most of them; below the bars, or without the
+    /// figure (older documents, MPI ranks), nothing.
+    #[test]
+    fn a_busy_machine_is_said_at_its_bars() {
+        let with = |m: &[Option<(f64, f64)>]| {
+            let mut run = crate::results::testdoc::run(
+                crate::plan::spec::Rw::RandRead,
+                1,
+                &vec![1.0; m.len()],
+                None,
+            );
+            for (r, m) in run.repetitions.iter_mut().zip(m) {
+                r.cpu.machine = m.map(|(others, steal)| crate::results::schema::MachineCpu {
+                    cpus: 4,
+                    window_s: 2.0,
+                    others_user_s: others * 2.0,
+                    steal_s: steal * 2.0,
+                });
+            }
+            busy_machine(&run)
+        };
+        assert!(with(&[None, None]).is_empty());
+        assert!(with(&[Some((0.24, 0.04)), Some((0.0, 0.0))]).is_empty());
+        let one = with(&[Some((0.1, 0.0)), Some((1.5, 0.0)), None]);
+        assert_eq!(one.len(), 1, "{one:?}");
+        assert!(
+            one[0].starts_with(
+                "while repetition 2 measured, other processes kept 1.50 of the 4 CPUs busy"
+            ),
+            "{one:?}"
+        );
+        let both = with(&[Some((0.25, 0.05)), Some((1.5, 0.3))]);
+        assert_eq!(both.len(), 2, "{both:?}");
+        assert!(
+            both[0].starts_with(
+                "while repetitions 1, 2 (of 2) measured, other processes kept up to 1.50 of the 4"
+            ),
+            "{both:?}"
+        );
+        assert!(
+            both[1].contains("the hypervisor held back up to 0.30 of the 4 CPUs"),
+            "{both:?}"
+        );
+        let alone = with(&[Some((0.0, 0.5))]);
+        assert!(
+            alone[0].starts_with("while the run measured, the hypervisor held back 0.50"),
+            "{alone:?}"
+        );
     }
 
     #[test]

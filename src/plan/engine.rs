@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::plan::options::RunOptions;
 use crate::plan::resolve::count_opt;
-pub(crate) use crate::plan::spin::{SPIN_WAIT_NS, fmt_spin, parse_spin};
+pub(crate) use crate::plan::spin::{SPIN_WAIT_NS, fmt_spin, local_ranks, parse_spin};
 
 /// What an engine can do, so callers ask instead of comparing engine names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

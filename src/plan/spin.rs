@@ -31,7 +31,7 @@ pub(crate) fn auto_spin(workers: usize, ranks: usize, cpus: usize) -> u32 {
 
 /// The ranks of an MPI job on this host (Open MPI's `OMPI_COMM_WORLD_LOCAL_SIZE`,
 /// MPICH's `MPI_LOCALNRANKS`), 1 outside one.
-fn local_ranks() -> usize {
+pub(crate) fn local_ranks() -> usize {
     ["OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"]
         .iter()
         .find_map(|v| std::env::var(v).ok()?.trim().parse().ok())

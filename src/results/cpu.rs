@@ -29,6 +29,39 @@ pub struct Cpu {
     /// Everything else: the main thread, helper threads, kernel workers that exited.
     #[serde(default)]
     pub other: CpuPart,
+    /// The rest of the machine in the same window (`/proc/stat`): other processes' user
+    /// time and the hypervisor's steal. Absent where `/proc/stat` could not be read, in a
+    /// run of several MPI ranks, and in documents before 2026-11-30.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineCpu>,
+}
+
+/// What the rest of the machine did while a repetition measured: the competition its job
+/// threads met for the CPUs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineCpu {
+    /// The CPUs online.
+    pub cpus: u32,
+    /// Seconds from the first reading to the last.
+    pub window_s: f64,
+    /// User-mode seconds of every other process, all CPUs added: the machine's user time
+    /// less iomark's (kernel threads, such as the loop device's worker, have none).
+    pub others_user_s: f64,
+    /// Seconds a hypervisor ran something else while the CPUs wanted to run (steal), all
+    /// CPUs added.
+    pub steal_s: f64,
+}
+
+impl MachineCpu {
+    /// Other processes' user time as CPUs kept busy on average.
+    pub fn others_cpus(&self) -> f64 {
+        self.others_user_s / self.window_s.max(1e-9)
+    }
+
+    /// Steal as CPUs held back on average.
+    pub fn steal_cpus(&self) -> f64 {
+        self.steal_s / self.window_s.max(1e-9)
+    }
 }
 
 impl Cpu {
@@ -60,6 +93,7 @@ impl Cpu {
             io_wq: CpuPart::new(io_wq.0, io_wq.1, ios),
             sqpoll: CpuPart::new(sqpoll.0, sqpoll.1, ios),
             other: CpuPart::new(other.0, other.1, ios),
+            machine: None,
         }
     }
 

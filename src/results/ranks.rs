@@ -162,6 +162,8 @@ fn cpu(parts: &[RankPart], ios: u64) -> Cpu {
         io_wq: part(|c| &c.io_wq),
         sqpoll: part(|c| &c.sqpoll),
         other: part(|c| &c.other),
+        // Each rank's machine is its host's: not added up.
+        machine: None,
     }
 }
 

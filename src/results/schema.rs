@@ -382,7 +382,7 @@ pub struct DirStats {
     pub lat_ns: LatSummary,
 }
 
-pub use crate::results::cpu::{Cpu, CpuPart};
+pub use crate::results::cpu::{Cpu, CpuPart, MachineCpu};
 
 /// One interval of the time series.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

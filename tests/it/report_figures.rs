@@ -463,3 +463,83 @@ fn io_wq_workers_time_is_theirs_not_other() {
     assert_eq!(said("job threads "), fmt(jobs), "{line}");
     assert_eq!(said("io-wq "), fmt(wq), "{line}");
 }
+
+/// Busy loops (`sh -c 'while :; do :; done'`), killed and reaped on drop.
+struct BusyLoops(Vec<std::process::Child>);
+
+impl BusyLoops {
+    fn start(n: usize) -> BusyLoops {
+        BusyLoops(
+            (0..n)
+                .map(|_| {
+                    std::process::Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .spawn()
+                        .expect("sh runs")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for BusyLoops {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Other processes keeping the CPUs busy while a repetition measures are in its figures
+/// (`cpu.machine`, from /proc/stat) and named in the run, with the figure the document
+/// holds: two busy loops beside a run said nothing (session 33's `SCHED_BATCH` job
+/// threads read 2.3 thousand zram reads a second beside them, where the device gave 988
+/// thousand, and the run did not say why).
+#[test]
+fn other_processes_on_the_cpus_are_measured_and_said() {
+    let dir = tmp();
+    let out = dir.path().join("busy.json");
+    let file = dir.path().join("busy.dat");
+    let busy = BusyLoops::start(2);
+    let (doc, text) = run_to(
+        &out,
+        &[
+            "run",
+            "--engine",
+            "null",
+            "--rw",
+            "write",
+            "--runtime",
+            "1",
+            "--ramp",
+            "0",
+            "--size",
+            "16m",
+            file.to_str().unwrap(),
+        ],
+    );
+    drop(busy);
+    let run = &doc["runs"][0];
+    let rep = &run["repetitions"][0];
+    let m = &rep["cpu"]["machine"];
+    let f = |k: &str| m[k].as_f64().unwrap_or_else(|| panic!("{k}: {rep}"));
+    let (window, others) = (f("window_s"), f("others_user_s"));
+    let elapsed = rep["elapsed_s"].as_f64().unwrap();
+    assert!(
+        (window - elapsed).abs() < 0.5,
+        "window {window} s, elapsed {elapsed} s"
+    );
+    // Two loops, each as busy as the scheduler lets it: at least half a CPU between them
+    // (the job thread takes one CPU of two here).
+    let cpus = others / window;
+    assert!(cpus >= 0.5, "{m}");
+    let said = format!(
+        "other processes kept {cpus:.2} of the {} CPUs busy",
+        m["cpus"]
+    );
+    assert!(
+        run["warnings"].to_string().contains(&said) && text.contains(&said),
+        "{said}: {text}"
+    );
+}
