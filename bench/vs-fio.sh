@@ -62,10 +62,15 @@
 # takes a physically contiguous transfer faster (a virtio disk's 128 KiB writes and 1 MiB
 # reads), the rows then compare the tools' code rather than their buffers' placement.
 #
-# FIO_BATCH=1 runs fio under `chrt -b 0` (SCHED_BATCH, as iomark's io_uring and libaio
-# job threads run by default, `--sched-policy`; fio sets no policy), so that those rows
-# compare the tools' code rather than their threads' policy; psync rows then compare
-# fio's SCHED_BATCH against iomark's SCHED_OTHER.
+# FIO_BATCH=1 runs fio under `chrt -b 0` (SCHED_BATCH, as iomark's job threads run with
+# `--sched-policy batch`; neither tool sets a policy by default): give iomark
+# IOMARK_ARGS="--sched-policy batch" too to compare the two under it.
+#
+# IOMARK_ARGS="..." adds options to every iomark run.
+#
+# BUSY=N runs N busy loops (sh, SCHED_OTHER, nice 0) beside every run of either tool, as
+# other work on a shared machine would (BUSY=2 on 2 CPUs): how each tool's figures hold
+# up when it does not have the machine to itself (session 34 in docs/PERFORMANCE.md).
 #
 # IPIs per I/O (the machine's function-call and rescheduling interrupts over a run, per
 # I/O) are printed per round and their medians per job: where the two tools' differ, the
@@ -108,6 +113,7 @@ ZRAM=""
 WQ_BEFORE=""
 HUGE_BEFORE=""
 cleanup() {
+  busy_stop 2>/dev/null || true
   [ -n "$WQ_BEFORE" ] && echo "$WQ_BEFORE" > "$WQ_MASK" 2>/dev/null || true
   [ -n "$HUGE_BEFORE" ] && echo "$HUGE_BEFORE" > "$HUGE_NR" 2>/dev/null || true
   [ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null || true
@@ -162,16 +168,36 @@ PY
 # wakeups and completions sent from one CPU to another.
 ipis() { awk '/^ *(CAL|RES):/{for(i=2;i<=NF&&$i~/^[0-9]+$/;i++) s+=$i} END{print s+0}' /proc/interrupts; }
 
+# BUSY=N: N busy loops started (busy_start) and stopped (busy_stop) around each run.
+BUSY_PIDS=()
+busy_start() {
+  BUSY_PIDS=()
+  for _ in $(seq 1 "${BUSY:-0}"); do
+    sh -c 'while :; do :; done' &
+    BUSY_PIDS+=($!)
+  done
+}
+busy_stop() {
+  [ ${#BUSY_PIDS[@]} -eq 0 ] && return 0
+  kill "${BUSY_PIDS[@]}" 2>/dev/null || true
+  wait "${BUSY_PIDS[@]}" 2>/dev/null || true
+  BUSY_PIDS=()
+}
+
 # shellcheck disable=SC2086
 run_iomark() {
   local a; a=$(ipis)
-  "$IOMARK" run $1 $PIN_IOMARK --runtime "${SECS}s" --json --quiet > "$TMP/i.json"
+  busy_start
+  "$IOMARK" run $1 $PIN_IOMARK ${IOMARK_ARGS:-} --runtime "${SECS}s" --json --quiet > "$TMP/i.json"
+  busy_stop
   echo $(($(ipis) - a)) > "$TMP/i.json.ipis"
 }
 # shellcheck disable=SC2086
 run_fio() {
   local a; a=$(ipis)
+  busy_start
   "${FIO_CMD[@]}" --name=vsfio $1 $PIN_FIO --time_based --runtime="$SECS" --output-format=json > "$TMP/f.json" 2>/dev/null
+  busy_stop
   echo $(($(ipis) - a)) > "$TMP/f.json.ipis"
 }
 
