@@ -13,7 +13,8 @@
 # --allow-write-device). Run it on
 # a quiet machine: the ratio of two builds measured side by side is what it reports, not
 # either build's speed. BUSY=N runs N busy loops (SCHED_OTHER, nice 0) beside each
-# measurement, as other work on a shared machine would: BUSY=2 on a 2-CPU machine.
+# measurement, as other work on a shared machine would: BUSY=2 on a 2-CPU machine (in
+# a session of their own, as work started in another terminal: see bench/vs-fio.sh).
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n 2,13p "$0" >&2; exit 2; }
 A=$1 B=$2
@@ -29,7 +30,7 @@ case " ${JOB[*]} " in *" --size "*) ;; *) JOB+=(--size 1g) ;; esac
 one() {
   local busy=()
   for _ in $(seq 1 "${BUSY:-0}"); do
-    sh -c 'while :; do :; done' &
+    setsid sh -c 'while :; do :; done' &
     busy+=($!)
   done
   "$1" run "${JOB[@]}" --runtime "${SECS}s" --quiet -o "$TMP/r.json" --force ${TARGET:-} \

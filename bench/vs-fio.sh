@@ -70,7 +70,12 @@
 #
 # BUSY=N runs N busy loops (sh, SCHED_OTHER, nice 0) beside every run of either tool, as
 # other work on a shared machine would (BUSY=2 on 2 CPUs): how each tool's figures hold
-# up when it does not have the machine to itself (session 34 in docs/PERFORMANCE.md).
+# up when it does not have the machine to itself (session 34 in docs/PERFORMANCE.md). The
+# loops run in a session of their own (setsid), as work started in another terminal
+# would: with the kernel's autogroups (sched_autogroup_enabled) each session shares the
+# CPUs as one, and fio's job processes make sessions of their own, so loops in this
+# script's session would take their share from iomark alone (zram 4 KiB psync reads
+# beside two such loops: iomark 0.75x fio's IOPS, 1.10x with autogroups off).
 #
 # IPIs per I/O (the machine's function-call and rescheduling interrupts over a run, per
 # I/O) are printed per round and their medians per job: where the two tools' differ, the
@@ -173,7 +178,7 @@ BUSY_PIDS=()
 busy_start() {
   BUSY_PIDS=()
   for _ in $(seq 1 "${BUSY:-0}"); do
-    sh -c 'while :; do :; done' &
+    setsid sh -c 'while :; do :; done' &
     BUSY_PIDS+=($!)
   done
 }
