@@ -3,9 +3,9 @@
 //! worker serving several files, `--file-service`, gives each file's share to its
 //! target).
 
-use crate::error::Error;
 use std::time::Instant;
 
+use crate::error::Error;
 use crate::io::env::{CpuTimes, KernelCpu, MachineTimes};
 use crate::measure::interval::{IntervalSum, series};
 use crate::measure::tally::Tally;

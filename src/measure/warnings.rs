@@ -71,23 +71,36 @@ pub(crate) fn variation(run: &Run) -> Vec<String> {
     .collect()
 }
 
-/// Other processes' user time at or above this many CPUs on average in a repetition's
-/// window is named: a quarter of a CPU taken from the job threads and the kernel threads
-/// completing their I/O.
+/// Other processes' user time is named at this many CPUs on average in a repetition's
+/// window, or more: a quarter of a CPU taken from the job threads and the kernel threads
+/// completing their I/O...
 pub(crate) const BUSY_CPUS: f64 = 0.25;
-/// Steal at or above this many CPUs on average is named.
+/// ...and at this share of the machine's CPUs, or more (a quarter of a CPU is little
+/// beside 64 mostly idle ones).
+pub(crate) const BUSY_SHARE: f64 = 0.05;
+/// Steal is named at this many CPUs on average, or more.
 pub(crate) const STEAL_CPUS: f64 = 0.05;
+
+/// Whether `m`'s other processes were busy enough to name: at both bars, and by more than
+/// the clock ticks /proc/stat counts in (two a CPU: a short window's few ticks are no
+/// measure of a quarter CPU).
+fn others_busy(m: &crate::results::schema::MachineCpu) -> bool {
+    let tick = 1.0 / crate::io::sys::clock_ticks();
+    let cpus = f64::from(m.cpus.max(1));
+    m.others_cpus() >= BUSY_CPUS.max(BUSY_SHARE * cpus) && m.others_user_s > 2.0 * tick * cpus
+}
 
 /// The repetitions during which other processes kept the CPUs busy, or a hypervisor
 /// held them back (`cpu.machine`, from `/proc/stat`): their figures include that
 /// competition. (`--sched-policy batch` beside two busy loops read 2.3 thousand zram
 /// reads a second where the device gave 988 thousand, and said nothing of it.)
 pub(crate) fn busy_machine(run: &Run) -> Vec<String> {
-    let which = |f: fn(&crate::results::schema::MachineCpu) -> f64, bar: f64| {
+    type Machine = crate::results::schema::MachineCpu;
+    let which = |f: fn(&Machine) -> f64, named: &dyn Fn(&Machine) -> bool| {
         let reps: Vec<(u32, f64, u32)> = (run.repetitions.iter())
             .filter_map(|r| {
                 let m = r.cpu.machine?;
-                (f(&m) >= bar).then_some((r.index, f(&m), m.cpus))
+                named(&m).then_some((r.index, f(&m), m.cpus))
             })
             .collect();
         let most = reps.iter().map(|r| r.1).fold(0.0, f64::max);
@@ -103,12 +116,12 @@ pub(crate) fn busy_machine(run: &Run) -> Vec<String> {
         Some((when, format!("{up_to}{most:.2}"), cpus))
     };
     let mut out = Vec::new();
-    if let Some((when, most, cpus)) = which(|m| m.others_cpus(), BUSY_CPUS) {
+    if let Some((when, most, cpus)) = which(|m| m.others_cpus(), &others_busy) {
         out.push(format!(
             "{when}, other processes kept {most} of the {cpus} CPUs busy on average (their user time, /proc/stat): the job threads competed with them, so the figures may be below what the target gives on an idle machine; stop them, or measure elsewhere"
         ));
     }
-    if let Some((when, most, cpus)) = which(|m| m.steal_cpus(), STEAL_CPUS) {
+    if let Some((when, most, cpus)) = which(|m| m.steal_cpus(), &|m| m.steal_cpus() >= STEAL_CPUS) {
         out.push(format!(
             "{when}, the hypervisor held back {most} of the {cpus} CPUs on average (steal time, /proc/stat): the virtual machine's CPUs ran something else, and the figures include those waits"
         ));
@@ -550,6 +563,23 @@ mod tests {
             both[1].contains("the hypervisor held back up to 0.30 of the 4 CPUs"),
             "{both:?}"
         );
+        // A big machine's quarter CPU is not named, its 5% is; nor a short window's few
+        // ticks (0.03 s in 0.1 s on 2 CPUs: under two ticks a CPU).
+        let one_rep = |cpus: u32, window_s: f64, others_user_s: f64| {
+            let mut run =
+                crate::results::testdoc::run(crate::plan::spec::Rw::RandRead, 1, &[1.0], None);
+            run.repetitions[0].cpu.machine = Some(crate::results::schema::MachineCpu {
+                cpus,
+                window_s,
+                others_user_s,
+                steal_s: 0.0,
+            });
+            busy_machine(&run)
+        };
+        assert!(one_rep(64, 1.0, 0.3).is_empty());
+        assert_eq!(one_rep(64, 1.0, 3.3).len(), 1);
+        assert!(one_rep(2, 0.1, 0.03).is_empty());
+        assert_eq!(one_rep(2, 0.1, 0.05).len(), 1);
         let alone = with(&[Some((0.0, 0.5))]);
         assert!(
             alone[0].starts_with("while the run measured, the hypervisor held back 0.50"),
