@@ -71,25 +71,6 @@ pub(crate) fn variation(run: &Run) -> Vec<String> {
     .collect()
 }
 
-/// Other processes' user time is named at this many CPUs on average in a repetition's
-/// window, or more: a quarter of a CPU taken from the job threads and the kernel threads
-/// completing their I/O...
-pub(crate) const BUSY_CPUS: f64 = 0.25;
-/// ...and at this share of the machine's CPUs, or more (a quarter of a CPU is little
-/// beside 64 mostly idle ones).
-pub(crate) const BUSY_SHARE: f64 = 0.05;
-/// Steal is named at this many CPUs on average, or more.
-pub(crate) const STEAL_CPUS: f64 = 0.05;
-
-/// Whether `m`'s other processes were busy enough to name: at both bars, and by more than
-/// the clock ticks /proc/stat counts in (two a CPU: a short window's few ticks are no
-/// measure of a quarter CPU).
-fn others_busy(m: &crate::results::schema::MachineCpu) -> bool {
-    let tick = 1.0 / crate::io::sys::clock_ticks();
-    let cpus = f64::from(m.cpus.max(1));
-    m.others_cpus() >= BUSY_CPUS.max(BUSY_SHARE * cpus) && m.others_user_s > 2.0 * tick * cpus
-}
-
 /// The repetitions during which other processes kept the CPUs busy, or a hypervisor
 /// held them back (`cpu.machine`, from `/proc/stat`): their figures include that
 /// competition. (`--sched-policy batch` beside two busy loops read 2.3 thousand zram
@@ -116,12 +97,12 @@ pub(crate) fn busy_machine(run: &Run) -> Vec<String> {
         Some((when, format!("{up_to}{most:.2}"), cpus))
     };
     let mut out = Vec::new();
-    if let Some((when, most, cpus)) = which(|m| m.others_cpus(), &others_busy) {
+    if let Some((when, most, cpus)) = which(|m| m.others_cpus(), &|m| m.others_busy()) {
         out.push(format!(
             "{when}, other processes kept {most} of the {cpus} CPUs busy on average (their user time, /proc/stat): the job threads competed with them, so the figures may be below what the target gives on an idle machine; stop them, or measure elsewhere"
         ));
     }
-    if let Some((when, most, cpus)) = which(|m| m.steal_cpus(), &|m| m.steal_cpus() >= STEAL_CPUS) {
+    if let Some((when, most, cpus)) = which(|m| m.steal_cpus(), &|m| m.steal_high()) {
         out.push(format!(
             "{when}, the hypervisor held back {most} of the {cpus} CPUs on average (steal time, /proc/stat): the virtual machine's CPUs ran something else, and the figures include those waits"
         ));

@@ -49,6 +49,13 @@ pub(super) fn differences(run: &Run, base: &Run) -> Vec<String> {
         let io = |r: &Run| r.spec.io_size.map_or("the span".to_string(), size);
         out.push(format!("I/O size {} vs {}", io(run), io(base)));
     }
+    // Measured beside busy other processes (or under a hypervisor's steal), one side
+    // and not the other, or to another degree.
+    if let (Some(a), Some(b)) = (busy_words(run), busy_words(base))
+        && a != b
+    {
+        out.push(format!("other processes busy {a} vs {b}"));
+    }
     for ((what, a), (_, b)) in workload(run).into_iter().zip(workload(base)) {
         // A study's run against a single run is no difference worth a note.
         let lone = what == "study point" && (a == "none" || b == "none");
@@ -57,6 +64,31 @@ pub(super) fn differences(run: &Run, base: &Run) -> Vec<String> {
         }
     }
     out
+}
+
+/// How busy other processes kept the CPUs while `run` measured, as its notes name it
+/// (`MachineCpu::others_busy`, `steal_high`): "up to 1.40 of 2 CPUs", with the steal,
+/// or "no"; `None` where no repetition recorded the machine (fio imports, MPI ranks,
+/// documents before 2026-11-30), which differs from nothing.
+fn busy_words(run: &Run) -> Option<String> {
+    let machines: Vec<_> = (run.repetitions.iter())
+        .filter_map(|r| r.cpu.machine)
+        .collect();
+    let cpus = machines.first()?.cpus;
+    let most = |named: fn(&crate::results::schema::MachineCpu) -> bool,
+                f: fn(&crate::results::schema::MachineCpu) -> f64| {
+        (machines.iter().filter(|m| named(m)))
+            .map(f)
+            .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.max(v))))
+    };
+    let busy = most(|m| m.others_busy(), |m| m.others_cpus());
+    let steal = most(|m| m.steal_high(), |m| m.steal_cpus());
+    Some(match (busy, steal) {
+        (None, None) => "no".to_string(),
+        (Some(b), None) => format!("up to {b:.2} of {cpus} CPUs"),
+        (None, Some(s)) => format!("no (steal up to {s:.2} of {cpus} CPUs)"),
+        (Some(b), Some(s)) => format!("up to {b:.2} of {cpus} CPUs (steal up to {s:.2})"),
+    })
 }
 
 /// The settings that shape a run's I/O beyond `run_key` and change its figures when they
@@ -232,5 +264,43 @@ mod tests {
         let mut r = base.clone();
         r.spec.fsync = 1;
         assert_eq!(differences(&r, &base), Vec::<String>::new());
+    }
+
+    /// A run measured beside busy other processes against one on an idle machine says
+    /// so; two idle ones, or a side without the figure (fio, older documents), do not.
+    #[test]
+    fn runs_measured_beside_busy_processes_say_so() {
+        use crate::plan::spec::Rw;
+        use crate::results::schema::MachineCpu;
+        use crate::results::testdoc::run;
+        let with = |others: &[f64], steal: f64| {
+            let mut r = run(Rw::RandRead, 8, &vec![1000.0; others.len()], None);
+            for (rep, o) in r.repetitions.iter_mut().zip(others) {
+                rep.cpu.machine = Some(MachineCpu {
+                    cpus: 2,
+                    window_s: 1.0,
+                    others_user_s: *o,
+                    steal_s: steal,
+                });
+            }
+            r
+        };
+        let idle = with(&[0.01, 0.02], 0.0);
+        let busy = with(&[0.01, 1.4], 0.0);
+        assert_eq!(
+            differences(&idle, &with(&[0.1, 0.0], 0.0)),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            differences(&busy, &idle),
+            ["other processes busy up to 1.40 of 2 CPUs vs no"]
+        );
+        assert_eq!(
+            differences(&idle, &with(&[0.0], 0.2)),
+            ["other processes busy no vs no (steal up to 0.20 of 2 CPUs)"]
+        );
+        // Without the figure on one side: nothing to say.
+        let old = run(Rw::RandRead, 8, &[1000.0, 1000.0], None);
+        assert_eq!(differences(&busy, &old), Vec::<String>::new());
     }
 }

@@ -62,7 +62,33 @@ impl MachineCpu {
     pub fn steal_cpus(&self) -> f64 {
         self.steal_s / self.window_s.max(1e-9)
     }
+
+    /// Whether other processes were busy enough to name: [`BUSY_CPUS`] on average or
+    /// more, and [`BUSY_SHARE`] of the machine's CPUs or more (a quarter of a CPU is little
+    /// beside 64 mostly idle ones), by more than the clock ticks `/proc/stat` counts in
+    /// (two a CPU: a short window's few ticks are no measure of a quarter CPU).
+    pub fn others_busy(&self) -> bool {
+        let cpus = f64::from(self.cpus.max(1));
+        self.others_cpus() >= BUSY_CPUS.max(BUSY_SHARE * cpus)
+            && self.others_user_s > 2.0 * PROC_STAT_TICK_S * cpus
+    }
+
+    /// Whether the hypervisor's steal is worth naming ([`STEAL_CPUS`] or more).
+    pub fn steal_high(&self) -> bool {
+        self.steal_cpus() >= STEAL_CPUS
+    }
 }
+
+/// Other processes' user time is named at this many CPUs on average in a repetition's
+/// window, or more: a quarter of a CPU taken from the job threads and the kernel threads
+/// completing their I/O...
+pub const BUSY_CPUS: f64 = 0.25;
+/// ...and at this share of the machine's CPUs, or more.
+pub const BUSY_SHARE: f64 = 0.05;
+/// Steal is named at this many CPUs on average, or more.
+pub const STEAL_CPUS: f64 = 0.05;
+/// `/proc/stat` counts in `USER_HZ` ticks: 100 a second on Linux.
+const PROC_STAT_TICK_S: f64 = 0.01;
 
 impl Cpu {
     /// The process's `(user, sys)` seconds divided into the parts measured apart

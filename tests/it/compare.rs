@@ -360,9 +360,15 @@ fn d_labels_tell_runs_apart_and_fit() {
             "{keys:?}"
         );
     }
-    // Every pair is the same level on both sides: nothing differs.
+    // Every pair is the same level on both sides: nothing differs (but the other
+    // processes busy beside one study and not the other, which the suite's own
+    // parallel tests can be).
     for r in cmp["rows"].as_array().unwrap() {
-        assert_eq!(r["cells"][1]["differs"], Value::Array(vec![]), "{r}");
+        let differs: Vec<&str> = (r["cells"][1]["differs"].as_array().unwrap().iter())
+            .map(|d| d.as_str().unwrap())
+            .filter(|d| !d.starts_with("other processes busy"))
+            .collect();
+        assert_eq!(differs, Vec::<&str>::new(), "{r}");
     }
     let md = compare_as(&files, "md");
     let headings: Vec<&str> = md.lines().filter(|l| l.starts_with("## ")).collect();
