@@ -40,8 +40,7 @@ pub struct FioArgs {
     #[arg(long, value_name = "DURATION")]
     pub spin_wait: Option<String>,
     /// The job threads' scheduling policy, as `iomark run --sched-policy`: batch
-    /// (iomark's default with io_uring and libaio) or normal (as the process started, as
-    /// fio's).
+    /// (`SCHED_BATCH`) or normal (as the process started, as fio's; the default).
     #[arg(long, value_name = "POLICY", value_parser = ["batch", "normal"])]
     pub sched_policy: Option<String>,
     /// Keep the files iomark creates for the jobs (fio keeps its files; iomark removes

@@ -28,11 +28,11 @@ pub(crate) struct WindowCpu {
 }
 
 /// The CPU times read when the measured window begins.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct CpuMark {
     process: CpuTimes,
     machine: Option<MachineTimes>,
-    at: Option<Instant>,
+    at: Instant,
 }
 
 impl CpuMark {
@@ -40,7 +40,7 @@ impl CpuMark {
         CpuMark {
             process: CpuTimes::now(),
             machine: MachineTimes::now(),
-            at: Some(Instant::now()),
+            at: Instant::now(),
         }
     }
 }
@@ -51,12 +51,12 @@ impl WindowCpu {
         let machine = MachineTimes::now();
         let process = CpuTimes::now().since(mark.process);
         let alone = crate::plan::engine::local_ranks() <= 1;
-        let machine = match (mark.machine, machine, mark.at) {
-            (Some(before), Some(now), Some(at)) if alone => {
+        let machine = match (mark.machine, machine) {
+            (Some(before), Some(now)) if alone => {
                 let m = now.since(before);
                 Some(MachineCpu {
                     cpus: m.cpus,
-                    window_s: at.elapsed().as_secs_f64(),
+                    window_s: mark.at.elapsed().as_secs_f64(),
                     others_user_s: (m.user_s - process.user_s).max(0.0),
                     steal_s: m.steal_s,
                 })

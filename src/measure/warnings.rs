@@ -77,13 +77,8 @@ pub(crate) fn variation(run: &Run) -> Vec<String> {
 /// reads a second where the device gave 988 thousand, and said nothing of it.)
 pub(crate) fn busy_machine(run: &Run) -> Vec<String> {
     type Machine = crate::results::schema::MachineCpu;
-    let which = |f: fn(&Machine) -> f64, named: &dyn Fn(&Machine) -> bool| {
-        let reps: Vec<(u32, f64, u32)> = (run.repetitions.iter())
-            .filter_map(|r| {
-                let m = r.cpu.machine?;
-                named(&m).then_some((r.index, f(&m), m.cpus))
-            })
-            .collect();
+    let which = |f: fn(&Machine) -> f64, named: fn(&Machine) -> bool| {
+        let reps = crate::results::cpu::named_reps(&run.repetitions, named, f);
         let most = reps.iter().map(|r| r.1).fold(0.0, f64::max);
         let cpus = reps.first().map_or(0, |r| r.2);
         let list: Vec<String> = reps.iter().map(|r| r.0.to_string()).collect();
@@ -97,12 +92,12 @@ pub(crate) fn busy_machine(run: &Run) -> Vec<String> {
         Some((when, format!("{up_to}{most:.2}"), cpus))
     };
     let mut out = Vec::new();
-    if let Some((when, most, cpus)) = which(|m| m.others_cpus(), &|m| m.others_busy()) {
+    if let Some((when, most, cpus)) = which(|m| m.others_cpus(), |m| m.others_busy()) {
         out.push(format!(
             "{when}, other processes kept {most} of the {cpus} CPUs busy on average (their user time, /proc/stat): the job threads competed with them, so the figures may be below what the target gives on an idle machine; stop them, or measure elsewhere"
         ));
     }
-    if let Some((when, most, cpus)) = which(|m| m.steal_cpus(), &|m| m.steal_high()) {
+    if let Some((when, most, cpus)) = which(|m| m.steal_cpus(), |m| m.steal_high()) {
         out.push(format!(
             "{when}, the hypervisor held back {most} of the {cpus} CPUs on average (steal time, /proc/stat): the virtual machine's CPUs ran something else, and the figures include those waits"
         ));

@@ -71,15 +71,12 @@ pub(super) fn differences(run: &Run, base: &Run) -> Vec<String> {
 /// or "no"; `None` where no repetition recorded the machine (fio imports, MPI ranks,
 /// documents before 2026-11-30), which differs from nothing.
 fn busy_words(run: &Run) -> Option<String> {
-    let machines: Vec<_> = (run.repetitions.iter())
-        .filter_map(|r| r.cpu.machine)
-        .collect();
-    let cpus = machines.first()?.cpus;
-    let most = |named: fn(&crate::results::schema::MachineCpu) -> bool,
-                f: fn(&crate::results::schema::MachineCpu) -> f64| {
-        (machines.iter().filter(|m| named(m)))
-            .map(f)
-            .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.max(v))))
+    use crate::results::schema::MachineCpu;
+    let cpus = run.repetitions.iter().find_map(|r| r.cpu.machine)?.cpus;
+    let most = |named: fn(&MachineCpu) -> bool, f: fn(&MachineCpu) -> f64| {
+        (crate::results::cpu::named_reps(&run.repetitions, named, f).iter())
+            .map(|r| r.1)
+            .reduce(f64::max)
     };
     let busy = most(|m| m.others_busy(), |m| m.others_cpus());
     let steal = most(|m| m.steal_high(), |m| m.steal_cpus());

@@ -105,10 +105,6 @@ pub(crate) fn kind_words(kind: crate::results::schema::TargetKind) -> &'static s
 fn engine_words(r: &Run) -> String {
     let o = &r.spec.engine_opts;
     let mut with = o.words(false);
-    if r.fio.is_some() {
-        // fio's own run: its threads ran as fio started them, which needs no saying.
-        with.retain(|w| !w.starts_with("--sched-policy"));
-    }
     match (o.sqpoll, o.sqpoll_cpu) {
         (false, _) => {}
         (true, None) => with.insert(0, "--sqpoll".into()),

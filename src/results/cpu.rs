@@ -79,6 +79,22 @@ impl MachineCpu {
     }
 }
 
+/// The repetitions of `reps` whose machine (`cpu.machine`) `named` picks out, as
+/// (index, `f` of the machine, its CPUs), in order: what the run's note and a
+/// comparison say of busy other processes or steal.
+pub fn named_reps(
+    reps: &[crate::results::schema::Repetition],
+    named: fn(&MachineCpu) -> bool,
+    f: fn(&MachineCpu) -> f64,
+) -> Vec<(u32, f64, u32)> {
+    (reps.iter())
+        .filter_map(|r| {
+            let m = r.cpu.machine?;
+            named(&m).then_some((r.index, f(&m), m.cpus))
+        })
+        .collect()
+}
+
 /// Other processes' user time is named at this many CPUs on average in a repetition's
 /// window, or more: a quarter of a CPU taken from the job threads and the kernel threads
 /// completing their I/O...
