@@ -247,7 +247,7 @@ fn group_rep(
     let (lanes, of) = lanes_of(members, targets, corpora, &files, rep);
     let (outs, mut watch) = drive(&lanes, rep, stop, sink);
     let cpu = WindowCpu::since(watch.cpu_before);
-    let devices = watch.device_deltas(&lanes);
+    let devices = watch.device_deltas(&lanes, &outs);
     // The counters are read when the first lane's ramp ends: they match the runs'
     // figures only when every lane's ramp (and start delay) is the same.
     let same_ramp = lanes.iter().all(|l| l.win.ramp_ns == lanes[0].win.ramp_ns);

@@ -522,6 +522,8 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         }
         if sl.counts && in_window {
             self.record(sl);
+        } else if self.ctx.end_ns.is_some_and(|end| self.now > end) {
+            self.out.tally.late(sl.op != Op::Read, sl.len);
         }
     }
 

@@ -45,6 +45,19 @@ pub struct DeviceDelta {
 }
 
 impl DeviceDelta {
+    /// Takes off reads and writes that were iomark's own but not counted by it (see
+    /// `measure::rep::Watch::device_deltas`); never below nothing.
+    pub(crate) fn less_own(
+        &mut self,
+        read: crate::results::stats::Counter,
+        write: crate::results::stats::Counter,
+    ) {
+        self.read_ios = self.read_ios.saturating_sub(read.ios);
+        self.read_bytes = self.read_bytes.saturating_sub(read.bytes);
+        self.write_ios = self.write_ios.saturating_sub(write.ios);
+        self.write_bytes = self.write_bytes.saturating_sub(write.bytes);
+    }
+
     /// Percent of the bytes iomark read (`read_bytes`) that the device did not have to
     /// read: the page cache served them. 0 when the device read as much or more (other
     /// processes' reads and readahead count on the device's side, so this is a lower
