@@ -14,8 +14,13 @@ use std::time::Duration;
 pub enum UnitError {
     #[error("'{0}' is not a size (examples: 4096, 4k, 128KiB, 1MB, 16GiB)")]
     BadSize(String),
-    #[error("'{0}' is too large a size")]
+    #[error("'{0}' is too large a size; give at most 16 EiB (e.g. 1p)")]
     SizeOverflow(String),
+    /// A lower-case `b` after a unit letter (`4kb`): bytes or bits, a power of ten or two?
+    #[error(
+        "'{0}' is not a size: write {1}{2} or {1}{3}iB for a power of two, {1}{3}B for a power of ten"
+    )]
+    AmbiguousSize(String, String, char, char),
     #[error("'{0}' is not a duration (examples: 30, 90s, 500ms, 3m, 1h, 1m30s)")]
     BadDuration(String),
     #[error("'{0}' is too long a duration; the longest is 1000000000s (277777h, about 31 years)")]
@@ -54,6 +59,20 @@ pub fn parse_size(text: &str) -> Result<u64, UnitError> {
         "GB" => 1_000_000_000,
         "TB" => 1_000_000_000_000,
         "PB" => 1_000_000_000_000_000,
+        "kb" | "Kb" | "mb" | "Mb" | "gb" | "Gb" | "tb" | "Tb" | "pb" | "Pb" => {
+            let unit = suffix.chars().next().expect("two letters");
+            let upper = match unit {
+                'k' | 'K' => 'K',
+                u => u.to_ascii_uppercase(),
+            };
+            let lower = unit.to_ascii_lowercase();
+            return Err(UnitError::AmbiguousSize(
+                text.to_string(),
+                num.to_string(),
+                lower,
+                upper,
+            ));
+        }
         _ => return Err(bad()),
     };
     if num.contains('.') {
@@ -136,6 +155,24 @@ pub(crate) fn fmt_size(bytes: u64) -> String {
     }
 }
 
+/// Two sizes formatted so that they read apart: in bytes where [`fmt_size`] would round
+/// both to the same words (4095 bytes and 4 KiB are not both "4.0 KiB").
+pub(crate) fn fmt_sizes_apart(a: u64, b: u64) -> (String, String) {
+    // What `fmt_size` shows, to a tenth: "4 KiB" and "4.0 KiB" read alike.
+    let shown = |bytes: u64| {
+        let (mut v, mut i) = (bytes as f64, 0);
+        while v >= 1024.0 && i < 5 {
+            v /= 1024.0;
+            i += 1;
+        }
+        (format!("{v:.1}"), i)
+    };
+    match a != b && shown(a) == shown(b) {
+        true => (format!("{a} bytes"), format!("{b} bytes")),
+        false => (fmt_size(a), fmt_size(b)),
+    }
+}
+
 /// Formats a size compactly as fio users write it: `4k`, `1m`, `512`, `1g`.
 pub fn fmt_size_short(bytes: u64) -> String {
     for (shift, s) in [(40, "t"), (30, "g"), (20, "m"), (10, "k")] {
@@ -173,6 +210,41 @@ pub(crate) fn fmt_ns(ns: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// `4kb` was "not a size" while `4kB`, `4KB` and `4kib` were taken: now the refusal
+    /// says which to write.
+    #[test]
+    fn a_lower_case_b_after_a_unit_names_the_sizes_meant() {
+        let e = parse_size("4kb").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "'4kb' is not a size: write 4k or 4KiB for a power of two, 4KB for a power of ten"
+        );
+        let e = parse_size("16Gb").unwrap_err().to_string();
+        assert!(e.contains("write 16g or 16GiB"), "{e}");
+        assert!(
+            (parse_size("99999999999999999999").unwrap_err().to_string())
+                .contains("at most 16 EiB")
+        );
+    }
+
+    /// Sizes that `fmt_size` rounds to the same words are given in bytes, others as
+    /// usual.
+    #[test]
+    fn sizes_that_read_alike_are_given_in_bytes() {
+        assert_eq!(
+            fmt_sizes_apart(4096, 4095),
+            ("4096 bytes".to_string(), "4095 bytes".to_string())
+        );
+        assert_eq!(
+            fmt_sizes_apart(8192, 4096),
+            ("8 KiB".to_string(), "4 KiB".to_string())
+        );
+        assert_eq!(
+            fmt_sizes_apart(4096, 4096),
+            ("4 KiB".to_string(), "4 KiB".to_string())
+        );
+    }
     use super::*;
 
     #[test]

@@ -88,7 +88,7 @@ pub(crate) fn write_amplification(
                     format!("; btrfs compresses what it stores here ({c}): under 1 is its compression")
                 });
                 format!(
-                    "bytes iomark wrote against bytes the kernel sent to {} (filesystem metadata, journal and other writers included){}{}",
+                    "bytes the kernel sent to {} (filesystem metadata, journal and other writers included) against bytes iomark wrote{}{}",
                     names.join("+"),
                     if merged {
                         "; buffered, so rewrites of the same blocks merged in the page cache first: under 1 is the cache's doing, not the device's"

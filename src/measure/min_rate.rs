@@ -57,6 +57,13 @@ impl MinRates {
         MinRates { lanes: out }
     }
 
+    /// When the next cycle ends (ns since t0), if one has begun.
+    pub(crate) fn next_due_ns(&self) -> Option<u64> {
+        (self.lanes.iter())
+            .filter_map(|l| l.at_ns.map(|at| at + l.cycle_ns))
+            .min()
+    }
+
     /// At `now_ns` (since t0; `ramped`: the ramp is over): the first job found below its
     /// minimum over the cycle just ended: its lane, and the error that fails the run.
     pub(crate) fn check(

@@ -80,7 +80,15 @@ impl Monitor {
     /// How long to wait for the next interval message.
     pub(crate) fn wait(&self) -> Duration {
         if self.ramp_snapped {
-            return TICK;
+            // A minimum rate's cycle shorter than a tick is checked when it ends (a
+            // 100 ms --rate-cycle was checked over 0.25 s).
+            let due = (self.mins.as_ref())
+                .filter(|_| self.stop_seen.is_none())
+                .and_then(MinRates::next_due_ns);
+            let now = self.t0.elapsed().as_nanos() as u64;
+            return due.map_or(TICK, |d| {
+                Duration::from_nanos(d.saturating_sub(now)).min(TICK)
+            });
         }
         let elapsed = self.t0.elapsed().as_nanos() as u64;
         Duration::from_nanos(self.win.ramp_ns.saturating_sub(elapsed)).min(TICK)

@@ -25,6 +25,7 @@ mod resolve_pace;
 pub mod run_options;
 mod rw;
 pub mod spec;
+mod spec_checks;
 mod spec_name;
 mod spin;
 pub mod suite;

@@ -56,7 +56,7 @@ const WORKLOAD: &[OptDef] = &[
         "PCT",
         None,
         Workload,
-        "Percentage of writes in a mix, as fio says it (100 - --rwmixread).",
+        "Percentage of writes in a mix, as fio says it (100 - --rwmixread; with --rwmixread too, the two must add up to 100).",
     ),
     OptDef {
         alias: &["blocksize"],

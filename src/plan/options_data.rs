@@ -105,7 +105,7 @@ pub(crate) const DATA: &[OptDef] = &[
     switch(
         "verify",
         Target,
-        "Stamp every written block with a header (offset, seed, generation, CRC32C) and read every block back after the writes: good, corrupt, misplaced and stale blocks are reported, and any bad one makes the exit status 1. Jobs split the span.",
+        "Stamp every written block with a header (offset, seed, generation, CRC32C) and read every block back after the writes: good, corrupt, misplaced and stale blocks are reported, and any bad one makes the exit status 1. Jobs split the span (a block each at least); refused with a --dedup where no block holds more than one dedup unit (the header makes each unique).",
     ),
     OptDef {
         requires: Some("verify"),

@@ -329,17 +329,21 @@ impl RunOptions {
         Ok(note)
     }
 
-    /// The share of reads in a mix: --rwmixread, or 100 - fio's --rwmixwrite.
+    /// The share of reads in a mix: --rwmixread, or 100 - fio's --rwmixwrite (both, when
+    /// they add up to 100).
     fn mix(&self) -> Result<i64> {
         let read = match self.text("rwmixwrite") {
-            Some(_) if self.given("rwmixread") => {
-                return Err(Error::usage(
-                    "--rwmixread and --rwmixwrite both set the mix; give one of them",
-                ));
-            }
             Some(w) => {
                 let w: i64 = count_opt("--rwmixwrite", w, "a percentage")?;
                 spec::RWMIXWRITE.check(w)?;
+                if let Some(r) = self.text("rwmixread").filter(|_| self.given("rwmixread")) {
+                    let r: i64 = count_opt("--rwmixread", r, "a percentage")?;
+                    if r + w != 100 {
+                        return Err(Error::usage(format!(
+                            "--rwmixread {r} and --rwmixwrite {w} both set the mix and do not add up to 100; give one of them"
+                        )));
+                    }
+                }
                 100 - w
             }
             None => count_opt(

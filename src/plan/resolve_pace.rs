@@ -100,9 +100,14 @@ impl RunOptions {
         }
         if let Some(t) = self.text("random-run") {
             let n: u64 = count_opt("--random-run", t, "a whole number of I/Os")?;
-            if n == 0 || !spec.rw.is_random() {
+            if n == 0 {
                 return Err(Error::usage(format!(
-                    "--random-run {t}: give at least 1 I/O per seek, with a random --rw (not {})",
+                    "--random-run {t}: give at least 1 I/O per seek"
+                )));
+            }
+            if !spec.rw.is_random() {
+                return Err(Error::usage(format!(
+                    "--random-run makes runs of I/Os between random seeks; --rw {} is sequential: drop it or use randread, randwrite or randrw",
                     spec.rw.name()
                 )));
             }

@@ -15,7 +15,7 @@ use crate::plan::distribution::Distribution;
 pub use crate::plan::engine::{Caps, EngineKind, EngineOpts};
 use crate::plan::new_file::NewFile;
 pub use crate::plan::rw::Rw;
-use crate::units::fmt_size;
+use crate::units::{fmt_size, fmt_sizes_apart};
 
 /// What a run allocates, estimated before it starts (see [`Spec::memory`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -374,27 +374,6 @@ impl Spec {
         }
     }
 
-    /// The checks of a trim pattern: nothing to verify, and no data to shape unless it
-    /// also writes.
-    fn validate_trim(&self) -> Result<()> {
-        if !self.rw.trims() {
-            return Ok(());
-        }
-        if self.verify {
-            return Err(Error::usage(format!(
-                "--verify reads back what was written, and --rw {} discards blocks; drop --verify",
-                self.rw.name()
-            )));
-        }
-        if !self.rw.writes_data() && self.data != crate::plan::data::DataSpec::default() {
-            return Err(Error::usage(format!(
-                "--rw {} writes no data, so the data options would change nothing; drop them, or use --rw trimwrite",
-                self.rw.name()
-            )));
-        }
-        Ok(())
-    }
-
     /// Checks everything that can be checked without the target.
     pub(crate) fn validate(&self) -> Result<()> {
         if self.bs == 0 {
@@ -421,10 +400,19 @@ impl Spec {
                 true => "--write-bs",
                 false => "--bs",
             };
+            let (bs, size) = fmt_sizes_apart(self.buf_bs(), size);
             return Err(Error::usage(format!(
-                "{opt} {} is larger than the span --size {}; use a smaller {opt} or a larger --size",
-                fmt_size(self.buf_bs()),
-                fmt_size(size)
+                "{opt} {bs} is larger than the span --size {size}; use a smaller {opt} or a larger --size",
+            )));
+        }
+        if let Some(size) = self.size {
+            self.verify_room(size)?;
+        }
+        if self.verify && self.data.dedup > 0.0 && self.buf_bs() <= self.data.dedup_unit {
+            return Err(Error::usage(format!(
+                "--verify stamps a header into every block, and no block is larger than a --dedup-unit ({}), so no unit can repeat another and --dedup {} cannot be met; drop one of them, or use a --dedup-unit smaller than the block",
+                fmt_size(self.data.dedup_unit),
+                self.data.dedup
             )));
         }
         let end = self.offset.checked_add(self.size.unwrap_or(0));

@@ -77,6 +77,12 @@ fn the_device_line_says_the_flushes_and_their_empty_writes() {
         out.contains("as a write of no data: up to 255 of the device's 510 writes (iomark made 255 fsyncs) are such flushes, not data"),
         "{out}"
     );
+    // One fsync (a buffered run's --end-fsync): in the singular ("1 fsyncs" before).
+    r.repetitions[0].device = Some(device(2, 1));
+    r.repetitions[0].fsyncs = 1;
+    let out = text::run_summary(&r);
+    assert!(out.contains("(iomark made 1 fsync) are such"), "{out}");
+    r.repetitions[0].fsyncs = 255;
     // As many writes as iomark's and no fsync (libaio's O_DSYNC writes, whose flushes
     // the kernel counts as flushes only): none of the writes is said to be one.
     r.repetitions[0].device = Some(device(1024, 271));

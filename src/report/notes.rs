@@ -281,16 +281,17 @@ pub fn data_figures(
     );
     if next > 0 {
         let left = plan.size - bytes;
+        let writes = crate::report::text::counted(writes, "whole write", "whole writes");
         let what = match &plan.spec.bs_mix {
             None => format!(
-                "{writes} whole writes of --bs {} ({} B), what a write run of --size {} ({} B) writes: it writes no partial block, so the last {left} B of its span are not written",
+                "{writes} of --bs {} ({} B), what a write run of --size {} ({} B) writes: it writes no partial block, so the last {left} B of its span are not written",
                 fmt_size(plan.spec.bs),
                 bytes,
                 fmt_size(plan.size),
                 plan.size,
             ),
             Some(mix) => format!(
-                "{writes} whole writes of {} ({} B), what a write run's first pass over --size {} ({} B) writes: its next write ({} B) does not fit in the last {left} B, and a run that goes on writes it at the span's start",
+                "{writes} of {} ({} B), what a write run's first pass over --size {} ({} B) writes: its next write ({} B) does not fit in the last {left} B, and a run that goes on writes it at the span's start",
                 mix.opt(),
                 bytes,
                 fmt_size(plan.size),

@@ -13,7 +13,7 @@ pub(crate) fn run_amplification(r: &Run) -> Table {
             format!("write amplification ({})", w.source),
             match w.ratio {
                 Some(x) => format!(
-                    "{x:.3} ({} of {} bytes) — {}",
+                    "{x:.3} ({} bytes on the device side for {} on the host side) — {}",
                     w.device_bytes.unwrap_or(0),
                     w.host_bytes.unwrap_or(0),
                     w.note

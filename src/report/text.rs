@@ -235,7 +235,8 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
             Some(d) => {
                 let _ = writeln!(
                     out,
-                    "  cache: at least {hit:.0}% of reads served from memory (page cache); the device read {} for iomark's {} (readahead, other processes)",
+                    "  cache: at least {} of reads served from memory (page cache); the device read {} for iomark's {} (readahead, other processes)",
+                    crate::units::fmt_pct(hit),
                     fmt_size(d.read_bytes),
                     fmt_size(rep.read.bytes)
                 );
@@ -243,8 +244,9 @@ fn repetition_lines(out: &mut String, run: &Run, rep: &Repetition) {
             None => {
                 let _ = writeln!(
                     out,
-                    "  cache: {hit:.0}% of reads served from memory (page cache), {:.0}% reached the device",
-                    100.0 - hit
+                    "  cache: {} of reads served from memory (page cache), {} reached the device",
+                    crate::units::fmt_pct(hit),
+                    crate::units::fmt_pct(100.0 - hit)
                 );
             }
         }

@@ -34,8 +34,9 @@ pub(super) fn empty_flush_writes(
                 return None;
             }
             format!(
-                "up to {asked} of the device's {} writes (iomark made {own_fsyncs} fsyncs) are such flushes, not data",
-                d.write_ios
+                "up to {asked} of the device's {} writes (iomark made {}) are such flushes, not data",
+                d.write_ios,
+                crate::report::text::counted(own_fsyncs, "fsync", "fsyncs")
             )
         }
     };

@@ -537,3 +537,44 @@ fn a_saturation_verdict_names_the_depths_it_did_not_count() {
     let v = text::study_verdict(&tables::studies(&whole)[0]).unwrap();
     assert!(!v.contains("not counted"), "{v}");
 }
+
+/// The write amplification's row in the reports (HTML, Markdown) gives the device's bytes
+/// and the host's in the order its ratio divides them, saying which is which (it read
+/// "1.002 (27374125056 of 27323793408 bytes) — bytes iomark wrote against bytes the
+/// kernel sent", the reverse of its figures); the cache line rounds both shares as
+/// `fmt_pct` does, so a 99.8% is not "100%" beside a device that read.
+#[test]
+fn amplification_rows_name_their_sides_and_cache_shares_do_not_round_to_all() {
+    let mut r = run(Rw::Write, 1, &[25_000.0], None);
+    r.write_amplification_sources = vec![WriteAmplification {
+        source: "block_layer".into(),
+        host_bytes: Some(1000),
+        device_bytes: Some(1002),
+        ratio: Some(1.002),
+        note: "bytes the kernel sent to vda".into(),
+        outside_bytes: None,
+    }];
+    let t = crate::report::tables_env::run_amplification(&r);
+    assert_eq!(
+        t.rows[0][1].text,
+        "1.002 (1002 bytes on the device side for 1000 on the host side) — bytes the kernel sent to vda"
+    );
+    let mut r = run(Rw::RandRead, 1, &[25_000.0], None);
+    r.spec.direct = false;
+    let read = r.repetitions[0].read.bytes;
+    let dev = DeviceDelta {
+        name: "vda".into(),
+        read_ios: 9,
+        read_bytes: read * 2 / 1000,
+        ..Default::default()
+    };
+    r.repetitions[0].page_cache_hit_pct = dev.page_cache_hit_pct(read);
+    r.repetitions[0].device = Some(dev);
+    let s = text::run_summary(&r);
+    assert!(
+        s.contains(
+            "cache: 99.8% of reads served from memory (page cache), 0.2% reached the device"
+        ),
+        "{s}"
+    );
+}

@@ -495,3 +495,68 @@ fn a_build_without_mpi_refuses_to_run_as_several_tasks() {
         .unwrap();
     assert_success(&data);
 }
+
+/// Each refusal names the problem it is about, in words that do not contradict it: a
+/// block one byte larger than the span was "4 KiB larger than 4.0 KiB"; `--random-run 0`
+/// with randread blamed the pattern ("with a random --rw (not randread)") and
+/// `--random-run 4` with a sequential one asked for "at least 1"; `[]` was "not JSON".
+#[test]
+fn refusals_name_the_problem_they_are_about() {
+    let dir = tmp();
+    let empty = dir.path().join("e.json");
+    std::fs::write(&empty, "[]\n").unwrap();
+    let file = dir.path().join("f.dat");
+    let f = file.to_str().unwrap();
+    let cases: [(&[&str], &str, &str); 5] = [
+        (
+            &["run", "--engine", "null", "--size", "4095"],
+            "--bs 4096 bytes is larger than the span --size 4095 bytes",
+            "4.0 KiB",
+        ),
+        (
+            &[
+                "run",
+                "--rw",
+                "randread",
+                "--random-run",
+                "0",
+                "--size",
+                "1m",
+                f,
+            ],
+            "--random-run 0: give at least 1 I/O per seek",
+            "not randread",
+        ),
+        (
+            &[
+                "run",
+                "--rw",
+                "read",
+                "--random-run",
+                "4",
+                "--size",
+                "1m",
+                f,
+            ],
+            "--rw read is sequential",
+            "at least 1",
+        ),
+        (
+            &["report", empty.to_str().unwrap()],
+            "is JSON but neither an iomark results document",
+            "is not JSON",
+        ),
+        (
+            &["compare", empty.to_str().unwrap(), empty.to_str().unwrap()],
+            "is JSON but neither",
+            "is not JSON",
+        ),
+    ];
+    for (args, want, not) in cases {
+        let out = iomark().args(args).output().unwrap();
+        assert_refused(&out, want);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains(not), "`iomark {}`: {err}", args.join(" "));
+    }
+    assert!(!file.exists(), "a refused run creates nothing");
+}

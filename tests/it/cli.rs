@@ -1319,3 +1319,65 @@ fn refusals_name_what_was_given() {
         .unwrap();
     assert_refused(&out, "asks for 2 targets but 1 was given");
 }
+
+/// `--rwmixread 60 --rwmixwrite 40` say the same mix, and fio takes both: they were
+/// refused ("both set the mix"). Now taken when they add up to 100, and refused, naming
+/// both figures, when they do not.
+#[test]
+fn rwmixread_and_rwmixwrite_that_agree_are_taken() {
+    let base = ["run", "--engine", "null", "--size", "1m", "--rw", "randrw"];
+    let doc = crate::common::run_json(
+        &[
+            &base[..],
+            &[
+                "--rwmixread",
+                "60",
+                "--rwmixwrite",
+                "40",
+                "--runtime",
+                "0.1s",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        doc["runs"][0]["spec"]["rwmixread"], 60,
+        "{}",
+        doc["runs"][0]["spec"]
+    );
+    let out = iomark()
+        .args(base)
+        .args(["--rwmixread", "60", "--rwmixwrite", "30"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "--rwmixread 60 and --rwmixwrite 30 both set the mix and do not add up to 100",
+    );
+}
+
+/// A `--rate-cycle` shorter than the main thread's quarter-second tick was checked over a
+/// tick: 100 ms said "over the 0.25 s cycle". Now each cycle is checked when it ends.
+#[test]
+fn a_short_rate_cycle_is_checked_over_its_own_length() {
+    let out = iomark()
+        .args([
+            "run", "--engine", "null", "--size", "1m", "--rw", "randread",
+        ])
+        .args(["--rate-iops-min", "100000000000", "--rate-cycle", "50ms"])
+        .args(["--runtime", "3s", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let secs: f64 = err
+        .split(" over the ")
+        .nth(1)
+        .and_then(|s| s.split(" s cycle").next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no cycle in: {err}"));
+    assert!(
+        (0.045..0.2).contains(&secs),
+        "a 50 ms cycle checked over {secs} s: {err}"
+    );
+}

@@ -242,6 +242,17 @@ fn a_size_not_a_multiple_of_the_block_gives_the_whole_writes_a_run_makes() {
         said.contains("3 whole writes of --bs 12 KiB") && said.contains("last 4096 B"),
         "{said}"
     );
+    // One write's worth and a part: one whole write, said in the singular.
+    let one = iomark()
+        .args(["data", "--size", "5000", "-o", "-"])
+        .output()
+        .unwrap();
+    assert_success(&one);
+    let said = String::from_utf8_lossy(&one.stderr);
+    assert!(
+        said.contains("1 whole write of --bs 4 KiB (4096 B)"),
+        "{said}"
+    );
     // Fewer bytes than one write: no run writes anything, so no stream is made.
     let small = iomark()
         .args(["data", "--bs", "12k", "--size", "8k", "-o", "-"])

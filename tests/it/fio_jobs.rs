@@ -1167,7 +1167,10 @@ fn rw_suffixes_seek_every_n_and_leave_holes() {
             .any(|l| l == "rw=randread:8")
     );
     for (args, needle) in [
-        (&["--rw", "read", "--random-run", "8"][..], "random --rw"),
+        (
+            &["--rw", "read", "--random-run", "8"][..],
+            "--rw read is sequential",
+        ),
         (&["--rw", "randread", "--hole", "4k"][..], "sequential I/Os"),
     ] {
         let out = iomark()

@@ -165,13 +165,13 @@ impl Target {
     /// Checks block size, offset and span against the target's direct-I/O alignment.
     pub(super) fn check_geometry(&mut self, spec: &Spec) -> Result<()> {
         if spec.buf_bs() > self.span {
+            let (bs, span) = crate::units::fmt_sizes_apart(spec.buf_bs(), self.span);
             return Err(Error::target(format!(
-                "--bs {} is larger than the span of {} ({}); use a smaller --bs or a larger --size",
-                fmt_size(spec.buf_bs()),
+                "--bs {bs} is larger than the span of {} ({span}); use a smaller --bs or a larger --size",
                 self.path.display(),
-                fmt_size(self.span)
             )));
         }
+        spec.verify_room(self.span)?;
         hipri_polls(spec, &self.path, self.device.as_ref())?;
         if !spec.direct {
             return Ok(());

@@ -39,6 +39,10 @@ pub(crate) fn load(path: &Path) -> Result<Document> {
         if let Some(doc) = terse::parse(&text) {
             return doc.map_err(|e| Error::document(format!("{name}: {e}")));
         }
+        if serde_json::from_str::<Value>(&text).is_ok() {
+            // Valid JSON, but no object: `[]`, a number, a string.
+            return Err(neither(&name));
+        }
         // Report why the first object did not parse, as before.
         let start = text.find('{').unwrap_or(0);
         let e = serde_json::from_str::<Value>(&text[start..])
@@ -58,9 +62,7 @@ pub(crate) fn load(path: &Path) -> Result<Document> {
         .filter(|v| v.get("fio version").is_some())
         .collect();
     let Some(last) = reports.last() else {
-        return Err(Error::document(format!(
-            "{name} is JSON but neither an iomark results document (no \"schema\") nor fio output (no \"fio version\")"
-        )));
+        return Err(neither(&name));
     };
     let info = TextInfo::read(&rest);
     let mut doc =
@@ -74,6 +76,13 @@ pub(crate) fn load(path: &Path) -> Result<Document> {
         }
     }
     Ok(doc)
+}
+
+/// A JSON file that is neither tool's document.
+fn neither(name: &impl std::fmt::Display) -> Error {
+    Error::document(format!(
+        "{name} is JSON but neither an iomark results document (no \"schema\") nor fio output (no \"fio version\"); give an iomark results file or fio --output-format=json output"
+    ))
 }
 
 /// Every JSON object that starts a line of `text` (byte range and value), and the text
