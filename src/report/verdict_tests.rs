@@ -578,3 +578,22 @@ fn amplification_rows_name_their_sides_and_cache_shares_do_not_round_to_all() {
         "{s}"
     );
 }
+
+/// A run cut before any repetition completed shows its one measured repetition (n = 1)
+/// under a legend that said "over the complete repetitions": the legend now says what
+/// such a row is averaged over, and the row is marked.
+#[test]
+fn the_legend_says_what_an_interrupted_runs_row_is_over() {
+    use crate::results::schema::Status;
+    let mut cut = run(Rw::RandRead, 1, &[9e3], None);
+    cut.status = Status::Interrupted;
+    cut.repetitions[0].status = Status::Interrupted;
+    let md = report(&[("d".into(), doc(vec![cut]))], Format::Md);
+    assert!(md.contains("(interrupted)"), "{md}");
+    assert!(
+        md.contains(
+            "a run cut before any completed: over the ones it measured, its name marked interrupted"
+        ),
+        "{md}"
+    );
+}

@@ -411,6 +411,8 @@ fn an_empty_target_is_said_to_be_empty() {
             "{err}"
         );
         assert!(!err.contains("--offset"), "{err}");
+        // Only a device is told about loop devices (a file was too).
+        assert_eq!(err.contains("losetup"), what == "device", "{err}");
     }
 }
 
@@ -559,4 +561,24 @@ fn refusals_name_the_problem_they_are_about() {
         assert!(!err.contains(not), "`iomark {}`: {err}", args.join(" "));
     }
     assert!(!file.exists(), "a refused run creates nothing");
+}
+
+/// Writing an existing empty file without `--size` was told "use a smaller --bs or a
+/// larger --size", where no --bs could help: now it is told to give a --size.
+#[test]
+fn writing_an_empty_file_asks_for_a_size() {
+    let dir = tmp();
+    let f = dir.path().join("empty.dat");
+    std::fs::write(&f, b"").unwrap();
+    let out = iomark()
+        .args(["run", "--rw", "write", "--overwrite"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "is empty (0 B), and without --size its length is the span; give a --size",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("smaller --bs"), "{err}");
 }

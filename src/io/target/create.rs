@@ -164,6 +164,13 @@ impl Target {
 
     /// Checks block size, offset and span against the target's direct-I/O alignment.
     pub(super) fn check_geometry(&mut self, spec: &Spec) -> Result<()> {
+        if self.span == 0 {
+            // An existing empty file, its length taken for the span: no block fits.
+            return Err(Error::target(format!(
+                "{} is empty (0 B), and without --size its length is the span; give a --size to write (e.g. --size 64m)",
+                self.path.display()
+            )));
+        }
         if spec.buf_bs() > self.span {
             let (bs, span) = crate::units::fmt_sizes_apart(spec.buf_bs(), self.span);
             return Err(Error::target(format!(

@@ -62,9 +62,16 @@ pub(crate) fn past_the_end(spec: &Spec, len: u64, kind: TargetKind, path: &Path)
     let p = path.display();
     if spec.offset >= len {
         return Some(Error::target(match len {
-            0 => format!(
-                "{p} is empty (0 B); name a {what} that holds data (an unbound loop device has none: set it up with losetup)"
-            ),
+            0 => {
+                // Only a loop device can be empty for want of a backing file.
+                let hint = match kind {
+                    TargetKind::BlockDevice => {
+                        " (an unbound loop device has none: set it up with losetup)"
+                    }
+                    _ => "",
+                };
+                format!("{p} is empty (0 B); name a {what} that holds data{hint}")
+            }
             _ => format!(
                 "--offset {} is at or past the end of {p} ({}); use a smaller --offset",
                 fmt_size(spec.offset),
