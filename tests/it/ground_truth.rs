@@ -245,10 +245,19 @@ fn a_deep_queues_drained_ios_are_not_the_devices_extra() {
         let dir = rw.trim_start_matches("rand");
         let bytes = rep[dir]["bytes"].as_u64().unwrap();
         let said = rep["device"][format!("{dir}_bytes")].as_u64().unwrap();
-        assert_eq!(
-            said, bytes,
-            "{rw}: the device's bytes less the drained ones"
-        );
+        // Writes are iomark's alone; a device's reads may include a probe's (udev's
+        // blkid after a writer closes it), a few hundred KiB, where the drained reads were
+        // 8 MiB (2048 of 4 KiB).
+        match dir {
+            "write" => assert_eq!(
+                said, bytes,
+                "{rw}: the device's bytes less the drained ones"
+            ),
+            _ => assert!(
+                said >= bytes && said - bytes < 1 << 20,
+                "{rw}: the device's {said} bytes less the drained ones, iomark's {bytes}"
+            ),
+        }
         let sec = if dir == "write" { 3 } else { 1 };
         let kernel = (after[sec] - before[sec]) * 512;
         assert!(
