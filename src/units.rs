@@ -61,16 +61,11 @@ pub fn parse_size(text: &str) -> Result<u64, UnitError> {
         "PB" => 1_000_000_000_000_000,
         "kb" | "Kb" | "mb" | "Mb" | "gb" | "Gb" | "tb" | "Tb" | "pb" | "Pb" => {
             let unit = suffix.chars().next().expect("two letters");
-            let upper = match unit {
-                'k' | 'K' => 'K',
-                u => u.to_ascii_uppercase(),
-            };
-            let lower = unit.to_ascii_lowercase();
             return Err(UnitError::AmbiguousSize(
                 text.to_string(),
                 num.to_string(),
-                lower,
-                upper,
+                unit.to_ascii_lowercase(),
+                unit.to_ascii_uppercase(),
             ));
         }
         _ => return Err(bad()),
@@ -141,13 +136,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
 
 /// Formats a byte count with binary units: `4 KiB`, `1 MiB`, `1.5 GiB`, `512 B`.
 pub(crate) fn fmt_size(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = bytes as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < UNITS.len() {
-        v /= 1024.0;
-        i += 1;
-    }
+    let (v, i) = scaled(bytes);
     if v.fract() == 0.0 {
         format!("{} {}", v as u64, UNITS[i])
     } else {
@@ -155,16 +144,26 @@ pub(crate) fn fmt_size(bytes: u64) -> String {
     }
 }
 
+/// The units [`fmt_size`] writes.
+const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+
+/// `bytes` in the largest of [`UNITS`] that keeps it at 1 or more: the value and the
+/// unit's index.
+fn scaled(bytes: u64) -> (f64, usize) {
+    let (mut v, mut i) = (bytes as f64, 0);
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    (v, i)
+}
+
 /// Two sizes formatted so that they read apart: in bytes where [`fmt_size`] would round
 /// both to the same words (4095 bytes and 4 KiB are not both "4.0 KiB").
 pub(crate) fn fmt_sizes_apart(a: u64, b: u64) -> (String, String) {
     // What `fmt_size` shows, to a tenth: "4 KiB" and "4.0 KiB" read alike.
     let shown = |bytes: u64| {
-        let (mut v, mut i) = (bytes as f64, 0);
-        while v >= 1024.0 && i < 5 {
-            v /= 1024.0;
-            i += 1;
-        }
+        let (v, i) = scaled(bytes);
         (format!("{v:.1}"), i)
     };
     match a != b && shown(a) == shown(b) {

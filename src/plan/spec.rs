@@ -405,16 +405,7 @@ impl Spec {
                 "{opt} {bs} is larger than the span --size {size}; use a smaller {opt} or a larger --size",
             )));
         }
-        if let Some(size) = self.size {
-            self.verify_room(size)?;
-        }
-        if self.verify && self.data.dedup > 0.0 && self.buf_bs() <= self.data.dedup_unit {
-            return Err(Error::usage(format!(
-                "--verify stamps a header into every block, and no block is larger than a --dedup-unit ({}), so no unit can repeat another and --dedup {} cannot be met; drop one of them, or use a --dedup-unit smaller than the block",
-                fmt_size(self.data.dedup_unit),
-                self.data.dedup
-            )));
-        }
+        self.validate_verify()?;
         let end = self.offset.checked_add(self.size.unwrap_or(0));
         if end.is_none_or(|e| e > i64::MAX as u64) {
             return Err(Error::usage(

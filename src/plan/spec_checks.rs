@@ -1,12 +1,28 @@
 //! The checks of a spec that stand apart from `Spec::validate`'s list: a trim pattern's,
-//! and `--verify`'s room for its jobs (also checked against the target's span once it is
-//! opened).
+//! and `--verify`'s (room for its jobs, also checked against the target's span once it is
+//! opened; a `--dedup` its headers leave possible).
 
 use crate::error::{Error, Result};
 use crate::plan::spec::Spec;
 use crate::units::fmt_size;
 
 impl Spec {
+    /// `--verify`'s checks without the target: room for its jobs in `--size`, and a
+    /// `--dedup` that some unit without a header can meet.
+    pub(super) fn validate_verify(&self) -> Result<()> {
+        if let Some(size) = self.size {
+            self.verify_room(size)?;
+        }
+        if self.verify && self.data.dedup > 0.0 && self.buf_bs() <= self.data.dedup_unit {
+            return Err(Error::usage(format!(
+                "--verify stamps a header into every block, and no block is larger than a --dedup-unit ({}), so no unit can repeat another and --dedup {} cannot be met; drop one of them, or use a --dedup-unit smaller than the block",
+                fmt_size(self.data.dedup_unit),
+                self.data.dedup
+            )));
+        }
+        Ok(())
+    }
+
     /// With `--verify`, jobs that share a span each own a region of it, so that no two
     /// writes to one block race: refused where the span holds fewer blocks than jobs
     /// (a job with none would share another's block, and its writes would be read back as
