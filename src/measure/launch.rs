@@ -13,7 +13,10 @@ use crate::io::sys;
 use crate::plan::engine::EngineOpts;
 use std::os::fd::BorrowedFd;
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
+
+use crate::io::env::{BlockDev, BlockStat};
 
 use crate::measure::gate::Gate;
 use crate::measure::interval::{LaneTx, Live};
@@ -364,6 +367,8 @@ pub(crate) struct WorkerCtx<'a> {
     pub(crate) stop: &'a StopFlag,
     /// Raised by a worker that failed, so the others stop too.
     pub(crate) halt: &'a AtomicBool,
+    /// The lane's device counters at the ramp's end (its first job reads them).
+    pub(crate) counters: &'a RampCounters<'a>,
     pub(crate) live: &'a Live,
     pub(crate) gate: &'a Gate,
     pub(crate) tx: LaneTx,
@@ -372,6 +377,47 @@ pub(crate) struct WorkerCtx<'a> {
     /// `--file-service`: every file this worker serves (`fd`, `base`, `span` and `path`
     /// above are the first one's); empty for a worker on one file.
     pub(crate) files: &'a [WorkFile<'a>],
+}
+
+/// A lane's device counters at the ramp's end, read by its first job as it crosses it:
+/// the main thread woke up to milliseconds late, and the I/Os the workers counted in the
+/// meantime were iomark's and not the device's. Once read, the lane's I/Os of the ramp
+/// that complete are the device's and not iomark's (`Tally::unmeasured_read`).
+pub(crate) struct RampCounters<'a> {
+    device: Option<&'a BlockDev>,
+    before: Mutex<Option<BlockStat>>,
+    open: AtomicBool,
+}
+
+impl<'a> RampCounters<'a> {
+    /// Without a ramp the main thread reads the counters before the first I/O.
+    pub(crate) fn new(device: Option<&'a BlockDev>, ramp_ns: u64) -> RampCounters<'a> {
+        RampCounters {
+            device,
+            before: Mutex::new(None),
+            open: AtomicBool::new(ramp_ns == 0),
+        }
+    }
+
+    /// Job `job` of the lane crosses the ramp's end (after a reap: what it took completed
+    /// before the reading).
+    pub(crate) fn crossed(&self, job: u32) {
+        if job == 0 && !self.is_open() {
+            let stat = self.device.and_then(BlockDev::stat);
+            *self.before.lock().unwrap_or_else(|e| e.into_inner()) = stat;
+            self.open.store(true, Ordering::Release);
+        }
+    }
+
+    /// Whether the counters' "before" has been read.
+    pub(crate) fn is_open(&self) -> bool {
+        self.open.load(Ordering::Acquire)
+    }
+
+    /// The reading at the ramp's end, if the first job took one.
+    pub(crate) fn before(&self) -> Option<BlockStat> {
+        *self.before.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// One of the files a worker serves with `--file-service`.

@@ -14,7 +14,7 @@ use crate::io::target::Target;
 use crate::measure::gate::Gate;
 use crate::measure::interval::{IntervalMsg, IntervalSum, LaneTx, Live, all_lanes, gather};
 use crate::measure::launch::run_worker;
-use crate::measure::launch::{WorkFile, WorkerCtx};
+use crate::measure::launch::{RampCounters, WorkFile, WorkerCtx};
 use crate::measure::merge::{CpuMark, Merged, WindowCpu};
 use crate::measure::monitor::Monitor;
 use crate::measure::targets::target_reps;
@@ -253,12 +253,14 @@ impl Watch {
         }
     }
 
-    /// Each lane's device counters, after minus before. They are read after the workers
-    /// have drained their queues: with direct I/O (each I/O one the device does) the
-    /// lane's own that completed after the window's end, which iomark does not count,
-    /// are taken off (a QD 4096 run's 16 MiB were "more than iomark's", blamed on other
-    /// processes, and raised the write amplification). With `--file-service` the lane's
-    /// workers serve targets on other devices too: left as read.
+    /// Each lane's device counters, after minus before. "Before" is read when the ramp
+    /// ends and "after" once the workers have drained their queues: with direct I/O (each
+    /// I/O one the device does) the lane's own I/Os the device did in between that iomark
+    /// does not count are taken off: the ramp's still in flight at the first reading, and
+    /// those that completed after the window's end (a QD 4096 run's 16 MiB were "more
+    /// than iomark's", blamed on other processes, and raised the write amplification).
+    /// With `--file-service` the lane's workers serve targets on other devices too: left
+    /// as read.
     pub(crate) fn device_deltas(
         &self,
         lanes: &[Lane],
@@ -270,7 +272,7 @@ impl Watch {
                 let mut delta = DeviceDelta::between(&d.name, (*before)?, d.stat()?);
                 if l.spec.direct && l.files.is_empty() {
                     for (_, o) in outs.iter().filter(|(lane, _)| *lane == i) {
-                        delta.less_own(o.tally.late_read, o.tally.late_write);
+                        delta.less_own(o.tally.unmeasured_read, o.tally.unmeasured_write);
                     }
                 }
                 Some(delta)
@@ -300,6 +302,10 @@ pub(crate) fn drive(
 ) -> (Vec<(usize, WorkerOut)>, Watch) {
     let halt = AtomicBool::new(false);
     let gate = Gate::default();
+    let win = watched_window(lanes);
+    let counters: Vec<RampCounters> = (lanes.iter())
+        .map(|l| RampCounters::new(l.target.device.as_ref(), win.ramp_ns))
+        .collect();
     let lane_jobs: Vec<usize> = lanes.iter().map(|l| l.jobs as usize).collect();
     let live: Vec<Live> = (0..lane_jobs.iter().sum::<usize>())
         .map(|_| Live::default())
@@ -308,7 +314,6 @@ pub(crate) fn drive(
     let paths: Vec<String> = (lanes.iter())
         .map(|l| l.target.path.display().to_string())
         .collect();
-    let win = watched_window(lanes);
     let mut watch = Watch::new(lanes.len());
     let outs = std::thread::scope(|scope| {
         let mut handles = Vec::new();
@@ -347,6 +352,7 @@ pub(crate) fn drive(
                 interval_ns: (spec.interval_s * 1e9) as u64,
                 stop,
                 halt: &halt,
+                counters: &counters[t],
                 live: &live[n],
                 gate: &gate,
                 tx: LaneTx {
@@ -410,6 +416,13 @@ pub(crate) fn drive(
         watch.stop_wait_s = monitor.stop_wait_s();
         join_workers(handles)
     });
+    // A lane's first job read its counters as it crossed the ramp's end: closer to the
+    // workers' own start than the main thread's reading above.
+    for (before, c) in watch.dev_before.iter_mut().zip(&counters) {
+        if let Some(stat) = c.before() {
+            *before = Some(stat);
+        }
+    }
     (outs, watch)
 }
 

@@ -15,11 +15,12 @@ pub(crate) struct Tally {
     pub(crate) hist_write: LatHist,
     pub(crate) hist_trim: LatHist,
     pub(crate) fsyncs: u64,
-    /// Reads and writes measured that completed after a time-based window's end: not
-    /// counted, but done by the device before its counters are read (after the workers
-    /// drain their queues), so they are taken off the device's figures.
-    pub(crate) late_read: Counter,
-    pub(crate) late_write: Counter,
+    /// Reads and writes done while the device counters were open that iomark does not
+    /// count: issued in the ramp and completed after the "before" reading, or completed
+    /// after a time-based window's end (the counters' "after" is read once the workers
+    /// have drained their queues). Taken off the device's figures.
+    pub(crate) unmeasured_read: Counter,
+    pub(crate) unmeasured_write: Counter,
     /// Nanoseconds from measurement start to the end of the window (of the last of
     /// those added).
     pub(crate) end_ns: u64,
@@ -35,8 +36,8 @@ impl Tally {
             hist_write: LatHist::precise(),
             hist_trim: LatHist::precise(),
             fsyncs: 0,
-            late_read: Counter::default(),
-            late_write: Counter::default(),
+            unmeasured_read: Counter::default(),
+            unmeasured_write: Counter::default(),
             end_ns: 0,
         }
     }
@@ -50,16 +51,16 @@ impl Tally {
         self.hist_write += &o.hist_write;
         self.hist_trim += &o.hist_trim;
         self.fsyncs += o.fsyncs;
-        self.late_read += o.late_read;
-        self.late_write += o.late_write;
+        self.unmeasured_read += o.unmeasured_read;
+        self.unmeasured_write += o.unmeasured_write;
         self.end_ns = self.end_ns.max(o.end_ns);
     }
 
-    /// One read or write of `len` bytes that completed after the window's end.
-    pub(crate) fn late(&mut self, write: bool, len: u32) {
+    /// One read or write of `len` bytes the device counted and iomark does not.
+    pub(crate) fn unmeasured(&mut self, write: bool, len: u32) {
         let c = match write {
-            true => &mut self.late_write,
-            false => &mut self.late_read,
+            true => &mut self.unmeasured_write,
+            false => &mut self.unmeasured_read,
         };
         c.ios += 1;
         c.bytes += len as u64;

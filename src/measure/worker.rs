@@ -17,7 +17,6 @@ use crate::measure::interval::{Interval, LiveTotals};
 use crate::measure::launch::{WorkerCtx, io_error};
 use crate::measure::pace::Pace;
 use crate::measure::worker_out::CpuStart;
-use crate::plan::spec::EngineKind;
 use crate::workload::data::{DataGen, Lent};
 use crate::workload::rng::{Mix, Offsets, Rng};
 use crate::workload::sampler::Sampler;
@@ -205,8 +204,7 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         });
         loop {
             if self.cpu_start.is_none() && self.now >= self.ctx.ramp_ns {
-                let uring = self.ctx.spec.engine == EngineKind::IoUring;
-                self.cpu_start = Some(CpuStart::now(uring));
+                self.cross_ramp();
             }
             self.check_stop();
             self.fill_queue();
@@ -522,8 +520,8 @@ impl<'c, 'a, E: Engine> Worker<'c, 'a, E> {
         }
         if sl.counts && in_window {
             self.record(sl);
-        } else if self.ctx.end_ns.is_some_and(|end| self.now > end) {
-            self.out.tally.late(sl.op != Op::Read, sl.len);
+        } else if self.ctx.end_ns.is_some_and(|end| self.now > end) || self.ctx.counters.is_open() {
+            self.out.tally.unmeasured(sl.op != Op::Read, sl.len);
         }
     }
 

@@ -6,6 +6,8 @@
 
 use super::Worker;
 use crate::io::engine::{Completion, Engine, Op, Queued, Request};
+use crate::measure::worker_out::CpuStart;
+use crate::plan::spec::EngineKind;
 
 /// The request slots (and buffers) of a worker of `spec`: `--qd`, and one to prepare
 /// ahead in.
@@ -14,6 +16,20 @@ pub(crate) fn slots(spec: &crate::plan::spec::Spec) -> usize {
 }
 
 impl<E: Engine> Worker<'_, '_, E> {
+    /// At the ramp's end: the lane's first job reads the device counters, after taking
+    /// every completion the kernel has made (io_uring defers posting them until the thread
+    /// enters the kernel: the device had counted them, and taken after the reading they
+    /// were taken off as the device's), then the thread's CPU time is read.
+    pub(super) fn cross_ramp(&mut self) {
+        if self.ctx.job == 0 && !self.ctx.counters.is_open() {
+            self.eng.settle();
+            self.reap();
+            self.ctx.counters.crossed(self.ctx.job);
+        }
+        let uring = self.ctx.spec.engine == EngineKind::IoUring;
+        self.cpu_start = Some(CpuStart::now(uring));
+    }
+
     /// Whether an I/O issued now counts against the size budget (`ios_per_job`): once
     /// measuring, or also in the ramp when the ramp is part of the size (fio's way).
     pub(super) fn budgeted(&self, measuring: bool) -> bool {

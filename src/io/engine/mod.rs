@@ -86,6 +86,9 @@ pub(crate) trait Engine {
     fn submit(&mut self, wait_for: usize) -> io::Result<()>;
     /// Moves every completion available now into `out`, without blocking.
     fn reap(&mut self, out: &mut Vec<Completion>);
+    /// Has the kernel post the completions it holds back for this thread (io_uring's
+    /// deferred task work), so that `reap` takes every I/O done by now.
+    fn settle(&mut self) {}
     /// The buffer of `slot`, to fill before a write or to inspect after a read.
     ///
     /// # Safety
