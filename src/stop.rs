@@ -19,8 +19,11 @@ impl StopFlag {
         StopFlag::default()
     }
     /// Ctrl-C, SIGTERM and SIGHUP raise this flag; a second one ends the process at once,
-    /// after `last_words` (which removes a file iomark is still making). Installed once per
-    /// process, by the command that starts I/O; arming again does nothing.
+    /// after `last_words` (which removes a file iomark is still making). Signals within
+    /// [`TOGETHER`] of the first are the same request: `timeout` sends its signal to the
+    /// process and again to its process group, and the second ended iomark at once,
+    /// without a word, losing the run it was measuring. Installed once per process, by the
+    /// command that starts I/O; arming again does nothing.
     pub fn arm(&self, last_words: fn()) -> std::io::Result<()> {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         static ARMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -30,12 +33,23 @@ impl StopFlag {
         let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
         let cell = Arc::clone(&self.0); // the first signal asks every loop to stop
         std::thread::spawn(move || {
-            for (n, sig) in signals.forever().enumerate() {
-                if n > 0 {
-                    last_words();
-                    std::process::exit(128 + sig);
+            let mut first: Option<Instant> = None;
+            for sig in signals.forever() {
+                match first {
+                    None => {
+                        first = Some(Instant::now());
+                        cell.store(sig as usize, Ordering::Relaxed);
+                    }
+                    Some(at) if at.elapsed() < TOGETHER => {}
+                    Some(_) => {
+                        eprintln!(
+                            "iomark: stopped at once by a second signal ({}); the run under way is not saved",
+                            name_of(sig as usize)
+                        );
+                        last_words();
+                        std::process::exit(128 + sig);
+                    }
                 }
-                cell.store(sig as usize, Ordering::Relaxed);
             }
         });
         Ok(())
@@ -60,12 +74,20 @@ impl StopFlag {
     }
     /// The name of the signal that stopped the run, for messages.
     pub(crate) fn signal_name(&self) -> &'static str {
-        match self.signal() as i32 {
-            2 => "SIGINT",
-            15 => "SIGTERM",
-            1 => "SIGHUP",
-            _ if self.signal() == STOP_REQUESTED => "request",
-            _ => "signal",
-        }
+        name_of(self.signal())
+    }
+}
+
+/// Signals this close to the first are the same request to stop (a person's second
+/// Ctrl-C comes later).
+pub const TOGETHER: Duration = Duration::from_millis(100);
+
+fn name_of(sig: usize) -> &'static str {
+    match sig {
+        2 => "SIGINT",
+        15 => "SIGTERM",
+        1 => "SIGHUP",
+        STOP_REQUESTED => "request",
+        _ => "signal",
     }
 }

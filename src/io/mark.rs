@@ -147,6 +147,13 @@ pub(crate) fn unfinished(path: &Path, identity: Option<(u64, u64)>, add: bool) {
     }
 }
 
+/// Whether `path` is on the list [`remove_unfinished`] removes.
+#[cfg(test)]
+pub(crate) fn is_unfinished(path: &Path) -> bool {
+    let list = UNFINISHED.lock().unwrap_or_else(|p| p.into_inner());
+    list.iter().any(|(p, _)| p == path)
+}
+
 /// Removes every file this process created and still owns (each only if the path still
 /// names the same file). For the moment a second Ctrl-C ends the process without
 /// unwinding: a file being laid out must not stay behind.

@@ -512,7 +512,13 @@ impl Target {
             self.created = false;
             return Ok(());
         }
-        unfinished(&self.path, self.identity, false);
+        if self.created {
+            // Handed over (kept) or removed below. Not a file this target did not make:
+            // a study's held file stays on the list until the study releases it (every
+            // run's target, the first one's too once finished, took it off when dropped,
+            // and a second Ctrl-C then left the file behind).
+            unfinished(&self.path, self.identity, false);
+        }
         if ((self.created && self.keep) || std::mem::take(&mut self.remark))
             && let Some(f) = &self.file
         {

@@ -40,3 +40,29 @@ fn refusals_say_which_kind_they_are() {
         Err(Error::Target(_))
     ));
 }
+
+/// A study holds the file it made between its runs: a later run that opened it took it
+/// off the list a second Ctrl-C removes when it finished, so from a study's third run on
+/// a second Ctrl-C (or `timeout`'s second signal) left the file behind, and the next run
+/// refused it as a killed run's. It stays on the list until the study releases it.
+#[test]
+fn a_held_file_stays_unfinished_until_the_study_releases_it() {
+    use crate::io::mark::{is_unfinished, release_held};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("held.dat");
+    let hold = TargetPolicy {
+        hold: true,
+        ..TargetPolicy::default()
+    };
+    let first = open(&path, Rw::Read, &hold).unwrap();
+    first.finish().unwrap();
+    assert!(is_unfinished(&path), "after the run that made it");
+    for run in 2..=3 {
+        let later = open(&path, Rw::Read, &hold).unwrap();
+        later.finish().unwrap();
+        assert!(is_unfinished(&path), "after run {run}, which opened it");
+    }
+    release_held(&path, false);
+    assert!(!is_unfinished(&path));
+    assert!(!path.exists());
+}
