@@ -93,6 +93,40 @@ fn mounted_device_is_never_written() {
     );
 }
 
+/// A study whose first runs read a mounted device and whose later ones write it: the
+/// refusal came when its first writing run opened the device, after the reads had run
+/// (`suite quick` read it for a second first; a fio file's read job was saved), and
+/// `--dry-run` printed the plan as fine. Now the plan is refused before any I/O, dry or
+/// not, as for a device written without --allow-write-device.
+#[test]
+fn a_study_that_would_write_a_mounted_device_is_refused_before_any_io() {
+    let Some(dev) = LoopDev::new(64 << 20, true) else {
+        return;
+    };
+    if !mkfs_ext4(dev.path()) {
+        return;
+    }
+    let Some(_mnt) = Mounted::mount(dev.path(), &["-o", "ro"]) else {
+        return;
+    };
+    let before = dev.stat();
+    for dry in [true, false] {
+        let mut cmd = iomark();
+        cmd.args(["suite", "quick", "--runtime", "0.2s", "--ramp", "0", "-q"])
+            .args(["--allow-write-device", "--destroy-data"]);
+        if dry {
+            cmd.arg("--dry-run");
+        }
+        let out = cmd.arg(dev.path()).output().unwrap();
+        assert_refused(&out, "mounted");
+    }
+    assert_eq!(
+        dev.stat()[0],
+        before[0],
+        "the device was read before the refusal"
+    );
+}
+
 #[test]
 fn blank_device_is_written_with_allow_write_device() {
     let Some(dev) = LoopDev::new(16 << 20, true) else {

@@ -262,8 +262,9 @@ pub(super) fn new_file_in_devtmpfs(path: &Path, dir: &Path) -> Result<()> {
 /// The checks `Target::open` can make without opening anything for writing, for every
 /// run of a plan before the first one starts (so a study does not stop at its eighth run
 /// for a flag it needed from the start): a directory or a special file, a device written
-/// without `--allow-write-device`, a file iomark did not make written without
-/// `--overwrite`, a new file in a missing directory or on a filesystem without room.
+/// without `--allow-write-device`, or in use, or holding data without `--destroy-data`,
+/// a file iomark did not make written without `--overwrite`, or one behind a loop device
+/// or swap, a new file in a missing directory or on a filesystem without room.
 pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
     if !spec.engine.caps().needs_fd {
         return Ok(());
@@ -279,6 +280,15 @@ pub fn preflight(spec: &Spec, policy: &TargetPolicy) -> Result<()> {
             };
             if kind == TargetKind::File && spec.writes() && !policy.overwrite && !is_marked(&file) {
                 return Err(foreign_refusal(path, spec));
+            }
+            // A device in use, or holding data without --destroy-data; a file behind a
+            // loop device or swap: refused by the run that writes it, after a study's
+            // earlier runs had read it (and by none of a dry run's).
+            if spec.writes() {
+                match kind {
+                    TargetKind::BlockDevice => Target::guard_device(&file, &md, path, policy)?,
+                    _ => Target::file_in_use(&md, path)?,
+                }
             }
             // (A dry run passed `--hipri` that the run refused.)
             hipri_polls(spec, path, BlockDev::of_file(file.as_fd(), &md).as_ref())?;

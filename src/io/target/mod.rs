@@ -232,7 +232,7 @@ impl Target {
 
     /// Refuses to write a regular file that backs a loop device or is active swap,
     /// whatever the flags (`guard::file_in_use`).
-    fn file_in_use(md: &fs::Metadata, path: &Path) -> Result<()> {
+    pub(super) fn file_in_use(md: &fs::Metadata, path: &Path) -> Result<()> {
         match md
             .is_file()
             .then(|| crate::io::guard::file_in_use(md))
@@ -319,7 +319,7 @@ impl Target {
     /// Refuses a device in use (always) or one that holds data (without --destroy-data).
     /// `file` is the device as opened for writing, `md` its fstat: nothing here looks at
     /// a path.
-    fn guard_device(
+    pub(super) fn guard_device(
         file: &File,
         md: &fs::Metadata,
         path: &Path,
