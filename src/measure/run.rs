@@ -13,7 +13,9 @@ use crate::measure::verify::GenMap;
 use crate::measure::warnings;
 use crate::plan::data::DataSpec;
 use crate::plan::spec::{Spec, TargetPolicy};
-use crate::results::schema::{Run, Status, Summary, TargetDesc, TargetKind, TargetPart};
+use crate::results::schema::{
+    Repetition, Run, Status, Summary, TargetDesc, TargetKind, TargetPart,
+};
 use crate::results::sink::Sink;
 use crate::stop::StopFlag;
 use crate::workload::corpus::load_for;
@@ -34,6 +36,7 @@ pub(crate) fn run(
     spec: &Spec,
     policy: &TargetPolicy,
     repeat: u32,
+    earlier: Earlier,
     stop: &StopFlag,
     sink: &mut dyn Sink,
 ) -> Result<RunOutcome> {
@@ -69,6 +72,7 @@ pub(crate) fn run(
         targets.push(target);
     }
     let mut run = new_run(spec, &targets, repeat);
+    earlier.carry_into(&mut run);
     // Write amplification: the device's counters before the first repetition (SMART and
     // zram speak for one device: a run on one target).
     let before = Before::take(spec, &targets);
@@ -383,6 +387,38 @@ fn stopped_by(stop: &StopFlag) -> String {
 /// see docs/ARCHITECTURE.md, "Stopping"); the run's warnings say so.
 const SLOW_STOP_S: f64 = 1.0;
 
+/// The repetitions an interrupted run finished before a study was resumed: the run keeps
+/// them as they were (the document is saved after every repetition so that they are
+/// kept) and measures the rest. None for a run measured whole.
+#[derive(Default)]
+pub(crate) struct Earlier {
+    pub(crate) reps: Vec<Repetition>,
+    /// The run's warnings about those repetitions ("repetition N: ...").
+    pub(crate) warnings: Vec<String>,
+}
+
+impl Earlier {
+    fn carry_into(self, run: &mut Run) {
+        let n = self.reps.len();
+        if n == 0 {
+            return;
+        }
+        run.warnings.extend(self.warnings);
+        run.warnings.push(format!(
+            "{} measured before the study was resumed (--resume), by an earlier iomark process; the rest since",
+            match n {
+                1 => "repetition 1 was".to_string(),
+                _ => format!("repetitions 1-{n} were"),
+            }
+        ));
+        run.repetitions = self.reps;
+        run.summary = Summary::of(&run.repetitions);
+        for (i, part) in run.targets.iter_mut().enumerate() {
+            part.summary = crate::results::targets::target_summary(&run.repetitions, i);
+        }
+    }
+}
+
 /// The loop over repetitions and what it carries from one to the next.
 struct Repetitions<'a> {
     spec: &'a Spec,
@@ -399,7 +435,9 @@ impl Repetitions<'_> {
     fn all(&mut self, run: &mut Run, sink: &mut dyn Sink) -> Result<()> {
         let (spec, stop) = (self.spec, self.stop);
         let planned = run.repetitions_planned;
-        for rep in 0..planned {
+        // After the repetitions carried from before a `--resume`.
+        let first = run.repetitions.len() as u32;
+        for rep in first..planned {
             if stop.is_set() {
                 break;
             }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::measure::run::{RunOutcome, run};
+use crate::measure::run::{Earlier, RunOutcome, run};
 use crate::plan::spec::TargetPolicy;
 use crate::plan::{RunPlan, StudyRun, SuitePlan, estimate_s};
 use crate::results::schema::{Document, Status};
@@ -57,6 +57,8 @@ pub struct StudyRunner<'a> {
     pub store: Store,
     pub progress: &'a mut dyn Sink,
     pub stop: &'a StopFlag,
+    /// `--resume` of a study cut in a run: that run's index and its finished repetitions.
+    carried: Option<(usize, Earlier)>,
 }
 
 impl<'a> StudyRunner<'a> {
@@ -65,6 +67,7 @@ impl<'a> StudyRunner<'a> {
             store,
             progress,
             stop,
+            carried: None,
         }
     }
 
@@ -110,7 +113,21 @@ impl<'a> StudyRunner<'a> {
             points: point.iter().cloned().collect(),
             next: &mut *self.progress,
         };
-        let mut out = run(&plan.spec, policy, plan.repeat, self.stop, &mut filing)?;
+        let earlier = match self.carried.take() {
+            Some((i, e)) if i == idx => e,
+            other => {
+                self.carried = other;
+                Earlier::default()
+            }
+        };
+        let mut out = run(
+            &plan.spec,
+            policy,
+            plan.repeat,
+            earlier,
+            self.stop,
+            &mut filing,
+        )?;
         out.run.study = point;
         self.store.update(idx, &out.run)?;
         Ok(out)
@@ -197,7 +214,8 @@ impl<'a> StudyRunner<'a> {
     }
 
     /// Loads the document to resume and checks that it came from this plan; returns which
-    /// runs are done. Interrupted runs are dropped so the document stays in plan order.
+    /// runs are done. Interrupted runs are dropped so the document stays in plan order; the
+    /// one the study was cut in is measured again after the repetitions it finished.
     fn resume(&mut self, plan: &SuitePlan, path: &std::path::Path) -> Result<Vec<bool>> {
         let doc = Document::load(path)?;
         check_resume(plan, path, &doc)?;
@@ -216,6 +234,28 @@ impl<'a> StudyRunner<'a> {
                 .rposition(|r| r.point.is_preparation())
         {
             keep_n = fill;
+        }
+        // The run the study was cut in keeps the repetitions it finished (not a fio
+        // file's, whose groups run together, nor --verify's, whose state builds up).
+        let cut = doc.runs.get(keep_n).filter(|r| {
+            r.status == Status::Interrupted
+                && plan.kind != crate::plan::StudyKind::Fio
+                && !r.spec.verify
+        });
+        if let Some(r) = cut {
+            let reps: Vec<_> = (r.repetitions.iter().enumerate())
+                .take_while(|(i, x)| x.status == Status::Complete && x.index == *i as u32 + 1)
+                .map(|(_, x)| x.clone())
+                .collect();
+            let warnings = (r.warnings.iter())
+                .filter(|w| {
+                    (w.strip_prefix("repetition "))
+                        .and_then(|w| w.split(':').next()?.parse::<usize>().ok())
+                        .is_some_and(|i| i <= reps.len())
+                })
+                .cloned()
+                .collect();
+            self.carried = Some((keep_n, Earlier { reps, warnings }));
         }
         self.store.doc = doc;
         self.store.doc.runs.truncate(keep_n);

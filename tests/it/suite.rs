@@ -553,3 +553,102 @@ fn file_service_on_one_target_is_noted_in_a_study() {
     assert!(swept.iter().any(|(t, _)| *t == 1) && swept.iter().any(|(t, _)| *t == 2));
     assert!(swept.iter().all(|(t, n)| (*t == 1) == *n), "{swept:?}");
 }
+
+/// A run cut after some of its repetitions: `--resume` threw away the finished ones and
+/// measured the run again from its first (the README: the document is written "after
+/// every repetition, so an interrupted study keeps what finished"). Now it keeps them, as
+/// they were, and measures the rest.
+#[test]
+fn resume_keeps_the_finished_repetitions_of_an_interrupted_run() {
+    let dir = tmp();
+    let (r, t) = (dir.path().join("r.json"), dir.path().join("t.dat"));
+    let args = [
+        "suite",
+        "qd",
+        "--rw",
+        "randread",
+        "--qd",
+        "1,4",
+        "--repeat",
+        "3",
+        "--runtime",
+        "0.6",
+        "--ramp",
+        "0",
+        "--size",
+        "16m",
+        "-q",
+    ];
+    let mut child = iomark_process()
+        .args(args)
+        .arg("-o")
+        .arg(&r)
+        .arg(&t)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    // The document is saved after every repetition: once the first run has one, its
+    // second is under way.
+    while !std::fs::read_to_string(&r)
+        .ok()
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+        .is_some_and(|d| {
+            d["runs"][0]["repetitions"]
+                .as_array()
+                .is_some_and(|x| !x.is_empty())
+        })
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the study never got going"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    signal(&child, libc::SIGINT);
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let doc = read_json(&r);
+    let cut = &doc["runs"][0];
+    assert_eq!(cut["status"], "interrupted", "{cut:#}");
+    let finished: Vec<serde_json::Value> = (cut["repetitions"].as_array().unwrap().iter())
+        .filter(|x| x["status"] == "complete")
+        .cloned()
+        .collect();
+    assert!(!finished.is_empty() && finished.len() < 3, "{cut:#}");
+    let out = iomark()
+        .args(args)
+        .arg("--resume")
+        .arg(&r)
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let doc = read_json(&r);
+    let run = &doc["runs"][0];
+    assert_eq!(run["status"], "complete");
+    let reps = run["repetitions"].as_array().unwrap();
+    assert_eq!(reps.len(), 3, "{run:#}");
+    for (i, rep) in reps.iter().enumerate() {
+        assert_eq!(rep["index"], i + 1);
+        assert_eq!(rep["status"], "complete");
+    }
+    for (kept, had) in reps.iter().zip(&finished) {
+        assert_eq!(kept, had, "a finished repetition is kept as it was");
+    }
+    // The summary is of all three.
+    let ios: Vec<f64> = reps
+        .iter()
+        .map(|x| x["read"]["iops"].as_f64().unwrap())
+        .collect();
+    let mean = ios.iter().sum::<f64>() / 3.0;
+    let said = run["summary"]["read"]["iops"]["mean"].as_f64().unwrap();
+    assert!((said - mean).abs() < 1e-6 * mean, "mean {said} of {ios:?}");
+    assert!(
+        run["warnings"].to_string().contains("resume"),
+        "{}",
+        run["warnings"]
+    );
+    assert_eq!(doc["runs"][1]["status"], "complete");
+}
