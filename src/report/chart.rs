@@ -49,6 +49,21 @@ pub(crate) struct LineChart {
     pub bands: Vec<(f64, f64, String)>,
     /// Start the x axis at 0 (time axes).
     pub x_zero: bool,
+    /// The units a point's tooltip gives its values in (e.g. "s", "µs"); none if empty.
+    pub x_unit: String,
+    pub y_unit: String,
+}
+
+/// A point's value as its tooltip gives it: the tick's label where one names it (a
+/// percentile's "p99", not its position 2), else the number with its unit.
+fn point_words(v: f64, ticks: &[(f64, String)], unit: &str) -> String {
+    match ticks.iter().find(|(t, _)| *t == v) {
+        Some((_, l)) if l.parse::<f64>().is_err() => l.clone(),
+        _ if unit.is_empty() => short(v),
+        // Latencies as the tables give them (3.00 ms, not 3k µs).
+        _ if unit == "µs" => crate::units::fmt_ns(v * 1e3),
+        _ => format!("{} {unit}", short(v)),
+    }
 }
 
 /// One group of bars (one colour), with a value and an error per category.
@@ -308,7 +323,8 @@ pub(crate) fn line_chart(c: &LineChart) -> String {
         Some(t) => t.clone(),
         None => x.ticks().into_iter().map(|t| (t, short(t))).collect(),
     };
-    for (t, l) in ticks {
+    for (t, l) in &ticks {
+        let (t, l) = (*t, l.as_str());
         let px = x.map(t);
         let _ = write!(
             out,
@@ -316,7 +332,7 @@ pub(crate) fn line_chart(c: &LineChart) -> String {
             b = H - BOTTOM,
             b2 = H - BOTTOM + 4.0,
             ty = H - BOTTOM + 16.0,
-            l = esc(&l)
+            l = esc(l)
         );
     }
     for (i, s) in c.series.iter().enumerate() {
@@ -342,8 +358,8 @@ pub(crate) fn line_chart(c: &LineChart) -> String {
                     n = esc(&s.name),
                     cx = x.map(a),
                     cy = y.map(b),
-                    xs = short(a),
-                    ys = short(b)
+                    xs = esc(&point_words(a, &ticks, &c.x_unit)),
+                    ys = esc(&point_words(b, &[], &c.y_unit))
                 );
             }
         }

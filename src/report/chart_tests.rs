@@ -94,3 +94,42 @@ fn degenerate_data_renders() {
         vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
     );
 }
+
+/// A point's tooltip named a percentile by its position and its value without a unit
+/// ("read: 0 → 3.0k" where p50 and 3.0k µs were meant): it takes the tick's label and
+/// the chart's units.
+#[test]
+fn a_points_tooltip_names_its_tick_and_units() {
+    let svg = line_chart(&LineChart {
+        x_ticks: Some(vec![(0.0, "p50".into()), (1.0, "p90".into())]),
+        y_unit: "µs".into(),
+        series: vec![Series {
+            name: "read".into(),
+            points: vec![(0.0, 3000.0), (1.0, 4500.0)],
+        }],
+        markers: true,
+        ..LineChart::default()
+    });
+    assert!(svg.contains("<title>read: p50 → 3.00 ms</title>"), "{svg}");
+    assert!(svg.contains("<title>read: p90 → 4.50 ms</title>"), "{svg}");
+    // Numbers for ticks (a queue depth) and a time axis give the number and unit.
+    let svg = line_chart(&LineChart {
+        x_ticks: Some(vec![(4.0, "4".into())]),
+        x_unit: "s".into(),
+        y_unit: "IOPS".into(),
+        series: vec![Series {
+            name: "read".into(),
+            points: vec![(4.0, 1200.0), (5.0, 1300.0)],
+        }],
+        markers: true,
+        ..LineChart::default()
+    });
+    assert!(
+        svg.contains("<title>read: 4 s → 1.2k IOPS</title>"),
+        "{svg}"
+    );
+    assert!(
+        svg.contains("<title>read: 5 s → 1.3k IOPS</title>"),
+        "{svg}"
+    );
+}

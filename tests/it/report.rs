@@ -1089,3 +1089,49 @@ fn report_and_compare_carry_the_cpu_per_io_and_the_engine() {
     assert_eq!(cpu_rows.count(), 2, "{md}");
     assert!(md.contains("engine io_uring vs psync"), "{md}");
 }
+
+/// The latency percentile chart of a run of several repetitions showed the first one's
+/// under the run's name (its p50 beside the tables' mean over the repetitions), and its
+/// points' tooltips gave a position and no unit ("read: 0 → 48.1"). It now says which
+/// repetition it is, as the charts over time do, and each point names its percentile
+/// and its latency with a unit.
+#[test]
+fn a_runs_percentile_chart_names_its_repetition_and_units() {
+    let dir = tmp();
+    let doc = suite(dir.path(), &["qd", "--qd", "1", "--rw", "randread"]);
+    let page = dir.path().join("p.html");
+    let html = html_of(&[&doc], &page);
+    let charts: Vec<_> = (html.select(&sel("svg.chart")))
+        .filter(|c| {
+            c.select(&sel("title"))
+                .next()
+                .is_some_and(|t| t.inner_html().starts_with("Latency percentiles"))
+        })
+        .collect();
+    assert!(!charts.is_empty(), "no percentile chart");
+    let p50 = read_json(&doc)["runs"][0]["repetitions"][0]["read"]["lat_ns"]["p50"]
+        .as_f64()
+        .unwrap();
+    for c in charts {
+        let title = c.select(&sel("title")).next().unwrap().inner_html();
+        assert!(title.contains("repetition 1"), "{title}");
+        let points: Vec<String> = (c.select(&sel("circle.point title")))
+            .map(|t| t.inner_html())
+            .collect();
+        let first = points.first().expect("points");
+        assert!(first.starts_with("read: p50 → "), "{first}");
+        let shown = first.trim_start_matches("read: p50 → ");
+        let (v, unit) = shown.split_once(' ').unwrap();
+        let scale = match unit {
+            "ns" => 1.0,
+            "µs" => 1e3,
+            "ms" => 1e6,
+            _ => panic!("{shown}: no unit"),
+        };
+        let v: f64 = v.parse().unwrap();
+        assert!(
+            (v * scale - p50).abs() <= 0.01 * p50,
+            "{shown} for p50 {p50} ns"
+        );
+    }
+}

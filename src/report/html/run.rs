@@ -198,6 +198,8 @@ fn over_time(r: &Run, rep: &Repetition) -> String {
         title: format!("Throughput over time (repetition {})", rep.index),
         x_label: "time (s)".into(),
         y_label: "MB/s".into(),
+        x_unit: "s".into(),
+        y_unit: "MB/s".into(),
         series: tp,
         markers: rep.series.len() <= 60,
         x_zero: true,
@@ -207,6 +209,8 @@ fn over_time(r: &Run, rep: &Repetition) -> String {
         title: format!("Latency over time (repetition {})", rep.index),
         x_label: "time (s)".into(),
         y_label: "latency (µs)".into(),
+        x_unit: "s".into(),
+        y_unit: "µs".into(),
         series: vec![
             Series {
                 name: "mean".into(),
@@ -243,6 +247,8 @@ fn write_saturation(rep: &Repetition) -> String {
         title: "Write saturation: IOPS vs data written".into(),
         x_label: format!("total written ({unit})"),
         y_label: "write IOPS".into(),
+        x_unit: unit.into(),
+        y_unit: "IOPS".into(),
         series: vec![Series {
             name: "write IOPS".into(),
             points: pts.into_iter().map(|(w, i)| (w / div, i)).collect(),
@@ -283,9 +289,19 @@ fn percentiles(r: &Run, rep: &Repetition) -> String {
         return String::new();
     }
     line_chart(&LineChart {
-        title: format!("Latency percentiles ({})", r.latency_kind.describe()),
+        // One repetition's, as the charts over time (the tables give the mean over the
+        // repetitions): said when there are several.
+        title: match r.repetitions.len() {
+            1 => format!("Latency percentiles ({})", r.latency_kind.describe()),
+            _ => format!(
+                "Latency percentiles ({}, repetition {})",
+                r.latency_kind.describe(),
+                rep.index
+            ),
+        },
         x_label: "percentile".into(),
         y_label: format!("{} (µs, log)", r.latency_kind.label()),
+        y_unit: "µs".into(),
         y_log: true,
         x_ticks: Some(
             labels
