@@ -157,11 +157,12 @@ fn a_reader_and_a_writer_in_one_group_load_the_device_together() {
     // A device shared by the jobs speaks for the group, not for one job.
     assert!(runs[0]["repetitions"][0]["device"].is_null());
     // The kernel's counters over the whole command: the jobs' I/O plus the device
-    // guard's few probing reads and the request in flight at the end.
+    // guard's few dozen probing reads (at the preflight and when the run opens it) and
+    // the request in flight at the end.
     let (first, last) = (samples[0], samples[samples.len() - 1]);
     let (k_reads, k_writes) = (last.0 - first.0, last.1 - first.1);
     assert!(
-        (reads..=reads + 64).contains(&k_reads),
+        (reads..=reads + 128).contains(&k_reads),
         "kernel reads {k_reads}, jobs {reads}"
     );
     assert!(

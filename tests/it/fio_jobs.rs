@@ -486,11 +486,12 @@ fn a_job_file_on_a_loop_device_moves_what_the_kernel_counts() {
     assert_eq!(ios(&runs[0]), (0, 1024));
     assert_eq!(ios(&runs[1]), (2048, 0));
     // /sys/block/DEV/stat: reads completed is field 0, writes completed field 4. Over the
-    // whole command the reads include the device guard's probe before each run (libblkid
-    // and iomark's own look at the first and last blocks: a few dozen reads); inside each
-    // measured window iomark's own reading of the counters must match within 1%.
+    // whole command the reads include the device guard's probe at the preflight and
+    // before each run (libblkid and iomark's own look at the first and last blocks: a few
+    // dozen reads each); inside each measured window iomark's own reading of the counters
+    // must match within 1%.
     let (reads, writes) = (after[0] - before[0], after[4] - before[4]);
-    assert!((2048..=2048 + 64).contains(&reads), "kernel reads {reads}");
+    assert!((2048..=2048 + 160).contains(&reads), "kernel reads {reads}");
     assert!(
         (1024..=1024 + 10).contains(&writes),
         "kernel writes {writes}"

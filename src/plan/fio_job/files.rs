@@ -196,6 +196,22 @@ pub(super) fn new_file(c: &mut Ctx) -> Result<()> {
     let reads = rw.is_none_or(|rw| rw.read_pct(50) > 0);
     if !overwrite && !reads {
         c.set("new-file", "allocate");
+        // fio's default (native, posix) is iomark's way; without it fio leaves the file
+        // sparse, which iomark does not.
+        if let Some(how) = (c.value("fallocate").map(str::to_string))
+            .filter(|v| matches!(v.as_str(), "none" | "0" | "truncate"))
+        {
+            (c.job.notes).push(format!("fallocate={how}: iomark reserves a new file's space (posix_fallocate), as fio's default does; fio would leave it sparse"));
+        }
+    }
+    if c.on("allow_file_create")? == Some(false) {
+        c.refuse("allow_file_create", "iomark makes a file that does not exist; drop it, and give a file that exists if that is the point");
+    }
+    if c.on("file_append")? == Some(true) {
+        c.refuse(
+            "file_append",
+            "iomark does its I/O within the span it is given, not past the file's end",
+        );
     }
     Ok(())
 }

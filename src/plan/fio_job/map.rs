@@ -354,6 +354,11 @@ const HANDLED: &[&str] = &[
     "rate_iops_min",
     "rate_cycle",
     "lat_percentiles",
+    "clat_percentiles",
+    "stats",
+    "allow_file_create",
+    "file_append",
+    "fallocate",
     "sync",
     "iodepth_batch_submit",
     "iodepth_batch_complete_min",
@@ -421,9 +426,19 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         ("loops", "repeat"),
     ] {
         let overridden = fio.starts_with("rwmix") && c.mix_last.as_deref() != Some(fio);
-        if let Some(v) = c.value(fio).map(str::to_string).filter(|_| !overridden) {
-            c.set(ours, v);
+        let Some(v) = c.value(fio).map(str::to_string).filter(|_| !overridden) else {
+            continue;
+        };
+        // fio takes a mix's share in a job that does not mix and does nothing with it (a
+        // [global] rwmixread under a read job and a mixed one); iomark refuses it there.
+        if fio.starts_with("rwmix") && !matches!(pattern, Some("rw" | "randrw")) {
+            let rw = pattern.unwrap_or("read");
+            (c.job.notes).push(format!(
+                "{fio}={v} does nothing in a rw={rw} job, as in fio"
+            ));
+            continue;
         }
+        c.set(ours, v);
     }
     // fio's default is buffered I/O; iomark's is direct.
     match (c.on("direct")?, c.on("buffered")?) {
@@ -434,10 +449,7 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
     if c.on("end_fsync")? == Some(true) {
         c.set("end-fsync", "1");
     }
-    if c.on("lat_percentiles")? == Some(false) {
-        let why = "iomark's percentiles are always submission to completion (lat)";
-        c.refuse("lat_percentiles", why);
-    }
+    reporting(c)?;
     super::pace::distribution(c, pattern.unwrap_or("read"))?;
     match c.value("startdelay").map(str::to_string) {
         Some(v) if v.contains('-') => super::pace::startdelay_range(c, &v)?,
@@ -449,6 +461,20 @@ fn workload(c: &mut Ctx) -> Result<&'static str> {
         None => {}
     }
     Ok(engine)
+}
+
+/// What fio reports, where iomark measures and reports the same either way: taken
+/// (`stats=1` and clat percentiles with a note: iomark's are of `lat`, which the reports
+/// label), or refused where it asks for no figures.
+fn reporting(c: &mut Ctx) -> Result<()> {
+    let clat = c.on("lat_percentiles")? == Some(false) || c.on("clat_percentiles")? == Some(true);
+    if clat {
+        (c.job.notes).push("iomark's latency percentiles are of submission to completion (fio's lat, which clat's leave the submission out of); its reports say lat".into());
+    }
+    if c.on("stats")? == Some(false) {
+        c.refuse("stats", "iomark measures every job; drop it");
+    }
+    Ok(())
 }
 
 fn times(c: &mut Ctx) -> Result<()> {

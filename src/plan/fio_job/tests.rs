@@ -272,11 +272,53 @@ fn engine_options_under_fios_names() {
         assert_eq!(opt(&j[0], k), Some(v), "{k}");
     }
     assert_eq!(opt(&j[1], "engine"), Some("mmap"));
-    let err = plan_jobs(&jobs("[a]\nlat_percentiles=0\n").unwrap(), false, 1).unwrap_err();
-    assert!(
-        err.to_string().contains("t.fio:2 lat_percentiles=0"),
-        "{err}"
+}
+
+/// Options that change nothing iomark does were refused: a [global] `rwmixread` under a
+/// job that does not mix (fio takes it and does nothing), and fio's defaults written out
+/// (`stats=1`, `clat_percentiles=1`, `allow_file_create=1`, `file_append=0`,
+/// `fallocate=none`: "not an option iomark knows"). They are taken, with a note where
+/// iomark differs; what asks for something iomark does not do is refused with why.
+#[test]
+fn fios_defaults_and_a_global_mix_share_are_taken() {
+    let j = planned(
+        "[global]\nrwmixread=70\nstats=1\nclat_percentiles=1\nallow_file_create=1\n\
+         file_append=0\nfallocate=none\n[r]\nrw=randread\n[m]\nrw=randrw\n[w]\nrw=write\n",
     );
+    assert_eq!(opt(&j[0], "rwmixread"), None);
+    assert!(
+        (j[0].job.notes.iter())
+            .any(|n| n.contains("rwmixread=70 does nothing in a rw=randread job")),
+        "{:?}",
+        j[0].job.notes
+    );
+    assert_eq!(opt(&j[1], "rwmixread"), Some("70"));
+    for job in &j {
+        assert!(
+            (job.job.notes.iter()).any(|n| n.contains("fio's lat")),
+            "{:?}",
+            job.job.notes
+        );
+    }
+    assert!(
+        (j[2].job.notes.iter()).any(|n| n.contains("fallocate=none")),
+        "{:?}",
+        j[2].job.notes
+    );
+    let j = planned("[a]\nlat_percentiles=0\n");
+    assert!((j[0].job.notes.iter()).any(|n| n.contains("fio's lat")));
+    for (line, why) in [
+        ("stats=0", "measures every job"),
+        ("allow_file_create=0", "makes a file"),
+        ("file_append=1", "within the span"),
+    ] {
+        let err = plan_jobs(&jobs(&format!("[a]\n{line}\n")).unwrap(), false, 1).unwrap_err();
+        let err = err.to_string();
+        assert!(
+            err.contains(&format!("t.fio:2 {line}")) && err.contains(why),
+            "{err}"
+        );
+    }
 }
 
 #[test]
