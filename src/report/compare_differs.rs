@@ -38,12 +38,10 @@ pub(super) fn differences(run: &Run, base: &Run) -> Vec<String> {
     if engine(run) != engine(base) {
         out.push(format!("engine {} vs {}", engine(run), engine(base)));
     }
-    if run.spec.data != base.spec.data {
-        out.push(format!(
-            "data {} vs {}",
-            run.spec.data.describe(),
-            base.spec.data.describe()
-        ));
+    // (What fio wrote is not known: "?".)
+    let data = |r: &Run| crate::report::fmt::known_or(r, "data", r.spec.data.describe());
+    if data(run) != data(base) {
+        out.push(format!("data {} vs {}", data(run), data(base)));
     }
     if run.spec.runtime_s.is_none() && run.spec.io_size != base.spec.io_size {
         let io = |r: &Run| r.spec.io_size.map_or("the span".to_string(), size);

@@ -26,7 +26,8 @@ pub(crate) fn spec_cells(s: &Spec) -> [String; 6] {
         s.qd.to_string(),
         s.jobs.to_string(),
         if s.direct { "direct" } else { "buffered" }.into(),
-        if s.writes() {
+        // Trims write no data.
+        if s.writes() && s.rw.writes_data() {
             s.data.describe()
         } else {
             "-".into()
@@ -117,7 +118,10 @@ fn lat_cell(r: &Run, name: Option<&str>, ns: f64) -> String {
 pub(crate) fn run_spec_cells(r: &Run) -> [String; 6] {
     let mut c = spec_cells(&r.spec);
     // What the imported output does not say is shown as such, not as iomark's default.
-    for (i, what) in [(2, "qd"), (3, "jobs"), (4, "direct")] {
+    for (i, what) in [(2, "qd"), (3, "jobs"), (4, "direct"), (5, "data")] {
+        if c[i] == "-" {
+            continue;
+        }
         c[i] = crate::report::fmt::known_or(r, what, std::mem::take(&mut c[i]));
     }
     if let Some(f) = &r.fio {

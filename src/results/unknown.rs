@@ -9,13 +9,16 @@ use serde_json::Value;
 use crate::results::schema::{Document, Run};
 
 /// The `spec` fields `fio.unknown` may name.
-const FIELDS: [&str; 4] = ["engine", "qd", "jobs", "direct"];
+const FIELDS: [&str; 6] = ["engine", "qd", "jobs", "direct", "data", "seed"];
 
 /// The value a reader puts in place of an unknown field: iomark's default.
 fn placeholder(field: &str) -> Value {
+    let spec = || crate::plan::spec::Spec::new("?");
     match field {
         "engine" => Value::from("psync"),
         "direct" => Value::from(false),
+        "data" => serde_json::to_value(spec().data).unwrap_or(Value::Null),
+        "seed" => Value::from(spec().seed),
         _ => Value::from(1),
     }
 }

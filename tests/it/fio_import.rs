@@ -694,6 +694,48 @@ fn check_trim(path: &Path) {
             .any(|l| l.contains("| trim |") && l.contains("randtrim")),
         "{md}"
     );
+    // A trim writes no data: its data cell is "-" (it was "random", iomark's default).
+    let trim_row = md.lines().find(|l| l.contains("| trim |")).unwrap();
+    assert_eq!(data_cell(&md, trim_row), "-", "{trim_row}");
+}
+
+/// The `data` cell of a row of a markdown run table.
+fn data_cell<'a>(md: &str, row: &'a str) -> &'a str {
+    let header = md.lines().find(|l| l.starts_with("| run |")).unwrap();
+    let at = header.split('|').position(|c| c.trim() == "data").unwrap();
+    row.split('|').nth(at).unwrap().trim()
+}
+
+/// What fio wrote is not measured, nor is iomark's seed fio's: an imported write showed
+/// iomark's default data ("random") in every table and its default seed in the HTML's
+/// full spec. They are unknown: "?" in the tables, `null` in the document's spec (listed
+/// in `fio.unknown`), "?" in the full spec.
+#[test]
+fn an_imported_writes_data_and_seed_are_unknown() {
+    let path = data("fio-write-jsonplus.json");
+    let md = markdown(&path);
+    let row = md.lines().find(|l| l.contains("| write |")).unwrap();
+    assert_eq!(data_cell(&md, row), "?", "{row}");
+    let doc = import(&path);
+    let run = &runs(&doc)[0];
+    assert!(run["spec"]["data"].is_null(), "{}", run["spec"]);
+    assert!(run["spec"]["seed"].is_null(), "{}", run["spec"]);
+    let unknown = run["fio"]["unknown"].to_string();
+    assert!(
+        unknown.contains("data") && unknown.contains("seed"),
+        "{unknown}"
+    );
+    let dir = tmp();
+    let page = html(&path, dir.path());
+    let full = page.split("Full spec").nth(1).unwrap();
+    assert!(
+        full.contains("&quot;data&quot;: &quot;?&quot;") || full.contains("\"data\": \"?\""),
+        "{full:.600}"
+    );
+    assert!(
+        full.contains("&quot;seed&quot;: &quot;?&quot;") || full.contains("\"seed\": \"?\""),
+        "{full:.600}"
+    );
 }
 
 #[test]

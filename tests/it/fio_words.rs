@@ -289,7 +289,7 @@ fn terse_imports_show_what_terse_does_not_say_as_unknown() {
     let fio = &doc["runs"][0]["fio"];
     assert_eq!(
         fio["unknown"],
-        serde_json::json!(["target", "engine", "qd", "jobs", "direct"])
+        serde_json::json!(["target", "engine", "qd", "jobs", "direct", "data", "seed"])
     );
     assert_eq!(fio["ioengine"], "?", "{fio}");
     assert_eq!(

@@ -44,7 +44,8 @@ pub(super) fn job_run(
     let runtime_dirs = drop_verify_phase(verifies, &mut m.read, &mut warnings);
     let (name, group_members, group_jobs) = j.group_name(spec.jobs, &m, verifies, &mut warnings);
     // An entry of different jobs is as many jobs as fio's text says, or an unknown number.
-    let mut unknown = Vec::new();
+    // Nor what fio wrote (its buffers are not measured) or iomark's seed.
+    let mut unknown = vec!["data".to_string(), "seed".to_string()];
     match group_jobs {
         Some(Some(n)) => spec.jobs = n,
         Some(None) => unknown.push("jobs".to_string()),

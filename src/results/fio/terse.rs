@@ -59,7 +59,7 @@ pub(crate) fn parse(text: &str) -> Option<std::result::Result<Document, String>>
                         // Terse output names no options: these are not known, whatever
                         // iomark's defaults in `spec` say.
                         f.ioengine = "?".into();
-                        f.unknown = ["target", "engine", "qd", "jobs", "direct"]
+                        f.unknown = ["target", "engine", "qd", "jobs", "direct", "data", "seed"]
                             .map(String::from)
                             .into();
                     }
