@@ -300,6 +300,13 @@ impl QuickArgs {
                 self.size.trim()
             )));
         }
+        // Every quick test is time-based (the run's own message offers a size-based run).
+        if crate::units::parse_duration(&self.runtime).is_ok_and(|d| d.is_zero()) {
+            return Err(Error::usage(format!(
+                "--runtime {} is no time: quick runs each test for a time (3s unless given); give one greater than zero, e.g. --runtime 3s",
+                self.runtime.trim()
+            )));
+        }
         let mut user = vec![
             ("size".to_string(), Some(self.size.clone())),
             ("runtime".to_string(), Some(self.runtime.clone())),

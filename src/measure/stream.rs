@@ -106,6 +106,15 @@ pub fn write_stream(spec: &Spec, size: u64, output: &str, stop: &StopFlag) -> Re
         .create_new(true)
         .open(path)
         .map_err(|e| match e.kind() {
+            // create_new follows no link, not even a dangling one.
+            std::io::ErrorKind::AlreadyExists
+                if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) =>
+            {
+                Error::guard(format!(
+                    "{} is a symbolic link; iomark data writes a new file, never through a link: choose a new file name, or -o - and redirect stdout",
+                    path.display()
+                ))
+            }
             std::io::ErrorKind::AlreadyExists if !is_regular(path) => Error::guard(format!(
                 "{} is not a regular file (a device, FIFO, socket or directory); iomark data writes a new file, or /dev/null for the figures alone: choose a new file name, or -o - and redirect stdout",
                 path.display()

@@ -48,7 +48,7 @@ pub(super) fn matrix_runs(matrix: Option<&Matrix>, user: &[Opt]) -> Result<Vec<P
         .find(|(k, _)| m.vary.iter().any(|(v, _)| v == k))
     {
         return Err(Error::usage(format!(
-            "--{k} is varied by the matrix file; change its list there instead"
+            "--{k} is varied by the matrix file; change its list there instead (a comma list on the command line replaces a preset's values, not a matrix file's)"
         )));
     }
     Ok(m.expand())
@@ -142,10 +142,14 @@ impl Parser<'_> {
     fn scalar(&self, key: &str, v: &toml::Value) -> Result<Option<String>> {
         let name = key.replace('_', "-");
         if NOT_IN_MATRIX.contains(&name.as_str()) {
+            let why = match NOT_IN_MATRIX[..4].contains(&name.as_str()) {
+                true => "safety switches are for the person running iomark",
+                false => "it belongs to the whole study, not to its runs",
+            };
             return Err(self.err(
                 key,
                 format!(
-                    "'{key}' cannot be set in a matrix file; give it on the command line (safety switches are for the person running iomark)"
+                    "'{key}' cannot be set in a matrix file; give it on the command line ({why})"
                 ),
             ));
         }
@@ -183,9 +187,10 @@ impl Parser<'_> {
     /// The values of a list under `[vary]`: a non-empty list of values, not switches.
     fn vary_list(&self, k: &str, v: &toml::Value) -> Result<Vec<String>> {
         let toml::Value::Array(items) = v else {
+            // The example in the value's own kind (rw = "randread" was shown [1, 8, 32]).
             return Err(self.err(
                 k,
-                format!("'{k}' under [vary] must be a list, e.g. {k} = [1, 8, 32]"),
+                format!("'{k}' under [vary] must be a list, e.g. {k} = [{v}]; a single value goes under [fixed]"),
             ));
         };
         if items.is_empty() {
@@ -397,7 +402,23 @@ mod tests {
                 "line 3",
                 "takes a string or a number",
             ),
-            ("[vary]\nqd = 4\n", "line 2", "must be a list"),
+            (
+                "[vary]\nqd = 4\n",
+                "line 2",
+                "must be a list, e.g. qd = [4]",
+            ),
+            // The example in the value's kind (a pattern was shown `rw = [1, 8, 32]`).
+            (
+                "[vary]\nrw = \"randread\"\n",
+                "line 2",
+                "e.g. rw = [\"randread\"]; a single value goes under [fixed]",
+            ),
+            // A study-wide option is not called a safety switch.
+            (
+                "output = \"r.json\"\n[vary]\nqd = [1]\n",
+                "line 1",
+                "(it belongs to the whole study, not to its runs)",
+            ),
             ("qd = [1\n", "line 1", ""),
             ("runtime = \"1s\"\n", "", "no [vary]"),
             // An option in two places: one would silently win (found by a probe).

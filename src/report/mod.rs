@@ -144,6 +144,9 @@ pub fn run_command(
         }
         crate::results::store::check_output(p, what, &ours, force, None)?;
     }
+    if cmd == Command::Compare {
+        same_files_said(files);
+    }
     let docs = crate::results::fio::load_all(files)?;
     let text = match cmd {
         Command::Report => report(&docs, format),
@@ -152,6 +155,23 @@ pub fn run_command(
     match output {
         Some(p) => crate::results::store::atomic_write(p, text.as_bytes(), what).map(|()| None),
         None => Ok(Some(text)),
+    }
+}
+
+/// Says (on stderr) when `compare` is given one file twice: its runs pair with
+/// themselves, every ratio 1 and nothing significant, which reads as a finding.
+fn same_files_said(files: &[std::path::PathBuf]) {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &std::path::Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    for (i, a) in files.iter().enumerate() {
+        let twin = (files[i + 1..].iter()).find(|b| id(a).is_some() && id(a) == id(b));
+        if let Some(b) = twin {
+            eprintln!(
+                "iomark: note: {} and {} are the same file: its runs are compared with themselves (every ratio 1)",
+                a.display(),
+                b.display()
+            );
+        }
     }
 }
 

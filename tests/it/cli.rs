@@ -1381,3 +1381,17 @@ fn a_short_rate_cycle_is_checked_over_its_own_length() {
         "a 50 ms cycle checked over {secs} s: {err}"
     );
 }
+
+/// `quick --runtime 0` was told to "leave it out for a size-based run": quick has no
+/// size-based run (without it each test runs 3 s).
+#[test]
+fn quick_without_time_is_told_its_tests_are_timed() {
+    let dir = tmp();
+    let out = iomark()
+        .args(["quick", "--runtime", "0"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    crate::common::assert_refused(&out, "quick runs each test for a time");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("size-based"));
+}

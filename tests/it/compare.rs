@@ -461,3 +461,21 @@ fn a_run_with_nothing_measured_is_no_figure() {
     );
     assert!(!md.contains("0.000"), "{md}");
 }
+
+/// `compare a.json a.json` compared every run with itself (every ratio 1, nothing
+/// significant) without a word: it now says the two are the same file. Two different
+/// files are not.
+#[test]
+fn compare_says_when_one_file_is_given_twice() {
+    let dir = tmp();
+    let doc = run_json(&["run", "--engine", "null", "--rw", "read", "--size", "4m"]);
+    let a = write_json(dir.path(), "a", &doc);
+    let b = write_json(dir.path(), "b", &doc);
+    let out = iomark().arg("compare").args([&a, &a]).output().unwrap();
+    assert_success(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("are the same file"), "{err}");
+    let out = iomark().arg("compare").args([&a, &b]).output().unwrap();
+    assert_success(&out);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("same file"));
+}

@@ -1284,6 +1284,13 @@ fn data_to_the_null_device_gives_the_figures_alone() {
             "{out:?}"
         );
     }
+    // A dangling symbolic link was "not a regular file (a device, FIFO, socket or
+    // directory)": it is said to be a link, and nothing is made where it points.
+    let link = dir.path().join("link.bin");
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), &link).unwrap();
+    let out = iomark().args(args).arg("-o").arg(&link).output().unwrap();
+    assert_refused(&out, "is a symbolic link");
+    assert!(!dir.path().join("nowhere").exists());
 }
 
 /// A `repeat` chunk below 512 bytes is one segment: `--compress-chunk 256` panicked with

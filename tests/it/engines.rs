@@ -500,7 +500,7 @@ fn sched_policy_is_the_job_threads() {
     };
     assert!(
         as_fio(&["--sched-policy", "batch"])
-            .contains("# sched-policy: iomark's job threads ran SCHED_BATCH")
+            .contains("# sched-policy: iomark's job threads run SCHED_BATCH")
     );
     assert!(!as_fio(&[]).contains("sched-policy"));
     // A process started under another policy keeps it, and the run says so.

@@ -124,7 +124,7 @@ fn as_fio_pins_each_section_where_iomark_ran_it() {
         pins(&text)[1..],
         [
             "cpus_allowed=0-1",
-            "# cpus_allowed: fio's split takes the CPUs in ascending order and counts the 1 job of the sections before this one: its jobs run on CPUs 1,0 where iomark's ran on 0,1"
+            "# cpus_allowed: fio's split takes the CPUs in ascending order and counts the 1 job of the sections before this one: its jobs run on CPUs 1,0 where iomark's run on 0,1"
         ]
     );
     let text = write::job_file("t", &[run("2", "0,1"), run("2", "0,1")]);

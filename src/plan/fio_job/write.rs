@@ -443,11 +443,11 @@ fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts, engine: EngineKind) {
     if o.waits_spin(engine) && o.spin_wait_ns != Some(0) {
         let how = match o.spin_wait_ns {
             Some(ns) => format!(
-                "spin-wait {}: iomark watched the ring that long",
+                "spin-wait {}: iomark watches the ring that long",
                 fmt_spin(ns)
             ),
             None => format!(
-                "spin-wait: iomark watched the ring for up to {} where its jobs left a CPU free",
+                "spin-wait: iomark watches the ring for up to {} where its jobs leave a CPU free",
                 fmt_spin(crate::plan::engine::SPIN_WAIT_NS)
             ),
         };
@@ -457,7 +457,7 @@ fn engine_opts(w: &mut impl FnMut(String), o: &EngineOpts, engine: EngineKind) {
     }
     // iomark's job threads' policy (`--sched-policy`): fio sets none.
     if o.sched_policy == crate::plan::engine::SchedPolicy::Batch {
-        w("# sched-policy: iomark's job threads ran SCHED_BATCH (woken, they do not preempt the thread completing their other requests); fio's run as started: chrt -b 0 fio ... to match, or iomark's --sched-policy normal".into());
+        w("# sched-policy: iomark's job threads run SCHED_BATCH (woken, they do not preempt the thread completing their other requests); fio's run as started: chrt -b 0 fio ... to match, or iomark's --sched-policy normal".into());
     }
 }
 
@@ -498,7 +498,7 @@ fn cpus(w: &mut impl FnMut(String), o: &EngineOpts, jobs: u32, before: u32) {
             t.join(",")
         };
         w(format!(
-            "# cpus_allowed: fio's split takes the CPUs in ascending order and counts the {before} {} of the sections before this one: its jobs run on CPUs {} where iomark's ran on {}",
+            "# cpus_allowed: fio's split takes the CPUs in ascending order and counts the {before} {} of the sections before this one: its jobs run on CPUs {} where iomark's run on {}",
             if before == 1 { "job" } else { "jobs" },
             list(&fios),
             list(&mine)
