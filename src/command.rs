@@ -256,5 +256,11 @@ pub fn verify(args: &crate::cli::VerifyArgs, stop: &StopFlag) -> Result<i32> {
 pub fn report(job: Job, files: &[PathBuf], to: &crate::cli::ReportOutput) -> Result<i32> {
     let format = crate::cli::output_format(to.format.as_deref(), to.file())?;
     let text = report::run_command(job, files, format, to.file(), to.force)?;
-    text.map_or(Ok(()), |t| put(&t)).map(|()| 0)
+    text.map_or(Ok(()), |t| put(&t))?;
+    if job == Job::Compare
+        && let Some(note) = report::same_files(files)
+    {
+        complain(&note);
+    }
+    Ok(0)
 }

@@ -5,6 +5,7 @@
 //! module never prints and never decides where results are saved.
 
 pub mod amplification;
+mod earlier;
 mod gate;
 pub mod group;
 mod interval;

@@ -13,9 +13,7 @@ use crate::measure::verify::GenMap;
 use crate::measure::warnings;
 use crate::plan::data::DataSpec;
 use crate::plan::spec::{Spec, TargetPolicy};
-use crate::results::schema::{
-    Repetition, Run, Status, Summary, TargetDesc, TargetKind, TargetPart,
-};
+use crate::results::schema::{Run, Status, Summary, TargetDesc, TargetKind, TargetPart};
 use crate::results::sink::Sink;
 use crate::stop::StopFlag;
 use crate::workload::corpus::load_for;
@@ -29,9 +27,12 @@ pub struct RunOutcome {
     pub failure: Option<Error>,
 }
 
-/// Runs `spec` `repeat` times on its target. The sink hears of every repetition (with the
-/// run so far, to save it) and may stop the run. An `Err` means nothing was measured (the
-/// target could not be opened, the plan does not fit it).
+pub(crate) use crate::measure::earlier::Earlier;
+
+/// Runs `spec` `repeat` times on its target (after the repetitions `earlier` carries).
+/// The sink hears of every repetition (with the run so far, to save it) and may stop the
+/// run. An `Err` means nothing was measured (the target could not be opened, the plan
+/// does not fit it).
 pub(crate) fn run(
     spec: &Spec,
     policy: &TargetPolicy,
@@ -72,6 +73,11 @@ pub(crate) fn run(
         targets.push(target);
     }
     let mut run = new_run(spec, &targets, repeat);
+    // (A study keeps and holds its file itself: `policy.hold`.)
+    if policy.keep && !policy.hold {
+        let made_before = (targets.iter()).filter(|t| !t.created && t.kind != TargetKind::None);
+        (run.warnings).extend(made_before.map(|t| warnings::keep_changes_nothing(&t.path)));
+    }
     earlier.carry_into(&mut run);
     // Write amplification: the device's counters before the first repetition (SMART and
     // zram speak for one device: a run on one target).
@@ -147,6 +153,7 @@ pub(crate) fn conclude(
     run.warnings.extend(warnings::rate_unreached(run));
     run.warnings.extend(warnings::small_pool(&run.spec));
     run.warnings.extend(warnings::pool_window(&run.spec));
+    run.warnings.extend(warnings::verify_dedup(&run.spec));
     let workers = spec.jobs * targets.len() as u32;
     run.warnings
         .extend(warnings::sqpoll_beside_a_job(&run.spec, workers));
@@ -386,38 +393,6 @@ fn stopped_by(stop: &StopFlag) -> String {
 /// normal one takes well under 0.1 s;
 /// see docs/ARCHITECTURE.md, "Stopping"); the run's warnings say so.
 const SLOW_STOP_S: f64 = 1.0;
-
-/// The repetitions an interrupted run finished before a study was resumed: the run keeps
-/// them as they were (the document is saved after every repetition so that they are
-/// kept) and measures the rest. None for a run measured whole.
-#[derive(Default)]
-pub(crate) struct Earlier {
-    pub(crate) reps: Vec<Repetition>,
-    /// The run's warnings about those repetitions ("repetition N: ...").
-    pub(crate) warnings: Vec<String>,
-}
-
-impl Earlier {
-    fn carry_into(self, run: &mut Run) {
-        let n = self.reps.len();
-        if n == 0 {
-            return;
-        }
-        run.warnings.extend(self.warnings);
-        run.warnings.push(format!(
-            "{} measured before the study was resumed (--resume), by an earlier iomark process; the rest since",
-            match n {
-                1 => "repetition 1 was".to_string(),
-                _ => format!("repetitions 1-{n} were"),
-            }
-        ));
-        run.repetitions = self.reps;
-        run.summary = Summary::of(&run.repetitions);
-        for (i, part) in run.targets.iter_mut().enumerate() {
-            part.summary = crate::results::targets::target_summary(&run.repetitions, i);
-        }
-    }
-}
 
 /// The loop over repetitions and what it carries from one to the next.
 struct Repetitions<'a> {

@@ -144,9 +144,6 @@ pub fn run_command(
         }
         crate::results::store::check_output(p, what, &ours, force, None)?;
     }
-    if cmd == Command::Compare {
-        same_files_said(files);
-    }
     let docs = crate::results::fio::load_all(files)?;
     let text = match cmd {
         Command::Report => report(&docs, format),
@@ -158,21 +155,20 @@ pub fn run_command(
     }
 }
 
-/// Says (on stderr) when `compare` is given one file twice: its runs pair with
-/// themselves, every ratio 1 and nothing significant, which reads as a finding.
-fn same_files_said(files: &[std::path::PathBuf]) {
+/// The note for `compare` given one file twice: its runs pair with themselves, every
+/// ratio 1 and nothing significant, which reads as a finding. Said once the comparison
+/// is out (a refusal or a failure stays the one line said).
+pub fn same_files(files: &[std::path::PathBuf]) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let id = |p: &std::path::Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
-    for (i, a) in files.iter().enumerate() {
-        let twin = (files[i + 1..].iter()).find(|b| id(a).is_some() && id(a) == id(b));
-        if let Some(b) = twin {
-            eprintln!(
-                "iomark: note: {} and {} are the same file: its runs are compared with themselves (every ratio 1)",
-                a.display(),
-                b.display()
-            );
-        }
-    }
+    files.iter().enumerate().find_map(|(i, a)| {
+        let b = (files[i + 1..].iter()).find(|b| id(a).is_some() && id(a) == id(b))?;
+        Some(format!(
+            "note: {} and {} are the same file: its runs are compared with themselves (every ratio 1)",
+            a.display(),
+            b.display()
+        ))
+    })
 }
 
 /// The comparison in a format.

@@ -156,3 +156,39 @@ fn new_file_maps_round_trips_and_refuses_reads() {
     );
     assert!(!t.exists());
 }
+
+/// `--keep` on a file that was there before the run was taken without a word, as if it
+/// protected the file: it changes nothing (iomark removes only a file it makes). A note
+/// says so; a file the run makes and keeps gets none.
+#[test]
+fn keep_on_an_existing_file_says_it_changes_nothing() {
+    let dir = tmp();
+    let old = dir.path().join("old.dat");
+    std::fs::write(&old, vec![1u8; 1 << 20]).unwrap();
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "read",
+        "--keep",
+        "--io-size",
+        "256k",
+        old.to_str().unwrap(),
+    ]);
+    let w = doc["runs"][0]["warnings"].to_string();
+    assert!(w.contains("--keep changes nothing for"), "{w}");
+    let new = dir.path().join("new.dat");
+    let doc = run_json(&[
+        "run",
+        "--rw",
+        "read",
+        "--keep",
+        "--size",
+        "1m",
+        "--io-size",
+        "256k",
+        new.to_str().unwrap(),
+    ]);
+    let w = doc["runs"][0]["warnings"].to_string();
+    assert!(!w.contains("--keep changes nothing"), "{w}");
+    assert!(new.exists() && old.exists());
+}
