@@ -1,8 +1,9 @@
 //! Sending I/O: a prepared request timed and handed to the kernel, and the I/O prepared
 //! ahead: while the queue is full, a worker picks its next I/O and prepares its data in
 //! a spare slot, and sends it as soon as a completion is reaped, timed from the same
-//! clock reading as that completion (see `Spec::prepares_ahead`); and the size budget
-//! each I/O issued counts against.
+//! clock reading as that completion (see `Spec::prepares_ahead`); the size budget
+//! each I/O issued counts against; and what a worker does as it crosses the ramp's end
+//! (the lane's device counters read, the thread's CPU time).
 
 use super::Worker;
 use crate::io::engine::{Completion, Engine, Op, Queued, Request};
