@@ -36,6 +36,14 @@ impl RunOptions {
             if let (Some(m), Some(c)) = (min, cap)
                 && m > c
             {
+                // In the units the options were given in (was "20971520 is above 10485760").
+                let (m, c) = match name {
+                    "rate" => (
+                        format!("{}/s", crate::units::fmt_size(m)),
+                        format!("{}/s", crate::units::fmt_size(c)),
+                    ),
+                    _ => (m.to_string(), c.to_string()),
+                };
                 return Err(Error::usage(format!(
                     "--{name}-min {m} is above --{name} {c}: the cap would fail every run; lower the minimum or raise the cap"
                 )));
@@ -81,7 +89,9 @@ impl RunOptions {
         }
         self.min_rates(spec)?;
         if let Some(t) = self.text("thinktime") {
-            if t.trim().chars().all(|c| c.is_ascii_digit() || c == '.') {
+            // A bare 0 is no time in any unit (0s, --ramp 0 and --spin-wait 0 are taken).
+            let zero = t.trim().parse::<f64>().is_ok_and(|v| v == 0.0);
+            if !zero && t.trim().chars().all(|c| c.is_ascii_digit() || c == '.') {
                 return Err(Error::usage(format!(
                     "--thinktime {t}: give a unit (e.g. 100us, 2ms); fio's bare number is microseconds"
                 )));

@@ -1395,3 +1395,28 @@ fn quick_without_time_is_told_its_tests_are_timed() {
     crate::common::assert_refused(&out, "quick runs each test for a time");
     assert!(!String::from_utf8_lossy(&out.stderr).contains("size-based"));
 }
+
+/// `--thinktime 0` was told to give a unit while `0s` (and `--ramp 0`) were taken; a
+/// minimum rate above the cap was named in raw bytes ("20971520 is above 10485760").
+#[test]
+fn a_bare_zero_think_time_and_rates_in_their_units() {
+    let dir = tmp();
+    let f = dir.path().join("t.dat");
+    let f = f.to_str().unwrap();
+    let args = [
+        "run",
+        "--rw",
+        "randread",
+        "--size",
+        "1m",
+        "--io-size",
+        "64k",
+    ];
+    run_json(&[&args[..], &["--thinktime", "0", f]].concat());
+    let out = iomark()
+        .args(args)
+        .args(["--rate", "10m", "--rate-min", "20m", f])
+        .output()
+        .unwrap();
+    assert_refused(&out, "--rate-min 20 MiB/s is above --rate 10 MiB/s");
+}

@@ -17,6 +17,7 @@ pub mod map;
 mod pace;
 pub mod units;
 pub mod write;
+mod write_files;
 
 use crate::error::{Error, Result};
 use crate::plan::option_def;

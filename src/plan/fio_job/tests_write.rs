@@ -160,3 +160,58 @@ fn as_fio_says_an_mmap_hint_fio_takes_as_the_pattern() {
         assert!(!text(same).contains("# fadvise_hint"), "{same}");
     }
 }
+
+/// A run on several targets without `--file-service` runs a set of jobs on each, all at
+/// once: `--as-fio` wrote the first target alone (fio then ran half the run). Each target
+/// gets its section, the later ones in the first one's group (no stonewall); a study's
+/// next run still waits for it.
+#[test]
+fn as_fio_writes_every_target_of_a_run() {
+    let sys = sys();
+    let mut o = RunOptions::default();
+    for (k, v) in [("rw", "randread"), ("qd", "4"), ("size", "32m")] {
+        o.set(k, Some(v)).unwrap();
+    }
+    let mut plan = o
+        .resolve(Some("/tmp/a.dat"), Output::default(), &sys)
+        .unwrap();
+    plan.spec.targets = vec!["/tmp/a.dat".into(), "/tmp/b.dat".into()];
+    let runs = [study_run(plan.clone()), study_run(plan)];
+    let text = write::job_file("test", &runs);
+    let sections: Vec<&str> = text.split("\n[").skip(2).collect();
+    assert_eq!(sections.len(), 4, "{text}");
+    for (i, sec) in sections.iter().enumerate() {
+        let file = ["/tmp/a.dat", "/tmp/b.dat"][i % 2];
+        assert!(sec.contains(&format!("\nfilename={file}\n")), "{sec}");
+        assert_eq!(sec.contains("\nstonewall\n"), i % 2 == 0, "{sec}");
+    }
+    // fio reads it back as four jobs, the two of a run in one group.
+    let back = plan_jobs(&jobs(&text).unwrap(), false, 99).unwrap();
+    assert_eq!(back.len(), 4);
+    assert_eq!(back[0].group, back[1].group);
+    assert_ne!(back[1].group, back[2].group);
+}
+
+/// fio refuses a zipf theta of 1.0 ("job dropped"), which iomark takes: `--as-fio` wrote
+/// it as it was. It writes the nearest theta fio takes, saying so.
+#[test]
+fn as_fio_writes_a_zipf_fio_takes() {
+    let sys = sys();
+    let mut o = RunOptions::default();
+    for (k, v) in [
+        ("rw", "randread"),
+        ("size", "32m"),
+        ("random-distribution", "zipf:1"),
+    ] {
+        o.set(k, Some(v)).unwrap();
+    }
+    let plan = o
+        .resolve(Some("/tmp/a.dat"), Output::default(), &sys)
+        .unwrap();
+    let text = write::job_file("test", &[study_run(plan)]);
+    assert!(
+        text.contains("\nrandom_distribution=zipf:1.001\n"),
+        "{text}"
+    );
+    assert!(text.contains("fio refuses theta 1.0"), "{text}");
+}

@@ -8,14 +8,14 @@ use crate::plan::bsmix::BsMix;
 use crate::plan::cache::{Fadvise, Invalidate};
 use crate::plan::data::{CompressMethod, DataKind};
 use crate::plan::engine::{EngineKind, EngineOpts, SyncMode, fmt_spin};
-use crate::plan::new_file::NewFile;
 use crate::plan::spec::Spec;
 
 /// The job file of `runs`; `title` says where it came from (`iomark suite qd`).
 pub fn job_file(title: &str, runs: &[StudyRun]) -> String {
     let mut out = format!(
         "# {title}, written by iomark {} as a fio job file (iomark --as-fio).\n\
-         # One job per iomark run, in order; each waits for the one before (stonewall).\n\
+         # One job per iomark run (a section per target of a run on several), in order;\n\
+         # each run waits for the one before (stonewall).\n\
          # Sizes are in bytes. Run it with: fio --output-format=json FILE\n\
          [global]\nthread\ngroup_reporting\n",
         env!("CARGO_PKG_VERSION")
@@ -33,9 +33,26 @@ pub fn job_file(title: &str, runs: &[StudyRun]) -> String {
             n += 1;
         }
         names.push(name.clone());
-        out.push('\n');
-        job(&mut out, &name, &r.plan.spec, r.plan.repeat, before);
-        before += r.plan.spec.jobs;
+        // Several targets without --file-service: iomark runs a set of jobs on each, all
+        // at once; fio does as a section per target, the later ones without a stonewall
+        // (one group). Only the first target was written: fio ran a part of the run.
+        let spec = &r.plan.spec;
+        let parts = match spec.file_service {
+            None if spec.target_count() > 1 => spec.per_target(),
+            _ => vec![spec.clone()],
+        };
+        for (k, part) in parts.iter().enumerate() {
+            let section = match parts.len() {
+                1 => name.clone(),
+                _ => format!("{name}-t{k}"),
+            };
+            out.push('\n');
+            job(&mut out, &section, part, r.plan.repeat, before, k == 0);
+            before += part.jobs;
+        }
+        if parts.len() > 1 && spec.stonewall {
+            out.push_str("# --stonewall: iomark ends every target's jobs when the first target is done; fio has no such option\n");
+        }
     }
     out
 }
@@ -64,16 +81,21 @@ fn section_name(r: &StudyRun) -> String {
     s
 }
 
-fn job(out: &mut String, name: &str, s: &Spec, repeat: u32, before: u32) {
+/// One section; `first` of its run (the others are the run's other targets, measured
+/// together with it).
+fn job(out: &mut String, name: &str, s: &Spec, repeat: u32, before: u32, first: bool) {
     let mut w = |line: String| {
         out.push_str(&line);
         out.push('\n');
     };
     w(format!("[{name}]"));
-    w("stonewall".into());
+    match first {
+        true => w("stonewall".into()),
+        false => w("# another target of the run: together with the section before".into()),
+    }
     w(format!("name={name}"));
     w(format!("ioengine={}", s.engine.name()));
-    files(&mut w, name, s);
+    super::write_files::files(&mut w, name, s);
     // fio's suffix: a random seek every N I/Os, or N bytes between sequential ones.
     match s.random_run.or(s.hole) {
         Some(n) => w(format!("rw={}:{n}", s.rw.name())),
@@ -179,85 +201,24 @@ fn job(out: &mut String, name: &str, s: &Spec, repeat: u32, before: u32) {
     ));
 }
 
-/// The job's files: `filename` (a `:` list with `--file-service`), or, for jobs that
-/// each serve their own files named as fio names them, `nrfiles` and `directory`; and
-/// `file_service_type`.
-fn files(w: &mut impl FnMut(String), name: &str, s: &Spec) {
-    if !s.engine.caps().needs_fd {
-        return;
-    }
-    let esc = |t: &str| t.replace(':', "\\:");
-    let paths = s.target_paths();
-    match s.file_service {
-        None => w(format!("filename={}", esc(paths[0]))),
-        Some(fs) => {
-            match fs.split.then(|| fio_names(&paths, name, s.jobs)).flatten() {
-                Some((per, dirs)) => {
-                    w(format!("nrfiles={per}"));
-                    if !dirs.is_empty() {
-                        let d: Vec<String> = dirs.iter().map(|d| esc(d)).collect();
-                        w(format!("directory={}", d.join(":")));
-                    }
-                }
-                None => {
-                    let files: Vec<String> = paths.iter().map(|t| esc(t)).collect();
-                    w(format!("filename={}", files.join(":")));
-                    if fs.split {
-                        w("# split-targets: each iomark job serves its own share of these files; fio's copies share a filename list (its nrfiles names each copy's own files JOB.COPY.FILE)".into());
-                    }
-                }
-            }
-            w(format!("file_service_type={}", fs.fio_text()));
-        }
-    }
-    // fio writes a new file first for a job that reads, or with overwrite=1; for one
-    // that only writes it allocates it, as `--new-file allocate` does.
-    if s.new_file == NewFile::Write && !s.reads() {
-        match s.rw.trims() {
-            false => w("overwrite=1".into()),
-            true => w("# new-file write: iomark writes a new file before the trims; fio only allocates it".into()),
-        }
-    }
-}
-
-/// `paths` split between `jobs` jobs as fio's `nrfiles` names them for job `name`
-/// (`DIR/NAME.COPY.FILE`, copy j in the j-th directory, cycling): the files per job and
-/// the directories (none for names without one); `None` when they are other names.
-fn fio_names(paths: &[&str], name: &str, jobs: u32) -> Option<(usize, Vec<String>)> {
-    let jobs = jobs.max(1) as usize;
-    let per = paths.len() / jobs;
-    let mut copy_dirs: Vec<&str> = Vec::new();
-    for (i, p) in paths.iter().enumerate() {
-        let (dir, file) = p.rsplit_once('/').unwrap_or(("", p));
-        if file != format!("{name}.{}.{}", i / per, i % per) {
-            return None;
-        }
-        match copy_dirs.get(i / per) {
-            None => copy_dirs.push(dir),
-            Some(d) if *d == dir => {}
-            Some(_) => return None,
-        }
-    }
-    if copy_dirs.iter().any(|d| d.is_empty()) {
-        return copy_dirs
-            .iter()
-            .all(|d| d.is_empty())
-            .then_some((per, Vec::new()));
-    }
-    // The shortest list that, cycled, gives every copy its directory.
-    let n = (1..=jobs).find(|n| (0..jobs).all(|j| copy_dirs[j] == copy_dirs[j % n]))?;
-    Some((per, copy_dirs[..n].iter().map(|d| d.to_string()).collect()))
-}
-
 /// A job's pacing (rate, thinktime, startdelay) and the shape of its offsets
 /// (distribution, random map).
 fn timing_and_offsets(w: &mut impl FnMut(String), s: &Spec, repeat: u32) {
     rates(w, s);
-    if !s.random_distribution.is_uniform() {
-        w(format!(
-            "random_distribution={}",
-            s.random_distribution.text()
-        ));
+    match &s.random_distribution {
+        crate::plan::distribution::Distribution::Uniform => {}
+        // fio refuses a zipf theta of 1.0 ("job dropped"); iomark's generator takes it.
+        crate::plan::distribution::Distribution::Zipf(t, c) if *t == 1.0 => {
+            w("# zipf:1: fio refuses theta 1.0; 1.001 is the nearest it takes".into());
+            let center = c.map_or(String::new(), |c| format!(":{c}"));
+            w(format!("random_distribution=zipf:1.001{center}"));
+        }
+        d => {
+            if matches!(d, crate::plan::distribution::Distribution::Pareto(..)) {
+                w("# pareto: fio's parameter is not iomark's (fio's pareto:0.8 is nearly uniform, iomark's the 80/20 rule; docs/fio.md)".into());
+            }
+            w(format!("random_distribution={}", d.text()));
+        }
     }
     if s.startdelay_end_s() > 0.0 {
         let ms = |v: f64| (v * 1000.0).round() as u64;
