@@ -51,11 +51,27 @@ pub(super) fn rates(c: &mut Ctx, pattern: &str) -> Result<()> {
                 }
             },
         };
-        match n {
-            Some(0) => {}
-            Some(n) => c.set(ours, n.to_string()),
-            None if side.is_empty() => {}
-            None => {
+        // fio's rate_iops with a block-size mix caps bytes: N x the smallest size (its
+        // docs); iomark's caps I/Os (1000 IOPS of 4k/64k reads against fio's 123).
+        let smallest = (!bytes).then(|| mix_min(c)).flatten();
+        match (n, smallest) {
+            (Some(0), _) => {}
+            (Some(n), Some(min)) => {
+                let as_bytes = if key == "rate_iops" {
+                    "rate"
+                } else {
+                    "rate-min"
+                };
+                c.set(as_bytes, (n * min).to_string());
+                c.job.notes.push(format!(
+                    "{key}={n} with a block-size mix: fio caps the bytes at {n} x its smallest size ({}), so it runs as --{as_bytes} {}/s",
+                    crate::units::fmt_size(min),
+                    crate::units::fmt_size(n * min)
+                ));
+            }
+            (Some(n), None) => c.set(ours, n.to_string()),
+            (None, _) if side.is_empty() => {}
+            (None, _) => {
                 return Err(Error::usage(format!(
                     "{}: {key}={text}: '{side}' is not a number (e.g. {key}={})",
                     e.at,
@@ -66,6 +82,14 @@ pub(super) fn rates(c: &mut Ctx, pattern: &str) -> Result<()> {
     }
     cycle(c)?;
     think(c)
+}
+
+/// The smallest block size of the job's mix (`--bssplit`, `--bsrange` as mapped), if it
+/// has one.
+fn mix_min(c: &Ctx) -> Option<u64> {
+    let (split, range) = (c.job.opt("bssplit"), c.job.opt("bsrange"));
+    let mix = crate::plan::bsmix::BsMix::of_options(split, range, crate::plan::resolve::size_opt);
+    mix.ok().flatten().map(|m| m.min())
 }
 
 /// `rate_cycle` (milliseconds) for a job with a minimum rate; without one, fio averages

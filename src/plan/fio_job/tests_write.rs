@@ -215,3 +215,29 @@ fn as_fio_writes_a_zipf_fio_takes() {
     );
     assert!(text.contains("fio refuses theta 1.0"), "{text}");
 }
+
+/// iomark's `--rate-iops` with a size mix was written `rate_iops=3000`, which fio takes
+/// as a byte cap at 3000 x the smallest size (364 IOPS of 4k/64k writes against
+/// iomark's 3000): it is written as the bytes iomark's cap comes to at the mix's mean.
+#[test]
+fn as_fio_writes_an_io_cap_of_a_size_mix_as_bytes() {
+    let sys = sys();
+    let mut o = RunOptions::default();
+    for (k, v) in [
+        ("rw", "randwrite"),
+        ("size", "32m"),
+        ("bssplit", "4k/50:64k/50"),
+        ("rate-iops", "3000"),
+    ] {
+        o.set(k, Some(v)).unwrap();
+    }
+    let plan = o
+        .resolve(Some("/tmp/a.dat"), Output::default(), &sys)
+        .unwrap();
+    let text = write::job_file("test", &[study_run(plan)]);
+    assert!(
+        text.contains(&format!("\nrate={}\n", 3000 * 34 * 1024)),
+        "{text}"
+    );
+    assert!(!text.contains("\nrate_iops="), "{text}");
+}

@@ -526,6 +526,25 @@ fn rates(w: &mut impl FnMut(String), s: &Spec) {
     }
     for (key, cap) in all {
         let Some(cap) = cap else { continue };
+        // fio's rate_iops with a size mix caps bytes at N x the smallest size: iomark's
+        // I/O cap is written as the bytes it comes to at the mix's mean size.
+        let (key, cap) = match (key, &s.bs_mix) {
+            ("rate_iops" | "rate_iops_min", Some(mix)) => {
+                let bytes = (cap as f64 * mix.mean()).round() as u64;
+                w(format!(
+                    "# {key}={cap}: fio caps a size mix's bytes at N x its smallest size; iomark caps I/Os, here written as the bytes they come to at the mix's mean size"
+                ));
+                (
+                    if key == "rate_iops" {
+                        "rate"
+                    } else {
+                        "rate_min"
+                    },
+                    bytes,
+                )
+            }
+            _ => (key, cap),
+        };
         let side = |pct: u64| (cap * pct / 100).max(1);
         if s.rw == crate::plan::spec::Rw::TrimWrite {
             // Trims and writes alternate: half the cap for each, as fio caps each.
