@@ -133,7 +133,7 @@ const WORKLOAD: &[OptDef] = &[
             "KIND[:N]",
             None,
             Workload,
-            "Several TARGETs served by every job instead of --jobs jobs per target, as fio's jobs serve their files: each I/O goes to the file picked by roundrobin (the next file after every N I/Os, fio's default), sequential (one file until its span is done, then the next), random (a file drawn every N I/Os), or a file drawn for every I/O by zipf:THETA, pareto:H or normal:SIGMA over the files (as --random-distribution over blocks: the first file the hottest, normal's the middle ones; SIGMA a percentage of the files). Each file keeps its own offsets (a sequential pattern goes on where it left that file), --size is each file's span and --io-size what each job moves over all its files; the per-target figures count each file's I/Os.",
+            "Several TARGETs served by every job instead of --jobs jobs per target, as fio's jobs serve their files: each I/O goes to the file picked by roundrobin (the next file after every N I/Os, fio's default), sequential (one file until its span is done, then the next), random (a file drawn every N I/Os), or a file drawn for every I/O by zipf:THETA, pareto:H or normal:SIGMA over the files (as --random-distribution over blocks: the first file the hottest, pareto:H with H below 0.5 the last, normal's the middle ones; SIGMA a percentage of the files). Each file keeps its own offsets (a sequential pattern goes on where it left that file), --size is each file's span and --io-size what each job moves over all its files; the per-target figures count each file's I/Os.",
         )
     },
     OptDef {
