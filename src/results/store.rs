@@ -88,8 +88,13 @@ pub fn check_output(
             )));
         }
         Ok(md) if !md.is_file() => {
+            // (-o /dev/null to keep nothing: leaving -o out does that.)
+            let none = match path == Path::new("/dev/null") {
+                true => "; to keep none, leave out -o",
+                false => "",
+            };
             return Err(Error::guard(format!(
-                "{shown} is not a regular file (a device, FIFO or socket); iomark writes {what} only to regular files"
+                "{shown} is not a regular file (a device, FIFO or socket); iomark writes {what} only to regular files{none}"
             )));
         }
         Ok(_) if force => {}

@@ -367,3 +367,17 @@ fn a_study_is_not_replaced_by_running_it_again() {
     assert!(study(&["--resume", d]).status.success());
     assert_eq!(read_json(&doc)["runs"].as_array().unwrap().len(), 4);
 }
+
+/// `-o /dev/null` is refused, as every device is (writing the document goes through a
+/// rename that would replace the node), and the refusal says how to keep no document.
+#[test]
+fn results_to_dev_null_are_refused_saying_how_to_keep_none() {
+    use std::os::unix::fs::FileTypeExt;
+    let out = iomark()
+        .args(["run", "--engine", "null", "--size", "1m", "-o", "/dev/null"])
+        .output()
+        .unwrap();
+    assert_refused(&out, "to keep none, leave out -o");
+    let md = std::fs::metadata("/dev/null").unwrap();
+    assert!(md.file_type().is_char_device());
+}
