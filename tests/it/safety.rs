@@ -70,17 +70,21 @@ fn gpt_labelled_device_needs_destroy_data() {
     assert_eq!(checksum(dev.path()), before);
 }
 
+/// A private 64 MiB loop device with ext4 mounted read-only (so the kernel itself never
+/// writes the device while a test compares its bytes: a read-write ext4 commits its
+/// journal every few seconds); `None` (after `require`) without the tools.
+fn ext4_mounted_read_only() -> Option<(LoopDev, Mounted)> {
+    let dev = LoopDev::new(64 << 20, true)?;
+    if !mkfs_ext4(dev.path()) {
+        return None;
+    }
+    let mnt = Mounted::mount(dev.path(), &["-o", "ro"])?;
+    Some((dev, mnt))
+}
+
 #[test]
 fn mounted_device_is_never_written() {
-    let Some(dev) = LoopDev::new(64 << 20, true) else {
-        return;
-    };
-    if !mkfs_ext4(dev.path()) {
-        return;
-    }
-    // Read-only, so the kernel itself never writes the device while we compare bytes
-    // (a read-write ext4 commits its journal every few seconds).
-    let Some(_mnt) = Mounted::mount(dev.path(), &["-o", "ro"]) else {
+    let Some((dev, _mnt)) = ext4_mounted_read_only() else {
         return;
     };
     let before = checksum(dev.path());
@@ -100,13 +104,7 @@ fn mounted_device_is_never_written() {
 /// not, as for a device written without --allow-write-device.
 #[test]
 fn a_study_that_would_write_a_mounted_device_is_refused_before_any_io() {
-    let Some(dev) = LoopDev::new(64 << 20, true) else {
-        return;
-    };
-    if !mkfs_ext4(dev.path()) {
-        return;
-    }
-    let Some(_mnt) = Mounted::mount(dev.path(), &["-o", "ro"]) else {
+    let Some((dev, _mnt)) = ext4_mounted_read_only() else {
         return;
     };
     let before = dev.stat();

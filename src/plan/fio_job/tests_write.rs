@@ -13,6 +13,16 @@ fn sys() -> System {
     }
 }
 
+/// The plan of `iomark run` with `opts` on /tmp/a.dat.
+fn plan_on_a(opts: &[(&str, &str)]) -> crate::plan::RunPlan {
+    let mut o = RunOptions::default();
+    for (k, v) in opts {
+        o.set(k, Some(v)).unwrap();
+    }
+    o.resolve(Some("/tmp/a.dat"), Output::default(), &sys())
+        .unwrap()
+}
+
 /// `plan` as a study's one run of no suite.
 fn study_run(plan: crate::plan::RunPlan) -> StudyRun {
     StudyRun {
@@ -167,14 +177,7 @@ fn as_fio_says_an_mmap_hint_fio_takes_as_the_pattern() {
 /// next run still waits for it.
 #[test]
 fn as_fio_writes_every_target_of_a_run() {
-    let sys = sys();
-    let mut o = RunOptions::default();
-    for (k, v) in [("rw", "randread"), ("qd", "4"), ("size", "32m")] {
-        o.set(k, Some(v)).unwrap();
-    }
-    let mut plan = o
-        .resolve(Some("/tmp/a.dat"), Output::default(), &sys)
-        .unwrap();
+    let mut plan = plan_on_a(&[("rw", "randread"), ("qd", "4"), ("size", "32m")]);
     plan.spec.targets = vec!["/tmp/a.dat".into(), "/tmp/b.dat".into()];
     let runs = [study_run(plan.clone()), study_run(plan)];
     let text = write::job_file("test", &runs);
@@ -196,18 +199,11 @@ fn as_fio_writes_every_target_of_a_run() {
 /// it as it was. It writes the nearest theta fio takes, saying so.
 #[test]
 fn as_fio_writes_a_zipf_fio_takes() {
-    let sys = sys();
-    let mut o = RunOptions::default();
-    for (k, v) in [
+    let plan = plan_on_a(&[
         ("rw", "randread"),
         ("size", "32m"),
         ("random-distribution", "zipf:1"),
-    ] {
-        o.set(k, Some(v)).unwrap();
-    }
-    let plan = o
-        .resolve(Some("/tmp/a.dat"), Output::default(), &sys)
-        .unwrap();
+    ]);
     let text = write::job_file("test", &[study_run(plan)]);
     assert!(
         text.contains("\nrandom_distribution=zipf:1.001\n"),
@@ -221,19 +217,12 @@ fn as_fio_writes_a_zipf_fio_takes() {
 /// iomark's 3000): it is written as the bytes iomark's cap comes to at the mix's mean.
 #[test]
 fn as_fio_writes_an_io_cap_of_a_size_mix_as_bytes() {
-    let sys = sys();
-    let mut o = RunOptions::default();
-    for (k, v) in [
+    let plan = plan_on_a(&[
         ("rw", "randwrite"),
         ("size", "32m"),
         ("bssplit", "4k/50:64k/50"),
         ("rate-iops", "3000"),
-    ] {
-        o.set(k, Some(v)).unwrap();
-    }
-    let plan = o
-        .resolve(Some("/tmp/a.dat"), Output::default(), &sys)
-        .unwrap();
+    ]);
     let text = write::job_file("test", &[study_run(plan)]);
     assert!(
         text.contains(&format!("\nrate={}\n", 3000 * 34 * 1024)),
