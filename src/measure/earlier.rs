@@ -1,7 +1,7 @@
 //! The repetitions a run cut short finished before a study was resumed (`--resume`):
 //! carried into the run measured again, which measures the rest.
 
-use crate::results::schema::{Repetition, Run, Summary};
+use crate::results::schema::{Repetition, Run};
 
 /// The repetitions an interrupted run finished before a study was resumed: the run keeps
 /// them as they were (the document is saved after every repetition so that they are
@@ -28,9 +28,6 @@ impl Earlier {
             }
         ));
         run.repetitions = self.reps;
-        run.summary = Summary::of(&run.repetitions);
-        for (i, part) in run.targets.iter_mut().enumerate() {
-            part.summary = crate::results::targets::target_summary(&run.repetitions, i);
-        }
+        crate::measure::run::summarize(run);
     }
 }

@@ -13,7 +13,7 @@ use crate::io::sys;
 use crate::plan::engine::EngineOpts;
 use std::os::fd::BorrowedFd;
 use std::sync::Arc;
-use std::sync::Mutex;
+use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
 
 use crate::io::env::{BlockDev, BlockStat};
@@ -385,38 +385,34 @@ pub(crate) struct WorkerCtx<'a> {
 /// that complete are the device's and not iomark's (`Tally::unmeasured_read`).
 pub(crate) struct RampCounters<'a> {
     device: Option<&'a BlockDev>,
-    before: Mutex<Option<BlockStat>>,
-    open: AtomicBool,
+    /// Without a ramp the main thread reads the counters before the first I/O.
+    from_start: bool,
+    before: OnceLock<Option<BlockStat>>,
 }
 
 impl<'a> RampCounters<'a> {
-    /// Without a ramp the main thread reads the counters before the first I/O.
     pub(crate) fn new(device: Option<&'a BlockDev>, ramp_ns: u64) -> RampCounters<'a> {
         RampCounters {
             device,
-            before: Mutex::new(None),
-            open: AtomicBool::new(ramp_ns == 0),
+            from_start: ramp_ns == 0,
+            before: OnceLock::new(),
         }
     }
 
-    /// Job `job` of the lane crosses the ramp's end (after a reap: what it took completed
-    /// before the reading).
-    pub(crate) fn crossed(&self, job: u32) {
-        if job == 0 && !self.is_open() {
-            let stat = self.device.and_then(BlockDev::stat);
-            *self.before.lock().unwrap_or_else(|e| e.into_inner()) = stat;
-            self.open.store(true, Ordering::Release);
-        }
+    /// Reads the counters now (the lane's first job, after a reap: what it took
+    /// completed before the reading).
+    pub(crate) fn read(&self) {
+        let _ = self.before.set(self.device.and_then(BlockDev::stat));
     }
 
     /// Whether the counters' "before" has been read.
     pub(crate) fn is_open(&self) -> bool {
-        self.open.load(Ordering::Acquire)
+        self.from_start || self.before.get().is_some()
     }
 
     /// The reading at the ramp's end, if the first job took one.
     pub(crate) fn before(&self) -> Option<BlockStat> {
-        *self.before.lock().unwrap_or_else(|e| e.into_inner())
+        self.before.get().copied().flatten()
     }
 }
 

@@ -545,10 +545,7 @@ pub(crate) fn absorb(
         }
         run.repetitions.push(rep);
     }
-    run.summary = Summary::of(&run.repetitions);
-    for (i, part) in run.targets.iter_mut().enumerate() {
-        part.summary = crate::results::targets::target_summary(&run.repetitions, i);
-    }
+    summarize(run);
     // Until the last repetition is done, a saved document says the run is not
     // complete: if iomark dies now, that is the truth.
     run.status = if failed {
@@ -568,6 +565,14 @@ pub(crate) fn absorb(
     Ended {
         stopped,
         bad_verify,
+    }
+}
+
+/// The run's summary and each target's, over its repetitions.
+pub(crate) fn summarize(run: &mut Run) {
+    run.summary = Summary::of(&run.repetitions);
+    for (i, part) in run.targets.iter_mut().enumerate() {
+        part.summary = crate::results::targets::target_summary(&run.repetitions, i);
     }
 }
 

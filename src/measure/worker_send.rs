@@ -25,7 +25,7 @@ impl<E: Engine> Worker<'_, '_, E> {
         if self.ctx.job == 0 && !self.ctx.counters.is_open() {
             self.eng.settle();
             self.reap();
-            self.ctx.counters.crossed(self.ctx.job);
+            self.ctx.counters.read();
         }
         let uring = self.ctx.spec.engine == EngineKind::IoUring;
         self.cpu_start = Some(CpuStart::now(uring));

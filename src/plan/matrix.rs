@@ -10,17 +10,9 @@ use crate::plan::suite::{Opt, PlannedRun, o};
 
 /// Options a matrix file may not set: the safety switches (only the person running iomark
 /// may allow destruction) and what belongs to the whole study.
-pub(crate) const NOT_IN_MATRIX: [&str; 9] = [
-    "overwrite",
-    "allow-write-device",
-    "destroy-data",
-    "keep",
-    "output",
-    "json",
-    "quiet",
-    "verify-state",
-    "resume",
-];
+pub(crate) const SAFETY_SWITCHES: [&str; 4] =
+    ["overwrite", "allow-write-device", "destroy-data", "keep"];
+pub(crate) const STUDY_WIDE: [&str; 5] = ["output", "json", "quiet", "verify-state", "resume"];
 
 /// The largest matrix file read: 1 MiB. A matrix file is a few option lists written by
 /// hand (a large one is a few KiB), and its product is a study of runs one after another.
@@ -141,8 +133,9 @@ impl Parser<'_> {
     /// on, `None` for a switch that is off.
     fn scalar(&self, key: &str, v: &toml::Value) -> Result<Option<String>> {
         let name = key.replace('_', "-");
-        if NOT_IN_MATRIX.contains(&name.as_str()) {
-            let why = match NOT_IN_MATRIX[..4].contains(&name.as_str()) {
+        let safety = SAFETY_SWITCHES.contains(&name.as_str());
+        if safety || STUDY_WIDE.contains(&name.as_str()) {
+            let why = match safety {
                 true => "safety switches are for the person running iomark",
                 false => "it belongs to the whole study, not to its runs",
             };

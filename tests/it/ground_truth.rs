@@ -225,20 +225,7 @@ fn a_deep_queues_drained_ios_are_not_the_devices_extra() {
     let path = dev.path().to_str().unwrap().to_string();
     for rw in ["randwrite", "randread"] {
         let before = dev.stat();
-        let doc = run_json(&[
-            "run",
-            "--rw",
-            rw,
-            "--bs",
-            "4k",
-            "--qd",
-            "2048",
-            "--runtime",
-            "0.3s",
-            "--direct",
-            "--allow-write-device",
-            &path,
-        ]);
+        let doc = deep_queue_run(&path, rw, &["--qd", "2048"]);
         let after = dev.stat();
         let run = &doc["runs"][0];
         let rep = &run["repetitions"][0];
@@ -287,22 +274,7 @@ fn a_ramps_ios_in_flight_are_not_the_devices_extra() {
     };
     let path = dev.path().to_str().unwrap().to_string();
     for rw in ["randwrite", "randread"] {
-        let doc = run_json(&[
-            "run",
-            "--rw",
-            rw,
-            "--bs",
-            "4k",
-            "--qd",
-            "4096",
-            "--ramp",
-            "0.3s",
-            "--runtime",
-            "0.3s",
-            "--direct",
-            "--allow-write-device",
-            &path,
-        ]);
+        let doc = deep_queue_run(&path, rw, &["--qd", "4096", "--ramp", "0.3s"]);
         let run = &doc["runs"][0];
         let rep = &run["repetitions"][0];
         let dir = rw.trim_start_matches("rand");
@@ -319,4 +291,19 @@ fn a_ramps_ios_in_flight_are_not_the_devices_extra() {
         let warnings = run["warnings"].to_string();
         assert!(!warnings.contains("clearly more"), "{rw}: {warnings}");
     }
+}
+
+/// A 0.3 s run of 4 KiB `rw` with direct I/O on the device at `path`, with `extra`.
+fn deep_queue_run(path: &str, rw: &str, extra: &[&str]) -> serde_json::Value {
+    let args = [
+        "run",
+        "--rw",
+        rw,
+        "--bs",
+        "4k",
+        "--runtime",
+        "0.3s",
+        "--direct",
+    ];
+    run_json(&[&args[..], extra, &["--allow-write-device", path]].concat())
 }

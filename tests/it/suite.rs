@@ -267,28 +267,12 @@ fn interrupted_study_resumes_to_the_planned_document() {
         .spawn()
         .unwrap();
     // Wait until three runs are complete, then interrupt.
-    let t0 = Instant::now();
-    loop {
-        let done = std::fs::read_to_string(&r)
-            .ok()
-            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
-            .map_or(0, |d| {
-                d["runs"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter(|x| x["status"] == "complete")
-                    .count()
-            });
-        if done >= 3 {
-            break;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "the study never got going"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    saved_until(&r, |d| {
+        (d["runs"].as_array().unwrap().iter())
+            .filter(|x| x["status"] == "complete")
+            .count()
+            >= 3
+    });
     std::thread::sleep(Duration::from_millis(250));
     signal(&child, libc::SIGINT);
     let status = child.wait().unwrap();
@@ -588,24 +572,13 @@ fn resume_keeps_the_finished_repetitions_of_an_interrupted_run() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let t0 = Instant::now();
     // The document is saved after every repetition: once the first run has one, its
     // second is under way.
-    while !std::fs::read_to_string(&r)
-        .ok()
-        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
-        .is_some_and(|d| {
-            d["runs"][0]["repetitions"]
-                .as_array()
-                .is_some_and(|x| !x.is_empty())
-        })
-    {
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "the study never got going"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    saved_until(&r, |d| {
+        d["runs"][0]["repetitions"]
+            .as_array()
+            .is_some_and(|x| !x.is_empty())
+    });
     std::thread::sleep(Duration::from_millis(200));
     signal(&child, libc::SIGINT);
     assert_eq!(child.wait().unwrap().code(), Some(130));
@@ -651,4 +624,21 @@ fn resume_keeps_the_finished_repetitions_of_an_interrupted_run() {
         run["warnings"]
     );
     assert_eq!(doc["runs"][1]["status"], "complete");
+}
+
+/// Waits (60 s at most) until the results document at `path`, saved as a study goes,
+/// reads and satisfies `ok`.
+fn saved_until(path: &std::path::Path, ok: impl Fn(&serde_json::Value) -> bool) {
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(path)
+        .ok()
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+        .is_some_and(|d| ok(&d))
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the study never got going"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
